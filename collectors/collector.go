@@ -1,0 +1,49 @@
+// Package collectors defines how bfaudit reads a system: a tiny Collector
+// interface, optional capabilities, a registry of factories by type name,
+// and helpers for retries and coverage shared by every collector.
+package collectors
+
+import (
+	"context"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Collector lists what one system holds and hands it to the sink. It should
+// record partial failures with sink.AddError and go on; a returned error
+// means the source gave nothing usable and marks it failed.
+type Collector interface {
+	Collect(ctx context.Context, sink Sink) error
+}
+
+// Initializer is implemented by collectors that validate their config and
+// build their clients before collecting. Init fills a client field only
+// when it is nil, so tests can hand in a fake.
+type Initializer interface {
+	Init() error
+}
+
+// SampleConfigurer is implemented by collectors that document their config
+// section; `bfaudit config sample` prints it.
+type SampleConfigurer interface {
+	SampleConfig() string
+}
+
+// Sink receives what a collector found. It is safe for concurrent use.
+type Sink interface {
+	AddBackfill(model.Backfill)
+	AddArtifact(model.Artifact)
+	AddRecord(model.DecisionRecord)
+	// AddError records a failure limited to scope (a project, a file, a
+	// vhost); an empty scope taints the whole source. The source is then
+	// reported as degraded, and nothing in that scope is concluded gone.
+	AddError(scope string, err error)
+}
+
+// Settings is the common part of every source entry in the config.
+type Settings struct {
+	// Type is the registered collector name (records, inventory, airflow...).
+	Type string `mapstructure:"type"`
+	// Name identifies this instance in coverage and findings; defaults to Type.
+	Name string `mapstructure:"name"`
+}

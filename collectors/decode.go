@@ -1,0 +1,112 @@
+package collectors
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+)
+
+// Decode builds the collector one `sources:` entry of the config describes:
+// it looks up the entry's type, decodes the rest of the entry into a fresh
+// collector (unknown keys are errors, so a typo is caught), and runs Init
+// when the collector has it. Errors name the key that was wrong.
+func Decode(entry map[string]any) (Instance, error) {
+	var s Settings
+	if err := mapstructure.Decode(map[string]any{"type": entry["type"], "name": entry["name"]}, &s); err != nil {
+		return Instance{}, fmt.Errorf("type/name: %w", err)
+	}
+	if s.Type == "" {
+		return Instance{}, fmt.Errorf("type: missing; expected one of %s", strings.Join(Names(), ", "))
+	}
+	f, ok := Lookup(s.Type)
+	if !ok {
+		return Instance{}, fmt.Errorf("type: unknown collector %q; expected one of %s", s.Type, strings.Join(Names(), ", "))
+	}
+	if s.Name == "" {
+		s.Name = s.Type
+	}
+	c := f()
+	rest := make(map[string]any, len(entry))
+	for k, v := range entry {
+		if k != "type" && k != "name" {
+			rest[k] = v
+		}
+	}
+	if err := DecodeInto(rest, c); err != nil {
+		return Instance{}, err
+	}
+	if in, ok := c.(Initializer); ok {
+		if err := in.Init(); err != nil {
+			return Instance{}, err
+		}
+	}
+	return Instance{Name: s.Name, Type: s.Type, Collector: c}, nil
+}
+
+// DecodeInto decodes a loosely typed config section into a typed struct:
+// durations ("72h", "30d"), RFC 3339 times and comma-free string lists are
+// converted, and unknown keys are reported by name.
+func DecodeInto(in map[string]any, out any) error {
+	var md mapstructure.Metadata
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		Result:           out,
+		Metadata:         &md,
+		ErrorUnused:      true,
+		WeaklyTypedInput: true,
+		TagName:          "mapstructure",
+		DecodeHook: mapstructure.ComposeDecodeHookFunc(
+			durationHook,
+			mapstructure.StringToTimeHookFunc(time.RFC3339),
+		),
+	})
+	if err != nil {
+		return err
+	}
+	if err := dec.Decode(in); err != nil {
+		return cleanDecodeError(err)
+	}
+	return nil
+}
+
+// ParseDuration reads a Go duration, also accepting whole days ("30d"),
+// the unit retention and grace periods are usually given in.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, "d") {
+		var days int
+		if _, err := fmt.Sscanf(s, "%dd", &days); err == nil && fmt.Sprintf("%dd", days) == s {
+			return time.Duration(days) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (expected e.g. 72h or 30d)", s)
+	}
+	return d, nil
+}
+
+var durationType = reflect.TypeOf(time.Duration(0))
+
+func durationHook(from, to reflect.Type, data any) (any, error) {
+	if to != durationType {
+		return data, nil
+	}
+	switch v := data.(type) {
+	case string:
+		return ParseDuration(v)
+	case int:
+		return time.Duration(v) * time.Second, nil
+	}
+	return data, nil
+}
+
+// cleanDecodeError turns mapstructure's wording into "key: problem".
+func cleanDecodeError(err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s):\n\n")
+	msg = strings.ReplaceAll(msg, "'' has invalid keys: ", "unknown key(s): ")
+	return fmt.Errorf("%s", msg)
+}

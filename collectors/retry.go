@@ -1,0 +1,170 @@
+package collectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// RetryPolicy bounds retries of a call to a remote system. The zero value
+// retries 4 times from 500ms, doubling, capped at 30s per wait.
+type RetryPolicy struct {
+	Attempts int           // total tries, including the first
+	Base     time.Duration // first wait
+	Max      time.Duration // longest single wait, also the cap on Retry-After
+	// Sleep waits; tests replace it to run instantly. It returns ctx's error
+	// when ctx ends first.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.Attempts <= 0 {
+		p.Attempts = 4
+	}
+	if p.Base <= 0 {
+		p.Base = 500 * time.Millisecond
+	}
+	if p.Max <= 0 {
+		p.Max = 30 * time.Second
+	}
+	if p.Sleep == nil {
+		p.Sleep = SleepContext
+	}
+	return p
+}
+
+// SleepContext waits for d or until ctx ends.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// RetryableError asks Retry to try again, after After when it is set (a
+// server's Retry-After) or after the policy's backoff otherwise.
+type RetryableError struct {
+	Err   error
+	After time.Duration
+}
+
+func (e *RetryableError) Error() string { return e.Err.Error() }
+func (e *RetryableError) Unwrap() error { return e.Err }
+
+// Retryable marks err as worth retrying.
+func Retryable(err error, after time.Duration) error {
+	return &RetryableError{Err: err, After: after}
+}
+
+// Retry calls op until it succeeds, returns an error that is not a
+// RetryableError, or the policy's attempts run out. The last error is
+// returned unwrapped from its RetryableError.
+func Retry(ctx context.Context, p RetryPolicy, op func() error) error {
+	p = p.withDefaults()
+	wait := p.Base
+	for attempt := 1; ; attempt++ {
+		err := op()
+		var re *RetryableError
+		if err == nil || !errors.As(err, &re) {
+			return err
+		}
+		if attempt >= p.Attempts {
+			return fmt.Errorf("gave up after %d attempts: %w", attempt, re.Err)
+		}
+		d := wait
+		if re.After > 0 {
+			d = re.After
+		}
+		if d > p.Max {
+			d = p.Max
+		}
+		if err := p.Sleep(ctx, d); err != nil {
+			return fmt.Errorf("%w (while waiting to retry: %v)", re.Err, err)
+		}
+		wait *= 2
+	}
+}
+
+// RetryAfter parses a Retry-After header (seconds or an HTTP date); zero
+// when absent or unreadable.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// StatusError is an HTTP answer that was not a success.
+type StatusError struct {
+	Method, URL string
+	Status      int
+	Body        string // first bytes of the body, for the message
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.URL, e.Status)
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// DoHTTP sends the request newReq builds, retrying 429 and 5xx answers and
+// transport errors under p, honouring Retry-After. Any other non-2xx answer
+// is returned as a *StatusError at once. On success the caller closes the
+// body. newReq is called per attempt so bodies can be re-sent.
+func DoHTTP(ctx context.Context, c *http.Client, p RetryPolicy, newReq func() (*http.Request, error)) (*http.Response, error) {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	var resp *http.Response
+	err := Retry(ctx, p, func() error {
+		req, err := newReq()
+		if err != nil {
+			return err
+		}
+		r, err := c.Do(req.WithContext(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return Retryable(err, 0)
+		}
+		if r.StatusCode >= 200 && r.StatusCode < 300 {
+			resp = r
+			return nil
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 512))
+		r.Body.Close()
+		se := &StatusError{Method: req.Method, URL: redactURL(req), Status: r.StatusCode, Body: string(body)}
+		if r.StatusCode == http.StatusTooManyRequests || r.StatusCode >= 500 {
+			return Retryable(se, RetryAfter(r.Header, time.Now()))
+		}
+		return se
+	})
+	return resp, err
+}
+
+// redactURL drops credentials and the query (which may hold tokens) from a
+// request URL before it goes into an error message.
+func redactURL(req *http.Request) string {
+	u := *req.URL
+	u.User = nil
+	u.RawQuery = ""
+	return u.String()
+}

@@ -1,0 +1,206 @@
+package collectors
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Instance is one configured source: a collector and the name it reports under.
+type Instance struct {
+	Name      string
+	Type      string
+	Collector Collector
+}
+
+// Run collects from every instance, at most limit at a time (0: all at
+// once), and returns the estate. A collector's failure is recorded in its
+// coverage; Run itself fails only when ctx ends.
+func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*model.Estate, error) {
+	if limit <= 0 {
+		limit = len(instances)
+	}
+	sinks := make([]*sourceSink, len(instances))
+	sem := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for i, inst := range instances {
+		sinks[i] = &sourceSink{source: inst.Name, system: inst.Type}
+		wg.Add(1)
+		go func(s *sourceSink, inst Instance) {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				s.fail(ctx.Err())
+				return
+			}
+			defer func() { <-sem }()
+			defer func() {
+				if r := recover(); r != nil {
+					s.fail(fmt.Errorf("collector panicked: %v", r))
+				}
+			}()
+			if err := inst.Collector.Collect(ctx, s); err != nil {
+				s.fail(err)
+			}
+		}(sinks[i], inst)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	est := &model.Estate{Version: model.EstateVersion, CollectedAt: now}
+	for _, s := range sinks {
+		s.mergeInto(est)
+	}
+	Sort(est)
+	return est, nil
+}
+
+// Sort puts an estate in a stable order so saved estates and reports diff
+// cleanly between runs.
+func Sort(est *model.Estate) {
+	sort.SliceStable(est.Backfills, func(i, j int) bool {
+		a, b := est.Backfills[i], est.Backfills[j]
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Source.String() < b.Source.String()
+	})
+	sort.SliceStable(est.Artifacts, func(i, j int) bool { return est.Artifacts[i].URI < est.Artifacts[j].URI })
+	sort.SliceStable(est.Records, func(i, j int) bool {
+		a, b := est.Records[i], est.Records[j]
+		if a.BackfillID != b.BackfillID {
+			return a.BackfillID < b.BackfillID
+		}
+		return a.Source.String() < b.Source.String()
+	})
+	sort.SliceStable(est.Coverage, func(i, j int) bool { return est.Coverage[i].Source < est.Coverage[j].Source })
+}
+
+// sourceSink gathers one source's output and its coverage.
+type sourceSink struct {
+	source, system string
+
+	mu        sync.Mutex
+	backfills []model.Backfill
+	artifacts []model.Artifact
+	records   []model.DecisionRecord
+	errs      []model.ScopeError
+	failed    error
+}
+
+func (s *sourceSink) AddBackfill(b model.Backfill) {
+	if b.Source.Source == "" {
+		b.Source.Source = s.source
+	}
+	s.mu.Lock()
+	s.backfills = append(s.backfills, b)
+	s.mu.Unlock()
+}
+
+func (s *sourceSink) AddArtifact(a model.Artifact) {
+	a.Source = s.source
+	if a.System == "" {
+		a.System = s.system
+	}
+	s.mu.Lock()
+	s.artifacts = append(s.artifacts, a)
+	s.mu.Unlock()
+}
+
+func (s *sourceSink) AddRecord(r model.DecisionRecord) {
+	if r.Source.Source == "" {
+		r.Source.Source = s.source
+	}
+	s.mu.Lock()
+	s.records = append(s.records, r)
+	s.mu.Unlock()
+}
+
+func (s *sourceSink) AddError(scope string, err error) {
+	if err == nil {
+		return
+	}
+	s.mu.Lock()
+	s.errs = append(s.errs, model.ScopeError{Scope: scope, Error: err.Error()})
+	s.mu.Unlock()
+}
+
+func (s *sourceSink) fail(err error) {
+	s.mu.Lock()
+	s.failed = err
+	s.mu.Unlock()
+}
+
+func (s *sourceSink) mergeInto(est *model.Estate) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := model.Coverage{
+		Source: s.source, System: s.system, Status: model.CoverageOK, Errors: s.errs,
+		Artifacts: len(s.artifacts), Backfills: len(s.backfills), Records: len(s.records),
+	}
+	switch {
+	case s.failed != nil:
+		c.Status = model.CoverageFailed
+		c.Error = s.failed.Error()
+	case len(s.errs) > 0:
+		c.Status = model.CoverageDegraded
+	}
+	est.Backfills = append(est.Backfills, s.backfills...)
+	est.Artifacts = append(est.Artifacts, s.artifacts...)
+	est.Records = append(est.Records, s.records...)
+	est.Coverage = append(est.Coverage, c)
+}
+
+// NewTestSink returns a Sink that keeps everything, for collectors' tests.
+func NewTestSink() *TestSink { return &TestSink{} }
+
+// TestSink records what a collector emitted; for tests.
+type TestSink struct {
+	mu        sync.Mutex
+	Backfills []model.Backfill
+	Artifacts []model.Artifact
+	Records   []model.DecisionRecord
+	Errors    []model.ScopeError
+}
+
+func (t *TestSink) AddBackfill(b model.Backfill) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Backfills = append(t.Backfills, b)
+}
+
+func (t *TestSink) AddArtifact(a model.Artifact) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Artifacts = append(t.Artifacts, a)
+}
+
+func (t *TestSink) AddRecord(r model.DecisionRecord) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Records = append(t.Records, r)
+}
+
+func (t *TestSink) AddError(scope string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Errors = append(t.Errors, model.ScopeError{Scope: scope, Error: err.Error()})
+}
+
+// Artifact returns the artifact with uri, or nil.
+func (t *TestSink) Artifact(uri string) *model.Artifact {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range t.Artifacts {
+		if t.Artifacts[i].URI == uri {
+			return &t.Artifacts[i]
+		}
+	}
+	return nil
+}

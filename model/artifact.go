@@ -1,0 +1,150 @@
+package model
+
+import (
+	"strconv"
+	"time"
+)
+
+// Kind is what sort of machinery an artifact is.
+type Kind string
+
+// Artifact kinds (backfill-cleanup.txt, "Inventory the replay surface").
+const (
+	KindSchedulerJob Kind = "scheduler_job"
+	KindJobRun       Kind = "job_run"
+	KindTable        Kind = "table"
+	KindCheckpoint   Kind = "checkpoint"
+	KindQueue        Kind = "queue"
+	KindSubscription Kind = "subscription"
+	KindGrant        Kind = "grant"
+	KindCredential   Kind = "credential"
+	KindFeatureFlag  Kind = "feature_flag"
+	KindAlert        Kind = "alert"
+	KindDashboard    Kind = "dashboard"
+	KindNotebook     Kind = "notebook"
+	KindDoc          Kind = "doc"
+)
+
+// Kinds lists every artifact kind.
+func Kinds() []Kind {
+	return []Kind{KindSchedulerJob, KindJobRun, KindTable, KindCheckpoint, KindQueue,
+		KindSubscription, KindGrant, KindCredential, KindFeatureFlag, KindAlert,
+		KindDashboard, KindNotebook, KindDoc}
+}
+
+// IsValid reports whether k is a known kind.
+func (k Kind) IsValid() bool {
+	for _, v := range Kinds() {
+		if v == k {
+			return true
+		}
+	}
+	return false
+}
+
+// State is an artifact's observed state.
+type State string
+
+// States. Active means in force or enabled and doing work; deleted means a
+// source that answered saw it gone.
+const (
+	StateEnabled  State = "enabled"
+	StatePaused   State = "paused"
+	StateDisabled State = "disabled"
+	StateActive   State = "active"
+	StateExpired  State = "expired"
+	StateDeleted  State = "deleted"
+)
+
+// IsValid reports whether s is a known state (empty counts as unknown, valid).
+func (s State) IsValid() bool {
+	switch s {
+	case "", StateEnabled, StatePaused, StateDisabled, StateActive, StateExpired, StateDeleted:
+		return true
+	}
+	return false
+}
+
+// Live reports whether the artifact still exists and could act or be used.
+func (s State) Live() bool { return s != StateDeleted && s != StateExpired }
+
+// Well-known attribute keys. Collectors put system facts in Attributes under
+// these keys so rules can read them without knowing the system.
+const (
+	AttrMessages      = "messages"         // queued messages (queue, subscription)
+	AttrConsumers     = "consumers"        // attached consumers
+	AttrPrincipal     = "principal"        // grant/credential holder
+	AttrRole          = "role"             // grant role or privilege
+	AttrCondition     = "condition"        // IAM condition expression
+	AttrTimeBound     = "time_bound"       // "true" when a grant carries an expiry condition
+	AttrTemporary     = "temporary"        // "true" for machinery made only for the backfill
+	AttrRunType       = "run_type"         // scheduler run type (backfill, scheduled, manual)
+	AttrRunState      = "run_state"        // queued, running, success, failed
+	AttrCatchup       = "catchup"          // "true" when the scheduler catches up missed intervals
+	AttrStartDate     = "start_date"       // RFC 3339 start date of a scheduled job
+	AttrSchedule      = "schedule"         // schedule expression
+	AttrPool          = "pool"             // scheduler pool or queue
+	AttrMaxActiveRuns = "max_active_runs"  // run cap
+	AttrRows          = "rows"             // row count or estimate
+	AttrBytes         = "bytes"            // size in bytes
+	AttrDetached      = "detached"         // "true" for a detached subscription
+	AttrLogin         = "login"            // "true" for a role that can log in
+	AttrValidUntil    = "valid_until"      // RFC 3339 credential validity end
+	AttrWatchesOnly   = "watches_backfill" // "true" when an alert only watched the backfill
+	AttrRunbook       = "runbook"          // runbook entry a kept job was converted into
+)
+
+// Artifact is one piece of machinery found in a system.
+type Artifact struct {
+	Kind       Kind              `json:"kind"`
+	System     string            `json:"system"`          // airflow, bigquery, postgres, ...
+	Source     string            `json:"source"`          // collector instance that saw it
+	Scope      string            `json:"scope,omitempty"` // project, namespace, vhost, ...
+	URI        string            `json:"uri"`             // stable across runs
+	Name       string            `json:"name,omitempty"`
+	BackfillID string            `json:"backfill_id,omitempty"`
+	Owner      string            `json:"owner,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	CreatedAt  time.Time         `json:"created_at,omitzero"`
+	LastUsedAt time.Time         `json:"last_used_at,omitzero"`
+	ModifiedAt time.Time         `json:"modified_at,omitzero"`
+	ExpiresAt  time.Time         `json:"expires_at,omitzero"`
+	State      State             `json:"state,omitempty"`
+	Attributes map[string]string `json:"attributes,omitempty"`
+	// Correlation says how the artifact was tied to its backfill (label,
+	// name, asset, declared); set by correlate.
+	Correlation string `json:"correlation,omitempty"`
+}
+
+// Attr returns an attribute, or "" when absent.
+func (a *Artifact) Attr(key string) string { return a.Attributes[key] }
+
+// SetAttr sets an attribute, allocating the map on first use.
+func (a *Artifact) SetAttr(key, value string) {
+	if a.Attributes == nil {
+		a.Attributes = map[string]string{}
+	}
+	a.Attributes[key] = value
+}
+
+// IntAttr reads an integer attribute; ok is false when absent or malformed.
+func (a *Artifact) IntAttr(key string) (int64, bool) {
+	v, ok := a.Attributes[key]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
+}
+
+// BoolAttr reads a boolean attribute; absent or malformed reads false.
+func (a *Artifact) BoolAttr(key string) bool {
+	b, _ := strconv.ParseBool(a.Attributes[key])
+	return b
+}
+
+// TimeAttr reads an RFC 3339 attribute; zero when absent or malformed.
+func (a *Artifact) TimeAttr(key string) time.Time {
+	t, _ := time.Parse(time.RFC3339, a.Attributes[key])
+	return t
+}

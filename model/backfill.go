@@ -1,0 +1,207 @@
+package model
+
+import "time"
+
+// Status is where a backfill is in its run, as declared or observed.
+type Status string
+
+// Statuses in the order a backfill passes through them.
+const (
+	StatusPlanned  Status = "planned"
+	StatusRunning  Status = "running"
+	StatusReplayed Status = "replayed"
+	StatusVerified Status = "verified"
+	StatusArchived Status = "archived"
+	StatusRetired  Status = "retired"
+)
+
+var statusOrder = map[Status]int{
+	StatusPlanned: 1, StatusRunning: 2, StatusReplayed: 3,
+	StatusVerified: 4, StatusArchived: 5, StatusRetired: 6,
+}
+
+// Rank orders statuses; an unknown status ranks 0.
+func (s Status) Rank() int { return statusOrder[s] }
+
+// IsValid reports whether s is a known status.
+func (s Status) IsValid() bool { return statusOrder[s] > 0 }
+
+// Completed reports whether the replay itself has finished (replayed or later).
+func (s Status) Completed() bool { return s.Rank() >= StatusReplayed.Rank() }
+
+// Trigger is why a backfill was run (backfill-scheduling.txt, "Common reasons").
+type Trigger string
+
+// Triggers.
+const (
+	TriggerOutage           Trigger = "outage"
+	TriggerNewJob           Trigger = "new_job"
+	TriggerBugFix           Trigger = "bug_fix"
+	TriggerLateData         Trigger = "late_data"
+	TriggerDefinitionChange Trigger = "definition_change"
+)
+
+// Strategy is how the replay runs (backfill-scheduling.txt, "Backfill strategies").
+type Strategy string
+
+// Strategies.
+const (
+	StrategyInterval Strategy = "interval"
+	StrategyParallel Strategy = "parallel"
+	StrategyBulk     Strategy = "bulk"
+	StrategyReverse  Strategy = "reverse"
+	StrategyShadow   Strategy = "shadow"
+)
+
+// WriteMode is how each run writes its output.
+type WriteMode string
+
+// Write modes.
+const (
+	WritePartitionOverwrite WriteMode = "partition_overwrite"
+	WriteAppend             WriteMode = "append"
+)
+
+// Classification marks data whose cleanup must not be rushed
+// (backfill-cleanup.txt, "What makes backfill cleanup unsafe").
+type Classification string
+
+// Classifications. The empty classification means none.
+const (
+	ClassFinancial  Classification = "financial"
+	ClassCustomer   Classification = "customer"
+	ClassSecurity   Classification = "security"
+	ClassCompliance Classification = "compliance"
+)
+
+// Classified reports whether the data needs the slower, evidence-keeping path.
+func (c Classification) Classified() bool { return c != "" && c != "none" }
+
+// Interval is a half-open range [Start, End) of logical dates.
+type Interval struct {
+	Start    time.Time `json:"start,omitzero"`
+	End      time.Time `json:"end,omitzero"`
+	TimeZone string    `json:"time_zone,omitempty"`
+}
+
+// IsZero reports whether no range was given.
+func (i Interval) IsZero() bool { return i.Start.IsZero() && i.End.IsZero() }
+
+// ElevatedAccess is a permission granted only for the replay.
+type ElevatedAccess struct {
+	Principal string    `json:"principal"`
+	Role      string    `json:"role,omitempty"`
+	Expiry    time.Time `json:"expiry,omitzero"`
+}
+
+// SpecialSemantics records shortcuts the replay took that must not become normal.
+type SpecialSemantics struct {
+	SkippedDedup       bool   `json:"skipped_dedup,omitempty"`
+	BypassedValidation bool   `json:"bypassed_validation,omitempty"`
+	DirectWrite        bool   `json:"direct_write,omitempty"`
+	Note               string `json:"note,omitempty"`
+}
+
+// Any reports whether any special semantics were used.
+func (s SpecialSemantics) Any() bool { return s.SkippedDedup || s.BypassedValidation || s.DirectWrite }
+
+// Timeline holds when a backfill reached each status; zero means not known.
+type Timeline struct {
+	StartedAt   time.Time `json:"started_at,omitzero"`
+	CompletedAt time.Time `json:"completed_at,omitzero"`
+	VerifiedAt  time.Time `json:"verified_at,omitzero"`
+	ArchivedAt  time.Time `json:"archived_at,omitzero"`
+	RetiredAt   time.Time `json:"retired_at,omitzero"`
+}
+
+// Origin says what kind of source described a backfill.
+type Origin string
+
+// Origins. A plan declares intent; a scheduler observes what ran.
+const (
+	OriginPlan      Origin = "plan"
+	OriginScheduler Origin = "scheduler"
+)
+
+// Backfill is one replay of a job over past intervals, as planned or observed.
+type Backfill struct {
+	ID              string           `json:"id"`
+	Origin          Origin           `json:"origin,omitempty"`
+	Purpose         string           `json:"purpose,omitempty"`
+	Trigger         Trigger          `json:"trigger,omitempty"`
+	JobID           string           `json:"job_id,omitempty"`
+	Range           Interval         `json:"range,omitzero"`
+	Owner           string           `json:"owner,omitempty"`
+	Approver        string           `json:"approver,omitempty"`
+	Classification  Classification   `json:"classification,omitempty"`
+	Status          Status           `json:"status,omitempty"`
+	Timeline        Timeline         `json:"timeline,omitzero"`
+	Expiry          time.Time        `json:"expiry,omitzero"`
+	ValidationQuery string           `json:"validation_query,omitempty"`
+	AssetsToRemove  []string         `json:"assets_to_remove,omitempty"`
+	ElevatedAccess  []ElevatedAccess `json:"elevated_access,omitempty"`
+	// Cleanup names the person responsible for closing access and assets.
+	CleanupOwner string `json:"cleanup_owner,omitempty"`
+
+	Strategy      Strategy  `json:"strategy,omitempty"`
+	Concurrency   int       `json:"concurrency,omitempty"` // 0: no cap declared
+	Pool          string    `json:"pool,omitempty"`
+	DependsOnPast bool      `json:"depends_on_past,omitempty"`
+	WriteMode     WriteMode `json:"write_mode,omitempty"`
+	// SideEffects lists side effects the job has (emails, invoices, alerts);
+	// SideEffectsDisabled says they are guarded for historical intervals.
+	SideEffects         []string         `json:"side_effects,omitempty"`
+	SideEffectsDisabled bool             `json:"side_effects_disabled,omitempty"`
+	Special             SpecialSemantics `json:"special_semantics,omitzero"`
+	TrialInterval       bool             `json:"trial_interval,omitempty"`
+	ConsumersNotified   bool             `json:"consumers_notified,omitempty"`
+	// KeepEvidence says the manifest and validation evidence will be kept
+	// (required for classified data).
+	KeepEvidence bool   `json:"keep_evidence,omitempty"`
+	CostEstimate string `json:"cost_estimate,omitempty"`
+
+	// Validation is the result of running the validation query, when a
+	// collector ran it.
+	Validation *Validation `json:"validation,omitempty"`
+	// ValidationSource names the configured source (a warehouse collector)
+	// that runs ValidationQuery.
+	ValidationSource string `json:"validation_source,omitempty"`
+	// Notes are disagreements between sources found while correlating.
+	Notes  []string `json:"notes,omitempty"`
+	Source Location `json:"source,omitzero"`
+}
+
+// Validation is the evidence of a validation query run against the warehouse.
+type Validation struct {
+	Query             string    `json:"query"`
+	RanAt             time.Time `json:"ran_at,omitzero"`
+	Rows              int64     `json:"rows"`
+	Min               time.Time `json:"min,omitzero"`
+	Max               time.Time `json:"max,omitzero"`
+	MissingPartitions []string  `json:"missing_partitions,omitempty"`
+	BytesProcessed    int64     `json:"bytes_processed,omitempty"`
+	Error             string    `json:"error,omitempty"`
+	Source            string    `json:"source,omitempty"`
+}
+
+// Location points at where something was read from: a file and line, or a
+// system and an object in it.
+type Location struct {
+	Source string `json:"source,omitempty"` // collector instance name
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+}
+
+// IsZero reports whether the location is empty.
+func (l Location) IsZero() bool { return l == Location{} }
+
+func (l Location) String() string {
+	switch {
+	case l.Path == "":
+		return l.Source
+	case l.Line > 0:
+		return l.Path + ":" + itoa(l.Line)
+	default:
+		return l.Path
+	}
+}

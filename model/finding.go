@@ -1,0 +1,56 @@
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
+
+// Finding is one thing a rule flagged.
+type Finding struct {
+	RuleID      string   `json:"rule_id"`
+	RuleName    string   `json:"rule_name"`
+	Title       string   `json:"title"`
+	Severity    Severity `json:"severity"`
+	Step        Step     `json:"step"`
+	BackfillID  string   `json:"backfill_id,omitempty"`
+	ArtifactURI string   `json:"artifact_uri,omitempty"`
+	Owner       string   `json:"owner,omitempty"`
+	Message     string   `json:"message"`
+	Evidence    []string `json:"evidence,omitempty"`
+	Remediation string   `json:"remediation,omitempty"`
+	Fingerprint string   `json:"fingerprint"`
+	// Source is the collector instance whose data the finding rests on, and
+	// Scope the part of it; sinks use them to avoid concluding anything from
+	// a source that did not answer.
+	Source    string    `json:"source,omitempty"`
+	Scope     string    `json:"scope,omitempty"`
+	Location  *Location `json:"location,omitempty"`
+	FirstSeen time.Time `json:"first_seen,omitzero"`
+	LastSeen  time.Time `json:"last_seen,omitzero"`
+	Waiver    *Waiver   `json:"waiver,omitempty"`
+}
+
+// Waived reports whether an unexpired waiver hides the finding.
+func (f Finding) Waived() bool { return f.Waiver != nil }
+
+// Waiver is why a finding is accepted for now.
+type Waiver struct {
+	ID       string    `json:"id,omitempty"`
+	Reason   string    `json:"reason"`
+	Approver string    `json:"approver,omitempty"`
+	Expires  time.Time `json:"expires,omitzero"`
+	Origin   string    `json:"origin,omitempty"` // config, github
+}
+
+// Fingerprint identifies a finding across runs and machines: the rule, the
+// backfill (normalized) and the artifact, nothing that changes run to run.
+func Fingerprint(ruleID, backfillID, artifactURI string) string {
+	h := sha256.New()
+	h.Write([]byte(ruleID))
+	h.Write([]byte{0})
+	h.Write([]byte(NormalizeID(backfillID)))
+	h.Write([]byte{0})
+	h.Write([]byte(artifactURI))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

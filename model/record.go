@@ -1,0 +1,37 @@
+package model
+
+import "time"
+
+// DecisionRecord is the archived account of a backfill
+// (backfill-cleanup.txt, "Close the loop in order", fourth step).
+type DecisionRecord struct {
+	BackfillID        string    `json:"backfill_id"`
+	Purpose           string    `json:"purpose,omitempty"`
+	Range             Interval  `json:"range,omitzero"`
+	JobID             string    `json:"job_id,omitempty"`
+	ValidationQuery   string    `json:"validation_query,omitempty"`
+	ApprovingOwner    string    `json:"approving_owner,omitempty"`
+	FinalDataLocation string    `json:"final_data_location,omitempty"`
+	ArchivedAt        time.Time `json:"archived_at,omitzero"`
+	Source            Location  `json:"source,omitzero"`
+}
+
+// Archived reports whether the record has been archived.
+func (r DecisionRecord) Archived() bool { return !r.ArchivedAt.IsZero() }
+
+// MissingFields names the fields the seed requires that the record lacks.
+func (r DecisionRecord) MissingFields() []string {
+	var missing []string
+	add := func(ok bool, name string) {
+		if !ok {
+			missing = append(missing, name)
+		}
+	}
+	add(r.Purpose != "", "purpose")
+	add(!r.Range.IsZero(), "range")
+	add(r.JobID != "", "job_id")
+	add(r.ValidationQuery != "", "validation_query")
+	add(r.ApprovingOwner != "", "approving_owner")
+	add(r.FinalDataLocation != "", "final_data_location")
+	return missing
+}

@@ -1,0 +1,67 @@
+package model
+
+import "time"
+
+// ReportVersion is the schema version of the JSON report. Bump it when a
+// field changes meaning or goes away; adding a field does not bump it.
+const ReportVersion = 1
+
+// Report is the outcome of an audit, the one value every writer and sink
+// renders.
+type Report struct {
+	Version   int              `json:"version"`
+	Tool      string           `json:"tool"`
+	Now       time.Time        `json:"now"`
+	Summary   Summary          `json:"summary"`
+	Backfills []BackfillReport `json:"backfills"`
+	Findings  []Finding        `json:"findings"`
+	Coverage  []Coverage       `json:"coverage"`
+	// History is filled when a history store is configured.
+	History *History `json:"history,omitempty"`
+}
+
+// Summary counts the report's findings.
+type Summary struct {
+	Backfills  int            `json:"backfills"`
+	Artifacts  int            `json:"artifacts"`
+	Records    int            `json:"records"`
+	Findings   int            `json:"findings"` // not waived
+	Waived     int            `json:"waived"`
+	BySeverity map[string]int `json:"by_severity"` // not waived
+	ByOwner    map[string]int `json:"by_owner"`    // not waived
+	Complete   bool           `json:"complete"`    // every source answered
+}
+
+// BackfillReport is one backfill as the reports show it.
+type BackfillReport struct {
+	Backfill  Backfill  `json:"backfill"`
+	Known     bool      `json:"known"` // a plan, record or scheduler object describes it
+	Artifacts int       `json:"artifacts"`
+	Findings  int       `json:"findings"` // not waived
+	Lifecycle Lifecycle `json:"lifecycle"`
+}
+
+// History is what the history store adds to a report.
+type History struct {
+	PreviousRun time.Time    `json:"previous_run,omitzero"`
+	New         []string     `json:"new,omitempty"`      // fingerprints first seen this run
+	Resolved    []Finding    `json:"resolved,omitempty"` // seen before, gone now
+	Trend       []TrendPoint `json:"trend,omitempty"`
+}
+
+// TrendPoint is the open-finding count of one past run.
+type TrendPoint struct {
+	At         time.Time      `json:"at"`
+	Findings   int            `json:"findings"`
+	BySeverity map[string]int `json:"by_severity,omitempty"`
+}
+
+// Failing reports whether any unwaived finding is at or above min.
+func (r *Report) Failing(min Severity) bool {
+	for _, f := range r.Findings {
+		if !f.Waived() && f.Severity >= min {
+			return true
+		}
+	}
+	return false
+}
