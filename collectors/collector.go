@@ -6,6 +6,7 @@ package collectors
 import (
 	"context"
 
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -46,4 +47,12 @@ type Settings struct {
 	Type string `mapstructure:"type"`
 	// Name identifies this instance in coverage and findings; defaults to Type.
 	Name string `mapstructure:"name"`
+}
+
+// SelectorUser is implemented by collectors that filter a large catalogue
+// down to backfill machinery. The selector comes from the config's
+// `correlation` section and holds the assets plans declare, so it is set
+// after plan sources are read and before Init.
+type SelectorUser interface {
+	UseSelector(*correlate.Selector)
 }

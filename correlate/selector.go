@@ -1,0 +1,112 @@
+// Package correlate ties artifacts to the backfills they belong to, by the
+// backfill id in their labels or tags, in their names, or in a plan's list
+// of declared assets, and merges what several sources say of one backfill.
+package correlate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// DefaultLabelKeys are the label or tag keys that carry a backfill id.
+var DefaultLabelKeys = []string{"backfill_id", "backfill-id", "backfill"}
+
+// DefaultNamePatterns find a backfill id in an object's name, e.g.
+// bf_1234_refunds or replay-bf-1234. The first capture group is the id.
+var DefaultNamePatterns = []string{`(?i)\b(bf[-_]?\d+)(?:[-_.]|$)`}
+
+// Selector decides which objects are backfill machinery and which backfill
+// they belong to. Collectors use it to keep only what matters from large
+// catalogues; the correlate stage uses it to tie what they kept.
+type Selector struct {
+	LabelKeys    []string
+	NamePatterns []*regexp.Regexp
+	// Assets are URIs that plans declare (assets_to_remove), each mapped to
+	// its backfill id: such objects belong to that backfill even with no
+	// label or telling name.
+	Assets map[string]string
+}
+
+// NewSelector compiles a selector; patterns must have one capture group.
+func NewSelector(labelKeys, patterns []string) (*Selector, error) {
+	s := &Selector{LabelKeys: labelKeys, Assets: map[string]string{}}
+	if len(s.LabelKeys) == 0 {
+		s.LabelKeys = DefaultLabelKeys
+	}
+	if len(patterns) == 0 {
+		patterns = DefaultNamePatterns
+	}
+	for i, p := range patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("name_patterns[%d]: %q does not compile: %v", i, p, err)
+		}
+		if re.NumSubexp() < 1 {
+			return nil, fmt.Errorf("name_patterns[%d]: %q needs a capture group around the backfill id", i, p)
+		}
+		s.NamePatterns = append(s.NamePatterns, re)
+	}
+	return s, nil
+}
+
+// MustSelector is NewSelector with the defaults, for tests and callers that
+// have no config.
+func MustSelector() *Selector {
+	s, err := NewSelector(nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// FromLabels returns the backfill id carried by a label or tag, matching
+// keys case-insensitively with '-' and '_' equivalent.
+func (s *Selector) FromLabels(labels map[string]string) (string, bool) {
+	for _, want := range s.LabelKeys {
+		for k, v := range labels {
+			if v != "" && foldKey(k) == foldKey(want) {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+// FromName returns the backfill id found in a name by the patterns.
+func (s *Selector) FromName(name string) (string, bool) {
+	for _, re := range s.NamePatterns {
+		if m := re.FindStringSubmatch(name); m != nil && m[1] != "" {
+			return m[1], true
+		}
+	}
+	return "", false
+}
+
+// Match says whether an object is backfill machinery and, if so, which
+// backfill, and how the tie was made ("label", "asset" or "name").
+func (s *Selector) Match(uri, name string, labels map[string]string) (id, how string, ok bool) {
+	if id, ok := s.FromLabels(labels); ok {
+		return id, "label", true
+	}
+	if id, ok := s.Assets[uri]; ok {
+		return id, "asset", true
+	}
+	if id, ok := s.FromName(name); ok {
+		return id, "name", true
+	}
+	return "", "", false
+}
+
+// AddAssets records the declared assets of plans.
+func (s *Selector) AddAssets(backfills []model.Backfill) {
+	for _, b := range backfills {
+		for _, a := range b.AssetsToRemove {
+			s.Assets[a] = b.ID
+		}
+	}
+}
+
+func foldKey(k string) string { return strings.ReplaceAll(strings.ToLower(k), "-", "_") }
