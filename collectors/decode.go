@@ -6,14 +6,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/go-viper/mapstructure/v2"
 )
 
 // Decode builds the collector one `sources:` entry of the config describes:
 // it looks up the entry's type, decodes the rest of the entry into a fresh
 // collector (unknown keys are errors, so a typo is caught), and runs Init
-// when the collector has it. Errors name the key that was wrong.
-func Decode(entry map[string]any) (Instance, error) {
+// when it has it. Errors name the key that was wrong. sel is handed to
+// collectors that filter by it; its Assets are filled later, before Collect.
+func Decode(entry map[string]any, sel *correlate.Selector) (Instance, error) {
 	var s Settings
 	if err := mapstructure.Decode(map[string]any{"type": entry["type"], "name": entry["name"]}, &s); err != nil {
 		return Instance{}, fmt.Errorf("type/name: %w", err)
@@ -37,6 +39,9 @@ func Decode(entry map[string]any) (Instance, error) {
 	}
 	if err := DecodeInto(rest, c); err != nil {
 		return Instance{}, err
+	}
+	if su, ok := c.(SelectorUser); ok && sel != nil {
+		su.UseSelector(sel)
 	}
 	if in, ok := c.(Initializer); ok {
 		if err := in.Init(); err != nil {
