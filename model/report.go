@@ -39,6 +39,8 @@ type BackfillReport struct {
 	Artifacts int       `json:"artifacts"`
 	Findings  int       `json:"findings"` // not waived
 	Lifecycle Lifecycle `json:"lifecycle"`
+	// IssueURL links the backfill's GitHub issue, when the GitHub sink ran.
+	IssueURL string `json:"issue_url,omitempty"`
 }
 
 // History is what the history store adds to a report.
