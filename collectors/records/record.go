@@ -1,0 +1,83 @@
+package records
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// recordDoc is the YAML front matter of a decision record
+// (backfill-cleanup.txt: purpose, range, job id, validation query,
+// approving owner, and where final data now lives).
+type recordDoc struct {
+	BackfillID        string    `yaml:"backfill_id"`
+	Purpose           string    `yaml:"purpose"`
+	Range             rangeDoc  `yaml:"range"`
+	JobID             string    `yaml:"job_id"`
+	ValidationQuery   string    `yaml:"validation_query"`
+	ApprovingOwner    string    `yaml:"approving_owner"`
+	FinalDataLocation string    `yaml:"final_data_location"`
+	ArchivedAt        timeValue `yaml:"archived_at"`
+}
+
+// ReadRecordFile parses a decision record: Markdown with YAML front matter.
+func ReadRecordFile(path string) (model.DecisionRecord, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return model.DecisionRecord{}, &PlanError{Path: path, Err: err}
+	}
+	return ParseRecord(path, b)
+}
+
+// ParseRecord parses one decision record's text.
+func ParseRecord(path string, data []byte) (model.DecisionRecord, error) {
+	front, offset, err := frontMatter(data)
+	if err != nil {
+		return model.DecisionRecord{}, &PlanError{Path: path, Line: 1, Err: err}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(front))
+	dec.KnownFields(true)
+	var d recordDoc
+	if err := dec.Decode(&d); err != nil {
+		pe := &PlanError{Path: path}
+		pe.Line, pe.Err = splitLine(cleanYAMLError(err))
+		if pe.Line > 0 {
+			pe.Line += offset
+		}
+		return model.DecisionRecord{}, pe
+	}
+	if d.BackfillID == "" {
+		return model.DecisionRecord{}, &PlanError{Path: path, Line: 1 + offset, Key: "backfill_id",
+			Err: errors.New("missing; a decision record names the backfill it archives")}
+	}
+	return model.DecisionRecord{
+		BackfillID: d.BackfillID, Purpose: d.Purpose,
+		Range: model.Interval{Start: d.Range.Start.Time, End: d.Range.End.Time, TimeZone: d.Range.TimeZone},
+		JobID: d.JobID, ValidationQuery: d.ValidationQuery, ApprovingOwner: d.ApprovingOwner,
+		FinalDataLocation: d.FinalDataLocation, ArchivedAt: d.ArchivedAt.Time,
+		Source: model.Location{Path: path, Line: 1},
+	}, nil
+}
+
+// frontMatter returns the YAML between the opening and closing "---" lines
+// and the number of lines before it, so YAML line numbers map to the file.
+func frontMatter(data []byte) ([]byte, int, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) == 0 || string(bytes.TrimSpace(lines[0])) != "---" {
+		return nil, 0, fmt.Errorf("no YAML front matter: the file must start with a line \"---\"")
+	}
+	var front []byte
+	for _, l := range lines[1:] {
+		if string(bytes.TrimSpace(l)) == "---" {
+			return front, 1, nil
+		}
+		front = append(front, l...)
+	}
+	return nil, 0, fmt.Errorf("front matter is not closed: add a line \"---\" after it")
+}

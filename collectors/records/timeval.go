@@ -1,0 +1,38 @@
+package records
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// timeValue is a date or timestamp in a plan or record. Plans are written
+// by people, so a bare date (2026-03-01) is accepted and means midnight UTC.
+type timeValue struct{ time.Time }
+
+func (t *timeValue) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: expected a date (2026-03-01) or timestamp (2026-03-01T12:00:00Z)", n.Line)
+	}
+	v, err := parseTime(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	t.Time = v
+	return nil
+}
+
+func parseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (2026-03-01) or timestamp (2026-03-01T12:00:00Z)", s)
+}

@@ -1,0 +1,228 @@
+package correlate
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/bfaudit/bfaudit/model"
+	"time"
+)
+
+// Index is the estate with every artifact tied to its backfill and every
+// backfill merged from what its sources say. Rules read it; it is built in
+// one pass over the estate, so evaluation stays linear in its size.
+type Index struct {
+	Estate *model.Estate
+	// Backfills by normalized id, merged from plans and scheduler objects.
+	Backfills map[string]*model.Backfill
+	// IDs lists the known backfill ids (normalized), sorted.
+	IDs []string
+	// Artifacts are the estate's artifacts, BackfillID set to the canonical
+	// id where one was found.
+	Artifacts []model.Artifact
+	// ByBackfill maps a normalized id to indexes into Artifacts.
+	ByBackfill map[string][]int
+	// Records by normalized id; an archived record wins over a draft.
+	Records map[string]*model.DecisionRecord
+	// Unknown lists ids found on artifacts that no plan, record or
+	// scheduler object describes, sorted.
+	Unknown  []string
+	coverage map[string]model.Coverage
+}
+
+// Correlate builds the index. The selector ties artifacts that collectors
+// did not tie themselves (inventory entries, estates saved before a new
+// pattern was configured).
+func Correlate(est *model.Estate, sel *Selector) *Index {
+	if sel == nil {
+		sel = MustSelector()
+	}
+	ix := &Index{
+		Estate:     est,
+		Backfills:  map[string]*model.Backfill{},
+		ByBackfill: map[string][]int{},
+		Records:    map[string]*model.DecisionRecord{},
+		coverage:   map[string]model.Coverage{},
+	}
+	for _, c := range est.Coverage {
+		ix.coverage[c.Source] = c
+	}
+	sel.AddAssets(est.Backfills)
+	ix.mergeBackfills(est.Backfills)
+	for i := range est.Records {
+		r := est.Records[i]
+		id := model.NormalizeID(r.BackfillID)
+		if old, ok := ix.Records[id]; !ok || (!old.Archived() && r.Archived()) {
+			ix.Records[id] = &r
+		}
+	}
+	unknown := map[string]bool{}
+	ix.Artifacts = make([]model.Artifact, len(est.Artifacts))
+	for i, a := range est.Artifacts {
+		if a.BackfillID == "" {
+			if id, how, ok := sel.Match(a.URI, a.Name, a.Labels); ok {
+				a.BackfillID, a.Correlation = id, how
+			}
+		} else if a.Correlation == "" {
+			a.Correlation = "collector"
+		}
+		if a.BackfillID != "" {
+			id := model.NormalizeID(a.BackfillID)
+			if b, ok := ix.Backfills[id]; ok {
+				a.BackfillID = b.ID
+			} else if r, ok := ix.Records[id]; ok {
+				a.BackfillID = r.BackfillID
+			} else {
+				a.BackfillID = id
+				unknown[id] = true
+			}
+			ix.ByBackfill[id] = append(ix.ByBackfill[id], i)
+		}
+		ix.Artifacts[i] = a
+	}
+	for id := range unknown {
+		ix.Unknown = append(ix.Unknown, id)
+	}
+	sort.Strings(ix.Unknown)
+	for id := range ix.Backfills {
+		ix.IDs = append(ix.IDs, id)
+	}
+	sort.Strings(ix.IDs)
+	for _, id := range ix.IDs {
+		ix.deriveStatus(ix.Backfills[id])
+	}
+	return ix
+}
+
+// mergeBackfills folds every description of a backfill into one: the plan
+// declares intent and wins for what it declares; a scheduler's object adds
+// what actually ran.
+func (ix *Index) mergeBackfills(all []model.Backfill) {
+	sorted := make([]model.Backfill, len(all))
+	copy(sorted, all)
+	// Plans first, so scheduler evidence is merged into the plan.
+	sort.SliceStable(sorted, func(i, j int) bool {
+		return sorted[i].Origin == model.OriginPlan && sorted[j].Origin != model.OriginPlan
+	})
+	for _, b := range sorted {
+		id := model.NormalizeID(b.ID)
+		cur, ok := ix.Backfills[id]
+		if !ok {
+			nb := b
+			ix.Backfills[id] = &nb
+			continue
+		}
+		mergeInto(cur, b)
+	}
+}
+
+func mergeInto(cur *model.Backfill, ev model.Backfill) {
+	if ev.Origin == model.OriginPlan && cur.Origin == model.OriginPlan {
+		cur.Notes = append(cur.Notes, fmt.Sprintf("also planned in %s; the plan in %s is used", ev.Source, cur.Source))
+		return
+	}
+	if ev.Status.Rank() > cur.Status.Rank() {
+		if cur.Status != "" {
+			cur.Notes = append(cur.Notes, fmt.Sprintf("plan says %s but %s shows %s", cur.Status, sourceName(ev), ev.Status))
+		}
+		cur.Status = ev.Status
+	} else if ev.Status == model.StatusRunning && cur.Status.Completed() {
+		cur.Notes = append(cur.Notes, fmt.Sprintf("plan says %s but %s shows it still running", cur.Status, sourceName(ev)))
+	}
+	fill(&cur.Timeline.StartedAt, ev.Timeline.StartedAt)
+	fill(&cur.Timeline.CompletedAt, ev.Timeline.CompletedAt)
+	if cur.Range.IsZero() {
+		cur.Range = ev.Range
+	}
+	if cur.Concurrency == 0 {
+		cur.Concurrency = ev.Concurrency
+	}
+	if cur.JobID == "" {
+		cur.JobID = ev.JobID
+	}
+	if cur.Validation == nil {
+		cur.Validation = ev.Validation
+	}
+	cur.Notes = append(cur.Notes, ev.Notes...)
+}
+
+// deriveStatus raises a backfill's status to what the evidence shows: an
+// archived decision record means archived, whatever the plan says.
+func (ix *Index) deriveStatus(b *model.Backfill) {
+	r := ix.Records[model.NormalizeID(b.ID)]
+	if r != nil && r.Archived() && b.Status.Rank() < model.StatusArchived.Rank() {
+		if b.Status != "" {
+			b.Notes = append(b.Notes, fmt.Sprintf("plan says %s but the decision record was archived %s", b.Status, r.ArchivedAt.Format("2006-01-02")))
+		}
+		b.Status = model.StatusArchived
+		fill(&b.Timeline.ArchivedAt, r.ArchivedAt)
+	}
+}
+
+func fill(dst *time.Time, v time.Time) {
+	if dst.IsZero() && !v.IsZero() {
+		*dst = v
+	}
+}
+
+func sourceName(b model.Backfill) string {
+	if b.Source.Source != "" {
+		return b.Source.Source
+	}
+	return string(b.Origin)
+}
+
+// Backfill returns the merged backfill for an id in any spelling.
+func (ix *Index) Backfill(id string) *model.Backfill { return ix.Backfills[model.NormalizeID(id)] }
+
+// Record returns the decision record for an id in any spelling.
+func (ix *Index) Record(id string) *model.DecisionRecord { return ix.Records[model.NormalizeID(id)] }
+
+// ArtifactsOf returns the artifacts tied to a backfill.
+func (ix *Index) ArtifactsOf(id string) []*model.Artifact {
+	idx := ix.ByBackfill[model.NormalizeID(id)]
+	out := make([]*model.Artifact, len(idx))
+	for i, j := range idx {
+		out[i] = &ix.Artifacts[j]
+	}
+	return out
+}
+
+// Owner is who answers for an artifact: its own owner, else the plan's
+// owner, else the record's approver; "" means unowned (rule BF012).
+func (ix *Index) Owner(a *model.Artifact) string {
+	if a.Owner != "" {
+		return a.Owner
+	}
+	if a.BackfillID == "" {
+		return ""
+	}
+	if b := ix.Backfill(a.BackfillID); b != nil && b.Owner != "" {
+		return b.Owner
+	}
+	if r := ix.Record(a.BackfillID); r != nil {
+		return r.ApprovingOwner
+	}
+	return ""
+}
+
+// BackfillOwner is who answers for a backfill: plan owner, else the record's approver.
+func (ix *Index) BackfillOwner(id string) string {
+	if b := ix.Backfill(id); b != nil && b.Owner != "" {
+		return b.Owner
+	}
+	if r := ix.Record(id); r != nil {
+		return r.ApprovingOwner
+	}
+	return ""
+}
+
+// Answered reports whether a source answered for a scope this run, so that
+// an artifact's absence there means it is gone.
+func (ix *Index) Answered(source, scope string) bool {
+	c, ok := ix.coverage[source]
+	if !ok {
+		return false
+	}
+	return c.Answered(scope)
+}
