@@ -134,35 +134,37 @@ func (p *Postgres) connect(ctx context.Context, database string) (*pgx.Conn, err
 	return conn, nil
 }
 
-// Collect reads every configured database. Roles are cluster-wide and read
-// once, from the first database that answers. A database that cannot be
-// read is recorded against its scope; only when none can be read does
-// Collect fail.
+// Collect reads every configured database. Roles and role memberships are
+// cluster-wide: they are emitted once, from the first database that
+// answers, but every database reads them to find the grants backfill roles
+// hold there. A database that cannot be read is recorded against its
+// scope; only when none can be read does Collect fail.
 func (p *Postgres) Collect(ctx context.Context, sink collectors.Sink) error {
 	var firstErr error
-	rolesDone := false
-	answered := 0
+	rolesEmitted, answered := false, 0
 	for _, db := range p.Databases {
 		conn, err := p.connect(ctx, db)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
-			sink.AddError(db, err)
+			if len(p.Databases) > 1 {
+				sink.AddError(db, err)
+			}
 			continue
 		}
 		answered++
-		var roles roleSet
-		if !rolesDone {
-			roles, err = p.collectRoles(ctx, conn, sink)
-			if err != nil {
+		roles, err := p.readRoles(ctx, conn)
+		switch {
+		case err != nil:
+			// Grants on backfill tables can still be read; grants held by
+			// backfill roles cannot, and neither can the roles.
+			sink.AddError(scopeRoles, err)
+		case !rolesEmitted:
+			rolesEmitted = true
+			p.emitRoles(roles, sink)
+			if err := p.collectMemberships(ctx, conn, roles, sink); err != nil {
 				sink.AddError(scopeRoles, err)
-			}
-			rolesDone = err == nil
-		} else {
-			roles, err = p.readRoles(ctx, conn)
-			if err != nil {
-				sink.AddError(db, err)
 			}
 		}
 		if err := p.collectDatabase(ctx, conn, db, roles, sink); err != nil {
@@ -174,4 +176,14 @@ func (p *Postgres) Collect(ctx context.Context, sink collectors.Sink) error {
 		return firstErr
 	}
 	return nil
+}
+
+// collectDatabase emits one database's backfill schemas and tables and the
+// grants tied to them or held by backfill roles.
+func (p *Postgres) collectDatabase(ctx context.Context, conn *pgx.Conn, db string, roles *roleSet, sink collectors.Sink) error {
+	objs, err := p.collectTables(ctx, conn, db, sink)
+	if err != nil {
+		return err
+	}
+	return p.collectGrants(ctx, conn, db, objs, roles, sink)
 }
