@@ -1,0 +1,150 @@
+package github
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+	gh "github.com/google/go-github/v60/github"
+)
+
+// ghIssue is what the sink needs of an issue GitHub holds.
+type ghIssue struct {
+	number    int
+	url       string
+	title     string
+	body      string
+	open      bool
+	labels    []string
+	assignees []string
+	marker    marker
+}
+
+func (i *ghIssue) hasLabel(name string) bool {
+	return slices.ContainsFunc(i.labels, func(l string) bool { return strings.EqualFold(l, name) })
+}
+
+func fromGitHub(is *gh.Issue) (*ghIssue, bool) {
+	if is.PullRequestLinks != nil {
+		return nil, false // the issues endpoint lists pull requests too
+	}
+	m, ok := parseMarker(is.GetBody())
+	if !ok {
+		return nil, false // labelled by hand, not ours
+	}
+	out := &ghIssue{
+		number: is.GetNumber(), url: is.GetHTMLURL(), title: is.GetTitle(),
+		body: normaliseBody(is.GetBody()), open: is.GetState() != "closed", marker: m,
+	}
+	for _, l := range is.Labels {
+		out.labels = append(out.labels, l.GetName())
+	}
+	for _, u := range is.Assignees {
+		out.assignees = append(out.assignees, u.GetLogin())
+	}
+	return out, true
+}
+
+// listIssues reads every labelled issue, open and closed, 100 a page, and
+// keeps those carrying a marker. since, when set, limits the listing to
+// issues updated after it (used to check whether a failed create landed).
+func (s *Sink) listIssues(ctx context.Context, since time.Time) ([]*ghIssue, error) {
+	opts := &gh.IssueListByRepoOptions{
+		State:       "all",
+		Labels:      []string{s.cfg.Label},
+		Since:       since,
+		ListOptions: gh.ListOptions{PerPage: 100},
+	}
+	var out []*ghIssue
+	for {
+		page, resp, err := s.client.Issues.ListByRepo(ctx, s.cfg.owner(), s.cfg.name(), opts)
+		if err != nil {
+			return out, err
+		}
+		for _, is := range page {
+			if i, ok := fromGitHub(is); ok {
+				out = append(out, i)
+			}
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// indexIssues maps each normalized backfill id to its issue. Should two
+// issues carry the same backfill (made by hand, or by an older tool), the
+// oldest one is kept and the others are reported, never touched.
+func indexIssues(issues []*ghIssue) (map[string]*ghIssue, []string) {
+	sort.Slice(issues, func(a, b int) bool { return issues[a].number < issues[b].number })
+	idx := make(map[string]*ghIssue, len(issues))
+	var dups []string
+	for _, i := range issues {
+		key := model.NormalizeID(i.marker.Backfill)
+		if _, ok := idx[key]; ok {
+			dups = append(dups, i.url)
+			continue
+		}
+		idx[key] = i
+	}
+	return idx, dups
+}
+
+// work is one backfill to bring in step.
+type work struct {
+	key      string
+	id       string // as the report spells it
+	report   *model.BackfillReport
+	findings []model.Finding
+	issue    *ghIssue
+}
+
+// collectWork groups the report by backfill: every backfill with findings,
+// and every backfill that already has an issue (its items may have been
+// resolved). Findings without a backfill id have no issue to go in.
+func collectWork(r *model.Report, existing map[string]*ghIssue) []*work {
+	byKey := map[string]*work{}
+	get := func(id string) *work {
+		key := model.NormalizeID(id)
+		w, ok := byKey[key]
+		if !ok {
+			w = &work{key: key, id: id}
+			byKey[key] = w
+		}
+		return w
+	}
+	for i := range r.Backfills {
+		br := &r.Backfills[i]
+		if br.Backfill.ID == "" {
+			continue
+		}
+		w := get(br.Backfill.ID)
+		w.id, w.report = br.Backfill.ID, br
+	}
+	for _, f := range r.Findings {
+		if f.BackfillID == "" || f.Fingerprint == "" {
+			continue
+		}
+		w := get(f.BackfillID)
+		w.findings = append(w.findings, f)
+	}
+	for key, is := range existing {
+		if w, ok := byKey[key]; ok {
+			w.issue = is
+		} else {
+			byKey[key] = &work{key: key, id: is.marker.Backfill, issue: is}
+		}
+	}
+	out := make([]*work, 0, len(byKey))
+	for _, w := range byKey {
+		if len(w.findings) > 0 || w.issue != nil {
+			out = append(out, w)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].key < out[b].key })
+	return out
+}

@@ -1,0 +1,150 @@
+package github
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// answeredFunc reports whether a source answered for a scope this run.
+type answeredFunc func(source, scope string) bool
+
+// coverageAnswered builds an answeredFunc from the report's coverage. A
+// source missing from the coverage did not answer; a finding that names no
+// source rests on the whole estate, so every source must have answered.
+func coverageAnswered(cov []model.Coverage) answeredFunc {
+	return func(source, scope string) bool {
+		if source == "" {
+			if len(cov) == 0 {
+				return false
+			}
+			for _, c := range cov {
+				if !c.Answered(scope) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, c := range cov {
+			if c.Source == source {
+				return c.Answered(scope)
+			}
+		}
+		return false
+	}
+}
+
+// merged is one backfill's checklist after this run.
+type merged struct {
+	items    []item
+	cameBack []item // resolved before, found again
+	fresh    []item // never listed before
+}
+
+// mergeItems folds this run's findings into the items the issue already
+// lists. accepted says the issue was closed with the waiver label: what it
+// listed is accepted. Nothing is ticked unless its source answered.
+func mergeItems(prev []item, findings []model.Finding, answered answeredFunc, accepted bool) merged {
+	var out merged
+	prevBy := make(map[string]item, len(prev))
+	for _, p := range prev {
+		prevBy[p.FP] = p
+	}
+	seen := make(map[string]bool, len(findings))
+	for i := range findings {
+		f := &findings[i]
+		if seen[f.Fingerprint] {
+			continue
+		}
+		seen[f.Fingerprint] = true
+		it := item{
+			FP: f.Fingerprint, Rule: f.RuleID, Title: f.Title, Severity: f.Severity.String(),
+			Step: f.Step, Artifact: f.ArtifactURI, Source: f.Source, Scope: f.Scope, finding: f,
+		}
+		if !f.Severity.IsValid() {
+			it.Severity = ""
+		}
+		p, had := prevBy[f.Fingerprint]
+		switch {
+		case f.Waiver != nil && f.Waiver.Origin != "github":
+			it.State = stateWaived
+		case had && (accepted || p.State == stateAccepted):
+			it.State = stateAccepted
+		default:
+			it.State = stateOpen
+			if !had {
+				out.fresh = append(out.fresh, it)
+			} else if p.State == stateResolved {
+				out.cameBack = append(out.cameBack, it)
+			}
+		}
+		out.items = append(out.items, it)
+	}
+	for _, p := range prev {
+		if seen[p.FP] {
+			continue
+		}
+		seen[p.FP] = true
+		switch {
+		case p.State == stateResolved:
+		case answered(p.Source, p.Scope):
+			p.State = stateResolved
+		case p.State == stateOpen:
+			p.State = stateUnread
+		}
+		p.finding = nil
+		out.items = append(out.items, p)
+	}
+	sortItems(out.items)
+	return out
+}
+
+// sortItems orders the checklist by lifecycle step, then most severe first,
+// then rule and artifact, so the order is the same on every run.
+func sortItems(items []item) {
+	slices.SortStableFunc(items, func(a, b item) int {
+		return cmp.Or(
+			cmp.Compare(a.Step, b.Step),
+			-cmp.Compare(severityRank(a.Severity), severityRank(b.Severity)),
+			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Artifact, b.Artifact),
+			cmp.Compare(a.FP, b.FP),
+		)
+	})
+}
+
+func severityRank(s string) int {
+	v, err := model.ParseSeverity(s)
+	if err != nil {
+		return 0
+	}
+	return int(v)
+}
+
+// blocking reports whether any item keeps the issue open.
+func blocking(items []item) bool {
+	return slices.ContainsFunc(items, func(it item) bool { return it.State.blocking() })
+}
+
+// unreadSources lists, once each and sorted, the sources of unread items.
+func unreadSources(items []item) []string {
+	var out []string
+	for _, it := range items {
+		if it.State != stateUnread {
+			continue
+		}
+		name := it.Source
+		if name == "" {
+			name = "(all sources)"
+		}
+		if it.Scope != "" {
+			name += " / " + it.Scope
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,190 @@
+package github
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"text/template"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/templates"
+)
+
+// Template names in templates/; config may point at "@path" overrides.
+const (
+	DefaultTitleTemplate = "github_issue_title.tmpl"
+	DefaultBodyTemplate  = "github_issue_body.md.tmpl"
+)
+
+// GitHub rejects titles over 256 characters and bodies over 65536; a body
+// near the limit is rendered again without evidence and remediation.
+const (
+	maxTitle       = 256
+	compactAtBytes = 60000
+)
+
+// issueView is what the title and body templates see.
+type issueView struct {
+	ID          string
+	Backfill    model.Backfill
+	Lifecycle   model.Lifecycle
+	Owner       string // as written in the estate
+	Assignee    string // GitHub login, when the owner map knows one
+	Steps       []stepView
+	Resolved    int
+	Total       int
+	Unread      []string // sources whose items could not be ticked
+	WaiverLabel string
+	Compact     bool
+	Marker      string
+}
+
+type stepView struct {
+	Heading string
+	Items   []itemView
+}
+
+type itemView struct {
+	Checked     bool
+	State       string
+	Rule        string
+	Severity    string
+	Title       string
+	Artifact    string
+	Message     string
+	Evidence    []string
+	Remediation string
+	Note        string
+}
+
+// stepHeadings name the lifecycle steps of backfill-cleanup.txt.
+var stepHeadings = map[model.Step]string{
+	model.StepPlan:          "0. Plan: governance before and during the replay",
+	model.StepVerified:      "1. Verified: the corrected range exists and matches the requirement",
+	model.StepNormalized:    "2. Normalized: the pipeline is back on its normal schedule and alerting",
+	model.StepAccessRevoked: "3. Access revoked: temporary write paths and elevated credentials are gone",
+	model.StepArchived:      "4. Archived: the decision record holds purpose, range, job id, validation query, approving owner and final data location",
+	model.StepRetired:       "5. Retired: temporary tables and job definitions deleted, or the job made a runbook entry",
+}
+
+func stepHeading(s model.Step) string {
+	if h, ok := stepHeadings[s]; ok {
+		return h
+	}
+	return "Other: " + s.String()
+}
+
+var funcs = template.FuncMap{
+	"md":    markdownText,
+	"code":  codeSpan,
+	"plain": plainText,
+	"date": func(t time.Time) string {
+		if t.IsZero() {
+			return "unknown"
+		}
+		return t.UTC().Format("2006-01-02 15:04 MST")
+	},
+}
+
+// renderer holds the parsed title and body templates.
+type renderer struct {
+	title, body *template.Template
+}
+
+func newRenderer(titleRef, bodyRef string) (*renderer, error) {
+	parse := func(key, ref string) (*template.Template, error) {
+		text, err := templates.Load(ref)
+		if err != nil {
+			return nil, fmt.Errorf("github.%s: %w", key, err)
+		}
+		t, err := template.New(ref).Funcs(funcs).Option("missingkey=error").Parse(text)
+		if err != nil {
+			return nil, fmt.Errorf("github.%s: parse %s: %w", key, ref, err)
+		}
+		return t, nil
+	}
+	t, err := parse("title_template", titleRef)
+	if err != nil {
+		return nil, err
+	}
+	b, err := parse("body_template", bodyRef)
+	if err != nil {
+		return nil, err
+	}
+	return &renderer{title: t, body: b}, nil
+}
+
+// render produces an issue's title and body.
+func (r *renderer) render(v issueView) (title, body string, err error) {
+	var buf bytes.Buffer
+	if err := r.title.Execute(&buf, v); err != nil {
+		return "", "", fmt.Errorf("github: render title for %s: %w", v.ID, err)
+	}
+	title = truncate(strings.TrimSpace(buf.String()), maxTitle)
+	buf.Reset()
+	if err := r.body.Execute(&buf, v); err != nil {
+		return "", "", fmt.Errorf("github: render body for %s: %w", v.ID, err)
+	}
+	if buf.Len() > compactAtBytes && !v.Compact {
+		v.Compact = true
+		return r.render(v)
+	}
+	return title, normaliseBody(buf.String()), nil
+}
+
+// normaliseBody makes bodies comparable: GitHub hands back bodies edited in
+// the browser with CRLF line ends.
+func normaliseBody(s string) string {
+	return strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// view builds the template data from the merged items.
+func view(id string, br *model.BackfillReport, owner, assignee, waiverLabel string, items []item, unread []string, m marker) (issueView, error) {
+	v := issueView{ID: id, Owner: owner, Assignee: assignee, WaiverLabel: waiverLabel, Unread: unread, Total: len(items)}
+	if br != nil {
+		v.Backfill, v.Lifecycle = br.Backfill, br.Lifecycle
+	}
+	byStep := map[model.Step]int{}
+	for _, it := range items {
+		iv := itemView{
+			Checked:  !it.State.blocking(),
+			State:    string(it.State),
+			Rule:     it.Rule,
+			Severity: it.Severity,
+			Title:    it.Title,
+			Artifact: it.Artifact,
+		}
+		if iv.Checked {
+			v.Resolved++
+		}
+		if f := it.finding; f != nil {
+			iv.Message, iv.Evidence, iv.Remediation = f.Message, f.Evidence, f.Remediation
+			if f.Waiver != nil {
+				iv.Note = f.Waiver.Reason
+			}
+		}
+		i, ok := byStep[it.Step]
+		if !ok {
+			i = len(v.Steps)
+			byStep[it.Step] = i
+			v.Steps = append(v.Steps, stepView{Heading: stepHeading(it.Step)})
+		}
+		v.Steps[i].Items = append(v.Steps[i].Items, iv)
+	}
+	marker, err := m.encode()
+	if err != nil {
+		return issueView{}, err
+	}
+	v.Marker = marker
+	return v, nil
+}

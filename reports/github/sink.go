@@ -1,0 +1,146 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Sink keeps the configured repository's issues in step with reports.
+type Sink struct {
+	cfg      Config
+	owners   model.Owners
+	client   *gh.Client
+	tr       *transport
+	render   *renderer
+	now      func() time.Time
+	sleep    func(context.Context, time.Duration) error
+	out      io.Writer
+	wroteAny bool // a write was made (or printed) this run, for WriteInterval
+}
+
+type options struct {
+	httpClient *http.Client
+	baseURL    string
+	now        func() time.Time
+	sleep      func(context.Context, time.Duration) error
+	out        io.Writer
+	getenv     func(string) string
+}
+
+// Option adjusts a Sink; tests use them to point it at a fake.
+type Option func(*options)
+
+// WithHTTPClient sends requests through c (its Transport is kept, under
+// the sink's rate-limit and retry handling).
+func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
+
+// WithBaseURL overrides github.base_url; it is treated like an Enterprise
+// URL ("/api/v3/" is added when missing).
+func WithBaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
+
+// WithClock sets the clock used for rate-limit resets and comments.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithSleep sets how the sink waits; it must return ctx's error when ctx
+// ends first.
+func WithSleep(sleep func(context.Context, time.Duration) error) Option {
+	return func(o *options) { o.sleep = sleep }
+}
+
+// WithOutput sets where dry-run calls are printed (default stdout).
+func WithOutput(w io.Writer) Option { return func(o *options) { o.out = w } }
+
+// WithGetenv sets how the token variable is read (default os.Getenv).
+func WithGetenv(getenv func(string) string) Option { return func(o *options) { o.getenv = getenv } }
+
+// New builds a Sink. cfg is validated (and its defaults filled) here.
+// A token is required unless cfg.DryRun, which then reads anonymously.
+func New(cfg Config, owners model.Owners, opts ...Option) (*Sink, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	o := options{now: time.Now, sleep: collectors.SleepContext, out: os.Stdout, getenv: os.Getenv, baseURL: cfg.BaseURL}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	token := cfg.token(o.getenv)
+	if token == "" && !cfg.DryRun {
+		return nil, fmt.Errorf("github: no token: set $%s (github.token_env) or github.token", cfg.TokenEnv)
+	}
+	r, err := newRenderer(DefaultTitleTemplate, DefaultBodyTemplate)
+	if err != nil {
+		return nil, err
+	}
+	hc := &http.Client{}
+	if o.httpClient != nil {
+		c := *o.httpClient
+		hc = &c
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	tr := &transport{base: base, now: o.now, sleep: o.sleep}
+	hc.Transport = tr
+	client := gh.NewClient(hc)
+	if token != "" {
+		client = client.WithAuthToken(token)
+	}
+	if o.baseURL != "" {
+		if client, err = client.WithEnterpriseURLs(o.baseURL, o.baseURL); err != nil {
+			return nil, fmt.Errorf("github.base_url: %q: %w", redact(o.baseURL), err)
+		}
+	}
+	return &Sink{cfg: cfg, owners: owners, client: client, tr: tr, render: r,
+		now: o.now, sleep: o.sleep, out: o.out}, nil
+}
+
+// Sync brings the repository's issues in step with r. It does not modify
+// r; call Result.Apply to copy issue links and GitHub waivers into it. An
+// error wrapping ErrIncomplete means the run stopped early; the Result
+// still tells what was done.
+func (s *Sink) Sync(ctx context.Context, r *model.Report) (res Result, err error) {
+	s.tr.reset(s.cfg.RateLimitWait)
+	s.wroteAny = false
+	res = Result{IssueURLs: map[string]string{}}
+	defer func() { res.Reads, res.Writes, res.RateLimitWaited = s.tr.counts() }()
+
+	issues, err := s.listIssues(ctx, time.Time{})
+	if err != nil {
+		// Without the full list, creating would duplicate: do nothing.
+		return res, incomplete(fmt.Errorf("github: list issues of %s labelled %q: %w", s.cfg.Repo, s.cfg.Label, err))
+	}
+	existing, dups := indexIssues(issues)
+	res.Duplicates = dups
+
+	var errs []error
+	for _, w := range collectWork(r, existing) {
+		if err := s.syncOne(ctx, r, w, &res); err != nil {
+			errs = append(errs, err)
+			if errors.Is(err, ErrIncomplete) || ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return res, incomplete(errors.Join(errs...))
+	}
+	return res, nil
+}
+
+// incomplete wraps err in ErrIncomplete unless it already is.
+func incomplete(err error) error {
+	if errors.Is(err, ErrIncomplete) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrIncomplete, err)
+}

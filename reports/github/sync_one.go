@@ -1,0 +1,155 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	gh "github.com/google/go-github/v60/github"
+)
+
+// syncOne brings one backfill's issue in step. Writes are ordered so that
+// an interruption loses at most a comment, never duplicates one: the state
+// change comes first, the comment after (a re-run sees the new state and
+// has nothing left to say).
+func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Result) error {
+	var prev marker
+	id := w.id
+	if w.issue != nil {
+		prev = w.issue.marker
+		id = prev.Backfill // keep the issue's spelling: no churn between sources
+	}
+	accepted := w.issue != nil && !w.issue.open && w.issue.hasLabel(s.cfg.WaiverLabel)
+	m := mergeItems(prev.Items, w.findings, coverageAnswered(r.Coverage), accepted)
+	if w.issue == nil && !blocking(m.items) {
+		return nil // nothing open and nothing filed: no issue needed
+	}
+
+	owner, login := s.assignee(w)
+	mk := marker{Backfill: id, Assignee: login, Items: m.items}
+	v, err := view(id, w.report, owner, login, s.cfg.WaiverLabel, m.items, unreadSources(m.items), mk)
+	if err != nil {
+		return err
+	}
+	title, body, err := s.render.render(v)
+	if err != nil {
+		return err
+	}
+
+	if w.issue == nil {
+		req := &gh.IssueRequest{Title: &title, Body: &body, Labels: &[]string{s.cfg.Label}}
+		if login != "" {
+			req.Assignees = &[]string{login}
+		}
+		url, err := s.create(ctx, w, req, res)
+		if err != nil {
+			return fmt.Errorf("github: create issue for %s: %w", id, err)
+		}
+		res.Created++
+		if url != "" {
+			res.IssueURLs[w.id] = url
+		}
+		return nil
+	}
+
+	is := w.issue
+	res.IssueURLs[w.id] = is.url
+	if fps := acceptedFingerprints(m.items); len(fps) > 0 {
+		res.Waived = append(res.Waived, Waived{BackfillID: w.id, IssueURL: is.url, Fingerprints: fps,
+			Reason: fmt.Sprintf("accepted on %s (closed with label %s)", is.url, s.cfg.WaiverLabel)})
+	}
+	if accepted && len(m.fresh) == 0 {
+		res.Unchanged++ // a person accepted it: never reopened for what they saw
+		return nil
+	}
+
+	req := &gh.IssueRequest{}
+	changed := false
+	if title != is.title {
+		req.Title, changed = &title, true
+	}
+	if body != is.body {
+		req.Body, changed = &body, true
+	}
+	if login != "" && login != prev.Assignee && !slices.Contains(is.assignees, login) {
+		req.Assignees, changed = &[]string{login}, true
+		*req.Assignees = append(*req.Assignees, is.assignees...)
+	}
+	wantOpen := blocking(m.items)
+	var comment string
+	switch {
+	case is.open && !wantOpen:
+		req.State, req.StateReason = gh.String("closed"), gh.String("completed")
+		comment = closeComment(m.items, s.now())
+	case !is.open && wantOpen:
+		req.State = gh.String("open")
+		if accepted {
+			labels := slices.DeleteFunc(slices.Clone(is.labels), func(l string) bool { return strings.EqualFold(l, s.cfg.WaiverLabel) })
+			req.Labels = &labels
+		}
+		comment = reopenComment(m, accepted, s.cfg.WaiverLabel, s.now())
+	}
+	if !changed && comment == "" {
+		res.Unchanged++
+		return nil
+	}
+	if err := s.edit(ctx, is, req, describe(req, is.number, id), res); err != nil {
+		return fmt.Errorf("github: update issue #%d for %s: %w", is.number, id, err)
+	}
+	switch {
+	case req.State == nil:
+		res.Edited++
+		return nil
+	case *req.State == "closed":
+		res.Closed++
+	default:
+		res.Reopened++
+	}
+	if err := s.comment(ctx, is.number, comment, id); err != nil {
+		return fmt.Errorf("github: comment on issue #%d for %s: %w", is.number, id, err)
+	}
+	res.Commented++
+	return nil
+}
+
+// assignee resolves the backfill's owner (the plan's, else the first
+// finding's) to a GitHub login through the owner map.
+func (s *Sink) assignee(w *work) (owner, login string) {
+	if w.report != nil {
+		owner = w.report.Backfill.Owner
+	}
+	for i := 0; owner == "" && i < len(w.findings); i++ {
+		owner = w.findings[i].Owner
+	}
+	if owner == "" {
+		return "", ""
+	}
+	c, ok := s.owners.Lookup(owner)
+	if !ok {
+		return owner, ""
+	}
+	return owner, c.GitHub
+}
+
+func acceptedFingerprints(items []item) []string {
+	var fps []string
+	for _, it := range items {
+		if it.State == stateAccepted && it.finding != nil {
+			fps = append(fps, it.FP)
+		}
+	}
+	return fps
+}
+
+func describe(req *gh.IssueRequest, number int, id string) string {
+	switch {
+	case req.State != nil && *req.State == "closed":
+		return fmt.Sprintf("close #%d for %s: every item resolved", number, id)
+	case req.State != nil:
+		return fmt.Sprintf("reopen #%d for %s", number, id)
+	default:
+		return fmt.Sprintf("edit #%d for %s", number, id)
+	}
+}

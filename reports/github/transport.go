@@ -1,0 +1,206 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+)
+
+// ErrIncomplete marks a run that stopped before the issues were in step
+// with the report: a rate limit would have taken longer than
+// github.rate_limit_wait, or calls failed for good. What was done is kept;
+// the next run picks up from it. The CLI exits 3 on it.
+var ErrIncomplete = errors.New("github: sync incomplete")
+
+// Retry tuning for server errors (5xx and broken connections).
+const (
+	serverRetries  = 3
+	serverBackoff  = time.Second
+	secondaryFloor = time.Minute // GitHub: "wait for at least one minute"
+)
+
+// transport sits under go-github and does what go-github leaves to its
+// callers: it waits out primary and secondary rate limits (within one
+// budget for the whole run) and retries server errors, so go-github only
+// ever sees the final answer. Doing it here, rather than around go-github's
+// errors, also keeps go-github from refusing calls locally on a rate-limit
+// reset it computed with the wall clock, which an injected clock can't move.
+// It counts every request it sends.
+type transport struct {
+	base  http.RoundTripper
+	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
+
+	mu         sync.Mutex
+	budget     time.Duration // rate-limit waiting left this run
+	waited     time.Duration
+	reads      int
+	writes     int
+	secondarys int // consecutive secondary limits, for exponential waits
+}
+
+// reset starts a run's accounting.
+func (t *transport) reset(budget time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.budget, t.waited, t.reads, t.writes, t.secondarys = budget, 0, 0, 0, 0
+}
+
+func (t *transport) counts() (reads, writes int, waited time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.reads, t.writes, t.waited
+}
+
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	for attempt := 1; ; attempt++ {
+		r, err := rewind(req, attempt)
+		if err != nil {
+			return nil, err
+		}
+		t.count(r.Method)
+		resp, err := t.base.RoundTrip(r)
+		if err != nil {
+			if ctx.Err() != nil || !idempotent(req.Method) || attempt > serverRetries {
+				return nil, err
+			}
+			if err := t.sleep(ctx, backoff(attempt)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if wait, limited := t.rateLimitWait(resp); limited {
+			drain(resp)
+			if err := t.spend(ctx, req, wait); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		t.mu.Lock()
+		t.secondarys = 0
+		t.mu.Unlock()
+		// A POST that failed on the server may still have landed; the
+		// caller checks before trying again, so only idempotent calls are
+		// retried here.
+		if resp.StatusCode >= 500 && idempotent(req.Method) && attempt <= serverRetries {
+			drain(resp)
+			if err := t.sleep(ctx, backoff(attempt)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return resp, nil
+	}
+}
+
+func (t *transport) count(method string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if method == http.MethodGet || method == http.MethodHead {
+		t.reads++
+	} else {
+		t.writes++
+	}
+}
+
+// spend waits d if the run's budget allows it, and otherwise gives up with
+// ErrIncomplete at once: waiting part of the way would only burn time.
+func (t *transport) spend(ctx context.Context, req *http.Request, d time.Duration) error {
+	t.mu.Lock()
+	if d > t.budget {
+		left := t.budget
+		t.mu.Unlock()
+		return fmt.Errorf("%w: rate limited on %s %s for %s, more than the %s left of github.rate_limit_wait",
+			ErrIncomplete, req.Method, req.URL.Path, d.Round(time.Second), left.Round(time.Second))
+	}
+	t.budget -= d
+	t.waited += d
+	t.mu.Unlock()
+	if err := t.sleep(ctx, d); err != nil {
+		return fmt.Errorf("%w: waiting out a rate limit on %s %s: %w", ErrIncomplete, req.Method, req.URL.Path, err)
+	}
+	return nil
+}
+
+// rateLimitWait recognises GitHub's rate-limit answers and says how long to
+// wait, following GitHub's rules: primary is 403/429 with
+// X-RateLimit-Remaining: 0 (wait until X-RateLimit-Reset); secondary is
+// 403/429 with Retry-After (wait that long), or with neither header but a
+// message saying so (wait a minute, doubling while it repeats).
+func (t *transport) rateLimitWait(resp *http.Response) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests {
+		return 0, false
+	}
+	now := t.now()
+	if d := collectors.RetryAfter(resp.Header, now); d > 0 {
+		return d, true
+	}
+	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+		reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64)
+		if err != nil {
+			return secondaryFloor, true
+		}
+		// One second past the reset, as the reset is rounded down.
+		return max(time.Unix(reset, 0).Sub(now)+time.Second, time.Second), true
+	}
+	if resp.StatusCode == http.StatusForbidden && !mentionsRateLimit(resp) {
+		return 0, false // a permission problem: retrying will not help
+	}
+	t.mu.Lock()
+	t.secondarys++
+	n := t.secondarys
+	t.mu.Unlock()
+	return secondaryFloor << min(n-1, 4), true
+}
+
+// mentionsRateLimit peeks at an error body for GitHub's rate-limit message,
+// leaving the body readable for go-github.
+func mentionsRateLimit(resp *http.Response) bool {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return strings.Contains(strings.ToLower(string(b)), "rate limit")
+}
+
+// rewind returns the request to send on this attempt, with a fresh body
+// after the first.
+func rewind(req *http.Request, attempt int) (*http.Request, error) {
+	if attempt == 1 || req.Body == nil || req.Body == http.NoBody {
+		return req, nil
+	}
+	if req.GetBody == nil {
+		return nil, fmt.Errorf("github: cannot resend %s %s: body not replayable", req.Method, req.URL.Path)
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	r := req.Clone(req.Context())
+	r.Body = body
+	return r, nil
+}
+
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+}
+
+func backoff(attempt int) time.Duration { return serverBackoff << (attempt - 1) }

@@ -1,0 +1,156 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+	gh "github.com/google/go-github/v60/github"
+)
+
+// pace spaces writes by github.write_interval, as GitHub asks of
+// integrations making many content-creating calls.
+func (s *Sink) pace(ctx context.Context) error {
+	if s.cfg.DryRun {
+		return nil
+	}
+	if s.wroteAny && s.cfg.WriteInterval > 0 {
+		if err := s.sleep(ctx, s.cfg.WriteInterval); err != nil {
+			return err
+		}
+	}
+	s.wroteAny = true
+	return nil
+}
+
+func (s *Sink) issuesPath() string { return "/repos/" + s.cfg.Repo + "/issues" }
+
+// create files an issue and returns its URL ("" in a dry run). A create
+// that fails on the server may still have landed, so before trying again
+// it lists the issues updated since it started and adopts the one carrying
+// this backfill's marker: never a duplicate.
+func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, res *Result) (string, error) {
+	if s.cfg.DryRun {
+		s.printCall(http.MethodPost, s.issuesPath(), "create issue for "+w.id, req, "")
+		return "", nil
+	}
+	started := s.now()
+	for attempt := 1; ; attempt++ {
+		if err := s.pace(ctx); err != nil {
+			return "", err
+		}
+		is, resp, err := s.client.Issues.Create(ctx, s.cfg.owner(), s.cfg.name(), req)
+		if err == nil {
+			return is.GetHTMLURL(), nil
+		}
+		if dropAssignees(err, req, res, w.id) {
+			continue
+		}
+		if resp == nil || resp.StatusCode < 500 || attempt > serverRetries {
+			return "", err
+		}
+		if err := s.sleep(ctx, backoff(attempt)); err != nil {
+			return "", err
+		}
+		landed, lerr := s.listIssues(ctx, started.Add(-10*time.Minute))
+		if lerr != nil {
+			return "", errors.Join(err, lerr)
+		}
+		for _, i := range landed {
+			if model.NormalizeID(i.marker.Backfill) == w.key {
+				return i.url, nil
+			}
+		}
+	}
+}
+
+// edit applies req to an issue; PATCH is idempotent, so the transport
+// retries it on server errors.
+func (s *Sink) edit(ctx context.Context, is *ghIssue, req *gh.IssueRequest, what string, res *Result) error {
+	path := fmt.Sprintf("%s/%d", s.issuesPath(), is.number)
+	if s.cfg.DryRun {
+		s.printCall(http.MethodPatch, path, what, req, "")
+		return nil
+	}
+	for {
+		if err := s.pace(ctx); err != nil {
+			return err
+		}
+		_, _, err := s.client.Issues.Edit(ctx, s.cfg.owner(), s.cfg.name(), is.number, req)
+		if err == nil || !dropAssignees(err, req, res, is.marker.Backfill) {
+			return err
+		}
+	}
+}
+
+// comment posts once: a failed comment is not retried, as it may have
+// landed; the issue's state has already changed, so nothing repeats it.
+func (s *Sink) comment(ctx context.Context, number int, body, id string) error {
+	path := fmt.Sprintf("%s/%d/comments", s.issuesPath(), number)
+	if s.cfg.DryRun {
+		s.printCall(http.MethodPost, path, fmt.Sprintf("comment on #%d for %s", number, id), nil, body)
+		return nil
+	}
+	if err := s.pace(ctx); err != nil {
+		return err
+	}
+	_, _, err := s.client.Issues.CreateComment(ctx, s.cfg.owner(), s.cfg.name(), number, &gh.IssueComment{Body: &body})
+	return err
+}
+
+// dropAssignees handles GitHub refusing an assignee (422: not a
+// collaborator): the call is tried again without, and a warning says so.
+func dropAssignees(err error, req *gh.IssueRequest, res *Result, id string) bool {
+	var er *gh.ErrorResponse
+	if req.Assignees == nil || !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusUnprocessableEntity {
+		return false
+	}
+	res.Warnings = append(res.Warnings, fmt.Sprintf("%s: GitHub refused assignees %s (%s); left unassigned",
+		id, strings.Join(*req.Assignees, ", "), er.Message))
+	req.Assignees = nil
+	return true
+}
+
+// printCall is the dry run's account of a write: the method and path it
+// would call and everything it would send.
+func (s *Sink) printCall(method, path, what string, req *gh.IssueRequest, comment string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[dry-run] %s %s  (%s)\n", method, path, what)
+	if req != nil {
+		if req.State != nil {
+			fmt.Fprintf(&b, "  state: %s", *req.State)
+			if req.StateReason != nil {
+				fmt.Fprintf(&b, " (%s)", *req.StateReason)
+			}
+			b.WriteString("\n")
+		}
+		if req.Labels != nil {
+			fmt.Fprintf(&b, "  labels: %s\n", strings.Join(*req.Labels, ", "))
+		}
+		if req.Assignees != nil {
+			fmt.Fprintf(&b, "  assignees: %s\n", strings.Join(*req.Assignees, ", "))
+		}
+		if req.Title != nil {
+			fmt.Fprintf(&b, "  title: %s\n", *req.Title)
+		}
+		if req.Body != nil {
+			b.WriteString("  body:\n" + indent(*req.Body))
+		}
+	}
+	if comment != "" {
+		b.WriteString("  comment:\n" + indent(comment))
+	}
+	fmt.Fprint(s.out, b.String())
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		b.WriteString("  | " + l + "\n")
+	}
+	return b.String()
+}
