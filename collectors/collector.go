@@ -56,3 +56,10 @@ type Settings struct {
 type SelectorUser interface {
 	UseSelector(*correlate.Selector)
 }
+
+// BaseDirUser is implemented by collectors that read local files: relative
+// paths in their config are resolved against the config file's directory,
+// which the loader hands them after Decode (so Init must not depend on it).
+type BaseDirUser interface {
+	SetBaseDir(dir string)
+}

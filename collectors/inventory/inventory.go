@@ -33,9 +33,12 @@ type Inventory struct {
 	Files []string `mapstructure:"files"`
 	// System names the artifacts' system when an entry does not.
 	System string `mapstructure:"system"`
-	// Base resolves relative paths; the config loader sets it.
-	Base string `mapstructure:"base"`
+	// Base resolves relative paths: the config file's directory.
+	Base string `mapstructure:"-"`
 }
+
+// SetBaseDir resolves relative paths against the config file's directory.
+func (i *Inventory) SetBaseDir(dir string) { i.Base = dir }
 
 // SampleConfig documents the source entry.
 func (i *Inventory) SampleConfig() string { return sample }

@@ -31,10 +31,12 @@ type Records struct {
 	Plans []string `mapstructure:"plans"`
 	// Records are directories or files of decision records.
 	Records []string `mapstructure:"records"`
-	// Base resolves relative paths; the config loader sets it to the
-	// config file's directory.
-	Base string `mapstructure:"base"`
+	// Base resolves relative paths: the config file's directory.
+	Base string `mapstructure:"-"`
 }
+
+// SetBaseDir resolves relative paths against the config file's directory.
+func (r *Records) SetBaseDir(dir string) { r.Base = dir }
 
 // SampleConfig documents the source entry.
 func (r *Records) SampleConfig() string { return sample }

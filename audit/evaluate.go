@@ -1,0 +1,127 @@
+package audit
+
+import (
+	"time"
+
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+// Tool names the producer in reports.
+var Tool = "bfaudit"
+
+// Evaluate correlates an estate, runs the rules and builds the report. It
+// touches no system: `audit --from estate.json` is this alone.
+func Evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time) *model.Report {
+	ix := correlate.Correlate(est, sel)
+	findings := eng.Evaluate(ix, now)
+	return BuildReport(ix, findings, now)
+}
+
+// BuildReport assembles the report from the index and its findings.
+func BuildReport(ix *correlate.Index, findings []model.Finding, now time.Time) *model.Report {
+	r := &model.Report{
+		Version: model.ReportVersion, Tool: Tool, Now: now.UTC(),
+		Findings: findings, Coverage: ix.Estate.Coverage,
+	}
+	if r.Findings == nil {
+		r.Findings = []model.Finding{}
+	}
+	if r.Coverage == nil {
+		r.Coverage = []model.Coverage{}
+	}
+	byBackfill := map[string][]model.Finding{}
+	for _, f := range findings {
+		if f.BackfillID != "" {
+			id := model.NormalizeID(f.BackfillID)
+			byBackfill[id] = append(byBackfill[id], f)
+		}
+	}
+	for _, id := range ix.IDs {
+		b := ix.Backfills[id]
+		fs := byBackfill[id]
+		r.Backfills = append(r.Backfills, model.BackfillReport{
+			Backfill: *b, Known: true, Artifacts: len(ix.ByBackfill[id]),
+			Findings: countOpen(fs), Lifecycle: rules.Lifecycle(ix, b, fs),
+		})
+	}
+	for _, id := range ix.Unknown {
+		r.Backfills = append(r.Backfills, model.BackfillReport{
+			Backfill: model.Backfill{ID: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(byBackfill[id]),
+			Lifecycle: model.Lifecycle{Blockers: []string{"no plan or decision record describes this backfill"}},
+		})
+	}
+	// Records whose backfill has no plan still deserve a line.
+	for id, rec := range ix.Records {
+		if _, ok := ix.Backfills[id]; ok || contains(ix.Unknown, id) {
+			continue
+		}
+		b := &model.Backfill{ID: rec.BackfillID, Purpose: rec.Purpose, Range: rec.Range, JobID: rec.JobID,
+			Status: model.StatusArchived, Owner: rec.ApprovingOwner}
+		if !rec.Archived() {
+			b.Status = model.StatusReplayed
+		}
+		fs := byBackfill[id]
+		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: *b, Known: true,
+			Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(fs), Lifecycle: rules.Lifecycle(ix, b, fs)})
+	}
+	sortBackfills(r.Backfills)
+	if r.Backfills == nil {
+		r.Backfills = []model.BackfillReport{}
+	}
+	Summarize(r, ix)
+	return r
+}
+
+// Summarize (re)computes the report's summary, e.g. after waivers changed.
+func Summarize(r *model.Report, ix *correlate.Index) {
+	s := model.Summary{BySeverity: map[string]int{}, ByOwner: map[string]int{}, Complete: true}
+	if ix != nil {
+		s.Artifacts, s.Records = len(ix.Artifacts), len(ix.Estate.Records)
+	} else {
+		s.Artifacts, s.Records = r.Summary.Artifacts, r.Summary.Records
+	}
+	s.Backfills = len(r.Backfills)
+	for _, sev := range model.Severities() {
+		s.BySeverity[sev.String()] = 0
+	}
+	for _, f := range r.Findings {
+		if f.Waived() {
+			s.Waived++
+			continue
+		}
+		s.Findings++
+		s.BySeverity[f.Severity.String()]++
+		owner := f.Owner
+		if owner == "" {
+			owner = "(unowned)"
+		}
+		s.ByOwner[owner]++
+	}
+	for _, c := range r.Coverage {
+		if c.Status != model.CoverageOK {
+			s.Complete = false
+		}
+	}
+	r.Summary = s
+}
+
+func countOpen(fs []model.Finding) int {
+	n := 0
+	for _, f := range fs {
+		if !f.Waived() {
+			n++
+		}
+	}
+	return n
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

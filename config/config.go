@@ -1,0 +1,215 @@
+// Package config loads bfaudit's one config file (plus BFAUDIT_* env vars
+// and flags) through a *viper.Viper into typed structs, and validates it
+// with errors that name the file, the key and what was expected.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/viper"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+// Config is bfaudit's whole configuration.
+type Config struct {
+	// File is the config file that was read ("" when none).
+	File string `mapstructure:"-"`
+
+	Correlation Correlation      `mapstructure:"correlation"`
+	Concurrency int              `mapstructure:"concurrency"`
+	Sources     []map[string]any `mapstructure:"sources"`
+	Rules       Rules            `mapstructure:"rules"`
+	Owners      model.Owners     `mapstructure:"owners"`
+	Report      Report           `mapstructure:"report"`
+
+	// Built by Load from the sections above.
+	Instances []collectors.Instance `mapstructure:"-"`
+	Selector  *correlate.Selector   `mapstructure:"-"`
+	Engine    *rules.Engine         `mapstructure:"-"`
+	FailOn    model.Severity        `mapstructure:"-"`
+}
+
+// Correlation says how artifacts are tied to backfills.
+type Correlation struct {
+	LabelKeys    []string `mapstructure:"label_keys"`
+	NamePatterns []string `mapstructure:"name_patterns"`
+}
+
+// Rules holds rule settings.
+type Rules struct {
+	Params   map[string]map[string]string `mapstructure:"params"`
+	Severity map[string]string            `mapstructure:"severity"`
+	Disabled []string                     `mapstructure:"disabled"`
+}
+
+// Report says which files to write.
+type Report struct {
+	// Formats to write: table, json, markdown, html, sarif.
+	Formats []string `mapstructure:"formats"`
+	// Outputs maps a format to a file; a format without one goes to stdout.
+	Outputs map[string]string `mapstructure:"outputs"`
+	// FailOn is the severity at or above which the audit exits 1.
+	FailOn string `mapstructure:"fail_on"`
+	// Templates overrides a format's template: "@path/to/file.tmpl".
+	Templates map[string]string `mapstructure:"templates"`
+}
+
+// Defaults are set on the viper instance so env vars can override them.
+func Defaults(v *viper.Viper) {
+	v.SetDefault("concurrency", 4)
+	v.SetDefault("report.formats", []string{"table"})
+	v.SetDefault("report.fail_on", "high")
+	v.SetDefault("correlation.label_keys", correlate.DefaultLabelKeys)
+	v.SetDefault("correlation.name_patterns", correlate.DefaultNamePatterns)
+}
+
+// NewViper returns a viper instance with defaults and BFAUDIT_* env vars
+// (BFAUDIT_REPORT_FAIL_ON sets report.fail_on).
+func NewViper() *viper.Viper {
+	v := viper.New()
+	Defaults(v)
+	v.SetEnvPrefix("BFAUDIT")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	return v
+}
+
+// Error is a config problem: the file, the key and what was wrong.
+type Error struct {
+	File string
+	Key  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	file := e.File
+	if file == "" {
+		file = "config"
+	}
+	if e.Key == "" {
+		return fmt.Sprintf("%s: %v", file, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", file, e.Key, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads path (when set) into v, decodes and validates everything, and
+// builds the collectors, selector and rule engine.
+func Load(v *viper.Viper, path string) (*Config, error) {
+	if path != "" {
+		v.SetConfigFile(path)
+		if err := v.ReadInConfig(); err != nil {
+			return nil, &Error{File: path, Err: readError(err)}
+		}
+	}
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	c.File = path
+	if err := c.build(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func (c *Config) build() error {
+	fail := func(key string, err error) error { return &Error{File: c.File, Key: key, Err: err} }
+	sel, err := correlate.NewSelector(c.Correlation.LabelKeys, c.Correlation.NamePatterns)
+	if err != nil {
+		return fail("correlation", err)
+	}
+	c.Selector = sel
+	if c.Concurrency < 1 {
+		return fail("concurrency", fmt.Errorf("must be 1 or more, got %d", c.Concurrency))
+	}
+	base := ""
+	if c.File != "" {
+		base = filepath.Dir(c.File)
+	}
+	names := map[string]bool{}
+	for i, entry := range c.Sources {
+		in, err := collectors.Decode(entry, sel)
+		key := fmt.Sprintf("sources[%d]", i)
+		if n, ok := entry["name"].(string); ok && n != "" {
+			key += " (" + n + ")"
+		}
+		if err != nil {
+			return fail(key, err)
+		}
+		if names[in.Name] {
+			return fail(key, fmt.Errorf("name %q is used by another source; give each source its own name", in.Name))
+		}
+		names[in.Name] = true
+		if bu, ok := in.Collector.(collectors.BaseDirUser); ok && base != "" {
+			bu.SetBaseDir(base)
+		}
+		c.Instances = append(c.Instances, in)
+	}
+	sev, err := model.ParseSeverity(c.Report.FailOn)
+	if err != nil {
+		return fail("report.fail_on", err)
+	}
+	c.FailOn = sev
+	for _, f := range c.Report.Formats {
+		if !validFormat(f) {
+			return fail("report.formats", fmt.Errorf("unknown format %q (expected %s)", f, strings.Join(Formats, ", ")))
+		}
+	}
+	for f := range c.Report.Outputs {
+		if !validFormat(f) {
+			return fail("report.outputs."+f, fmt.Errorf("unknown format (expected %s)", strings.Join(Formats, ", ")))
+		}
+	}
+	opts := rules.Options{Params: c.Rules.Params, Disabled: c.Rules.Disabled, Severity: map[string]model.Severity{}}
+	for id, s := range c.Rules.Severity {
+		sv, err := model.ParseSeverity(s)
+		if err != nil {
+			return fail("rules.severity."+id, err)
+		}
+		opts.Severity[id] = sv
+	}
+	eng, err := rules.New(opts)
+	if err != nil {
+		var keyed interface{ Error() string } = err
+		return &Error{File: c.File, Err: keyed}
+	}
+	c.Engine = eng
+	for owner, ct := range c.Owners {
+		if ct.GitHub == "" && ct.Email == "" {
+			return fail("owners."+owner, errors.New("give github, email or both"))
+		}
+	}
+	return nil
+}
+
+// Formats are the report formats bfaudit writes.
+var Formats = []string{"table", "json", "markdown", "html", "sarif"}
+
+func validFormat(f string) bool {
+	for _, v := range Formats {
+		if v == f {
+			return true
+		}
+	}
+	return false
+}
+
+// readError makes viper's parse errors say what they are.
+func readError(err error) error {
+	var nf viper.ConfigFileNotFoundError
+	if errors.As(err, &nf) {
+		return errors.New("file not found")
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "While parsing config: ")
+	return fmt.Errorf("%s", strings.TrimPrefix(msg, "yaml: "))
+}

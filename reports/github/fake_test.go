@@ -1,0 +1,468 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeGitHub is a tiny GitHub: the issue endpoints bfaudit uses, served at
+// their real paths under an Enterprise prefix (/api/v3), with GitHub's JSON
+// shapes, Link pagination, validation and rate-limit answers, and state in
+// memory. It counts the calls it serves.
+type fakeGitHub struct {
+	t      *testing.T
+	srv    *httptest.Server
+	clock  *fakeClock
+	token  string
+	owner  string
+	repo   string
+	logins []string // users who may be assigned
+
+	mu       sync.Mutex
+	issues   []*fakeIssue
+	comments []fakeComment
+	nextID   int64
+	reads    int
+	writes   int
+	// intercept, when set, may answer a request in place of the fake (rate
+	// limits, server errors); it sees the call's 1-based sequence number.
+	intercept func(n int, r *http.Request) (status int, header http.Header, body string, ok bool)
+	calls     int
+	// afterCreate, when set, answers a create that was stored anyway.
+	createFails func(n int) (status int, ok bool)
+	creates     int
+}
+
+type fakeIssue struct {
+	number      int
+	title, body string
+	state       string
+	stateReason string
+	labels      []string
+	assignees   []string
+	pull        bool
+	created     time.Time
+	updated     time.Time
+	closed      time.Time
+}
+
+type fakeComment struct {
+	issue int
+	body  string
+}
+
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	slept  time.Duration
+	sleeps []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Sleep advances the clock instead of waiting.
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	c.slept += d
+	c.sleeps = append(c.sleeps, d)
+	return nil
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+const testToken = "ghp_TESTTOKENdoNotLeak0123456789abcdef"
+
+func newFakeGitHub(t *testing.T) *fakeGitHub {
+	t.Helper()
+	f := &fakeGitHub{
+		t: t, token: testToken, owner: "acme", repo: "data-platform",
+		logins: []string{"alice", "bob", "carol"},
+		clock:  &fakeClock{now: time.Date(2025, 3, 10, 9, 0, 0, 0, time.UTC)},
+	}
+	mux := http.NewServeMux()
+	prefix := "/api/v3/repos/" + f.owner + "/" + f.repo
+	mux.HandleFunc("GET "+prefix+"/issues", f.list)
+	mux.HandleFunc("POST "+prefix+"/issues", f.create)
+	mux.HandleFunc("PATCH "+prefix+"/issues/{number}", f.edit)
+	mux.HandleFunc("POST "+prefix+"/issues/{number}/comments", f.comment)
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.calls++
+		n := f.calls
+		if r.Method == http.MethodGet {
+			f.reads++
+		} else {
+			f.writes++
+		}
+		icpt := f.intercept
+		f.mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer "+f.token {
+			writeJSON(w, http.StatusUnauthorized, nil, map[string]string{
+				"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+			return
+		}
+		if icpt != nil {
+			if status, h, body, ok := icpt(n, r); ok {
+				for k, v := range h {
+					w.Header()[k] = v
+				}
+				w.Header().Set("Content-Type", "application/json; charset=utf-8")
+				w.WriteHeader(status)
+				fmt.Fprint(w, body)
+				return
+			}
+		}
+		f.rateHeaders(w)
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// rateHeaders are on every GitHub answer.
+func (f *fakeGitHub) rateHeaders(w http.ResponseWriter) {
+	w.Header().Set("X-RateLimit-Limit", "5000")
+	w.Header().Set("X-RateLimit-Remaining", "4999")
+	w.Header().Set("X-RateLimit-Used", "1")
+	w.Header().Set("X-RateLimit-Resource", "core")
+	w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(f.clock.Now().Add(time.Hour).Unix(), 10))
+}
+
+func writeJSON(w http.ResponseWriter, status int, h http.Header, v any) {
+	for k, vs := range h {
+		w.Header()[k] = vs
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (f *fakeGitHub) issueJSON(i *fakeIssue) map[string]any {
+	base := f.srv.URL + "/api/v3/repos/" + f.owner + "/" + f.repo
+	html := "https://github.example.com/" + f.owner + "/" + f.repo + "/issues/" + strconv.Itoa(i.number)
+	labels := []map[string]any{}
+	for n, l := range i.labels {
+		labels = append(labels, map[string]any{"id": 1000 + n, "name": l, "color": "ededed", "default": false})
+	}
+	assignees := []map[string]any{}
+	for _, a := range i.assignees {
+		assignees = append(assignees, map[string]any{"login": a, "id": len(a), "type": "User"})
+	}
+	m := map[string]any{
+		"id": 5000 + i.number, "node_id": "I_kw" + strconv.Itoa(i.number), "number": i.number,
+		"url": base + "/issues/" + strconv.Itoa(i.number), "html_url": html,
+		"title": i.title, "body": i.body, "state": i.state, "state_reason": nilIfEmpty(i.stateReason),
+		"labels": labels, "assignees": assignees, "locked": false, "comments": 0,
+		"user":       map[string]any{"login": "bfaudit-bot", "id": 1, "type": "Bot"},
+		"created_at": i.created.Format(time.RFC3339), "updated_at": i.updated.Format(time.RFC3339),
+		"closed_at": nil, "author_association": "NONE",
+	}
+	if len(i.assignees) > 0 {
+		m["assignee"] = assignees[0]
+	} else {
+		m["assignee"] = nil
+	}
+	if !i.closed.IsZero() {
+		m["closed_at"] = i.closed.Format(time.RFC3339)
+	}
+	if i.pull {
+		m["pull_request"] = map[string]any{"url": base + "/pulls/" + strconv.Itoa(i.number)}
+	}
+	return m
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// list is GET /repos/{owner}/{repo}/issues: labels (all must match), state
+// (default open), since (updated at or after), sort created desc, per_page
+// (default 30, at most 100), page, and a Link header like GitHub's.
+func (f *fakeGitHub) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var want []string
+	if l := q.Get("labels"); l != "" {
+		want = strings.Split(l, ",")
+	}
+	var since time.Time
+	if s := q.Get("since"); s != "" {
+		var err error
+		if since, err = time.Parse(time.RFC3339, s); err != nil {
+			writeJSON(w, http.StatusUnprocessableEntity, nil, map[string]string{"message": "Validation Failed"})
+			return
+		}
+	}
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+
+	f.mu.Lock()
+	var match []*fakeIssue
+	for i := len(f.issues) - 1; i >= 0; i-- { // newest first
+		is := f.issues[i]
+		if state != "all" && is.state != state {
+			continue
+		}
+		if !since.IsZero() && is.updated.Before(since) {
+			continue
+		}
+		ok := true
+		for _, l := range want {
+			ok = ok && slices.Contains(is.labels, l)
+		}
+		if ok {
+			match = append(match, is)
+		}
+	}
+	last := max((len(match)+perPage-1)/perPage, 1)
+	out := []map[string]any{}
+	for i := (page - 1) * perPage; i < min(page*perPage, len(match)); i++ {
+		out = append(out, f.issueJSON(match[i]))
+	}
+	f.mu.Unlock()
+
+	link := func(p int, rel string) string {
+		u := *r.URL
+		u.Scheme, u.Host = "http", r.Host
+		qq := u.Query()
+		qq.Set("page", strconv.Itoa(p))
+		u.RawQuery = qq.Encode()
+		return fmt.Sprintf("<%s>; rel=%q", u.String(), rel)
+	}
+	var links []string
+	if page > 1 {
+		links = append(links, link(page-1, "prev"))
+	}
+	if page < last {
+		links = append(links, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 {
+		links = append(links, link(1, "first"))
+	}
+	h := http.Header{}
+	if len(links) > 0 {
+		h.Set("Link", strings.Join(links, ", "))
+	}
+	writeJSON(w, http.StatusOK, h, out)
+}
+
+type issueRequest struct {
+	Title       *string   `json:"title"`
+	Body        *string   `json:"body"`
+	State       *string   `json:"state"`
+	StateReason *string   `json:"state_reason"`
+	Labels      *[]string `json:"labels"`
+	Assignees   *[]string `json:"assignees"`
+}
+
+func (f *fakeGitHub) validAssignees(w http.ResponseWriter, as *[]string) bool {
+	if as == nil {
+		return true
+	}
+	for _, a := range *as {
+		if !slices.Contains(f.logins, a) {
+			writeJSON(w, http.StatusUnprocessableEntity, nil, map[string]any{
+				"message": "Validation Failed",
+				"errors": []map[string]string{{"value": a, "resource": "Issue", "field": "assignees", "code": "invalid"}},
+				"documentation_url": "https://docs.github.com/rest/issues/issues#create-an-issue",
+			})
+			return false
+		}
+	}
+	return true
+}
+
+func (f *fakeGitHub) create(w http.ResponseWriter, r *http.Request) {
+	var req issueRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Title == nil || *req.Title == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, nil, map[string]string{"message": "Validation Failed"})
+		return
+	}
+	if !f.validAssignees(w, req.Assignees) {
+		return
+	}
+	f.mu.Lock()
+	now := f.clock.Now()
+	is := &fakeIssue{number: len(f.issues) + 1, title: *req.Title, state: "open", created: now, updated: now}
+	if req.Body != nil {
+		is.body = *req.Body
+	}
+	if req.Labels != nil {
+		is.labels = slices.Clone(*req.Labels)
+	}
+	if req.Assignees != nil {
+		is.assignees = slices.Clone(*req.Assignees)
+	}
+	f.issues = append(f.issues, is)
+	f.creates++
+	fail := f.createFails
+	n := f.creates
+	body := f.issueJSON(is)
+	f.mu.Unlock()
+	if fail != nil {
+		if status, ok := fail(n); ok { // stored, but the answer is lost
+			writeJSON(w, status, nil, map[string]string{"message": "Server Error"})
+			return
+		}
+	}
+	writeJSON(w, http.StatusCreated, nil, body)
+}
+
+func (f *fakeGitHub) issue(w http.ResponseWriter, r *http.Request) *fakeIssue {
+	n, _ := strconv.Atoi(r.PathValue("number"))
+	if n < 1 || n > len(f.issues) {
+		writeJSON(w, http.StatusNotFound, nil, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+		return nil
+	}
+	return f.issues[n-1]
+}
+
+func (f *fakeGitHub) edit(w http.ResponseWriter, r *http.Request) {
+	var req issueRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, nil, map[string]string{"message": "Problems parsing JSON"})
+		return
+	}
+	if !f.validAssignees(w, req.Assignees) {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	is := f.issue(w, r)
+	if is == nil {
+		return
+	}
+	now := f.clock.Now()
+	if req.Title != nil {
+		is.title = *req.Title
+	}
+	if req.Body != nil {
+		is.body = *req.Body
+	}
+	if req.Labels != nil {
+		is.labels = slices.Clone(*req.Labels)
+	}
+	if req.Assignees != nil {
+		is.assignees = slices.Clone(*req.Assignees)
+	}
+	if req.State != nil && *req.State != is.state {
+		is.state = *req.State
+		if is.state == "closed" {
+			is.closed, is.stateReason = now, "completed"
+			if req.StateReason != nil {
+				is.stateReason = *req.StateReason
+			}
+		} else {
+			is.closed, is.stateReason = time.Time{}, "reopened"
+		}
+	}
+	is.updated = now
+	writeJSON(w, http.StatusOK, nil, f.issueJSON(is))
+}
+
+func (f *fakeGitHub) comment(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Body string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Body == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, nil, map[string]string{"message": "Validation Failed"})
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	is := f.issue(w, r)
+	if is == nil {
+		return
+	}
+	is.updated = f.clock.Now()
+	f.comments = append(f.comments, fakeComment{issue: is.number, body: req.Body})
+	f.nextID++
+	writeJSON(w, http.StatusCreated, nil, map[string]any{
+		"id": f.nextID, "body": req.Body, "html_url": fmt.Sprintf("https://github.example.com/%s/%s/issues/%d#issuecomment-%d", f.owner, f.repo, is.number, f.nextID),
+		"user": map[string]any{"login": "bfaudit-bot"}, "created_at": f.clock.Now().Format(time.RFC3339),
+	})
+}
+
+// closeByHand is a person closing an issue in the browser, with labels.
+func (f *fakeGitHub) closeByHand(number int, labels ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	is := f.issues[number-1]
+	is.state, is.stateReason, is.closed, is.updated = "closed", "not_planned", f.clock.Now(), f.clock.Now()
+	is.labels = append(is.labels, labels...)
+}
+
+// addIssue stores an issue directly (a hand-made one, or a pull request).
+func (f *fakeGitHub) addIssue(is fakeIssue) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	is.number = len(f.issues) + 1
+	if is.state == "" {
+		is.state = "open"
+	}
+	is.created, is.updated = f.clock.Now(), f.clock.Now()
+	f.issues = append(f.issues, &is)
+}
+
+// snapshot returns copies of the issues and comments.
+func (f *fakeGitHub) snapshot() ([]fakeIssue, []fakeComment) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []fakeIssue
+	for _, is := range f.issues {
+		out = append(out, *is)
+	}
+	return out, slices.Clone(f.comments)
+}
+
+func (f *fakeGitHub) resetCounts() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads, f.writes = 0, 0
+}
+
+func (f *fakeGitHub) counts() (reads, writes int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reads, f.writes
+}
+
+// baseURL is what a GitHub Enterprise user would configure.
+func (f *fakeGitHub) baseURL() string {
+	u, _ := url.Parse(f.srv.URL)
+	return u.String() + "/"
+}

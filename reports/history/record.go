@@ -1,0 +1,349 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// row is a finding as the store remembers it.
+type row struct {
+	fingerprint string
+	source      string
+	scope       string
+	severity    string
+	firstSeen   time.Time
+	lastSeen    time.Time
+	resolved    bool
+	waived      bool
+	detail      string
+}
+
+// Record stores the run r describes and fills in, in place, each finding's
+// FirstSeen and LastSeen and r.History: the previous run, the fingerprints
+// new this run, the findings resolved since the previous run, and the trend
+// of past runs (oldest first, this run last).
+//
+// A finding missing this run is resolved only when its source answered for
+// its scope; otherwise it stays open with its old last_seen, and the trend
+// keeps counting it. Run time is r.Now.
+func (s *Store) Record(ctx context.Context, r *model.Report) error {
+	if r.Now.IsZero() {
+		return fmt.Errorf("history: record: report has no time (Now)")
+	}
+	now := r.Now.UTC()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("history: %s: begin: %w", s.dbLabel, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	if err := s.lockWriters(ctx, tx); err != nil {
+		return fmt.Errorf("history: %s: lock: %w", s.dbLabel, err)
+	}
+
+	hist := &model.History{}
+	var prev sql.NullString
+	if err := tx.QueryRowContext(ctx, s.bind(`SELECT MAX(at) FROM runs WHERE at <= ?`), fmtTime(now)).Scan(&prev); err != nil {
+		return fmt.Errorf("history: %s: previous run: %w", s.dbLabel, err)
+	}
+	if hist.PreviousRun, err = parseNullTime(prev); err != nil {
+		return fmt.Errorf("history: %s: previous run: %w", s.dbLabel, err)
+	}
+
+	open, err := s.loadRows(ctx, tx, `resolved_at IS NULL`, nil)
+	if err != nil {
+		return err
+	}
+	var unknown []string
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if f.Fingerprint == "" {
+			f.Fingerprint = model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI)
+		}
+		if _, ok := open[f.Fingerprint]; !ok {
+			unknown = append(unknown, f.Fingerprint)
+		}
+	}
+	closed, err := s.loadClosed(ctx, tx, unknown)
+	if err != nil {
+		return err
+	}
+
+	runID, err := newID()
+	if err != nil {
+		return err
+	}
+	runID = fmtTime(now) + "-" + runID
+
+	tally := newTally()
+	seen := map[string]bool{}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		old, wasOpen := open[f.Fingerprint]
+		if !wasOpen {
+			old, wasOpen = closed[f.Fingerprint], false
+		}
+		first, last, reopened := now, now, sql.NullString{}
+		switch {
+		case wasOpen:
+			first, last = minTime(old.firstSeen, now), maxTime(old.lastSeen, now)
+		case old.fingerprint != "": // resolved before, back now: same finding, reopened
+			first = minTime(old.firstSeen, now)
+			reopened = nullTime(now)
+		}
+		f.FirstSeen, f.LastSeen = first, last
+		if seen[f.Fingerprint] {
+			continue // a duplicate in the report: counted and stored once
+		}
+		seen[f.Fingerprint] = true
+		if !wasOpen && !f.Waived() {
+			hist.New = append(hist.New, f.Fingerprint)
+		}
+		tally.add(f.Severity.String(), f.Waived())
+		if err := s.upsert(ctx, tx, f, runID, reopened); err != nil {
+			return err
+		}
+	}
+
+	for fp, old := range open {
+		if seen[fp] {
+			continue
+		}
+		if !answered(r.Coverage, old.source, old.scope) || now.Before(old.lastSeen) {
+			tally.add(old.severity, old.waived) // still open: not concluded gone
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, s.bind(`UPDATE findings SET resolved_at = ?, last_run = ? WHERE fingerprint = ?`),
+			fmtTime(now), runID, fp); err != nil {
+			return fmt.Errorf("history: %s: resolve %s: %w", s.dbLabel, fp, err)
+		}
+		f, err := old.finding()
+		if err != nil {
+			return err
+		}
+		hist.Resolved = append(hist.Resolved, f)
+	}
+	sortFindings(hist.Resolved)
+	sort.Strings(hist.New)
+
+	if err := s.insertRun(ctx, tx, runID, now, tally, r.Coverage); err != nil {
+		return err
+	}
+	if hist.Trend, err = s.trend(ctx, tx, now); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("history: %s: commit run: %w", s.dbLabel, err)
+	}
+	r.History = hist
+	return nil
+}
+
+func (s *Store) upsert(ctx context.Context, tx *sql.Tx, f *model.Finding, runID string, reopened sql.NullString) error {
+	detail, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("history: encode finding %s: %w", f.Fingerprint, err)
+	}
+	var reason string
+	var expires sql.NullString
+	if f.Waiver != nil {
+		reason, expires = f.Waiver.Reason, nullTime(f.Waiver.Expires)
+	}
+	// reopened_at keeps its old value unless this run reopened the finding.
+	_, err = tx.ExecContext(ctx, s.bind(`INSERT INTO findings (fingerprint, rule_id, severity, backfill_id, artifact_uri,
+		owner, source, scope, first_seen, last_seen, resolved_at, reopened_at, waived, waiver_reason, waiver_expires,
+		last_run, detail)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (fingerprint) DO UPDATE SET rule_id = excluded.rule_id, severity = excluded.severity,
+		backfill_id = excluded.backfill_id, artifact_uri = excluded.artifact_uri, owner = excluded.owner,
+		source = excluded.source, scope = excluded.scope, first_seen = excluded.first_seen,
+		last_seen = excluded.last_seen, resolved_at = NULL,
+		reopened_at = COALESCE(excluded.reopened_at, findings.reopened_at),
+		waived = excluded.waived, waiver_reason = excluded.waiver_reason, waiver_expires = excluded.waiver_expires,
+		last_run = excluded.last_run, detail = excluded.detail`),
+		f.Fingerprint, f.RuleID, f.Severity.String(), f.BackfillID, f.ArtifactURI, f.Owner, f.Source, f.Scope,
+		fmtTime(f.FirstSeen), fmtTime(f.LastSeen), reopened, boolInt(f.Waived()), reason, expires, runID, string(detail))
+	if err != nil {
+		return fmt.Errorf("history: %s: store finding %s: %w", s.dbLabel, f.Fingerprint, err)
+	}
+	return nil
+}
+
+const rowColumns = `fingerprint, source, scope, severity, first_seen, last_seen, resolved_at, waived, detail`
+
+func (s *Store) loadRows(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, where string, args []any) (map[string]row, error) {
+	rows, err := q.QueryContext(ctx, s.bind(`SELECT `+rowColumns+` FROM findings WHERE `+where), args...)
+	if err != nil {
+		return nil, fmt.Errorf("history: %s: load findings: %w", s.dbLabel, err)
+	}
+	defer rows.Close()
+	out := map[string]row{}
+	for rows.Next() {
+		var rw row
+		var first, last string
+		var resolved sql.NullString
+		var waived int
+		if err := rows.Scan(&rw.fingerprint, &rw.source, &rw.scope, &rw.severity, &first, &last, &resolved, &waived, &rw.detail); err != nil {
+			return nil, fmt.Errorf("history: %s: read finding: %w", s.dbLabel, err)
+		}
+		if rw.firstSeen, err = parseTime(first); err != nil {
+			return nil, fmt.Errorf("history: finding %s: %w", rw.fingerprint, err)
+		}
+		if rw.lastSeen, err = parseTime(last); err != nil {
+			return nil, fmt.Errorf("history: finding %s: %w", rw.fingerprint, err)
+		}
+		rw.resolved, rw.waived = resolved.Valid, waived != 0
+		out[rw.fingerprint] = rw
+	}
+	return out, rows.Err()
+}
+
+// loadClosed reads the resolved rows among fps, in batches that stay under
+// both databases' parameter limits.
+func (s *Store) loadClosed(ctx context.Context, tx *sql.Tx, fps []string) (map[string]row, error) {
+	out := map[string]row{}
+	const batch = 500
+	for len(fps) > 0 {
+		n := min(batch, len(fps))
+		args := make([]any, n)
+		for i, fp := range fps[:n] {
+			args[i] = fp
+		}
+		got, err := s.loadRows(ctx, tx, `resolved_at IS NOT NULL AND fingerprint IN (?`+strings.Repeat(", ?", n-1)+`)`, args)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range got {
+			out[k] = v
+		}
+		fps = fps[n:]
+	}
+	return out, nil
+}
+
+// finding rebuilds the finding as last seen, with its history times.
+func (rw row) finding() (model.Finding, error) {
+	var f model.Finding
+	if err := json.Unmarshal([]byte(rw.detail), &f); err != nil {
+		return f, fmt.Errorf("history: decode finding %s: %w", rw.fingerprint, err)
+	}
+	f.FirstSeen, f.LastSeen = rw.firstSeen, rw.lastSeen
+	return f, nil
+}
+
+// tally counts a run's open findings after it is recorded.
+type tally struct {
+	open, waived int
+	bySeverity   map[string]int
+}
+
+func newTally() *tally { return &tally{bySeverity: map[string]int{}} }
+
+func (t *tally) add(severity string, waived bool) {
+	if waived {
+		t.waived++
+		return
+	}
+	t.open++
+	t.bySeverity[severity]++
+}
+
+func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, id string, at time.Time, t *tally, coverage []model.Coverage) error {
+	sev, err := json.Marshal(t.bySeverity)
+	if err != nil {
+		return err
+	}
+	complete := true
+	for _, c := range coverage {
+		complete = complete && (c.Status == model.CoverageOK || c.Status == "")
+	}
+	if _, err := tx.ExecContext(ctx, s.bind(`INSERT INTO runs (id, at, findings, waived, by_severity, complete) VALUES (?, ?, ?, ?, ?, ?)`),
+		id, fmtTime(at), t.open, t.waived, string(sev), boolInt(complete)); err != nil {
+		return fmt.Errorf("history: %s: store run: %w", s.dbLabel, err)
+	}
+	for _, c := range coverage {
+		errs, err := json.Marshal(c.Errors)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.bind(`INSERT INTO run_coverage (run_id, source, system, status, error, scope_errors,
+			artifacts, backfills, records) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, source) DO NOTHING`),
+			id, c.Source, c.System, string(c.Status), c.Error, string(errs), c.Artifacts, c.Backfills, c.Records); err != nil {
+			return fmt.Errorf("history: %s: store coverage of %s: %w", s.dbLabel, c.Source, err)
+		}
+	}
+	return nil
+}
+
+// trend reads the last runs up to at, oldest first.
+func (s *Store) trend(ctx context.Context, tx *sql.Tx, at time.Time) ([]model.TrendPoint, error) {
+	rows, err := tx.QueryContext(ctx, s.bind(`SELECT at, findings, by_severity FROM runs WHERE at <= ? ORDER BY at DESC, id DESC LIMIT ?`),
+		fmtTime(at), s.trendRuns)
+	if err != nil {
+		return nil, fmt.Errorf("history: %s: trend: %w", s.dbLabel, err)
+	}
+	defer rows.Close()
+	var points []model.TrendPoint
+	for rows.Next() {
+		var p model.TrendPoint
+		var ts, sev string
+		if err := rows.Scan(&ts, &p.Findings, &sev); err != nil {
+			return nil, fmt.Errorf("history: %s: trend: %w", s.dbLabel, err)
+		}
+		if p.At, err = parseTime(ts); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(sev), &p.BySeverity); err != nil {
+			return nil, fmt.Errorf("history: trend at %s: %w", ts, err)
+		}
+		points = append(points, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(points)-1; i < j; i, j = i+1, j-1 {
+		points[i], points[j] = points[j], points[i]
+	}
+	return points, nil
+}
+
+// sortFindings orders most severe first, then by fingerprint, so output is
+// stable run to run.
+func sortFindings(fs []model.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Severity != fs[j].Severity {
+			return fs[i].Severity > fs[j].Severity
+		}
+		return fs[i].Fingerprint < fs[j].Fingerprint
+	})
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,198 @@
+package history
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store is an open history store. It is safe for concurrent use, and two
+// Stores (two processes) on the same file or database coordinate through it.
+type Store struct {
+	db        *sql.DB
+	driver    string
+	trendRuns int
+	now       func() time.Time
+	holder    string        // who this Store claims digests as
+	stale     time.Duration // a claim older than this is taken over
+	dbLabel   string        // where the store is, for errors; never the DSN
+}
+
+// Option adjusts a Store.
+type Option func(*Store)
+
+// WithClock sets the clock used for digest claims (tests).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithStaleClaim sets how long a digest claim may be held before another run
+// may take it over, so a run that crashed mid-post does not block the
+// period forever (default 30 minutes).
+func WithStaleClaim(d time.Duration) Option { return func(s *Store) { s.stale = d } }
+
+// sqliteBusyTimeout is how long a writer waits for another process's lock.
+const sqliteBusyTimeout = 15 * time.Second
+
+// Open connects to the store and runs any pending schema migrations.
+func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	s := &Store{driver: cfg.Driver, trendRuns: cfg.TrendRuns, now: time.Now, stale: 30 * time.Minute}
+	for _, o := range opts {
+		o(s)
+	}
+	holder, err := newID()
+	if err != nil {
+		return nil, err
+	}
+	s.holder = holder
+
+	switch cfg.Driver {
+	case DriverSQLite:
+		s.dbLabel = "sqlite " + cfg.Path
+		if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o750); err != nil {
+			return nil, fmt.Errorf("history: create directory for %s: %w", cfg.Path, err)
+		}
+		// WAL lets readers run beside the one writer; busy_timeout makes a
+		// second audit wait for the lock instead of failing; immediate
+		// transactions take the write lock at BEGIN, so two writers never
+		// deadlock upgrading a read lock.
+		q := "?_pragma=" + fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()) +
+			"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		db, err := sql.Open("sqlite", cfg.Path+q)
+		if err != nil {
+			return nil, fmt.Errorf("history: open %s: %w", s.dbLabel, err)
+		}
+		s.db = db
+	case DriverPostgres:
+		dsn, err := cfg.dsn()
+		if err != nil {
+			return nil, err
+		}
+		pc, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			// pgx's parse errors can echo the DSN; say only where to look.
+			return nil, fmt.Errorf("history.dsn: not a valid PostgreSQL connection string")
+		}
+		s.dbLabel = fmt.Sprintf("postgres %s:%d/%s", pc.Host, pc.Port, pc.Database)
+		if cfg.Schema != "" {
+			if err := createSchema(ctx, pc, cfg.Schema); err != nil {
+				return nil, fmt.Errorf("history: %s: %w", s.dbLabel, err)
+			}
+			pc.RuntimeParams["search_path"] = cfg.Schema
+			s.dbLabel += " schema " + cfg.Schema
+		}
+		s.db = stdlib.OpenDB(*pc)
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("history: connect to %s: %w", s.dbLabel, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("history: migrate %s: %w", s.dbLabel, err)
+	}
+	return s, nil
+}
+
+// createSchema makes the configured schema exist before any connection
+// uses it as its search_path.
+func createSchema(ctx context.Context, pc *pgx.ConnConfig, schema string) error {
+	conn, err := pgx.ConnectConfig(ctx, pc)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	// schema is checked against a plain identifier pattern in Validate.
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS "`+schema+`"`); err != nil {
+		return fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	return nil
+}
+
+// Close releases the connection pool.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Driver names the backend (sqlite or postgres).
+func (s *Store) Driver() string { return s.driver }
+
+// bind rewrites '?' placeholders for the driver: PostgreSQL wants $1, $2...
+// The SQL in this package never has a literal '?' in a string.
+func (s *Store) bind(query string) string {
+	if s.driver != DriverPostgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// lockWriters serializes writers across processes within tx. SQLite already
+// holds its database lock from BEGIN (immediate mode); PostgreSQL takes a
+// transaction-scoped advisory lock named after the schema.
+func (s *Store) lockWriters(ctx context.Context, tx *sql.Tx) error {
+	if s.driver != DriverPostgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('bfaudit.history.' || current_schema()))`)
+	return err
+}
+
+func newID() (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("history: random id: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// timeLayout stores times as fixed-width UTC text: it sorts as text, reads
+// the same in both databases and needs no driver time conversion.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+func fmtTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func nullTime(t time.Time) sql.NullString {
+	if t.IsZero() {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: fmtTime(t), Valid: true}
+}
+
+func parseTime(v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(timeLayout, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stored time %q: %w", v, err)
+	}
+	return t, nil
+}
+
+func parseNullTime(v sql.NullString) (time.Time, error) {
+	if !v.Valid {
+		return time.Time{}, nil
+	}
+	return parseTime(v.String)
+}

@@ -1,0 +1,121 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	htmltemplate "html/template"
+	"io"
+	"sort"
+	"strings"
+	texttemplate "text/template"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/templates"
+)
+
+// Template renders a report through a Go template from templates/ (or a
+// file given as "@path"). HTML templates are escaped as HTML.
+type Template struct {
+	Name string
+	HTML bool
+}
+
+// Write implements Writer.
+func (t *Template) Write(_ context.Context, w io.Writer, r *model.Report) error {
+	text, err := templates.Load(t.Name)
+	if err != nil {
+		return err
+	}
+	data := newView(r)
+	if t.HTML {
+		tpl, err := htmltemplate.New(t.Name).Funcs(htmlFuncs()).Parse(text)
+		if err != nil {
+			return fmt.Errorf("template %s: %w", t.Name, err)
+		}
+		return tpl.Execute(w, data)
+	}
+	tpl, err := texttemplate.New(t.Name).Funcs(textFuncs()).Parse(text)
+	if err != nil {
+		return fmt.Errorf("template %s: %w", t.Name, err)
+	}
+	return tpl.Execute(w, data)
+}
+
+// View is what templates see: the report plus groupings they need.
+type View struct {
+	*model.Report
+	// Steps are the lifecycle steps in order, for checklists.
+	Steps []model.Step
+	// Severities in order, most severe first.
+	Severities []model.Severity
+	// ByBackfill groups findings by backfill id ("" for those with none).
+	ByBackfill map[string][]model.Finding
+	// Owners are the owners with open findings, most findings first.
+	Owners []OwnerCount
+	// Incomplete lists sources that did not answer fully.
+	Incomplete []model.Coverage
+}
+
+// OwnerCount is one owner's open findings.
+type OwnerCount struct {
+	Owner string
+	Count int
+}
+
+func newView(r *model.Report) *View {
+	v := &View{Report: r, Steps: model.Steps(), Severities: model.Severities(), ByBackfill: map[string][]model.Finding{}}
+	for _, f := range r.Findings {
+		v.ByBackfill[f.BackfillID] = append(v.ByBackfill[f.BackfillID], f)
+	}
+	for o, n := range r.Summary.ByOwner {
+		v.Owners = append(v.Owners, OwnerCount{o, n})
+	}
+	sort.Slice(v.Owners, func(i, j int) bool {
+		if v.Owners[i].Count != v.Owners[j].Count {
+			return v.Owners[i].Count > v.Owners[j].Count
+		}
+		return v.Owners[i].Owner < v.Owners[j].Owner
+	})
+	for _, c := range r.Coverage {
+		if c.Status != model.CoverageOK {
+			v.Incomplete = append(v.Incomplete, c)
+		}
+	}
+	return v
+}
+
+func commonFuncs() map[string]any {
+	return map[string]any{
+		"where":     Where,
+		"lifecycle": LifecycleLabel,
+		"date":      func(t interface{ Format(string) string }) string { return t.Format("2006-01-02") },
+		"datetime":  func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04 MST") },
+		"join":      strings.Join,
+		"oneline":   oneLine,
+		"count":     func(m map[string]int, k fmt.Stringer) int { return m[k.String()] },
+		"step":      func(i int) model.Step { return model.Step(i) },
+		"reached":   func(b model.BackfillReport, s model.Step) bool { return b.Known && b.Lifecycle.Reached >= s },
+	}
+}
+
+func textFuncs() texttemplate.FuncMap {
+	f := texttemplate.FuncMap(commonFuncs())
+	f["md"] = mdEscape
+	return f
+}
+
+func htmlFuncs() htmltemplate.FuncMap {
+	f := htmltemplate.FuncMap(commonFuncs())
+	f["severityChart"] = func(r *model.Report) htmltemplate.HTML { return htmltemplate.HTML(SeverityChart(r)) }
+	f["ownerChart"] = func(v *View) htmltemplate.HTML { return htmltemplate.HTML(OwnerChart(v.Owners)) }
+	f["trendChart"] = func(r *model.Report) htmltemplate.HTML { return htmltemplate.HTML(TrendChart(r)) }
+	f["lifecycleChart"] = func(b model.BackfillReport) htmltemplate.HTML { return htmltemplate.HTML(LifecycleChart(b)) }
+	return f
+}
+
+// mdEscape keeps estate text from breaking Markdown tables or formatting.
+func mdEscape(s string) string {
+	s = oneLine(s)
+	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`)
+	return r.Replace(s)
+}

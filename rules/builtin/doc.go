@@ -1,0 +1,67 @@
+// Package builtin holds bfaudit's built-in rules, one file per rule, each
+// registered in init with its metadata. Import it for its side effect.
+package builtin
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Seeds, cited by every rule's metadata.
+const (
+	seedCleanup    = "backfill-cleanup.txt"
+	seedScheduling = "backfill-scheduling.txt"
+	seedReprocess  = "backfills-and-reprocessing.txt"
+)
+
+// tied calls fn for every live artifact of the given kinds that is tied to
+// a known backfill. It walks the index's per-backfill lists, so a rule
+// costs one pass over the artifacts.
+func tied(ix *correlate.Index, kinds []model.Kind, fn func(b *model.Backfill, a *model.Artifact)) {
+	want := map[model.Kind]bool{}
+	for _, k := range kinds {
+		want[k] = true
+	}
+	for _, id := range ix.IDs {
+		b := ix.Backfills[id]
+		for _, a := range ix.ArtifactsOf(id) {
+			if want[a.Kind] && a.State.Live() {
+				fn(b, a)
+			}
+		}
+	}
+}
+
+// stateNote says what state an artifact is in, for evidence.
+func stateNote(a *model.Artifact) string {
+	if a.State == "" {
+		return fmt.Sprintf("%s %s seen in %s", a.Kind, a.URI, a.Source)
+	}
+	return fmt.Sprintf("%s %s is %s in %s", a.Kind, a.URI, a.State, a.Source)
+}
+
+func day(t interface{ Format(string) string }) string { return t.Format("2006-01-02") }
+
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// unreadable reports a plan that failed to parse and was kept only by id;
+// its parse error is already reported, so governance rules skip it.
+func unreadable(b *model.Backfill) bool {
+	for _, n := range b.Notes {
+		if strings.HasPrefix(n, "plan could not be read") {
+			return true
+		}
+	}
+	return false
+}

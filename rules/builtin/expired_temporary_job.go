@@ -1,0 +1,48 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF001", Name: "expired-temporary-job", Title: "Backfill job still scheduled after expiry",
+		Rationale: "A replay job copied into the scheduler looks permanent surprisingly fast; while it stays enabled it can run again over production data. " +
+			"Plans must carry an expiry date for temporary jobs, and the job goes once the replay is verified.",
+		Seed:        seedCleanup,
+		Remediation: "Delete the job from the scheduler, or convert it into an owned, tested runbook entry (set the runbook attribute) if it is needed for future recovery.",
+		Severity:    model.SeverityMedium, Step: model.StepRetired,
+		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a backfill job counts as lingering"}},
+		Check:  expiredTemporaryJob,
+	})
+}
+
+// expiredTemporaryJob flags enabled backfill jobs past the backfill's expiry
+// or its completion plus grace. Paused and disabled jobs are BF002's.
+func expiredTemporaryJob(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
+		if a.State == model.StatePaused || a.State == model.StateDisabled || a.Attr(model.AttrRunbook) != "" {
+			return
+		}
+		var why string
+		switch {
+		case c.Past(b.Expiry):
+			why = fmt.Sprintf("backfill %s expired %s", b.ID, day(b.Expiry))
+		case c.Past(a.ExpiresAt):
+			why = fmt.Sprintf("the job's own expiry passed %s", day(a.ExpiresAt))
+		default:
+			over, ev := c.GraceOver(b, grace)
+			if !over {
+				return
+			}
+			why = ev
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a,
+			Message:  fmt.Sprintf("job %s is still scheduled: %s", a.Name, why),
+			Evidence: []string{stateNote(a), why}})
+	})
+}

@@ -1,0 +1,33 @@
+package builtin
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF009", Name: "incomplete-decision-record", Title: "Decision record is missing required fields",
+		Rationale:   "The record must hold purpose, range, job id, validation query, approving owner, and where final data now lives; a record without them cannot answer the questions it exists for.",
+		Seed:        seedCleanup,
+		Remediation: "Fill in the missing fields of the decision record's front matter.",
+		Severity:    model.SeverityLow, Step: model.StepArchived,
+		Check: incompleteDecisionRecord,
+	})
+}
+
+func incompleteDecisionRecord(c *rules.Context) {
+	for _, r := range c.Index.Estate.Records {
+		missing := r.MissingFields()
+		if len(missing) == 0 {
+			continue
+		}
+		r := r
+		c.Report(rules.Issue{Record: &r, Backfill: c.Index.Backfill(r.BackfillID),
+			Message:  fmt.Sprintf("decision record for %s lacks %s", r.BackfillID, joinAnd(missing)),
+			Evidence: []string{"missing: " + strings.Join(missing, ", ")}})
+	}
+}

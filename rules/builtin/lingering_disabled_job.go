@@ -1,0 +1,40 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF002", Name: "lingering-disabled-job", Title: "Paused one-off backfill job left in the scheduler",
+		Rationale: "A disabled one-off job is not a recovery tool: nobody owns or tests it, and unpausing it replays old intervals. " +
+			"If the job is useful for future recovery it should become an owned, tested runbook entry instead.",
+		Seed:        seedCleanup,
+		Remediation: "Delete the paused job, or convert it into an owned, tested runbook entry and record it (runbook attribute).",
+		Severity:    model.SeverityLow, Step: model.StepRetired,
+		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a paused job counts as left behind"}},
+		Check:  lingeringDisabledJob,
+	})
+}
+
+func lingeringDisabledJob(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
+		if (a.State != model.StatePaused && a.State != model.StateDisabled) || a.Attr(model.AttrRunbook) != "" {
+			return
+		}
+		over, why := c.GraceOver(b, grace)
+		if !over && c.Past(b.Expiry) {
+			over, why = true, fmt.Sprintf("backfill %s expired %s", b.ID, day(b.Expiry))
+		}
+		if !over {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a,
+			Message:  fmt.Sprintf("%s job %s is left in the scheduler instead of a runbook entry", a.State, a.Name),
+			Evidence: []string{stateNote(a), why}})
+	})
+}

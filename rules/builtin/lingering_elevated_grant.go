@@ -1,0 +1,67 @@
+package builtin
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF003", Name: "lingering-elevated-grant", Title: "Elevated grant still in force after the backfill",
+		Rationale: "Elevated access given for a replay (warehouse grants, IAM bindings, dataset ACLs) must be removed with the other temporary write paths; " +
+			"the seed puts revoking it before the decision record is archived.",
+		Seed:        seedCleanup,
+		Remediation: "Revoke the grant or binding; for future backfills make elevated access time-bound (an IAM condition on request.time, VALID UNTIL).",
+		Severity:    model.SeverityHigh, Raised: "critical on classified data (financial, customer, security, compliance)",
+		Step:   model.StepAccessRevoked,
+		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill grant counts as lingering"}},
+		Check:  lingeringElevatedGrant,
+	})
+}
+
+func lingeringElevatedGrant(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindGrant}, func(b *model.Backfill, a *model.Artifact) {
+		var why string
+		if c.Past(a.ExpiresAt) {
+			why = fmt.Sprintf("its expiry %s has passed but the grant is still there", a.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
+		} else if exp := planExpiry(b, a); c.Past(exp) {
+			why = fmt.Sprintf("the plan's elevated access for %s expired %s", a.Attr(model.AttrPrincipal), day(exp))
+		} else if over, ev := c.GraceOver(b, grace); over {
+			why = ev
+		} else {
+			return
+		}
+		msg := fmt.Sprintf("grant %s is still in force", grantName(a))
+		ev := []string{stateNote(a), why}
+		if b.Classification.Classified() {
+			ev = append(ev, fmt.Sprintf("backfill touches %s data", b.Classification))
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Message: msg + ": " + why, Evidence: ev, Raise: b.Classification.Classified()})
+	})
+}
+
+// planExpiry is the expiry the plan declared for this grant's principal.
+func planExpiry(b *model.Backfill, a *model.Artifact) time.Time {
+	p := a.Attr(model.AttrPrincipal)
+	for _, e := range b.ElevatedAccess {
+		if p != "" && e.Principal == p && !e.Expiry.IsZero() {
+			return e.Expiry
+		}
+	}
+	return time.Time{}
+}
+
+func grantName(a *model.Artifact) string {
+	p, r := a.Attr(model.AttrPrincipal), a.Attr(model.AttrRole)
+	switch {
+	case p != "" && r != "":
+		return fmt.Sprintf("%s to %s", r, p)
+	case a.Name != "":
+		return a.Name
+	}
+	return a.URI
+}

@@ -1,0 +1,47 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF006", Name: "lingering-queue", Title: "Temporary queue or subscription still there after the backfill",
+		Rationale:   "A temporary retry queue that stays subscribed keeps receiving and holding messages, and its consumers keep acting on them long after the replay is over.",
+		Seed:        seedCleanup,
+		Remediation: "Drain and delete the queue or detach and delete the subscription; remove bindings and exchanges that only served it.",
+		Severity:    model.SeverityMedium, Step: model.StepRetired,
+		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill queue counts as lingering"}},
+		Check:  lingeringQueue,
+	})
+}
+
+func lingeringQueue(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindQueue, model.KindSubscription}, func(b *model.Backfill, a *model.Artifact) {
+		if a.BoolAttr(model.AttrDetached) {
+			return
+		}
+		over, why := c.GraceOver(b, grace)
+		if !over {
+			return
+		}
+		ev := []string{stateNote(a), why}
+		var load []string
+		if n, ok := a.IntAttr(model.AttrMessages); ok && n > 0 {
+			load = append(load, fmt.Sprintf("%d messages waiting", n))
+		}
+		if n, ok := a.IntAttr(model.AttrConsumers); ok && n > 0 {
+			load = append(load, fmt.Sprintf("%d consumers attached", n))
+		}
+		msg := fmt.Sprintf("%s %s is still there after the backfill", a.Kind, nameOr(a))
+		if len(load) > 0 {
+			msg += " (" + joinAnd(load) + ")"
+			ev = append(ev, load...)
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Message: msg, Evidence: ev})
+	})
+}

@@ -1,0 +1,158 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Context is what a rule's check sees: the correlated estate, the audit's
+// time, its parameters, and a way to report.
+type Context struct {
+	Index *correlate.Index
+	Now   time.Time
+
+	rule     *Rule
+	params   map[string]string
+	severity model.Severity
+	out      *[]model.Finding
+}
+
+// Duration reads a duration parameter ("72h", "14d"); the default is used
+// when config gave none. Config values are validated at load, so a parse
+// failure here means a bad default and panics in tests.
+func (c *Context) Duration(name string) time.Duration {
+	d, err := collectors.ParseDuration(c.param(name))
+	if err != nil {
+		panic(fmt.Sprintf("rule %s: param %s: %v", c.rule.ID, name, err))
+	}
+	return d
+}
+
+// Int reads an integer parameter.
+func (c *Context) Int(name string) int {
+	n, err := strconv.Atoi(c.param(name))
+	if err != nil {
+		panic(fmt.Sprintf("rule %s: param %s: %v", c.rule.ID, name, err))
+	}
+	return n
+}
+
+func (c *Context) param(name string) string {
+	if v, ok := c.params[name]; ok {
+		return v
+	}
+	for _, p := range c.rule.Params {
+		if p.Name == name {
+			return p.Default
+		}
+	}
+	panic(fmt.Sprintf("rule %s: unknown param %s", c.rule.ID, name))
+}
+
+// Past reports whether t is set and the audit time has reached it: a
+// deadline is over at its exact instant (a condition request.time < t no
+// longer holds then).
+func (c *Context) Past(t time.Time) bool { return !t.IsZero() && !c.Now.Before(t) }
+
+// Issue is what a check reports; the engine fills in the rest.
+type Issue struct {
+	Backfill *model.Backfill // may be nil (orphans)
+	Artifact *model.Artifact // nil for backfill- or plan-level findings
+	Record   *model.DecisionRecord
+	Message  string
+	Evidence []string
+	// Raise lifts the severity one level (classified data).
+	Raise bool
+	// Location overrides where the finding points (a plan file and line).
+	Location *model.Location
+}
+
+// Report records a finding of the running rule.
+func (c *Context) Report(is Issue) {
+	f := model.Finding{
+		RuleID: c.rule.ID, RuleName: c.rule.Name, Title: c.rule.Title, Step: c.rule.Step,
+		Severity: c.severity, Message: is.Message, Evidence: is.Evidence, Remediation: c.rule.Remediation,
+	}
+	if is.Raise && f.Severity < model.SeverityCritical {
+		f.Severity++
+	}
+	switch {
+	case is.Artifact != nil:
+		a := is.Artifact
+		f.ArtifactURI, f.BackfillID, f.Source, f.Scope = a.URI, a.BackfillID, a.Source, a.Scope
+		f.Owner = c.Index.Owner(a)
+	case is.Backfill != nil:
+		f.BackfillID = is.Backfill.ID
+		f.Owner = c.Index.BackfillOwner(is.Backfill.ID)
+		f.Source = is.Backfill.Source.Source
+		if is.Backfill.Source.Path != "" {
+			loc := is.Backfill.Source
+			f.Location = &loc
+			f.Scope = loc.Path
+		}
+	case is.Record != nil:
+		f.BackfillID = is.Record.BackfillID
+		f.Owner = c.Index.BackfillOwner(is.Record.BackfillID)
+		loc := is.Record.Source
+		f.Location, f.Source, f.Scope = &loc, loc.Source, loc.Path
+	}
+	if is.Backfill != nil && f.BackfillID == "" {
+		f.BackfillID = is.Backfill.ID
+	}
+	if is.Location != nil {
+		f.Location = is.Location
+	}
+	if f.Location != nil && f.ArtifactURI == "" && is.Record != nil {
+		// A record-level finding is about the record file.
+		f.ArtifactURI = "record:" + f.Location.Path
+	}
+	f.Fingerprint = model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI)
+	*c.out = append(*c.out, f)
+}
+
+// Completed returns when a backfill's replay finished, and whether the time
+// is known. A completed backfill without a recorded time counts as long
+// finished: cleanup is overdue rather than silently exempt.
+func Completed(b *model.Backfill) (time.Time, bool) {
+	t := b.Timeline
+	for _, v := range []time.Time{t.CompletedAt, t.VerifiedAt, t.ArchivedAt, t.RetiredAt} {
+		if !v.IsZero() {
+			return v, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// GraceOver reports whether a completed backfill's grace period has run out
+// at the audit time, with evidence saying why.
+func (c *Context) GraceOver(b *model.Backfill, grace time.Duration) (bool, string) {
+	if b == nil || !b.Status.Completed() {
+		return false, ""
+	}
+	done, known := Completed(b)
+	if !known {
+		return true, fmt.Sprintf("backfill %s is %s; completion time unknown", b.ID, b.Status)
+	}
+	if c.Past(done.Add(grace)) {
+		return true, fmt.Sprintf("completed %s, grace %s ended %s", day(done), human(grace), day(done.Add(grace)))
+	}
+	return false, ""
+}
+
+func day(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+// human prints a duration in days when it is whole days.
+func human(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+	return d.String()
+}
+
+func equalFold(a, b string) bool { return strings.EqualFold(a, b) }

@@ -1,0 +1,106 @@
+// Package rules is bfaudit's rule engine: built-in rules written in Go with
+// their metadata as data, user rules in CEL, severity overrides, disabled
+// rules and waivers from config. It turns a correlated estate into findings
+// with stable fingerprints.
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Param is a tunable of a rule; its value comes from config
+// (rules.params.<ID>.<name>) or the default.
+type Param struct {
+	Name        string `json:"name"`
+	Default     string `json:"default"`
+	Description string `json:"description"`
+}
+
+// Rule is one check with the metadata that explains it.
+type Rule struct {
+	ID          string         `json:"id"`    // BF003; stable once shipped
+	Name        string         `json:"name"`  // lingering-elevated-grant
+	Title       string         `json:"title"` // one line, for reports
+	Rationale   string         `json:"rationale"`
+	Seed        string         `json:"seed"` // the seed document the rule comes from
+	Remediation string         `json:"remediation"`
+	Severity    model.Severity `json:"severity"`
+	// Raised documents when a finding is raised above Severity (e.g. on
+	// classified data); empty when never.
+	Raised string `json:"raised,omitempty"`
+	// Step is the lifecycle step a finding of this rule blocks.
+	Step model.Step `json:"step"`
+	// Governance rules judge plans before and during the replay; they are
+	// what `bfaudit plan check` runs.
+	Governance bool    `json:"governance"`
+	Params     []Param `json:"params,omitempty"`
+	// Check inspects the estate and reports findings through the context.
+	Check func(*Context) `json:"-"`
+}
+
+// Validate reports missing metadata; every registered rule must pass.
+func (r *Rule) Validate() error {
+	switch {
+	case r.ID == "" || r.Name == "" || r.Title == "":
+		return fmt.Errorf("rule %q: id, name and title are required", r.ID)
+	case r.Rationale == "" || r.Seed == "" || r.Remediation == "":
+		return fmt.Errorf("rule %s: rationale, seed and remediation are required", r.ID)
+	case !r.Severity.IsValid():
+		return fmt.Errorf("rule %s: invalid default severity", r.ID)
+	case r.Check == nil:
+		return fmt.Errorf("rule %s: no check", r.ID)
+	}
+	for _, p := range r.Params {
+		if p.Name == "" || p.Default == "" || p.Description == "" {
+			return fmt.Errorf("rule %s: param %q needs a name, default and description", r.ID, p.Name)
+		}
+	}
+	return nil
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]*Rule{}
+)
+
+// Register adds a built-in rule; registering an id twice or a rule with
+// missing metadata is a programming error.
+func Register(r *Rule) {
+	if err := r.Validate(); err != nil {
+		panic(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[r.ID]; dup {
+		panic(fmt.Sprintf("rules: %s registered twice", r.ID))
+	}
+	registry[r.ID] = r
+}
+
+// All returns the registered rules sorted by id.
+func All() []*Rule {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup finds a rule by id (case-insensitive) or name.
+func Lookup(key string) (*Rule, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, r := range registry {
+		if equalFold(r.ID, key) || r.Name == key {
+			return r, true
+		}
+	}
+	return nil, false
+}
