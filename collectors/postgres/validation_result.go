@@ -39,8 +39,6 @@ type validationResult struct {
 	rowsSeen int64
 	count    int64
 	min, max time.Time
-	// days maps each partition value to its row count (-1: no count column).
-	days map[string]int64
 	// dayTimes keeps raw day values until the zone is known.
 	dayTimes []dayValue
 }
