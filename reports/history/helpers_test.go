@@ -16,12 +16,6 @@ import (
 // pgEnv names the variable holding a PostgreSQL DSN for the store tests.
 const pgEnv = "BFAUDIT_TEST_PG_DSN"
 
-// backend is one place a test store can live.
-type backend struct {
-	name string
-	cfg  Config
-}
-
 // eachBackend runs fn on SQLite in a temp dir and, when BFAUDIT_TEST_PG_DSN
 // is set, on PostgreSQL in a schema of its own that is dropped afterwards.
 // Two Opens of the same cfg share one database.

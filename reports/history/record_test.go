@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -169,6 +170,26 @@ func TestRecordRejectsAReportWithoutTime(t *testing.T) {
 		s := openStore(t, cfg)
 		if err := s.Record(context.Background(), &model.Report{}); err == nil {
 			t.Fatal("Record of a report without Now succeeded; want an error")
+		}
+	})
+}
+
+func TestConcurrentRecordsBothLand(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		a, b := openStore(t, cfg), openStore(t, cfg)
+		errs := make(chan error, 2)
+		go func() { errs <- a.Record(context.Background(), report(day(0), okCoverage("gcp"), grant)) }()
+		go func() {
+			errs <- b.Record(context.Background(), report(day(0).Add(time.Minute), okCoverage("gcp"), grant))
+		}()
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatalf("concurrent Record: %v", err)
+			}
+		}
+		r := record(t, a, report(day(1), okCoverage("gcp"), grant))
+		if len(r.History.Trend) != 3 || !r.Findings[0].FirstSeen.Equal(day(0)) {
+			t.Errorf("trend has %d runs, first seen %s; want 3 runs and %s", len(r.History.Trend), r.Findings[0].FirstSeen, day(0))
 		}
 	})
 }

@@ -115,11 +115,21 @@ func createSchema(ctx context.Context, pc *pgx.ConnConfig, schema string) error 
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(ctx)
-	// schema is checked against a plain identifier pattern in Validate.
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS "`+schema+`"`); err != nil {
+	// Two audits starting together race on CREATE SCHEMA IF NOT EXISTS
+	// (a unique violation in pg_namespace), so take a lock named after it.
+	tx, err := conn.Begin(ctx)
+	if err != nil {
 		return fmt.Errorf("create schema %s: %w", schema, err)
 	}
-	return nil
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after Commit
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('bfaudit.history.schema.' || $1))`, schema); err != nil {
+		return fmt.Errorf("create schema %s: lock: %w", schema, err)
+	}
+	// schema is checked against a plain identifier pattern in Validate.
+	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS "`+schema+`"`); err != nil {
+		return fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	return tx.Commit(ctx)
 }
 
 // Close releases the connection pool.
