@@ -33,7 +33,10 @@ type Config struct {
 	Instances []collectors.Instance `mapstructure:"-"`
 	Selector  *correlate.Selector   `mapstructure:"-"`
 	Engine    *rules.Engine         `mapstructure:"-"`
-	FailOn    model.Severity        `mapstructure:"-"`
+	// RuleOptions are the validated rule settings the engine was built
+	// with; plan check builds its own engine from them.
+	RuleOptions rules.Options  `mapstructure:"-"`
+	FailOn      model.Severity `mapstructure:"-"`
 }
 
 // Correlation says how artifacts are tied to backfills.
@@ -64,22 +67,29 @@ type Report struct {
 // Defaults are set on the viper instance so env vars can override them.
 func Defaults(v *viper.Viper) {
 	v.SetDefault("concurrency", 4)
-	v.SetDefault("report.formats", []string{"table"})
-	v.SetDefault("report.fail_on", "high")
-	v.SetDefault("correlation.label_keys", correlate.DefaultLabelKeys)
-	v.SetDefault("correlation.name_patterns", correlate.DefaultNamePatterns)
+	v.SetDefault(Key("report", "formats"), []string{"table"})
+	v.SetDefault(Key("report", "fail_on"), "high")
+	v.SetDefault(Key("correlation", "label_keys"), correlate.DefaultLabelKeys)
+	v.SetDefault(Key("correlation", "name_patterns"), correlate.DefaultNamePatterns)
 }
 
 // NewViper returns a viper instance with defaults and BFAUDIT_* env vars
 // (BFAUDIT_REPORT_FAIL_ON sets report.fail_on).
 func NewViper() *viper.Viper {
-	v := viper.New()
+	// Keys hold e-mail addresses (owners) and dotted names, so viper's
+	// nesting delimiter must not be ".".
+	v := viper.NewWithOptions(viper.KeyDelimiter(keyDelimiter))
 	Defaults(v)
 	v.SetEnvPrefix("BFAUDIT")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.SetEnvKeyReplacer(strings.NewReplacer(keyDelimiter, "_"))
 	v.AutomaticEnv()
 	return v
 }
+
+const keyDelimiter = "::"
+
+// Key joins a nested config key for viper (Key("report", "fail_on")).
+func Key(parts ...string) string { return strings.Join(parts, keyDelimiter) }
 
 // Error is a config problem: the file, the key and what was wrong.
 type Error struct {
@@ -179,10 +189,9 @@ func (c *Config) build() error {
 	}
 	eng, err := rules.New(opts)
 	if err != nil {
-		var keyed interface{ Error() string } = err
-		return &Error{File: c.File, Err: keyed}
+		return &Error{File: c.File, Err: err}
 	}
-	c.Engine = eng
+	c.Engine, c.RuleOptions = eng, opts
 	for owner, ct := range c.Owners {
 		if ct.GitHub == "" && ct.Email == "" {
 			return fail("owners."+owner, errors.New("give github, email or both"))

@@ -87,6 +87,11 @@ func (c *Context) Report(is Issue) {
 		a := is.Artifact
 		f.ArtifactURI, f.BackfillID, f.Source, f.Scope = a.URI, a.BackfillID, a.Source, a.Scope
 		f.Owner = c.Index.Owner(a)
+	case is.Record != nil:
+		f.BackfillID = is.Record.BackfillID
+		f.Owner = c.Index.BackfillOwner(is.Record.BackfillID)
+		loc := is.Record.Source
+		f.Location, f.Source, f.Scope = &loc, loc.Source, loc.Path
 	case is.Backfill != nil:
 		f.BackfillID = is.Backfill.ID
 		f.Owner = c.Index.BackfillOwner(is.Backfill.ID)
@@ -96,11 +101,6 @@ func (c *Context) Report(is Issue) {
 			f.Location = &loc
 			f.Scope = loc.Path
 		}
-	case is.Record != nil:
-		f.BackfillID = is.Record.BackfillID
-		f.Owner = c.Index.BackfillOwner(is.Record.BackfillID)
-		loc := is.Record.Source
-		f.Location, f.Source, f.Scope = &loc, loc.Source, loc.Path
 	}
 	if is.Backfill != nil && f.BackfillID == "" {
 		f.BackfillID = is.Backfill.ID

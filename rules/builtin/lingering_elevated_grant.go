@@ -15,7 +15,7 @@ func init() {
 			"the seed puts revoking it before the decision record is archived.",
 		Seed:        seedCleanup,
 		Remediation: "Revoke the grant or binding; for future backfills make elevated access time-bound (an IAM condition on request.time, VALID UNTIL).",
-		Severity:    model.SeverityHigh, Raised: "critical on classified data (financial, customer, security, compliance)",
+		Severity:    model.SeverityHigh, Raised: "critical on classified data: financial, customer, security, compliance",
 		Step:   model.StepAccessRevoked,
 		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill grant counts as lingering"}},
 		Check:  lingeringElevatedGrant,
@@ -29,7 +29,7 @@ func lingeringElevatedGrant(c *rules.Context) {
 		if c.Past(a.ExpiresAt) {
 			why = fmt.Sprintf("its expiry %s has passed but the grant is still there", a.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
 		} else if exp := planExpiry(b, a); c.Past(exp) {
-			why = fmt.Sprintf("the plan's elevated access for %s expired %s", a.Attr(model.AttrPrincipal), day(exp))
+			why = fmt.Sprintf("the plan's elevated access expired %s", day(exp))
 		} else if over, ev := c.GraceOver(b, grace); over {
 			why = ev
 		} else {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bfaudit/bfaudit/audit"
+)
+
+func newCollectCmd(g *globals) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "collect",
+		Short: "Collect the inventory and save it as JSON, to audit later with `audit --from`",
+		Long: `Collect from every configured source and save the estate: collect where the
+credentials are, audit anywhere. Exits 3 when a source failed (the estate is
+still written, with that source's coverage marked).`,
+		Example: `  bfaudit collect --config bfaudit.yaml --out estate.json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageError(errors.New("--out: required (path of the estate JSON to write)"))
+			}
+			now, err := g.clock()
+			if err != nil {
+				return err
+			}
+			cfg, err := g.loadConfig(false)
+			if err != nil {
+				return err
+			}
+			progress(g, "collecting from %d sources...", len(cfg.Instances))
+			est, err := audit.Collect(cmd.Context(), cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+			progress(g, "")
+			if err != nil {
+				return &exitError{code: exitIncomplete, err: err}
+			}
+			if err := audit.SaveEstate(out, est); err != nil {
+				return usageError(err)
+			}
+			logCoverage(g, est)
+			fmt.Fprintf(g.stdout, "saved %d backfills, %d artifacts, %d records from %d sources to %s\n",
+				len(est.Backfills), len(est.Artifacts), len(est.Records), len(est.Coverage), out)
+			if !est.Complete() {
+				return &exitError{code: exitIncomplete}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "where to write the estate JSON")
+	return cmd
+}

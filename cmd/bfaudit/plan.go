@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bfaudit/bfaudit/collectors/records"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func newPlanCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "plan", Short: "Check backfill plans before they run"}
+	var failOn string
+	var format string
+	check := &cobra.Command{
+		Use:   "check FILE...",
+		Short: "Run the governance rules (BF101-BF111) on plan files",
+		Long: `Check plan files before any backfill runs: each finding is printed with its
+file and line. Exits 1 when a finding is at or above --fail-on (default
+medium), 2 when a file cannot be read or parsed.`,
+		Example: `  bfaudit plan check plans/*.yaml
+  bfaudit plan check --fail-on high --format sarif plans/bf-1234.yaml > plan.sarif`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			now, err := g.clock()
+			if err != nil {
+				return err
+			}
+			min, err := model.ParseSeverity(failOn)
+			if err != nil {
+				return usageError(fmt.Errorf("--fail-on: %w", err))
+			}
+			opts := rules.Options{Only: func(r *rules.Rule) bool { return r.Governance }}
+			if g.configPath != "" {
+				cfg, err := g.loadConfig(false)
+				if err != nil {
+					return err
+				}
+				opts = cfg.RuleOptions
+				opts.Only = func(r *rules.Rule) bool { return r.Governance }
+			}
+			eng, err := rules.New(opts)
+			if err != nil {
+				return usageError(err)
+			}
+			est := &model.Estate{Version: model.EstateVersion}
+			var parseErrs []error
+			for _, f := range files {
+				plans, errs := records.ReadPlanFile(f)
+				est.Backfills = append(est.Backfills, plans...)
+				parseErrs = append(parseErrs, errs...)
+			}
+			for _, e := range parseErrs {
+				fmt.Fprintln(g.stderr, "error:", e)
+			}
+			findings := planFindings(eng, est, now)
+			if err := printPlanFindings(cmd, g, format, findings, now); err != nil {
+				return usageError(err)
+			}
+			switch {
+			case len(parseErrs) > 0:
+				return &exitError{code: exitUsage, err: fmt.Errorf("%d plan file error(s)", len(parseErrs))}
+			case failing(findings, min):
+				return &exitError{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	check.Flags().StringVar(&failOn, "fail-on", "medium", "exit 1 when a finding is at or above this severity")
+	check.Flags().StringVarP(&format, "format", "f", "text", "text, json or sarif")
+	cmd.AddCommand(check)
+	return cmd
+}
+
+func planFindings(eng *rules.Engine, est *model.Estate, now time.Time) []model.Finding {
+	ix := correlate.Correlate(est, correlate.MustSelector())
+	return eng.Evaluate(ix, now)
+}
+
+func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings []model.Finding, now time.Time) error {
+	switch format {
+	case "text":
+		for _, f := range findings {
+			fmt.Fprintf(g.stdout, "%s: %s %s %s: %s\n", reports.Where(f), f.Severity, f.RuleID, f.RuleName, f.Message)
+		}
+		if len(findings) == 0 {
+			fmt.Fprintln(g.stdout, "no findings")
+		}
+		return nil
+	case "json", "sarif":
+		w, _ := reports.New(format, reports.Options{})
+		r := &model.Report{Version: model.ReportVersion, Tool: "bfaudit plan check", Now: now, Findings: findings}
+		return w.Write(cmd.Context(), g.stdout, r)
+	}
+	return errors.New("--format: expected text, json or sarif")
+}
+
+func failing(fs []model.Finding, min model.Severity) bool {
+	for _, f := range fs {
+		if !f.Waived() && f.Severity >= min {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/bfaudit/bfaudit/config"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	configPath string
+	now        string
+	verbose    bool
+	v          *viper.Viper
+	stdout     io.Writer
+	stderr     io.Writer
+	log        *slog.Logger
+}
+
+// run executes the command line and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	g := &globals{v: config.NewViper(), stdout: stdout, stderr: stderr}
+	root := newRoot(g)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	code := codeOf(err)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.err != nil {
+		fmt.Fprintln(stderr, "bfaudit:", err)
+	}
+	return code
+}
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bfaudit",
+		Short: "Audit backfill machinery: find what replays left behind and drive owners to close it",
+		Long: `bfaudit scans schedulers, warehouses, queues and access rules for the temporary
+machinery backfills leave behind, ties each piece to its backfill, flags what
+lingers with a rule engine, and reports: terminal, JSON, Markdown, HTML, SARIF,
+GitHub issues and Slack digests.
+
+Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
+2 bad usage or config; 3 the audit ran but some source or sink failed.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			g.log = newLogger(g.stderr, g.verbose)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.configPath, "config", "c", os.Getenv("BFAUDIT_CONFIG"), "config file (env BFAUDIT_CONFIG)")
+	pf.StringVar(&g.now, "now", "", "audit as of this time (RFC 3339 or YYYY-MM-DD) instead of the clock, for reproducible runs")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "debug logging")
+	root.AddCommand(newAuditCmd(g), newCollectCmd(g), newPlanCmd(g), newRulesCmd(g), newConfigCmd(g), newVersionCmd(g))
+	return root
+}
+
+// clock returns the audit time: --now, or the current time.
+func (g *globals) clock() (time.Time, error) {
+	if g.now == "" {
+		return time.Now().UTC(), nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, g.now); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, usageError(fmt.Errorf("--now: %q is not a time (expected RFC 3339 such as 2026-11-30T09:00:00Z, or 2026-11-30)", g.now))
+}
+
+// loadConfig reads the config file (required unless allowEmpty).
+func (g *globals) loadConfig(allowEmpty bool) (*config.Config, error) {
+	if g.configPath == "" && !allowEmpty {
+		return nil, usageError(errors.New("no config: pass --config FILE (see `bfaudit config sample`)"))
+	}
+	c, err := config.Load(g.v, g.configPath)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return c, nil
+}
+
+// newLogger logs text on a terminal and JSON otherwise (CI, cron).
+func newLogger(w io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if isTerminal(w) {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func splitList(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,8 @@
+// Package all imports every collector so it registers; it is the one place
+// that lists them.
+package all
+
+import (
+	_ "github.com/bfaudit/bfaudit/collectors/inventory"
+	_ "github.com/bfaudit/bfaudit/collectors/records"
+)
