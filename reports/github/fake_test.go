@@ -38,7 +38,8 @@ type fakeGitHub struct {
 	// limits, server errors); it sees the call's 1-based sequence number.
 	intercept func(n int, r *http.Request) (status int, header http.Header, body string, ok bool)
 	calls     int
-	// afterCreate, when set, answers a create that was stored anyway.
+	// createFails, when it says so, answers the nth create with an error
+	// status although the issue was stored (an answer lost on the way).
 	createFails func(n int) (status int, ok bool)
 	creates     int
 }
@@ -296,8 +297,8 @@ func (f *fakeGitHub) validAssignees(w http.ResponseWriter, as *[]string) bool {
 	for _, a := range *as {
 		if !slices.Contains(f.logins, a) {
 			writeJSON(w, http.StatusUnprocessableEntity, nil, map[string]any{
-				"message": "Validation Failed",
-				"errors": []map[string]string{{"value": a, "resource": "Issue", "field": "assignees", "code": "invalid"}},
+				"message":           "Validation Failed",
+				"errors":            []map[string]string{{"value": a, "resource": "Issue", "field": "assignees", "code": "invalid"}},
 				"documentation_url": "https://docs.github.com/rest/issues/issues#create-an-issue",
 			})
 			return false

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -108,3 +110,9 @@ func runSync(t *testing.T, s *Sink, e *estate) Result {
 }
 
 func uri(i int) string { return fmt.Sprintf("bigquery://proj-a/tmp/bf_%04d_tbl", i) }
+
+func mustRead(r *http.Request) string {
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return string(b)
+}
