@@ -18,11 +18,11 @@ func closeComment(items []item, now time.Time) string {
 			waived++
 		}
 	}
-	msg := fmt.Sprintf("bfaudit (%s): every item is resolved (%d resolved", now.UTC().Format(time.RFC3339), resolved)
+	msg := fmt.Sprintf("bfaudit (%s): nothing is left open (%d resolved", now.UTC().Format(time.RFC3339), resolved)
 	if waived > 0 {
 		msg += fmt.Sprintf(", %d waived or accepted", waived)
 	}
-	return msg + "), closing. This issue is reopened if any of them comes back."
+	return msg + "), closing. This issue is reopened if any finding comes back."
 }
 
 func reopenComment(m merged, accepted bool, waiverLabel string, now time.Time) string {

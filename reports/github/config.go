@@ -40,6 +40,10 @@ type Config struct {
 	// WriteInterval spaces write calls, as GitHub asks of integrations that
 	// make many of them, to stay clear of secondary rate limits.
 	WriteInterval time.Duration `mapstructure:"write_interval"`
+	// TitleTemplate and BodyTemplate name the embedded templates, or a file
+	// on disk as "@path".
+	TitleTemplate string `mapstructure:"title_template"`
+	BodyTemplate  string `mapstructure:"body_template"`
 	// DryRun prints every write the run would make and makes none.
 	DryRun bool `mapstructure:"dry_run"`
 }
@@ -63,6 +67,12 @@ func (c *Config) Validate() error {
 	}
 	if c.WriteInterval == 0 {
 		c.WriteInterval = DefaultWriteInterval
+	}
+	if c.TitleTemplate == "" {
+		c.TitleTemplate = DefaultTitleTemplate
+	}
+	if c.BodyTemplate == "" {
+		c.BodyTemplate = DefaultBodyTemplate
 	}
 	var errs []error
 	if !repoPattern.MatchString(c.Repo) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -41,10 +42,10 @@ func TestDryRunPrintsEveryWriteAndMakesNone(t *testing.T) {
 		"  title: Clean up backfill BF-5",
 		"  labels: bfaudit",
 		"  assignees: alice",
-		fmt.Sprintf("[dry-run] PATCH /repos/acme/data-platform/issues/%d  (close #%d for BF-1: every item resolved)", bf1.number, bf1.number),
+		fmt.Sprintf("[dry-run] PATCH /repos/acme/data-platform/issues/%d  (close #%d for BF-1: nothing left open)", bf1.number, bf1.number),
 		"  state: closed (completed)",
 		fmt.Sprintf("[dry-run] POST /repos/acme/data-platform/issues/%d/comments", bf1.number),
-		"every item is resolved",
+		"nothing is left open",
 		"(edit #",
 		"  | - [ ] **BF007**",
 		"  | <!-- bfaudit:issue v1",
@@ -127,5 +128,23 @@ func TestConfigValidate(t *testing.T) {
 	_ = c.Validate()
 	if c.Label != "bfaudit" || c.WaiverLabel != "bfaudit:accepted" || c.TokenEnv != "GITHUB_TOKEN" || c.RateLimitWait.Minutes() != 5 {
 		t.Errorf("defaults not filled: %v", c)
+	}
+}
+
+func TestTemplateOverride(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/title.tmpl"
+	if err := os.WriteFile(path, []byte("[cleanup] {{plain .ID}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeGitHub(t)
+	s, _ := newTestSink(t, f, func(c *Config) { c.TitleTemplate = "@" + path })
+	runSync(t, s, newEstate().backfill("BF-1", "").finding("BF-1", "BF005", model.StepRetired, uri(1)))
+	if got := issueFor(t, f, "BF-1").title; got != "[cleanup] BF-1" {
+		t.Errorf("title = %q", got)
+	}
+	_, err := New(Config{Repo: "a/b", Token: "x", BodyTemplate: "@" + dir + "/missing.tmpl"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "github.body_template") {
+		t.Errorf("err = %v, want it to name github.body_template", err)
 	}
 }

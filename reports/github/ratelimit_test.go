@@ -177,9 +177,8 @@ func TestPermissionErrorIsNotRetried(t *testing.T) {
 }
 
 func readBody(r *http.Request) string {
-	b := new(strings.Builder)
-	if r.Body != nil {
-		_, _ = fmt.Fprint(b, mustRead(r))
+	if r.Body == nil {
+		return ""
 	}
-	return b.String()
+	return mustRead(r)
 }

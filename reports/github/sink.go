@@ -76,7 +76,7 @@ func New(cfg Config, owners model.Owners, opts ...Option) (*Sink, error) {
 	if token == "" && !cfg.DryRun {
 		return nil, fmt.Errorf("github: no token: set $%s (github.token_env) or github.token", cfg.TokenEnv)
 	}
-	r, err := newRenderer(DefaultTitleTemplate, DefaultBodyTemplate)
+	r, err := newRenderer(cfg.TitleTemplate, cfg.BodyTemplate)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +92,7 @@ func New(cfg Config, owners model.Owners, opts ...Option) (*Sink, error) {
 	tr := &transport{base: base, now: o.now, sleep: o.sleep}
 	hc.Transport = tr
 	client := gh.NewClient(hc)
+	client.UserAgent = "bfaudit (go-github/v60)"
 	if token != "" {
 		client = client.WithAuthToken(token)
 	}

@@ -131,7 +131,7 @@ func TestResolution(t *testing.T) {
 		if is.state != "closed" || is.stateReason != "completed" || strings.Contains(is.body, "- [ ]") {
 			t.Errorf("state %s (%s), body:\n%s", is.state, is.stateReason, is.body)
 		}
-		if c := commentsOn(f, bf1.number); len(c) != 1 || !strings.Contains(c[0], "every item is resolved (3 resolved)") {
+		if c := commentsOn(f, bf1.number); len(c) != 1 || !strings.Contains(c[0], "nothing is left open (3 resolved)") {
 			t.Errorf("comments %q", c)
 		}
 		if again := runSync(t, s, e); again.Writes != 0 {
@@ -324,3 +324,32 @@ func keys[V any](m map[string]V) []string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestClosedByHandWithOpenItemsIsReopened(t *testing.T) {
+	f := newFakeGitHub(t)
+	s, _ := newTestSink(t, f)
+	e := threeBackfills()
+	runSync(t, s, e)
+	bf2 := issueFor(t, f, "BF-2")
+	f.closeByHand(bf2.number) // no waiver label
+
+	res := runSync(t, s, e)
+	if res.Reopened != 1 || res.Commented != 1 || issueFor(t, f, "BF-2").state != "open" {
+		t.Fatalf("result %+v", res)
+	}
+	if c := commentsOn(f, bf2.number); len(c) != 1 || !strings.Contains(c[0], "close it with the label `bfaudit:accepted`") {
+		t.Errorf("comments %q", c)
+	}
+}
+
+func TestClosedIssueOfVanishedBackfillIsLeftAlone(t *testing.T) {
+	f := newFakeGitHub(t)
+	s, _ := newTestSink(t, f)
+	e := newEstate().backfill("BF-1", "team-payments").finding("BF-1", "BF005", model.StepRetired, uri(1))
+	runSync(t, s, e)
+	runSync(t, s, e.without(uri(1))) // resolved: closed
+	e.backfills = nil                // the backfill is retired and gone from the estate
+	if res := runSync(t, s, e); res.Writes != 0 || res.IssueURLs["BF-1"] == "" {
+		t.Errorf("result %+v, want no writes and the URL kept", res)
+	}
+}

@@ -64,6 +64,12 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 		res.Unchanged++ // a person accepted it: never reopened for what they saw
 		return nil
 	}
+	if !is.open && w.report == nil && len(w.findings) == 0 {
+		// A closed issue whose backfill has left the estate: re-rendering
+		// it without the backfill's details would only lose information.
+		res.Unchanged++
+		return nil
+	}
 
 	req := &gh.IssueRequest{}
 	changed := false
@@ -146,7 +152,7 @@ func acceptedFingerprints(items []item) []string {
 func describe(req *gh.IssueRequest, number int, id string) string {
 	switch {
 	case req.State != nil && *req.State == "closed":
-		return fmt.Sprintf("close #%d for %s: every item resolved", number, id)
+		return fmt.Sprintf("close #%d for %s: nothing left open", number, id)
 	case req.State != nil:
 		return fmt.Sprintf("reopen #%d for %s", number, id)
 	default:
