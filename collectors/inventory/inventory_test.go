@@ -1,0 +1,110 @@
+package inventory
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+func TestParseYAMLAndJSON(t *testing.T) {
+	y := "artifacts:\n  - kind: alert\n    uri: mon://a/1\n    name: watch\n    state: enabled\n    expires_at: 2026-03-01\n    attributes: {watches_backfill: \"true\"}\n"
+	j := `{"artifacts": [{"kind": "feature_flag", "uri": "flags://f/1", "backfill_id": "BF-9", "labels": {"team": "x"}}]}`
+	for name, data := range map[string]string{"yaml": y, "json": j} {
+		t.Run(name, func(t *testing.T) {
+			arts, errs := Parse("f", []byte(data), "exports")
+			if len(errs) > 0 || len(arts) != 1 {
+				t.Fatalf("arts=%v errs=%v", arts, errs)
+			}
+			if arts[0].System != "exports" {
+				t.Errorf("system = %q, want the default", arts[0].System)
+			}
+		})
+	}
+	arts, _ := Parse("f", []byte(y), "")
+	if arts[0].ExpiresAt.IsZero() || !arts[0].BoolAttr(model.AttrWatchesOnly) {
+		t.Errorf("fields lost: %+v", arts[0])
+	}
+}
+
+func TestParseBadEntriesKeepsGoodOnes(t *testing.T) {
+	data := `artifacts:
+  - kind: alert
+    uri: mon://ok
+  - kind: spaceship
+    uri: x://1
+  - kind: table
+  - kind: table
+    uri: t://1
+    colour: blue
+  - kind: table
+    uri: t://2
+    created_at: yesterday
+  - kind: table
+    uri: t://3
+    state: gone
+`
+	arts, errs := Parse("inv.yaml", []byte(data), "")
+	if len(arts) != 1 || arts[0].URI != "mon://ok" {
+		t.Errorf("kept %v, want only mon://ok", arts)
+	}
+	want := []string{
+		`inv.yaml:4: artifacts[1].kind: unknown kind "spaceship"`,
+		"inv.yaml:6: artifacts[2].uri: missing",
+		"inv.yaml:7: artifacts[3].",
+		"inv.yaml:10: artifacts[4].created_at:",
+		`inv.yaml:13: artifacts[5].state: unknown state "gone"`,
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors = %v", errs)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(errs[i].Error(), w) {
+			t.Errorf("error %d = %q, want prefix %q", i, errs[i], w)
+		}
+	}
+	if !strings.Contains(errs[2].Error(), "colour") {
+		t.Errorf("unknown key not named: %v", errs[2])
+	}
+}
+
+func TestParseWholeFileErrors(t *testing.T) {
+	if _, errs := Parse("x.json", []byte(`{"artifacts": [`), ""); len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "x.json: ") {
+		t.Errorf("syntax error = %v", errs)
+	}
+	if _, errs := Parse("x.yaml", []byte("things: []\n"), ""); len(errs) != 1 || !strings.Contains(errs[0].Error(), "artifacts: missing") {
+		t.Errorf("missing list = %v", errs)
+	}
+}
+
+func TestCollectMissingFileDegradesOnlyThatFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("artifacts:\n  - {kind: alert, uri: 'm://1'}\n"), 0o644)
+	inv := &Inventory{Files: []string{"a.yaml", "missing.yaml"}, Base: dir}
+	sink := collectors.NewTestSink()
+	if err := inv.Collect(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.Artifacts) != 1 || len(sink.Errors) != 1 || sink.Errors[0].Scope != "missing.yaml" {
+		t.Errorf("artifacts=%d errors=%+v", len(sink.Artifacts), sink.Errors)
+	}
+}
+
+func TestSampleConfigDecodes(t *testing.T) {
+	var entries []map[string]any
+	if err := yaml.Unmarshal([]byte(sample), &entries); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collectors.Decode(entries[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collectors.Decode(map[string]any{"type": "inventory"}, nil); err == nil || !strings.Contains(err.Error(), "files: missing") {
+		t.Errorf("want files: missing, got %v", err)
+	}
+}
