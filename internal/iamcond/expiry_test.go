@@ -19,6 +19,7 @@ func TestExpiry(t *testing.T) {
 		{"less or equal", `request.time <= timestamp("2026-03-01T00:00:00Z")`, mar1, true},
 		{"reversed greater", `timestamp("2026-03-01T00:00:00Z") > request.time`, mar1, true},
 		{"reversed greater or equal", `timestamp("2026-03-01T00:00:00Z") >= request.time`, mar1, true},
+		{"single quotes and fractional seconds", `request.time < timestamp('2026-03-01T00:00:00.000Z')`, mar1, true},
 		{"offset normalised to UTC", `request.time < timestamp("2026-03-01T01:00:00+01:00")`, mar1, true},
 		{"and with a resource check", `resource.name.startsWith("projects/_/buckets/bf") && request.time < timestamp("2026-03-01T00:00:00Z")`, mar1, true},
 		{"and takes the earliest bound", `request.time < timestamp("2026-03-01T00:00:00Z") && request.time < timestamp("2026-02-01T00:00:00Z")`, feb1, true},

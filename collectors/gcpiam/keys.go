@@ -1,0 +1,182 @@
+package gcpiam
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
+	iam "google.golang.org/api/iam/v1"
+)
+
+// System-specific attributes of keys.
+const (
+	AttrKeyOrigin    = "key_origin"
+	AttrKeyAlgorithm = "key_algorithm"
+)
+
+// accountsPageSize is the largest page serviceAccounts.list allows.
+const accountsPageSize = 100
+
+// noExpiry is how IAM writes "valid forever" in validBeforeTime.
+var noExpiry = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// collectAccounts lists a project's service accounts and keeps those made
+// for a backfill: a backfill id in the e-mail, display name or description,
+// a declared principal, or a declared asset.
+func (c *Collector) collectAccounts(ctx context.Context, project string, tie tier, accounts *accountSet) error {
+	token := ""
+	for {
+		var page *iam.ListServiceAccountsResponse
+		err := collectors.Retry(ctx, c.retry, func() error {
+			var err error
+			page, err = c.iam.Projects.ServiceAccounts.List("projects/" + project).
+				PageSize(accountsPageSize).PageToken(token).Context(ctx).Do()
+			return retryable(err)
+		})
+		if err != nil {
+			return fmt.Errorf("gcpiam: list service accounts of project %s: %w", project, err)
+		}
+		for _, sa := range page.Accounts {
+			email := strings.ToLower(sa.Email)
+			id, how := tie.member("serviceAccount:" + email)
+			if how == "" {
+				if t, ok := tie.text(sa.DisplayName, sa.Description); ok {
+					id, how = t, "name"
+				}
+			}
+			if how == "" {
+				if assetID, ok := tie.sel.Assets[accountURI(project, email)]; ok {
+					id, how = assetID, "asset"
+				}
+			}
+			if how == "" {
+				continue
+			}
+			accounts.add(account{email: email, project: project, backfillID: id, how: how, disabled: sa.Disabled})
+		}
+		if page.NextPageToken == "" {
+			return nil
+		}
+		token = page.NextPageToken
+	}
+}
+
+// collectKeys reads the user-managed keys of each account, a bounded
+// number at a time: keys.list answers for one account only.
+func (c *Collector) collectKeys(ctx context.Context, accounts []account, sink collectors.Sink, record func(error)) {
+	sem := make(chan struct{}, c.Concurrency)
+	var wg sync.WaitGroup
+	for _, a := range accounts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			err := c.accountKeys(ctx, a, sink)
+			if err != nil {
+				sink.AddError(scopeOf(a), err)
+			}
+			record(err)
+		}()
+	}
+	wg.Wait()
+}
+
+func (c *Collector) accountKeys(ctx context.Context, a account, sink collectors.Sink) error {
+	project := a.project
+	if project == "" {
+		// The wildcard lets IAM find the account's project; it answers
+		// 403 rather than 404 for an account that does not exist.
+		project = "-"
+	}
+	name := "projects/" + project + "/serviceAccounts/" + a.email
+	var resp *iam.ListServiceAccountKeysResponse
+	err := collectors.Retry(ctx, c.retry, func() error {
+		var err error
+		resp, err = c.iam.Projects.ServiceAccounts.Keys.List(name).KeyTypes("USER_MANAGED").Context(ctx).Do()
+		return retryable(err)
+	})
+	if err != nil {
+		return fmt.Errorf("gcpiam: list keys of service account %s: %w", a.email, err)
+	}
+	for _, k := range resp.Keys {
+		sink.AddArtifact(c.key(a, k))
+	}
+	return nil
+}
+
+func (c *Collector) key(a account, k *iam.ServiceAccountKey) model.Artifact {
+	project, keyID := keyProject(k.Name), lastSegment(k.Name)
+	if project == "" {
+		project = scopeOf(a)
+	}
+	art := model.Artifact{
+		Kind:        model.KindCredential,
+		Scope:       project,
+		URI:         fmt.Sprintf("gcpiam://%s/serviceAccounts/%s/keys/%s", project, a.email, keyID),
+		Name:        a.email + " key " + keyID,
+		BackfillID:  a.backfillID,
+		Correlation: a.how,
+		State:       model.StateActive,
+	}
+	art.SetAttr(model.AttrPrincipal, "serviceAccount:"+a.email)
+	if k.KeyOrigin != "" {
+		art.SetAttr(AttrKeyOrigin, k.KeyOrigin)
+	}
+	if k.KeyAlgorithm != "" {
+		art.SetAttr(AttrKeyAlgorithm, k.KeyAlgorithm)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, k.ValidAfterTime); err == nil {
+		art.CreatedAt = t.UTC()
+	}
+	if t, err := time.Parse(time.RFC3339Nano, k.ValidBeforeTime); err == nil && t.Before(noExpiry) {
+		art.ExpiresAt = t.UTC()
+		art.SetAttr(model.AttrValidUntil, art.ExpiresAt.Format(time.RFC3339))
+	}
+	switch {
+	case k.Disabled || a.disabled:
+		// A key of a disabled account cannot authenticate either.
+		art.State = model.StateDisabled
+	case !art.ExpiresAt.IsZero() && !art.ExpiresAt.After(c.now()):
+		art.State = model.StateExpired
+	}
+	return art
+}
+
+func accountURI(project, email string) string {
+	return fmt.Sprintf("gcpiam://%s/serviceAccounts/%s", project, email)
+}
+
+// scopeOf is the project an account's failures are limited to: its listed
+// project, else the one in a user-managed account's e-mail domain.
+func scopeOf(a account) string {
+	if a.project != "" {
+		return a.project
+	}
+	if _, domain, ok := strings.Cut(a.email, "@"); ok {
+		if p, ok := strings.CutSuffix(domain, ".iam.gserviceaccount.com"); ok {
+			return p
+		}
+	}
+	return a.email
+}
+
+// keyProject reads the project out of projects/P/serviceAccounts/E/keys/K.
+func keyProject(name string) string {
+	parts := strings.Split(name, "/")
+	if len(parts) >= 2 && parts[0] == "projects" && parts[1] != "-" {
+		return parts[1]
+	}
+	return ""
+}
+
+func lastSegment(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
