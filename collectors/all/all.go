@@ -3,6 +3,7 @@
 package all
 
 import (
+	_ "github.com/bfaudit/bfaudit/collectors/airflow"
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
 )
