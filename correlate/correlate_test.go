@@ -1,0 +1,128 @@
+package correlate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+func TestSpellingsOfOneBackfillMeet(t *testing.T) {
+	est := &model.Estate{
+		Backfills: []model.Backfill{{ID: "BF-1234", Origin: model.OriginPlan, Owner: "alice"}},
+		Artifacts: []model.Artifact{
+			{URI: "a", Kind: model.KindTable, Labels: map[string]string{"backfill_id": "bf_1234"}},
+			{URI: "b", Kind: model.KindTable, Labels: map[string]string{"Backfill-ID": "bf-1234"}},
+			{URI: "c", Kind: model.KindTable, Name: "bf_1234_refunds_tmp"},
+			{URI: "d", Kind: model.KindQueue, Name: "replay-BF1234-x"},
+			{URI: "e", Kind: model.KindTable, Name: "daily_revenue"},
+		},
+	}
+	ix := Correlate(est, MustSelector())
+	got := ix.ArtifactsOf("bf_1234")
+	if len(got) != 3 {
+		t.Fatalf("tied %d artifacts to BF-1234, want 3 (a, b, c)", len(got))
+	}
+	for _, a := range got {
+		if a.BackfillID != "BF-1234" {
+			t.Errorf("%s: backfill id %q, want the plan's spelling BF-1234", a.URI, a.BackfillID)
+		}
+	}
+	if ix.Artifacts[0].Correlation != "label" || ix.Artifacts[2].Correlation != "name" {
+		t.Errorf("correlation = %q, %q", ix.Artifacts[0].Correlation, ix.Artifacts[2].Correlation)
+	}
+	// "BF1234" without a separator is another spelling the default pattern
+	// accepts; it normalizes to BF1234, a different id: reported unknown.
+	if len(ix.Unknown) != 1 || ix.Unknown[0] != "BF1234" {
+		t.Errorf("unknown = %v", ix.Unknown)
+	}
+	if ix.Artifacts[4].BackfillID != "" {
+		t.Errorf("daily_revenue should not be tied: %q", ix.Artifacts[4].BackfillID)
+	}
+}
+
+func TestDeclaredAssetTies(t *testing.T) {
+	est := &model.Estate{
+		Backfills: []model.Backfill{{ID: "BF-7", Origin: model.OriginPlan, AssetsToRemove: []string{"pg://w/tmp.settlements"}}},
+		Artifacts: []model.Artifact{{URI: "pg://w/tmp.settlements", Kind: model.KindTable, Name: "tmp.settlements"}},
+	}
+	ix := Correlate(est, MustSelector())
+	if a := ix.ArtifactsOf("BF-7"); len(a) != 1 || a[0].Correlation != "asset" {
+		t.Fatalf("declared asset not tied: %+v", ix.Artifacts)
+	}
+}
+
+func TestMergeSchedulerEvidence(t *testing.T) {
+	done := time.Date(2026, 9, 20, 0, 0, 0, 0, time.UTC)
+	est := &model.Estate{Backfills: []model.Backfill{
+		{ID: "bf_5", Origin: model.OriginScheduler, Status: model.StatusReplayed, Timeline: model.Timeline{CompletedAt: done}, Source: model.Location{Source: "airflow"}},
+		{ID: "BF-5", Origin: model.OriginPlan, Status: model.StatusRunning, Owner: "o"},
+	}}
+	ix := Correlate(est, nil)
+	b := ix.Backfill("BF-5")
+	if b.Status != model.StatusReplayed || !b.Timeline.CompletedAt.Equal(done) || b.Owner != "o" || b.ID != "BF-5" {
+		t.Errorf("merged = %+v", b)
+	}
+	if len(b.Notes) != 1 || !strings.Contains(b.Notes[0], "plan says running but airflow shows replayed") {
+		t.Errorf("disagreement not noted: %v", b.Notes)
+	}
+}
+
+func TestArchivedRecordRaisesStatus(t *testing.T) {
+	at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	est := &model.Estate{
+		Backfills: []model.Backfill{{ID: "BF-1", Origin: model.OriginPlan, Status: model.StatusReplayed}},
+		Records:   []model.DecisionRecord{{BackfillID: "bf-1", ArchivedAt: at, ApprovingOwner: "carol"}},
+	}
+	ix := Correlate(est, nil)
+	if b := ix.Backfill("BF-1"); b.Status != model.StatusArchived || len(b.Notes) != 1 {
+		t.Errorf("status = %s notes = %v", b.Status, b.Notes)
+	}
+}
+
+func TestOwnerFallback(t *testing.T) {
+	est := &model.Estate{
+		Backfills: []model.Backfill{{ID: "BF-1", Origin: model.OriginPlan, Owner: "plan-owner"}, {ID: "BF-2", Origin: model.OriginPlan}},
+		Records:   []model.DecisionRecord{{BackfillID: "BF-2", ApprovingOwner: "approver"}},
+		Artifacts: []model.Artifact{
+			{URI: "1", Kind: model.KindTable, BackfillID: "BF-1", Owner: "own"},
+			{URI: "2", Kind: model.KindTable, BackfillID: "BF-1"},
+			{URI: "3", Kind: model.KindTable, BackfillID: "BF-2"},
+			{URI: "4", Kind: model.KindTable, BackfillID: "BF-3"},
+		},
+	}
+	ix := Correlate(est, nil)
+	want := []string{"own", "plan-owner", "approver", ""}
+	for i, w := range want {
+		if got := ix.Owner(&ix.Artifacts[i]); got != w {
+			t.Errorf("artifact %d owner = %q, want %q", i, got, w)
+		}
+	}
+}
+
+func TestAnswered(t *testing.T) {
+	est := &model.Estate{Coverage: []model.Coverage{
+		{Source: "ok", Status: model.CoverageOK},
+		{Source: "deg", Status: model.CoverageDegraded, Errors: []model.ScopeError{{Scope: "proj-a", Error: "403"}}},
+		{Source: "dead", Status: model.CoverageFailed},
+	}}
+	ix := Correlate(est, nil)
+	for _, tc := range []struct {
+		source, scope string
+		want          bool
+	}{{"ok", "x", true}, {"deg", "proj-b", true}, {"deg", "proj-a", false}, {"dead", "x", false}, {"never-configured", "", false}} {
+		if got := ix.Answered(tc.source, tc.scope); got != tc.want {
+			t.Errorf("Answered(%s, %s) = %v, want %v", tc.source, tc.scope, got, tc.want)
+		}
+	}
+}
+
+func TestSelectorErrors(t *testing.T) {
+	if _, err := NewSelector(nil, []string{"("}); err == nil || !strings.Contains(err.Error(), "name_patterns[0]") {
+		t.Errorf("bad regexp: %v", err)
+	}
+	if _, err := NewSelector(nil, []string{"bf-\\d+"}); err == nil || !strings.Contains(err.Error(), "capture group") {
+		t.Errorf("no group: %v", err)
+	}
+}
