@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -121,8 +122,10 @@ func Load(v *viper.Viper, path string) (*Config, error) {
 		}
 	}
 	var c Config
-	if err := v.Unmarshal(&c); err != nil {
-		return nil, &Error{File: path, Err: err}
+	// Unknown keys are errors: a misspelt section is not silently ignored.
+	strict := func(dc *mapstructure.DecoderConfig) { dc.ErrorUnused = true }
+	if err := v.Unmarshal(&c, strict); err != nil {
+		return nil, &Error{File: path, Err: cleanDecodeError(err)}
 	}
 	c.File = path
 	if err := c.build(); err != nil {
@@ -210,6 +213,15 @@ func validFormat(f string) bool {
 		}
 	}
 	return false
+}
+
+// cleanDecodeError trims mapstructure's wording down to "key: problem".
+func cleanDecodeError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "decoding failed due to the following error(s):\n\n")
+	msg = strings.ReplaceAll(msg, "'config.Config' has invalid keys: ", "unknown top-level key(s): ")
+	msg = strings.ReplaceAll(msg, "' has invalid keys: ", ": unknown key(s): ")
+	msg = strings.ReplaceAll(msg, "'", "")
+	return errors.New(msg)
 }
 
 // readError makes viper's parse errors say what they are.
