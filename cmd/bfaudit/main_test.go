@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const quickstart = "../../examples/quickstart/bfaudit.yaml"
+
+// bfaudit runs the command line in-process.
+func bfaudit(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/bfaudit -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output; if the change is intended run: go test ./cmd/bfaudit -update\n--- got ---\n%s", path, got)
+	}
+}
+
+func decodeReport(t *testing.T, s string) model.Report {
+	t.Helper()
+	var r model.Report
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("not a JSON report: %v\n%s", err, s)
+	}
+	return r
+}
+
+func TestQuickstartGoldenJSON(t *testing.T) {
+	code, out, stderr := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-11-30", "-f", "json")
+	if code != exitFindings {
+		t.Errorf("exit %d, want %d (findings at or above high); stderr: %s", code, exitFindings, stderr)
+	}
+	golden(t, "quickstart.json", []byte(out))
+	r := decodeReport(t, out)
+	byID := map[string]model.BackfillReport{}
+	for _, b := range r.Backfills {
+		byID[b.Backfill.ID] = b
+	}
+	// The outage replay was cleaned up by the book: no findings, all five steps.
+	if b := byID["BF-2001"]; b.Findings != 0 || !b.Lifecycle.Done {
+		t.Errorf("BF-2001 = %d findings, lifecycle %+v; want 0 and done", b.Findings, b.Lifecycle)
+	}
+	want := map[string][]string{
+		"BF-1234": {"BF003", "BF005", "BF006"},
+		"BF-3100": {"BF008"},
+		"BF-4242": {"BF011"},
+	}
+	for id, rulesWanted := range want {
+		for _, rule := range rulesWanted {
+			if !hasFinding(r, id, rule) {
+				t.Errorf("%s: no %s finding", id, rule)
+			}
+		}
+	}
+	for _, f := range r.Findings {
+		if f.BackfillID == "BF-2001" {
+			t.Errorf("BF-2001 must be clean, got %s: %s", f.RuleID, f.Message)
+		}
+		if f.Fingerprint == "" || f.Fingerprint != model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI) {
+			t.Errorf("%s: fingerprint %q is not the stable hash", f.RuleID, f.Fingerprint)
+		}
+	}
+}
+
+func hasFinding(r model.Report, backfill, rule string) bool {
+	for _, f := range r.Findings {
+		if f.BackfillID == backfill && f.RuleID == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// collect --out then audit --from gives the same findings without touching
+// any system.
+func TestCollectThenAuditFrom(t *testing.T) {
+	estate := filepath.Join(t.TempDir(), "estate.json")
+	code, out, stderr := bfaudit(t, "collect", "-c", quickstart, "--now", "2026-11-30", "--out", estate)
+	if code != exitOK {
+		t.Fatalf("collect exit %d: %s %s", code, out, stderr)
+	}
+	_, direct, _ := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-11-30", "-f", "json")
+	code, fromFile, stderr := bfaudit(t, "audit", "--from", estate, "-c", quickstart, "--now", "2026-11-30", "-f", "json")
+	if code != exitFindings {
+		t.Errorf("audit --from exit %d: %s", code, stderr)
+	}
+	if direct != fromFile {
+		t.Errorf("audit --from differs from a direct audit")
+	}
+	// Without a config, --from uses the defaults and still finds the same things.
+	code, _, stderr = bfaudit(t, "audit", "--from", estate, "--now", "2026-11-30", "-f", "json")
+	if code != exitFindings {
+		t.Errorf("audit --from without config: exit %d: %s", code, stderr)
+	}
+}
+
+func TestNowMakesReportsReproducible(t *testing.T) {
+	_, a, _ := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-11-30T00:00:00Z", "-f", "json")
+	_, b, _ := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-11-30", "-f", "json")
+	if a != b {
+		t.Error("same --now gave different reports")
+	}
+	// Before BF-1234 completed, its grace periods have not started: fewer findings.
+	_, early, _ := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-09-21", "-f", "json")
+	if decodeReport(t, early).Summary.Findings >= decodeReport(t, a).Summary.Findings {
+		t.Error("an earlier --now should give fewer findings")
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	failing := filepath.Join(dir, "failing.yaml")
+	os.WriteFile(failing, []byte("sources:\n  - {type: records, plans: [does-not-exist]}\n"), 0o644)
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("report:\n  fail_on: severe\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"findings at or above fail-on", []string{"audit", "-c", quickstart, "--now", "2026-11-30"}, exitFindings, ""},
+		{"nothing at or above critical+", []string{"audit", "-c", quickstart, "--now", "2026-09-21", "--fail-on", "critical"}, exitOK, ""},
+		{"bad config", []string{"audit", "-c", bad}, exitUsage, "report.fail_on"},
+		{"no config", []string{"audit"}, exitUsage, "no config"},
+		{"bad flag", []string{"audit", "--bogus"}, exitUsage, "bogus"},
+		{"bad --now", []string{"audit", "-c", quickstart, "--now", "yesterday"}, exitUsage, "--now"},
+		{"bad --fail-on", []string{"audit", "-c", quickstart, "--fail-on", "severe"}, exitUsage, "--fail-on"},
+		{"source failed", []string{"audit", "-c", failing, "--now", "2026-11-30"}, exitIncomplete, ""},
+		{"unknown format", []string{"audit", "-c", quickstart, "-f", "pdf"}, exitUsage, "pdf"},
+		{"two formats to stdout", []string{"audit", "-c", quickstart, "-f", "json,markdown"}, exitUsage, "stdout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := bfaudit(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tt.code, stderr)
+			}
+			if tt.err != "" && !strings.Contains(stderr, tt.err) {
+				t.Errorf("stderr %q does not mention %q", stderr, tt.err)
+			}
+		})
+	}
+}
+
+func TestFailedSourceIsReportedNotFatal(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte(`sources:
+  - {type: records, name: plans, plans: [`+abs(t, "../../examples/quickstart/plans")+`]}
+  - {type: inventory, name: gone, files: [missing.yaml]}
+`), 0o644)
+	code, out, _ := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30", "-f", "json")
+	if code != exitIncomplete {
+		t.Errorf("exit %d, want %d", code, exitIncomplete)
+	}
+	r := decodeReport(t, out)
+	if r.Summary.Complete || r.Summary.Backfills != 3 {
+		t.Errorf("summary = %+v: want incomplete, and the three plans still audited", r.Summary)
+	}
+}
+
+func abs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestSeveralFormatsToFiles(t *testing.T) {
+	dir := t.TempDir()
+	j, h, m, s := filepath.Join(dir, "r.json"), filepath.Join(dir, "out", "r.html"), filepath.Join(dir, "r.md"), filepath.Join(dir, "r.sarif")
+	code, out, stderr := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-11-30", "-f", "table",
+		"-o", "json="+j, "-o", "html="+h, "-o", "markdown="+m, "-o", "sarif="+s)
+	if code != exitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "BACKFILLS") || !strings.Contains(out, "BF-1234") {
+		t.Errorf("table not on stdout:\n%s", out)
+	}
+	for _, p := range []string{j, h, m, s} {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) == 0 {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+	html, _ := os.ReadFile(h)
+	if !bytes.Contains(html, []byte("<svg")) || bytes.Contains(html, []byte("<script")) {
+		t.Error("HTML report should carry inline SVG charts and no script")
+	}
+}
+
+func TestTemplateOverride(t *testing.T) {
+	tpl := filepath.Join(t.TempDir(), "mine.tmpl")
+	os.WriteFile(tpl, []byte("{{len .Findings}} findings for {{range .Backfills}}{{.Backfill.ID}} {{end}}\n"), 0o644)
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(cfg, []byte(`sources:
+  - {type: records, plans: [`+abs(t, "../../examples/quickstart/plans")+`]}
+report:
+  templates: {markdown: "@`+tpl+`"}
+`), 0o644)
+	_, out, stderr := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30", "-f", "markdown")
+	if !strings.HasSuffix(out, "findings for BF-1234 BF-2001 BF-3100 \n") {
+		t.Errorf("override not used: %q %s", out, stderr)
+	}
+}
+
+func TestConfigCommands(t *testing.T) {
+	code, out, _ := bfaudit(t, "config", "validate", "-c", quickstart)
+	if code != exitOK || !strings.Contains(out, "ok") {
+		t.Errorf("validate: %d %s", code, out)
+	}
+	code, out, _ = bfaudit(t, "config", "sample")
+	if code != exitOK || !strings.Contains(out, "type: records") || !strings.Contains(out, "type: inventory") {
+		t.Errorf("sample lacks collectors' sections: %s", out)
+	}
+}
+
+func TestRulesAndVersion(t *testing.T) {
+	_, out, _ := bfaudit(t, "rules", "list")
+	for _, id := range []string{"BF001", "BF003", "BF101"} {
+		if !strings.Contains(out, id) {
+			t.Errorf("rules list lacks %s", id)
+		}
+	}
+	code, out, _ := bfaudit(t, "rules", "explain", "bf003")
+	if code != 0 || !strings.Contains(out, "lingering-elevated-grant") || !strings.Contains(out, "grace (default") {
+		t.Errorf("explain: %s", out)
+	}
+	if code, _, _ := bfaudit(t, "rules", "explain", "BF999"); code != exitUsage {
+		t.Errorf("explain unknown: exit %d", code)
+	}
+	_, out, _ = bfaudit(t, "version")
+	if !strings.HasPrefix(out, "bfaudit ") {
+		t.Errorf("version: %q", out)
+	}
+}
