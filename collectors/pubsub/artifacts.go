@@ -1,0 +1,134 @@
+package pubsub
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"github.com/bfaudit/bfaudit/model"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+// System-specific attributes.
+const (
+	AttrTopic            = "topic"             // full name of a subscription's topic
+	AttrTopicDeleted     = "topic_deleted"     // "true" when the subscription's topic is gone
+	AttrExpirationTTL    = "expiration_ttl"    // inactivity before Pub/Sub deletes the subscription; "never"
+	AttrMessageRetention = "message_retention" // how long messages are kept
+	AttrDelivery         = "delivery"          // pull, push, bigquery or cloud_storage
+	AttrPushEndpoint     = "push_endpoint"     // push target, without its query
+)
+
+// deletedTopic is what Pub/Sub puts in a subscription whose topic was deleted.
+const deletedTopic = "_deleted-topic_"
+
+type tie struct{ id, how string }
+
+func (c *Collector) topic(project string, t *pubsubpb.Topic) (model.Artifact, bool) {
+	short := lastSegment(t.GetName())
+	uri := "pubsub://" + project + "/topics/" + short
+	id, how, ok := c.sel.Match(uri, short, t.GetLabels())
+	if !ok {
+		return model.Artifact{}, false
+	}
+	a := model.Artifact{
+		Kind: model.KindQueue, Scope: project, URI: uri, Name: short,
+		BackfillID: id, Correlation: how, Labels: copyLabels(t.GetLabels()), State: model.StateActive,
+	}
+	if d := t.GetMessageRetentionDuration(); d != nil {
+		a.SetAttr(AttrMessageRetention, d.AsDuration().String())
+	}
+	return a, true
+}
+
+// subscription emits a subscription tied by its own labels, declared URI
+// or name, or else by its topic's tie: a subscription on a backfill's
+// topic is backfill machinery too.
+func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topics map[string]tie) (model.Artifact, bool) {
+	short := lastSegment(s.GetName())
+	uri := "pubsub://" + project + "/subscriptions/" + short
+	id, how, ok := c.sel.Match(uri, short, s.GetLabels())
+	if !ok {
+		if t, found := topics[s.GetTopic()]; found {
+			id, how, ok = t.id, t.how, true
+		} else if tid, found := c.sel.FromName(lastSegment(s.GetTopic())); found {
+			// The topic lives in a project not listed here.
+			id, how, ok = tid, "name", true
+		}
+	}
+	if !ok {
+		return model.Artifact{}, false
+	}
+	a := model.Artifact{
+		Kind: model.KindSubscription, Scope: project, URI: uri, Name: short,
+		BackfillID: id, Correlation: how, Labels: copyLabels(s.GetLabels()), State: model.StateActive,
+	}
+	a.SetAttr(model.AttrDetached, strconv.FormatBool(s.GetDetached()))
+	a.SetAttr(AttrTopic, s.GetTopic())
+	if s.GetTopic() == deletedTopic {
+		a.SetAttr(AttrTopicDeleted, "true")
+	}
+	if ep := s.GetExpirationPolicy(); ep != nil {
+		a.SetAttr(AttrExpirationTTL, ttl(ep.GetTtl()))
+	}
+	if d := s.GetMessageRetentionDuration(); d != nil {
+		a.SetAttr(AttrMessageRetention, d.AsDuration().String())
+	}
+	delivery := "pull"
+	switch {
+	case s.GetPushConfig().GetPushEndpoint() != "":
+		delivery = "push"
+		a.SetAttr(AttrPushEndpoint, redactEndpoint(s.GetPushConfig().GetPushEndpoint()))
+	case s.GetBigqueryConfig().GetTable() != "":
+		delivery = "bigquery"
+	case s.GetCloudStorageConfig().GetBucket() != "":
+		delivery = "cloud_storage"
+	}
+	a.SetAttr(AttrDelivery, delivery)
+	if delivery != "pull" && !s.GetDetached() {
+		// Pub/Sub itself delivers to the push endpoint, table or bucket:
+		// one consumer that stays as long as the subscription does. Pull
+		// consumers are not visible in the admin API.
+		a.SetAttr(model.AttrConsumers, "1")
+	}
+	return a, true
+}
+
+// ttl renders an expiration policy's TTL; an empty TTL in a set policy
+// means the subscription never expires.
+func ttl(d *durationpb.Duration) string {
+	if d == nil || d.AsDuration() == 0 {
+		return "never"
+	}
+	return d.AsDuration().String()
+}
+
+// redactEndpoint drops the query and user info of a push endpoint: tokens
+// are often passed there.
+func redactEndpoint(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable endpoint)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+func copyLabels(in map[string]string) map[string]string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+func lastSegment(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}

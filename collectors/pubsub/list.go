@@ -1,0 +1,80 @@
+package pubsub
+
+import (
+	"context"
+	"errors"
+
+	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"github.com/bfaudit/bfaudit/collectors"
+	gax "github.com/googleapis/gax-go/v2"
+	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// noClientRetry turns off the client's own retries for list calls: they
+// do not cover RESOURCE_EXHAUSTED (429), and two retry layers multiply
+// waits. collectors.Retry retries each page instead.
+var noClientRetry = gax.WithRetry(func() gax.Retryer { return nil })
+
+func (c *Collector) listTopics(ctx context.Context, project string) ([]*pubsubpb.Topic, error) {
+	var all []*pubsubpb.Topic
+	token := ""
+	for {
+		var page []*pubsubpb.Topic
+		next := ""
+		err := collectors.Retry(ctx, c.retry, func() error {
+			it := c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry)
+			page = page[:0]
+			var err error
+			next, err = iterator.NewPager(it, int(c.pageSize), token).NextPage(&page)
+			return retryable(err)
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if next == "" {
+			return all, nil
+		}
+		token = next
+	}
+}
+
+func (c *Collector) listSubscriptions(ctx context.Context, project string) ([]*pubsubpb.Subscription, error) {
+	var all []*pubsubpb.Subscription
+	token := ""
+	for {
+		var page []*pubsubpb.Subscription
+		next := ""
+		err := collectors.Retry(ctx, c.retry, func() error {
+			it := c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry)
+			page = page[:0]
+			var err error
+			next, err = iterator.NewPager(it, int(c.pageSize), token).NextPage(&page)
+			return retryable(err)
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if next == "" {
+			return all, nil
+		}
+		token = next
+	}
+}
+
+// retryable marks quota (RESOURCE_EXHAUSTED, HTTP 429) and transient
+// server answers for another try; permission and not-found answers are
+// final.
+func retryable(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	switch status.Code(err) {
+	case codes.ResourceExhausted, codes.Unavailable, codes.Internal, codes.Aborted, codes.Unknown:
+		return collectors.Retryable(err, 0)
+	}
+	return err
+}

@@ -1,0 +1,160 @@
+// Package pubsub collects the Pub/Sub topics and subscriptions a backfill
+// left behind: a retry topic, a replay subscription still attached to a
+// production topic after the replay finished (backfill-cleanup.txt, "a
+// temporary queue remains subscribed"; rule BF006).
+package pubsub
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/pubsub/v2"
+	vkit "cloud.google.com/go/pubsub/v2/apiv1"
+	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	gax "github.com/googleapis/gax-go/v2"
+	"google.golang.org/api/option"
+)
+
+//go:embed sample.yaml
+var sampleConfig string
+
+func init() {
+	collectors.Register("pubsub", func() collectors.Collector { return &Collector{} })
+}
+
+// maxPageSize is the page size asked of the list calls; the service may
+// answer with fewer.
+const maxPageSize = 1000
+
+// topicAdmin and subscriptionAdmin are the two admin calls used, so the
+// collector depends on no more of the client than it needs.
+type topicAdmin interface {
+	ListTopics(ctx context.Context, req *pubsubpb.ListTopicsRequest, opts ...gax.CallOption) *vkit.TopicIterator
+}
+
+type subscriptionAdmin interface {
+	ListSubscriptions(ctx context.Context, req *pubsubpb.ListSubscriptionsRequest, opts ...gax.CallOption) *vkit.SubscriptionIterator
+}
+
+// Collector lists topics and subscriptions of the configured projects.
+type Collector struct {
+	// Projects are the project ids whose topics and subscriptions are
+	// listed. Credentials: Application Default Credentials.
+	Projects []string `mapstructure:"projects"`
+	// Endpoint overrides the service address (host:port), e.g. a private
+	// endpoint; PUBSUB_EMULATOR_HOST is also honoured by the client.
+	Endpoint string `mapstructure:"endpoint"`
+
+	topics   topicAdmin
+	subs     subscriptionAdmin
+	client   *pubsub.Client
+	sel      *correlate.Selector
+	retry    collectors.RetryPolicy
+	pageSize int32
+	// clientOptions are added to the options Init builds the client with;
+	// tests point it at pstest.
+	clientOptions []option.ClientOption
+}
+
+// SampleConfig returns the documented sources entry.
+func (c *Collector) SampleConfig() string { return sampleConfig }
+
+// UseSelector keeps the selector used to recognise backfill machinery.
+func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
+
+// Init validates the config and builds the admin clients unless they were
+// handed in.
+func (c *Collector) Init() error {
+	if len(c.Projects) == 0 {
+		return errors.New("projects: missing; list the project ids whose topics and subscriptions to read")
+	}
+	for i, p := range c.Projects {
+		if strings.TrimSpace(p) == "" || strings.Contains(p, "/") {
+			return fmt.Errorf("projects[%d]: %q is not a project id (expected e.g. my-project, without projects/)", i, p)
+		}
+	}
+	if c.sel == nil {
+		c.sel = correlate.MustSelector()
+	}
+	if c.pageSize <= 0 {
+		c.pageSize = maxPageSize
+	}
+	if c.topics != nil && c.subs != nil {
+		return nil
+	}
+	var opts []option.ClientOption
+	if c.Endpoint != "" {
+		opts = append(opts, option.WithEndpoint(c.Endpoint))
+	}
+	opts = append(opts, c.clientOptions...)
+	// The project only seeds the client; every request names its own.
+	client, err := pubsub.NewClient(context.Background(), c.Projects[0], opts...)
+	if err != nil {
+		return fmt.Errorf("pubsub: client (Application Default Credentials): %w", err)
+	}
+	c.client = client
+	c.topics, c.subs = client.TopicAdminClient, client.SubscriptionAdminClient
+	return nil
+}
+
+// Close releases the client's connections.
+func (c *Collector) Close() error {
+	if c.client == nil {
+		return nil
+	}
+	return c.client.Close()
+}
+
+// Collect lists each project in turn (two paged calls per project carry
+// every field used). A project that refuses is recorded against that
+// project; only when no project answered does Collect fail.
+func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
+	var failures []error
+	answered := 0
+	for _, p := range c.Projects {
+		if err := c.collectProject(ctx, p, sink); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			sink.AddError(p, err)
+			failures = append(failures, err)
+			continue
+		}
+		answered++
+	}
+	if answered == 0 {
+		return fmt.Errorf("pubsub: no project answered: %w", errors.Join(failures...))
+	}
+	return nil
+}
+
+func (c *Collector) collectProject(ctx context.Context, project string, sink collectors.Sink) error {
+	topics, err := c.listTopics(ctx, project)
+	if err != nil {
+		return fmt.Errorf("pubsub: list topics of project %s: %w", project, err)
+	}
+	topicTies := map[string]tie{}
+	for _, t := range topics {
+		a, matched := c.topic(project, t)
+		if !matched {
+			continue
+		}
+		topicTies[t.GetName()] = tie{id: a.BackfillID, how: a.Correlation}
+		sink.AddArtifact(a)
+	}
+	subs, err := c.listSubscriptions(ctx, project)
+	if err != nil {
+		return fmt.Errorf("pubsub: list subscriptions of project %s: %w", project, err)
+	}
+	for _, s := range subs {
+		if a, matched := c.subscription(project, s, topicTies); matched {
+			sink.AddArtifact(a)
+		}
+	}
+	return nil
+}
