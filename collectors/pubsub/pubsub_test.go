@@ -94,7 +94,7 @@ func seed(t *testing.T, c *Collector) {
 	subs := []*pubsubpb.Subscription{
 		// A replay subscription still attached to a production topic.
 		{Name: "projects/alpha/subscriptions/orders-replay", Topic: "projects/alpha/topics/orders",
-			Labels: map[string]string{"backfill_id": "bf_1234", "owner": "data-eng"},
+			Labels:           map[string]string{"backfill_id": "bf_1234", "owner": "data-eng"},
 			ExpirationPolicy: &pubsubpb.ExpirationPolicy{}},
 		// The production subscription: not backfill machinery.
 		{Name: "projects/alpha/subscriptions/orders-warehouse", Topic: "projects/alpha/topics/orders"},
