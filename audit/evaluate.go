@@ -125,3 +125,18 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Refresh recounts each backfill's open findings and the summary after a
+// sink changed waivers (an issue closed as accepted on GitHub).
+func Refresh(r *model.Report) {
+	open := map[string]int{}
+	for _, f := range r.Findings {
+		if !f.Waived() && f.BackfillID != "" {
+			open[model.NormalizeID(f.BackfillID)]++
+		}
+	}
+	for i := range r.Backfills {
+		r.Backfills[i].Findings = open[model.NormalizeID(r.Backfills[i].Backfill.ID)]
+	}
+	Summarize(r, nil)
+}

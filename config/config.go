@@ -29,6 +29,7 @@ type Config struct {
 	Rules       Rules            `mapstructure:"rules"`
 	Owners      model.Owners     `mapstructure:"owners"`
 	Report      Report           `mapstructure:"report"`
+	Sinks       `mapstructure:",squash"`
 
 	// Built by Load from the sections above.
 	Instances []collectors.Instance `mapstructure:"-"`
@@ -166,6 +167,9 @@ func (c *Config) build() error {
 			bu.SetBaseDir(base)
 		}
 		c.Instances = append(c.Instances, in)
+	}
+	if err := c.Sinks.validate(); err != nil {
+		return &Error{File: c.File, Err: err}
 	}
 	sev, err := model.ParseSeverity(c.Report.FailOn)
 	if err != nil {

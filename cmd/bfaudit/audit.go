@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
-	"fmt"
+		"fmt"
 	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/audit"
-	"github.com/bfaudit/bfaudit/config"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -114,12 +112,3 @@ func progress(g *globals, format string, args ...any) {
 	fmt.Fprintf(g.stderr, "\r\x1b[K"+format, args...)
 }
 
-// runSinks delivers the report to GitHub and Slack when configured.
-func runSinks(cmd *cobra.Command, g *globals, cfg *config.Config, r *model.Report, dryRun bool) error {
-	_ = cmd
-	_ = g
-	_ = cfg
-	_ = r
-	_ = dryRun
-	return errors.Join()
-}
