@@ -124,6 +124,19 @@ func TestVerify(t *testing.T) {
 			},
 		},
 		{
+			name:  "a second statement cannot ride along",
+			query: "SELECT 1 AS count; DROP TABLE " + table,
+			check: func(t *testing.T, v *model.Validation) {
+				var left int
+				if v.Error == "" {
+					t.Errorf("two statements were accepted")
+				}
+				if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&left); err != nil || left != 4 {
+					t.Errorf("rows left=%d err=%v: the second statement ran", left, err)
+				}
+			},
+		},
+		{
 			name:  "a broken query is evidence, not a source failure",
 			query: "SELECT nope FROM " + table,
 			check: func(t *testing.T, v *model.Validation) {
