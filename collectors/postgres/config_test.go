@@ -57,3 +57,22 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		})
 	}
 }
+
+func TestDatabaseDefaultsLikeTheServer(t *testing.T) {
+	tests := []struct{ dsn, want string }{
+		{"postgres://auditor@db:5432/warehouse", "warehouse"},
+		{"postgres://auditor@db:5432/", "auditor"}, // the server connects to the user's database
+		{"host=db user=auditor dbname=sales", "sales"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.dsn, func(t *testing.T) {
+			inst, err := collectors.Decode(map[string]any{"type": "postgres", "dsn": tc.dsn}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := inst.Collector.(*Postgres).Databases; len(got) != 1 || got[0] != tc.want {
+				t.Errorf("databases=%v, want [%s]", got, tc.want)
+			}
+		})
+	}
+}

@@ -98,6 +98,10 @@ func (p *Postgres) Init() error {
 	conf.RuntimeParams["default_transaction_read_only"] = "on"
 	conf.RuntimeParams["statement_timeout"] = fmt.Sprint(p.StatementTimeout.Milliseconds())
 	p.conf = conf
+	if conf.Database == "" {
+		// What the server does for a DSN without a database.
+		conf.Database = conf.User
+	}
 	if len(p.Databases) == 0 {
 		p.Databases = []string{conf.Database}
 	}
