@@ -51,10 +51,6 @@ func (i *Inventory) Init() error {
 	return nil
 }
 
-type fileDoc struct {
-	Artifacts []artifactDoc `yaml:"artifacts"`
-}
-
 type artifactDoc struct {
 	Kind       string            `yaml:"kind"`
 	System     string            `yaml:"system"`
@@ -70,7 +66,6 @@ type artifactDoc struct {
 	ExpiresAt  string            `yaml:"expires_at"`
 	State      string            `yaml:"state"`
 	Attributes map[string]string `yaml:"attributes"`
-	Line       int               `yaml:"-"`
 }
 
 // Collect reads each file; a bad file or entry is reported against that
