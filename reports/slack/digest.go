@@ -1,0 +1,336 @@
+package slack
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/slack-go/slack"
+)
+
+// changes is what moved since the digest's reference point.
+type changes struct {
+	// Label says since when, e.g. "since the last digest (2 Mar 2026)".
+	Label string
+	// Known is false on a first digest with nothing to compare to.
+	Known    bool
+	New      []model.Finding
+	Resolved []model.Finding
+}
+
+// digest holds what one channel digest shows.
+type digest struct {
+	r         *model.Report
+	period    string // "week 2026-W10", "" for every run
+	changes   changes
+	maxOldest int
+	links     map[string]string // normalized backfill id -> issue URL
+}
+
+func newDigest(r *model.Report, period string, ch changes, maxOldest int) *digest {
+	d := &digest{r: r, period: period, changes: ch, maxOldest: maxOldest, links: map[string]string{}}
+	for _, b := range r.Backfills {
+		if b.IssueURL != "" {
+			d.links[model.NormalizeID(b.Backfill.ID)] = b.IssueURL
+		}
+	}
+	return d
+}
+
+// open lists the unwaived findings.
+func (d *digest) open() []model.Finding {
+	var out []model.Finding
+	for _, f := range d.r.Findings {
+		if !f.Waived() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (d *digest) title() string {
+	if d.period == "" {
+		return "Backfill audit digest"
+	}
+	return "Backfill audit digest · " + d.period
+}
+
+// fallbackText is the notification text: counts only, nothing from the estate.
+func (d *digest) fallbackText() string {
+	open := d.open()
+	by := countBySeverity(open)
+	var parts []string
+	for _, s := range model.Severities() {
+		if by[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", by[s], s))
+		}
+	}
+	t := fmt.Sprintf("%s: %d open findings", d.title(), len(open))
+	if len(parts) > 0 {
+		t += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return t
+}
+
+// messages renders the digest, split into messages within Slack's limits.
+func (d *digest) messages() []message {
+	blocks := []slack.Block{header(d.title()), d.totals()}
+	blocks = append(blocks, d.changeBlocks()...)
+	blocks = append(blocks, d.oldestBlocks()...)
+	blocks = append(blocks, d.ownerBlocks()...)
+	if bf := d.backfillBlocks(); len(bf) > 0 {
+		blocks = append(blocks, slack.NewDividerBlock())
+		blocks = append(blocks, bf...)
+	}
+	return paginate(d.fallbackText(), blocks)
+}
+
+func (d *digest) totals() slack.Block {
+	open := d.open()
+	by := countBySeverity(open)
+	var sev []string
+	for _, s := range model.Severities() {
+		sev = append(sev, fmt.Sprintf("%s %d", s, by[s]))
+	}
+	t := fmt.Sprintf("*%d open findings* across %d backfills", len(open), len(groupByBackfill(open)))
+	if w := len(d.r.Findings) - len(open); w > 0 {
+		t += fmt.Sprintf(" (%d waived)", w)
+	}
+	t += "\n" + strings.Join(sev, " · ")
+	var gaps []string
+	for _, c := range d.r.Coverage {
+		if c.Status != model.CoverageOK && c.Status != "" {
+			gaps = append(gaps, fmt.Sprintf("%s (%s)", esc(c.Source, 60), c.Status))
+		}
+	}
+	if len(gaps) > 0 {
+		t += "\n:warning: Coverage incomplete: " + strings.Join(gaps, ", ") +
+			". Nothing those sources did not answer for is counted as resolved."
+	}
+	return section(fitLine(t, maxText))
+}
+
+func (d *digest) changeBlocks() []slack.Block {
+	ch := d.changes
+	if !ch.Known {
+		return []slack.Block{contextBlock("First digest: nothing earlier to compare with, so no new or resolved items yet.")}
+	}
+	var out []slack.Block
+	newTitle := fmt.Sprintf("*New %s: %d*", ch.Label, len(ch.New))
+	if len(ch.New) == 0 {
+		out = append(out, section(newTitle))
+	} else {
+		out = append(out, sections(newTitle, d.lines(ch.New, false))...)
+	}
+	resTitle := fmt.Sprintf("*Resolved %s: %d*", ch.Label, len(ch.Resolved))
+	if len(ch.Resolved) == 0 {
+		out = append(out, section(resTitle))
+	} else {
+		out = append(out, sections(resTitle, d.lines(ch.Resolved, false))...)
+	}
+	return out
+}
+
+func (d *digest) oldestBlocks() []slack.Block {
+	open := d.open()
+	if len(open) == 0 || d.maxOldest <= 0 {
+		return nil
+	}
+	sort.SliceStable(open, func(i, j int) bool {
+		a, b := seen(open[i], d.r.Now), seen(open[j], d.r.Now)
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		if open[i].Severity != open[j].Severity {
+			return open[i].Severity > open[j].Severity
+		}
+		return open[i].Fingerprint < open[j].Fingerprint
+	})
+	n := min(d.maxOldest, len(open))
+	return sections(fmt.Sprintf("*Oldest lingering items (%d of %d)*", n, len(open)), d.lines(open[:n], true))
+}
+
+func (d *digest) ownerBlocks() []slack.Block {
+	open := d.open()
+	if len(open) == 0 {
+		return nil
+	}
+	counts := map[string]int{}
+	for _, f := range open {
+		counts[ownerOf(f)]++
+	}
+	owners := make([]string, 0, len(counts))
+	for o := range counts {
+		owners = append(owners, o)
+	}
+	sort.Slice(owners, func(i, j int) bool {
+		if counts[owners[i]] != counts[owners[j]] {
+			return counts[owners[i]] > counts[owners[j]]
+		}
+		return owners[i] < owners[j]
+	})
+	lines := make([]string, 0, len(owners))
+	for _, o := range owners {
+		name := esc(o, 60)
+		if o == "" {
+			name = "_unowned_"
+		}
+		lines = append(lines, fmt.Sprintf("• %s: %d", name, counts[o]))
+	}
+	return sections("*Open findings by owner*", lines)
+}
+
+// backfillBlocks gives each backfill with open findings its own block(s),
+// linked to its GitHub issue when there is one.
+func (d *digest) backfillBlocks() []slack.Block {
+	groups := groupByBackfill(d.open())
+	reports := map[string]model.BackfillReport{}
+	for _, b := range d.r.Backfills {
+		reports[model.NormalizeID(b.Backfill.ID)] = b
+	}
+	var out []slack.Block
+	for _, g := range groups {
+		by := countBySeverity(g.findings)
+		var sev []string
+		for _, s := range model.Severities() {
+			if by[s] > 0 {
+				sev = append(sev, fmt.Sprintf("%d %s", by[s], s))
+			}
+		}
+		name := "_no backfill_"
+		if g.id != "" {
+			name = "*" + d.backfillRef(g.id) + "*"
+		}
+		head := fmt.Sprintf("%s · %d open (%s)", name, len(g.findings), strings.Join(sev, ", "))
+		if br, ok := reports[model.NormalizeID(g.id)]; ok {
+			if o := br.Backfill.Owner; o != "" {
+				head += " · owner " + esc(o, 60)
+			}
+			if !br.Lifecycle.Done {
+				head += " · next step: " + br.Lifecycle.Next.String()
+			}
+		}
+		lines := make([]string, 0, len(g.findings))
+		for _, f := range g.findings {
+			lines = append(lines, "• "+d.itemText(f, false, true))
+		}
+		out = append(out, sections(head, lines)...)
+	}
+	return out
+}
+
+// lines renders findings one per line.
+func (d *digest) lines(fs []model.Finding, age bool) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, "• "+d.itemText(f, age, false))
+	}
+	return out
+}
+
+// itemText is one finding: severity, rule, title, artifact, backfill (linked
+// to its issue), owner and, for lingering items, how long it has been open.
+func (d *digest) itemText(f model.Finding, age, inBackfill bool) string {
+	parts := []string{fmt.Sprintf("*%s* %s %s", strings.ToUpper(f.Severity.String()), esc(f.RuleID, 20), esc(f.Title, 120))}
+	if f.ArtifactURI != "" {
+		parts = append(parts, esc(f.ArtifactURI, 200))
+	}
+	if f.BackfillID != "" && !inBackfill {
+		parts = append(parts, d.backfillRef(f.BackfillID))
+	}
+	if !inBackfill || f.Owner != "" {
+		parts = append(parts, ownerLabel(f))
+	}
+	if age {
+		days := int(d.r.Now.Sub(seen(f, d.r.Now)).Hours() / 24)
+		parts = append(parts, fmt.Sprintf("open %d d", days))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// backfillRef names a backfill, linked to its GitHub issue when known.
+func (d *digest) backfillRef(id string) string {
+	if u, ok := d.links[model.NormalizeID(id)]; ok {
+		return link(u, id)
+	}
+	return esc(id, 80)
+}
+
+func ownerLabel(f model.Finding) string {
+	if f.Owner == "" {
+		return "_unowned_"
+	}
+	return esc(f.Owner, 60)
+}
+
+func ownerOf(f model.Finding) string { return strings.TrimSpace(f.Owner) }
+
+// seen is when a finding was first seen; a report without history counts
+// from now.
+func seen(f model.Finding, now time.Time) time.Time {
+	if f.FirstSeen.IsZero() {
+		return now
+	}
+	return f.FirstSeen
+}
+
+func countBySeverity(fs []model.Finding) map[model.Severity]int {
+	by := map[model.Severity]int{}
+	for _, f := range fs {
+		by[f.Severity]++
+	}
+	return by
+}
+
+type backfillGroup struct {
+	id       string
+	findings []model.Finding
+}
+
+// groupByBackfill groups findings by normalized backfill id, most severe
+// and largest first; findings with no backfill come last.
+func groupByBackfill(fs []model.Finding) []backfillGroup {
+	idx := map[string]int{}
+	var groups []backfillGroup
+	for _, f := range fs {
+		k := model.NormalizeID(f.BackfillID)
+		i, ok := idx[k]
+		if !ok {
+			i = len(groups)
+			idx[k] = i
+			groups = append(groups, backfillGroup{id: f.BackfillID})
+		}
+		groups[i].findings = append(groups[i].findings, f)
+	}
+	worst := func(g backfillGroup) model.Severity {
+		var w model.Severity
+		for _, f := range g.findings {
+			w = max(w, f.Severity)
+		}
+		return w
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if (a.id == "") != (b.id == "") {
+			return b.id == ""
+		}
+		if worst(a) != worst(b) {
+			return worst(a) > worst(b)
+		}
+		if len(a.findings) != len(b.findings) {
+			return len(a.findings) > len(b.findings)
+		}
+		return model.NormalizeID(a.id) < model.NormalizeID(b.id)
+	})
+	for _, g := range groups {
+		sort.SliceStable(g.findings, func(i, j int) bool {
+			if g.findings[i].Severity != g.findings[j].Severity {
+				return g.findings[i].Severity > g.findings[j].Severity
+			}
+			return g.findings[i].Fingerprint < g.findings[j].Fingerprint
+		})
+	}
+	return groups
+}

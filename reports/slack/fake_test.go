@@ -1,0 +1,290 @@
+package slack
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/history"
+	"github.com/jackc/pgx/v5"
+	"github.com/slack-go/slack/slacktest"
+)
+
+// sent is one chat.postMessage call as the fake saw it.
+type sent struct {
+	Channel, ThreadTS, Text string
+	Blocks                  []any // decoded JSON
+	TS                      string
+}
+
+// fakeSlack is slack-go's slacktest server with handlers that capture
+// chat.postMessage and users.lookupByEmail and can answer with errors.
+type fakeSlack struct {
+	srv *slacktest.Server
+
+	mu      sync.Mutex
+	posts   []sent
+	lookups []string
+	users   map[string]string // e-mail -> user id
+	// answer, when set, may answer the nth postMessage call (1-based)
+	// itself, e.g. with a 429; it returns false to let it succeed.
+	answer func(n int, w http.ResponseWriter) bool
+	calls  int
+}
+
+func newFakeSlack(t *testing.T) *fakeSlack {
+	f := &fakeSlack{users: map[string]string{}}
+	f.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/chat.postMessage", f.postMessage)
+		c.Handle("/users.lookupByEmail", f.lookupByEmail)
+	})
+	f.srv.Start()
+	t.Cleanup(f.srv.Stop)
+	return f
+}
+
+func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.answer != nil && f.answer(f.calls, w) {
+		return
+	}
+	var blocks []any
+	if b := r.Form.Get("blocks"); b != "" {
+		if err := json.Unmarshal([]byte(b), &blocks); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	ch := r.Form.Get("channel")
+	switch {
+	case ch == "#leads":
+		ch = "C0LEADS" // Slack answers with the channel id
+	case strings.HasPrefix(ch, "U"):
+		ch = "D" + ch[1:] // a DM opened with the user
+	}
+	ts := fmt.Sprintf("1700000000.%06d", len(f.posts)+1)
+	f.posts = append(f.posts, sent{Channel: ch, ThreadTS: r.Form.Get("thread_ts"), Text: r.Form.Get("text"), Blocks: blocks, TS: ts})
+	writeJSON(w, map[string]any{"ok": true, "channel": ch, "ts": ts})
+}
+
+func (f *fakeSlack) lookupByEmail(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	email := r.Form.Get("email")
+	f.mu.Lock()
+	f.lookups = append(f.lookups, email)
+	id, ok := f.users[email]
+	f.mu.Unlock()
+	if !ok {
+		writeJSON(w, map[string]any{"ok": false, "error": "users_not_found"})
+		return
+	}
+	writeJSON(w, map[string]any{"ok": true, "user": map[string]any{"id": id, "name": email}})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (f *fakeSlack) sent() []sent {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]sent(nil), f.posts...)
+}
+
+// topLevel counts messages that start a thread (digests, not replies).
+func topLevel(ps []sent) int {
+	n := 0
+	for _, p := range ps {
+		if p.ThreadTS == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// texts collects every "text" string in a payload's blocks.
+func texts(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "text" {
+				out = append(out, s)
+			} else {
+				out = append(out, texts(e)...)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, texts(e)...)
+		}
+	}
+	return out
+}
+
+func allText(ps []sent) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString(p.Text + "\n")
+		for _, s := range texts(p.Blocks) {
+			b.WriteString(s + "\n")
+		}
+	}
+	return b.String()
+}
+
+// checkLimits fails when a message breaks Block Kit's limits.
+func checkLimits(t *testing.T, ps []sent) {
+	t.Helper()
+	for i, p := range ps {
+		if len(p.Blocks) > maxBlocks {
+			t.Errorf("message %d has %d blocks, over Slack's %d", i+1, len(p.Blocks), maxBlocks)
+		}
+		for _, s := range texts(p.Blocks) {
+			if runes(s) > maxText {
+				t.Errorf("message %d has a text of %d characters, over Slack's %d", i+1, runes(s), maxText)
+			}
+		}
+	}
+}
+
+// --- stores ---
+
+const pgEnv = "BFAUDIT_TEST_PG_DSN"
+
+// eachStore runs fn with a history config on SQLite and, when
+// BFAUDIT_TEST_PG_DSN is set, on PostgreSQL in a schema dropped afterwards.
+func eachStore(t *testing.T, fn func(t *testing.T, cfg history.Config)) {
+	t.Run("sqlite", func(t *testing.T) {
+		fn(t, history.Config{Path: filepath.Join(t.TempDir(), "history.db")})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := os.Getenv(pgEnv)
+		if dsn == "" {
+			t.Skipf("PostgreSQL variant skipped: set %s, e.g. %s='postgres://postgres@127.0.0.1:5432/test?sslmode=disable'", pgEnv, pgEnv)
+		}
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		schema := "bfaudit_slack_test_" + hex.EncodeToString(b)
+		t.Cleanup(func() {
+			ctx := context.Background()
+			conn, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Errorf("drop schema %s: %v", schema, err)
+				return
+			}
+			defer conn.Close(ctx)
+			if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS "`+schema+`" CASCADE`); err != nil {
+				t.Errorf("drop schema %s: %v", schema, err)
+			}
+		})
+		fn(t, history.Config{Driver: history.DriverPostgres, DSNEnv: pgEnv, Schema: schema})
+	})
+}
+
+func openStore(t *testing.T, cfg history.Config) *history.Store {
+	t.Helper()
+	s, err := history.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("history.Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// --- reports ---
+
+var monday = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) // ISO week 2026-W10
+
+func day(n int) time.Time { return monday.AddDate(0, 0, n) }
+
+func bfID(i int) string { return fmt.Sprintf("BF-%d", 1000+i) }
+
+func issueURL(i int) string { return fmt.Sprintf("https://github.com/acme/data/issues/%d", i) }
+
+// estate builds a report of n backfills, each with an issue and one
+// lingering temp table; every third also keeps a grant.
+func estate(now time.Time, n int) *model.Report {
+	r := &model.Report{Version: model.ReportVersion, Tool: "bfaudit", Now: now,
+		Coverage: []model.Coverage{{Source: "bq", System: "bigquery", Status: model.CoverageOK},
+			{Source: "gcp", System: "gcp", Status: model.CoverageOK}}}
+	owners := []string{"alice", "bob", "carol"}
+	for i := range n {
+		id, owner := bfID(i), owners[i%len(owners)]
+		r.Backfills = append(r.Backfills, model.BackfillReport{
+			Backfill: model.Backfill{ID: id, Owner: owner, Status: model.StatusReplayed}, Known: true,
+			Lifecycle: model.Lifecycle{Reached: model.StepVerified, Next: model.StepNormalized},
+			IssueURL:  issueURL(i)})
+		r.Findings = append(r.Findings, mkFinding("BF005", id, fmt.Sprintf("bigquery://proj/ds/tmp_%d", i), "bq", owner, model.SeverityMedium))
+		if i%3 == 0 {
+			r.Findings = append(r.Findings, mkFinding("BF003", id, fmt.Sprintf("gcp://proj/iam/grant_%d", i), "gcp", owner, model.SeverityHigh))
+		}
+	}
+	return r
+}
+
+func mkFinding(rule, bf, uri, source, owner string, sev model.Severity) model.Finding {
+	return model.Finding{RuleID: rule, Title: "lingering " + rule, Severity: sev, BackfillID: bf, ArtifactURI: uri,
+		Owner: owner, Message: "still there", Source: source, Fingerprint: model.Fingerprint(rule, bf, uri)}
+}
+
+// without drops the findings on artifact uri.
+func without(r *model.Report, uri string) *model.Report {
+	var fs []model.Finding
+	for _, f := range r.Findings {
+		if f.ArtifactURI != uri {
+			fs = append(fs, f)
+		}
+	}
+	r.Findings = fs
+	return r
+}
+
+// audit records r in the store and posts it, as the pipeline does.
+func audit(t *testing.T, store *history.Store, s *Sink, r *model.Report) (Result, error) {
+	t.Helper()
+	if store != nil {
+		if err := store.Record(context.Background(), r); err != nil {
+			t.Fatalf("Record: %v", err)
+		}
+	}
+	return s.Post(context.Background(), r)
+}
+
+func botEnv(name string) string {
+	if name == DefaultTokenEnv {
+		return "xoxb-test-token"
+	}
+	return ""
+}
+
+func newBotSink(t *testing.T, f *fakeSlack, cfg Config, owners model.Owners, store *history.Store, opts ...Option) *Sink {
+	t.Helper()
+	if cfg.Channel == "" {
+		cfg.Channel = "#leads"
+	}
+	base := []Option{WithAPIURL(f.srv.GetAPIURL()), WithEnv(botEnv),
+		WithSleep(func(context.Context, time.Duration) error { return nil })}
+	s, err := New(cfg, owners, store, append(base, opts...)...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return s
+}

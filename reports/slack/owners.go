@@ -1,0 +1,139 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/history"
+	"github.com/slack-go/slack"
+)
+
+// ownerItems is one owner's open findings and how to reach them.
+type ownerItems struct {
+	owner    string
+	email    string
+	userID   string
+	reason   string // why the owner falls back to the channel
+	findings []model.Finding
+}
+
+// ownerGroups groups unwaived findings by owner, with each owner's e-mail
+// from the owners map. Unowned findings are in the digest already.
+func ownerGroups(r *model.Report, owners model.Owners) []ownerItems {
+	idx := map[string]int{}
+	var out []ownerItems
+	for _, f := range r.Findings {
+		o := ownerOf(f)
+		if f.Waived() || o == "" {
+			continue
+		}
+		k := strings.ToLower(o)
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			it := ownerItems{owner: o}
+			if c, ok := owners.Lookup(o); !ok {
+				it.reason = "not in the owners map"
+			} else if c.Email == "" {
+				it.reason = "no e-mail in the owners map"
+			} else {
+				it.email = c.Email
+			}
+			out = append(out, it)
+		}
+		out[i].findings = append(out[i].findings, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].owner) < strings.ToLower(out[j].owner) })
+	return out
+}
+
+// resolveOwners looks each owner up by e-mail; those Slack does not know,
+// or that cannot be looked up, fall back to the channel.
+func (s *Sink) resolveOwners(ctx context.Context, groups []ownerItems) (dms, fallbacks []ownerItems) {
+	for _, g := range groups {
+		if g.email != "" {
+			var id string
+			err := retrying(ctx, s.sleep, func() error {
+				var err error
+				id, err = s.poster.lookup(ctx, g.email)
+				return err
+			})
+			switch {
+			case err == nil && id != "":
+				g.userID = id
+				dms = append(dms, g)
+				continue
+			case isSlackError(err, "users_not_found"):
+				g.reason = "no Slack user with the owners map e-mail"
+			default:
+				g.reason = "Slack user lookup failed"
+			}
+		}
+		fallbacks = append(fallbacks, g)
+	}
+	return dms, fallbacks
+}
+
+func isSlackError(err error, code string) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && se.Err == code
+}
+
+// fallbackMessages lists, in the digest's thread, the items of owners who
+// get no direct message.
+func fallbackMessages(d *digest, fallbacks []ownerItems) []message {
+	if len(fallbacks) == 0 {
+		return nil
+	}
+	var blocks []slack.Block
+	blocks = append(blocks, section("*Owners without a direct message:* their items are listed here."))
+	for _, o := range fallbacks {
+		title := fmt.Sprintf("*%s* (%s): %d open", esc(o.owner, 60), o.reason, len(o.findings))
+		blocks = append(blocks, sections(title, d.lines(o.findings, true))...)
+	}
+	return paginate("Backfill items for owners without a direct message", blocks)
+}
+
+// directMessages renders one owner's message: their backfills and items,
+// each backfill linked to its issue.
+func directMessages(d *digest, o ownerItems) []message {
+	own := *d.r
+	own.Findings = o.findings
+	od := newDigest(&own, d.period, changes{}, 0)
+	title := "Your backfill cleanup items"
+	if d.period != "" {
+		title += " · " + d.period
+	}
+	blocks := []slack.Block{header(title),
+		section(fmt.Sprintf("You own *%d open findings* in %d backfills. Close them in the order the checklist gives: verify, normalize, revoke access, archive the record, retire.",
+			len(o.findings), len(groupByBackfill(o.findings))))}
+	blocks = append(blocks, od.backfillBlocks()...)
+	return paginate(fmt.Sprintf("%s: %d open findings", title, len(o.findings)), blocks)
+}
+
+// postDirect sends one owner their message, once per period: each owner's
+// message has its own claim, so a rerun sends only those that failed.
+func (s *Sink) postDirect(ctx context.Context, key history.DigestKey, r *model.Report, d *digest, o ownerItems, res *Result) error {
+	dk := history.DigestKey{Sink: "slack-dm:" + strings.ToLower(o.owner), Period: key.Period}
+	if s.store != nil {
+		ok, err := s.store.ClaimDigest(ctx, dk, s.cfg.Force)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	if _, err := s.postThread(ctx, o.userID, "direct", directMessages(d, o), &res.DirectMessages); err != nil {
+		if s.store != nil {
+			_ = s.store.ReleaseDigest(ctx, dk)
+		}
+		return fmt.Errorf("owner %s: %w", o.owner, err)
+	}
+	if s.store != nil {
+		return s.store.MarkDigestPosted(ctx, dk, r.Now)
+	}
+	return nil
+}

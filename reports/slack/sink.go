@@ -1,0 +1,266 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/history"
+	"github.com/slack-go/slack"
+)
+
+// ErrIncomplete marks a post that did not fully go out: the CLI exits 3,
+// and the digest is not recorded as posted, so the next run tries again.
+var ErrIncomplete = errors.New("slack: digest incomplete")
+
+// Sink posts digests and owner messages.
+type Sink struct {
+	cfg    Config
+	owners model.Owners
+	store  *history.Store
+	poster poster
+	sink   string // digest key's sink: where the digest goes
+	now    func() time.Time
+	sleep  func(context.Context, time.Duration) error
+	out    io.Writer
+	getenv func(string) string
+	client *http.Client
+	apiURL string
+}
+
+// Option adjusts a Sink.
+type Option func(*Sink)
+
+// WithHTTPClient sets the HTTP client for the Web API and the webhook.
+func WithHTTPClient(c *http.Client) Option { return func(s *Sink) { s.client = c } }
+
+// WithAPIURL points the Web API client at another base URL (slacktest).
+func WithAPIURL(u string) Option { return func(s *Sink) { s.apiURL = u } }
+
+// WithClock sets the clock (tests).
+func WithClock(now func() time.Time) Option { return func(s *Sink) { s.now = now } }
+
+// WithSleep replaces the wait between rate-limited attempts (tests).
+func WithSleep(f func(context.Context, time.Duration) error) Option {
+	return func(s *Sink) { s.sleep = f }
+}
+
+// WithDryRunWriter sets where a dry run prints its payloads (default stdout).
+func WithDryRunWriter(w io.Writer) Option { return func(s *Sink) { s.out = w } }
+
+// WithEnv replaces os.Getenv for reading the token and webhook URL (tests).
+func WithEnv(getenv func(string) string) Option { return func(s *Sink) { s.getenv = getenv } }
+
+// New builds a Sink. The bot token (cfg.TokenEnv) is used when set, the
+// incoming webhook URL (cfg.WebhookURLEnv) otherwise; a dry run needs
+// neither. store may be nil only with period "every": once-per-period
+// posting needs the history store.
+func New(cfg Config, owners model.Owners, store *history.Store, opts ...Option) (*Sink, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	s := &Sink{cfg: cfg, owners: owners, store: store, now: time.Now, sleep: sleepContext,
+		out: os.Stdout, getenv: os.Getenv, client: &http.Client{Timeout: 30 * time.Second}, apiURL: cfg.APIURL}
+	for _, o := range opts {
+		o(s)
+	}
+	if store == nil && cfg.Period != PeriodEvery {
+		return nil, fmt.Errorf("slack.period: %s digests need the history store to post once per period; configure history or set slack.period: every", cfg.Period)
+	}
+
+	token := strings.TrimSpace(s.getenv(cfg.TokenEnv))
+	hook := ""
+	if cfg.WebhookURLEnv != "" {
+		hook = strings.TrimSpace(s.getenv(cfg.WebhookURLEnv))
+	}
+	switch {
+	case token != "":
+		if cfg.Channel == "" {
+			return nil, fmt.Errorf("slack.channel: required with a bot token (%s)", cfg.TokenEnv)
+		}
+		var sopts []slack.Option
+		sopts = append(sopts, slack.OptionHTTPClient(s.client))
+		if s.apiURL != "" {
+			sopts = append(sopts, slack.OptionAPIURL(strings.TrimSuffix(s.apiURL, "/")+"/"))
+		}
+		s.poster = botPoster{api: slack.New(token, sopts...)}
+		s.sink = "slack:" + cfg.Channel
+	case hook != "":
+		if cfg.OwnerMessages {
+			return nil, fmt.Errorf("slack.owner_messages: needs a bot token (%s); an incoming webhook cannot send direct messages", cfg.TokenEnv)
+		}
+		s.poster = webhookPoster{url: hook, client: s.client}
+		s.sink = "slack:webhook:" + cfg.WebhookURLEnv
+	case cfg.DryRun:
+		s.sink = "slack:" + cfg.Channel
+	default:
+		names := cfg.TokenEnv
+		if cfg.WebhookURLEnv != "" {
+			names += " or " + cfg.WebhookURLEnv
+		}
+		return nil, fmt.Errorf("slack: no credentials: set %s", names)
+	}
+	return s, nil
+}
+
+// Result says what Post did.
+type Result struct {
+	// Period is the digest period key, e.g. 2026-W10.
+	Period string `json:"period"`
+	// Posted is true when this call posted the channel digest.
+	Posted bool `json:"posted"`
+	// Skipped says why the digest was not posted (already posted this
+	// period, or another audit is posting it).
+	Skipped string `json:"skipped,omitempty"`
+	// Messages counts channel messages sent: the digest, its threaded
+	// continuations and the owner fallback list.
+	Messages int `json:"messages"`
+	// DirectMessages counts messages sent to owners.
+	DirectMessages int `json:"direct_messages"`
+	// Fallbacks are owners listed in the digest's thread instead of a
+	// direct message, with the reason.
+	Fallbacks []string `json:"fallbacks,omitempty"`
+	DryRun    bool     `json:"dry_run,omitempty"`
+}
+
+// Post delivers the digest for r's period, then any owner messages. An
+// error wrapping ErrIncomplete means some message did not go out; what did
+// go out is counted in the Result.
+func (s *Sink) Post(ctx context.Context, r *model.Report) (Result, error) {
+	if r == nil || r.Now.IsZero() {
+		return Result{}, fmt.Errorf("slack: report has no time (Now)")
+	}
+	key := history.DigestKey{Sink: s.sink, Period: periodKey(s.cfg.Period, r.Now)}
+	res := Result{Period: key.Period, DryRun: s.cfg.DryRun}
+	ch, err := s.changes(ctx, r)
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrIncomplete, err)
+	}
+	d := newDigest(r, periodLabel(s.cfg.Period, key.Period), ch, s.cfg.MaxOldest)
+	var groups []ownerItems
+	if s.cfg.OwnerMessages {
+		groups = ownerGroups(r, s.owners)
+	}
+	if s.cfg.DryRun {
+		return res, s.dryRun(ctx, key, d, groups, &res)
+	}
+
+	dms, fallbacks := s.resolveOwners(ctx, groups)
+	for _, f := range fallbacks {
+		res.Fallbacks = append(res.Fallbacks, f.owner+": "+f.reason)
+	}
+	var errs []error
+	if err := s.postDigest(ctx, key, r, d, fallbacks, &res); err != nil {
+		errs = append(errs, err)
+	}
+	for _, o := range dms {
+		if err := s.postDirect(ctx, key, r, d, o, &res); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return res, fmt.Errorf("%w: %w", ErrIncomplete, errors.Join(errs...))
+	}
+	return res, nil
+}
+
+// changes finds what moved since the last digest to this sink, or, without
+// one, since the previous run.
+func (s *Sink) changes(ctx context.Context, r *model.Report) (changes, error) {
+	if s.store != nil {
+		at, ok, err := s.store.LastDigest(ctx, s.sink, r.Now)
+		if err != nil {
+			return changes{}, err
+		}
+		if ok {
+			c, err := s.store.ChangesSince(ctx, at, r.Now)
+			if err != nil {
+				return changes{}, err
+			}
+			return changes{Label: "since the last digest (" + at.UTC().Format("2 Jan 2006") + ")", Known: true,
+				New: c.New, Resolved: c.Resolved}, nil
+		}
+	}
+	h := r.History
+	if h == nil || h.PreviousRun.IsZero() {
+		return changes{}, nil
+	}
+	var fresh []model.Finding
+	isNew := map[string]bool{}
+	for _, fp := range h.New {
+		isNew[fp] = true
+	}
+	for _, f := range r.Findings {
+		if isNew[f.Fingerprint] && !f.Waived() {
+			fresh = append(fresh, f)
+		}
+	}
+	return changes{Label: "since the previous run (" + h.PreviousRun.UTC().Format("2 Jan 2006") + ")", Known: true,
+		New: fresh, Resolved: h.Resolved}, nil
+}
+
+// postDigest claims the period, posts the digest (continuations and the
+// owner fallback list threaded under it) and records it posted; on any
+// failure the claim is released so the next run posts it again.
+func (s *Sink) postDigest(ctx context.Context, key history.DigestKey, r *model.Report, d *digest, fallbacks []ownerItems, res *Result) error {
+	if s.store != nil {
+		ok, err := s.store.ClaimDigest(ctx, key, s.cfg.Force)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			res.Skipped = "the digest for " + key.Period + " was already posted or is being posted by another audit (use force to post again)"
+			return nil
+		}
+	}
+	msgs := append(d.messages(), fallbackMessages(d, fallbacks)...)
+	if _, err := s.postThread(ctx, s.cfg.Channel, "digest", msgs, &res.Messages); err != nil {
+		if s.store != nil {
+			if rerr := s.store.ReleaseDigest(ctx, key); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		return err
+	}
+	res.Posted = true
+	if s.store != nil {
+		if err := s.store.MarkDigestPosted(ctx, key, r.Now); err != nil {
+			return fmt.Errorf("digest posted but not recorded (a rerun may post it again): %w", err)
+		}
+	}
+	return nil
+}
+
+// postThread posts msgs in order, the later ones as replies to the first
+// when the transport threads. It returns how many went out.
+func (s *Sink) postThread(ctx context.Context, channel, what string, msgs []message, count *int) (int, error) {
+	var replyChannel, ts string
+	for i, m := range msgs {
+		target, thread := channel, ""
+		if i > 0 && s.poster.threads() {
+			target, thread = replyChannel, ts
+		}
+		err := retrying(ctx, s.sleep, func() error {
+			c, t, err := s.poster.post(ctx, target, thread, m)
+			if err == nil && i == 0 {
+				replyChannel, ts = c, t
+				if replyChannel == "" {
+					replyChannel = channel
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return i, fmt.Errorf("post %s message %d of %d: %w", what, i+1, len(msgs), err)
+		}
+		*count++
+	}
+	return len(msgs), nil
+}
