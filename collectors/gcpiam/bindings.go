@@ -29,7 +29,7 @@ const policyVersion = 3
 
 // collectBindings reads one project's IAM policy and emits a grant for
 // each backfill member of each binding.
-func (c *Collector) collectBindings(ctx context.Context, project string, tie tier, sink collectors.Sink, accounts *accountSet) error {
+func (c *Collector) collectBindings(ctx context.Context, project string, tie iamcond.Matcher, sink collectors.Sink, accounts *accountSet) error {
 	var pol *crm.Policy
 	err := collectors.Retry(ctx, c.retry, func() error {
 		var err error
@@ -46,23 +46,23 @@ func (c *Collector) collectBindings(ctx context.Context, project string, tie tie
 		if b.Condition != nil {
 			expr, title, desc = b.Condition.Expression, b.Condition.Title, b.Condition.Description
 		}
-		bindingID, bindingTied := tie.text(title, desc)
+		bindingID, bindingTied := tie.Text(title, desc)
 		for _, m := range b.Members {
-			id, how := tie.member(m)
+			id, how := tie.Member(m)
 			memberTied := how != ""
 			if !memberTied && bindingTied {
 				id, how = bindingID, "name"
 			}
 			uri := grantURI(project, b.Role, m, b.Condition)
 			if how == "" {
-				if assetID, ok := tie.sel.Assets[uri]; ok {
+				if assetID, ok := tie.Asset(uri); ok {
 					id, how = assetID, "asset"
 				}
 			}
 			if how == "" {
 				continue
 			}
-			if email, ok := serviceAccountEmail(m); ok && memberTied {
+			if email, ok := iamcond.ServiceAccountEmail(m); ok && memberTied {
 				// Only a principal that is itself backfill machinery has
 				// its keys read: a production account named in a
 				// backfill's conditional binding keeps its own keys.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/iamcond"
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 	iam "google.golang.org/api/iam/v1"
 	"google.golang.org/api/option"
@@ -128,7 +129,7 @@ func (c *Collector) options(specific string) []option.ClientOption {
 // permission, not found) is recorded against that project and the others
 // go on; only when nothing at all answered does Collect fail.
 func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
-	tie := c.newTier()
+	tie := iamcond.NewMatcher(c.sel, c.Principals)
 	var (
 		mu       sync.Mutex
 		answered int
@@ -169,8 +170,8 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	}
 	wg.Wait()
 	for _, p := range c.Principals {
-		if email, ok := serviceAccountEmail(p.Member); ok {
-			id, how := tie.member(p.Member)
+		if email, ok := iamcond.ServiceAccountEmail(p.Member); ok {
+			id, how := tie.Member(p.Member)
 			keyOwners.add(account{email: email, backfillID: id, how: how})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	iam "google.golang.org/api/iam/v1"
 )
@@ -27,7 +28,7 @@ var noExpiry = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // collectAccounts lists a project's service accounts and keeps those made
 // for a backfill: a backfill id in the e-mail, display name or description,
 // a declared principal, or a declared asset.
-func (c *Collector) collectAccounts(ctx context.Context, project string, tie tier, accounts *accountSet) error {
+func (c *Collector) collectAccounts(ctx context.Context, project string, tie iamcond.Matcher, accounts *accountSet) error {
 	token := ""
 	for {
 		var page *iam.ListServiceAccountsResponse
@@ -42,14 +43,14 @@ func (c *Collector) collectAccounts(ctx context.Context, project string, tie tie
 		}
 		for _, sa := range page.Accounts {
 			email := strings.ToLower(sa.Email)
-			id, how := tie.member("serviceAccount:" + email)
+			id, how := tie.Member("serviceAccount:" + email)
 			if how == "" {
-				if t, ok := tie.text(sa.DisplayName, sa.Description); ok {
+				if t, ok := tie.Text(sa.DisplayName, sa.Description); ok {
 					id, how = t, "name"
 				}
 			}
 			if how == "" {
-				if assetID, ok := tie.sel.Assets[accountURI(project, email)]; ok {
+				if assetID, ok := tie.Asset(accountURI(project, email)); ok {
 					id, how = assetID, "asset"
 				}
 			}

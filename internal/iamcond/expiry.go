@@ -1,5 +1,6 @@
-// Package iamcond reads what bfaudit needs out of IAM conditions: the time
-// after which a conditional grant stops being in force. Conditions are CEL
+// Package iamcond reads what bfaudit needs out of Google Cloud IAM: the time
+// after which a conditional grant stops being in force, and whether a
+// member belongs to a backfill (members.go). Conditions are CEL
 // (https://cloud.google.com/iam/docs/conditions-overview), so they are read
 // with cel-go's parser and its syntax tree, never pattern-matched as text:
 // a regular expression would take `request.time > timestamp(...)` (a start,
