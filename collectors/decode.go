@@ -40,6 +40,9 @@ func Decode(entry map[string]any, sel *correlate.Selector) (Instance, error) {
 	if err := DecodeInto(rest, c); err != nil {
 		return Instance{}, err
 	}
+	if n, ok := c.(Namer); ok {
+		n.SetSourceName(s.Name)
+	}
 	if su, ok := c.(SelectorUser); ok && sel != nil {
 		su.UseSelector(sel)
 	}

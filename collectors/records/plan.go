@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -157,10 +158,20 @@ func parsePlanNode(path string, node *yaml.Node, p *planDoc, strictErr error) (m
 		pe.Line, pe.Err = splitLine(cleanYAMLError(strictErr))
 		return partialPlan(path, line, id, pe), pe
 	}
+	var loc *time.Location
+	if p.Range.TimeZone != "" {
+		l, err := time.LoadLocation(p.Range.TimeZone)
+		if err != nil {
+			pe := &PlanError{Path: path, Line: lineOf(doc, "range"), Key: "range.time_zone", ID: id,
+				Err: fmt.Errorf("unknown time zone %q (expected an IANA name such as Europe/Berlin)", p.Range.TimeZone)}
+			return partialPlan(path, line, id, pe), pe
+		}
+		loc = l
+	}
 	b := model.Backfill{
 		ID: p.ID, Origin: model.OriginPlan, Purpose: p.Purpose, Trigger: model.Trigger(p.Trigger),
 		JobID: p.JobID, Owner: p.Owner, Approver: p.Approver,
-		Range:          model.Interval{Start: p.Range.Start.Time, End: p.Range.End.Time, TimeZone: p.Range.TimeZone},
+		Range:          model.Interval{Start: p.Range.Start.in(loc), End: p.Range.End.in(loc), TimeZone: p.Range.TimeZone},
 		Classification: model.Classification(p.Classification), Status: model.Status(p.Status),
 		Timeline: model.Timeline{StartedAt: p.Timeline.StartedAt.Time, CompletedAt: p.Timeline.CompletedAt.Time,
 			VerifiedAt: p.Timeline.VerifiedAt.Time, ArchivedAt: p.Timeline.ArchivedAt.Time, RetiredAt: p.Timeline.RetiredAt.Time},

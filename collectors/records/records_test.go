@@ -178,3 +178,21 @@ func TestSampleConfigDecodes(t *testing.T) {
 		t.Errorf("unknown key not reported: %v", err)
 	}
 }
+
+func TestRangeTimeZone(t *testing.T) {
+	plans, errs := ParsePlans("p.yaml", []byte("id: BF-1\nrange: {start: 2026-03-01, end: 2026-03-02T06:00:00Z, time_zone: Europe/Berlin}\n"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	if want := time.Date(2026, 3, 1, 0, 0, 0, 0, berlin); !plans[0].Range.Start.Equal(want) {
+		t.Errorf("start = %v, want midnight in Berlin %v", plans[0].Range.Start, want)
+	}
+	if want := time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC); !plans[0].Range.End.Equal(want) {
+		t.Errorf("a timestamp keeps its own zone: %v", plans[0].Range.End)
+	}
+	_, errs = ParsePlans("p.yaml", []byte("id: BF-1\nrange: {start: 2026-03-01, time_zone: Mars/Olympus}\n"))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "range.time_zone: unknown time zone") {
+		t.Errorf("errs = %v", errs)
+	}
+}

@@ -10,7 +10,21 @@ import (
 
 // timeValue is a date or timestamp in a plan or record. Plans are written
 // by people, so a bare date (2026-03-01) is accepted and means midnight UTC.
-type timeValue struct{ time.Time }
+type timeValue struct {
+	time.Time
+	// dateOnly records a bare date, so it can be placed at midnight in the
+	// plan's time zone rather than UTC.
+	dateOnly bool
+}
+
+// in returns the value in loc: a bare date becomes midnight there.
+func (t timeValue) in(loc *time.Location) time.Time {
+	if !t.dateOnly || loc == nil || t.IsZero() {
+		return t.Time
+	}
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
+}
 
 func (t *timeValue) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
@@ -21,6 +35,8 @@ func (t *timeValue) UnmarshalYAML(n *yaml.Node) error {
 		return fmt.Errorf("line %d: %v", n.Line, err)
 	}
 	t.Time = v
+	_, err = time.Parse("2006-01-02", strings.TrimSpace(n.Value))
+	t.dateOnly = err == nil
 	return nil
 }
 
