@@ -1,0 +1,160 @@
+package collectors
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+func noSleep(waits *[]time.Duration) func(context.Context, time.Duration) error {
+	return func(_ context.Context, d time.Duration) error { *waits = append(*waits, d); return nil }
+}
+
+func TestDoHTTPRetriesAndHonoursRetryAfter(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch calls.Add(1) {
+		case 1:
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case 2:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	defer srv.Close()
+	var waits []time.Duration
+	p := RetryPolicy{Base: time.Second, Sleep: noSleep(&waits)}
+	resp, err := DoHTTP(context.Background(), srv.Client(), p, func() (*http.Request, error) { return http.NewRequest("GET", srv.URL, nil) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if calls.Load() != 3 || len(waits) != 2 || waits[0] != 7*time.Second || waits[1] != 2*time.Second {
+		t.Errorf("calls=%d waits=%v, want 3 calls, waits [7s (Retry-After) 2s (backoff)]", calls.Load(), waits)
+	}
+}
+
+func TestDoHTTPGivesUpAndRedacts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.Error(w, "not here", http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	var waits []time.Duration
+	p := RetryPolicy{Attempts: 3, Sleep: noSleep(&waits)}
+	u := strings.Replace(srv.URL, "http://", "http://user:s3cret@", 1)
+	_, err := DoHTTP(context.Background(), nil, p, func() (*http.Request, error) { return http.NewRequest("GET", u+"/x?token=s3cret", nil) })
+	if err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") || !strings.Contains(err.Error(), "HTTP 502") {
+		t.Errorf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("secret leaked into the error: %v", err)
+	}
+	_, err = DoHTTP(context.Background(), nil, p, func() (*http.Request, error) { return http.NewRequest("GET", srv.URL+"/missing", nil) })
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status != 404 || len(waits) != 2 {
+		t.Errorf("a 404 is not retried: err=%v waits=%v", err, waits)
+	}
+}
+
+func TestRetryAfterHTTPDate(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	h := http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}
+	if got := RetryAfter(h, now); got != 90*time.Second {
+		t.Errorf("got %v", got)
+	}
+}
+
+type fakeCollector struct {
+	run func(Sink) error
+}
+
+func (f *fakeCollector) Collect(_ context.Context, s Sink) error { return f.run(s) }
+
+func TestRunRecordsCoverage(t *testing.T) {
+	instances := []Instance{
+		{Name: "ok", Type: "x", Collector: &fakeCollector{run: func(s Sink) error {
+			s.AddArtifact(model.Artifact{URI: "b", Kind: model.KindTable})
+			return nil
+		}}},
+		{Name: "partial", Type: "x", Collector: &fakeCollector{run: func(s Sink) error {
+			s.AddArtifact(model.Artifact{URI: "a", Kind: model.KindTable})
+			s.AddError("proj-2", errors.New("403"))
+			return nil
+		}}},
+		{Name: "dead", Type: "x", Collector: &fakeCollector{run: func(Sink) error { return errors.New("connection refused") }}},
+		{Name: "panics", Type: "x", Collector: &fakeCollector{run: func(Sink) error { panic("boom") }}},
+	}
+	est, err := Run(context.Background(), instances, 2, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]model.CoverageStatus{}
+	for _, c := range est.Coverage {
+		status[c.Source] = c.Status
+	}
+	want := map[string]model.CoverageStatus{"ok": "ok", "partial": "degraded", "dead": "failed", "panics": "failed"}
+	for k, v := range want {
+		if status[k] != v {
+			t.Errorf("%s: %s, want %s", k, status[k], v)
+		}
+	}
+	if len(est.Artifacts) != 2 || est.Artifacts[0].URI != "a" || est.Artifacts[0].Source != "partial" {
+		t.Errorf("artifacts = %+v (sorted by URI, with their source)", est.Artifacts)
+	}
+}
+
+type decoded struct {
+	Path  string        `mapstructure:"path"`
+	Grace time.Duration `mapstructure:"grace"`
+	Names []string      `mapstructure:"names"`
+}
+
+func (d *decoded) Collect(context.Context, Sink) error { return nil }
+
+func TestDecode(t *testing.T) {
+	Register("decode-test", func() Collector { return &decoded{Grace: time.Hour} })
+	in, err := Decode(map[string]any{"type": "decode-test", "name": "mine", "path": "p", "grace": "30d"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := in.Collector.(*decoded)
+	if in.Name != "mine" || d.Grace != 30*24*time.Hour || d.Path != "p" {
+		t.Errorf("decoded %+v %+v", in, d)
+	}
+	in, _ = Decode(map[string]any{"type": "decode-test"}, nil)
+	if in.Name != "decode-test" || in.Collector.(*decoded).Grace != time.Hour {
+		t.Errorf("defaults lost: %+v", in)
+	}
+	for _, tc := range []struct {
+		entry map[string]any
+		want  string
+	}{
+		{map[string]any{"type": "decode-test", "pth": "p"}, "pth"},
+		{map[string]any{"type": "decode-test", "grace": "soon"}, "invalid duration"},
+		{map[string]any{"type": "nope"}, `unknown collector "nope"`},
+		{map[string]any{"name": "x"}, "type: missing"},
+	} {
+		if _, err := Decode(tc.entry, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Decode(%v) = %v, want %q", tc.entry, err, tc.want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a name twice should panic")
+		}
+	}()
+	Register("decode-test", func() Collector { return &decoded{} })
+}
