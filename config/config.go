@@ -28,6 +28,7 @@ type Config struct {
 	Sources     []map[string]any `mapstructure:"sources"`
 	Rules       Rules            `mapstructure:"rules"`
 	Owners      model.Owners     `mapstructure:"owners"`
+	Waivers     []map[string]any `mapstructure:"waivers"`
 	Report      Report           `mapstructure:"report"`
 	Sinks       `mapstructure:",squash"`
 
@@ -52,6 +53,9 @@ type Rules struct {
 	Params   map[string]map[string]string `mapstructure:"params"`
 	Severity map[string]string            `mapstructure:"severity"`
 	Disabled []string                     `mapstructure:"disabled"`
+	// Custom are user rules in CEL (CustomRule), decoded strictly in
+	// ruleOptions so a misspelt key is an error.
+	Custom []map[string]any `mapstructure:"custom"`
 }
 
 // Report says which files to write.
@@ -186,13 +190,9 @@ func (c *Config) build() error {
 			return fail("report.outputs."+f, fmt.Errorf("unknown format (expected %s)", strings.Join(Formats, ", ")))
 		}
 	}
-	opts := rules.Options{Params: c.Rules.Params, Disabled: c.Rules.Disabled, Severity: map[string]model.Severity{}}
-	for id, s := range c.Rules.Severity {
-		sv, err := model.ParseSeverity(s)
-		if err != nil {
-			return fail("rules.severity."+id, err)
-		}
-		opts.Severity[id] = sv
+	opts, err := c.ruleOptions()
+	if err != nil {
+		return err
 	}
 	eng, err := rules.New(opts)
 	if err != nil {

@@ -21,6 +21,7 @@ type Context struct {
 	params   map[string]string
 	severity model.Severity
 	out      *[]model.Finding
+	keyLines KeyLines
 }
 
 // Duration reads a duration parameter ("72h", "14d"); the default is used

@@ -16,35 +16,67 @@ import (
 type Options struct {
 	// Params by rule id, then param name.
 	Params map[string]map[string]string
-	// Severity overrides by rule id.
+	// Severity overrides by rule id (built-in or user rule).
 	Severity map[string]model.Severity
-	// Disabled rule ids.
+	// Disabled rule ids (built-in or user rule).
 	Disabled []string
 	// Only restricts evaluation to these rule ids (plan check: governance).
+	// A run restricted this way reports no stale waiver for a rule it did
+	// not run.
 	Only func(*Rule) bool
+	// User are the compiled user rules (CompileUserRules).
+	User []*Rule
+	// Waivers accept findings for a while (see Waiver).
+	Waivers []Waiver
+	// KeyLines, when set, lets governance findings point at the line of the
+	// offending key in a plan file.
+	KeyLines KeyLines
 }
 
 // Engine evaluates the enabled rules with their settings.
 type Engine struct {
-	rules    []*Rule
+	rules    []*Rule // built-in rules that run, sorted by id
+	user     []*Rule // user rules that run, in config order
+	skipped  map[string]string
 	params   map[string]map[string]string
 	severity map[string]model.Severity
+	waivers  []Waiver
+	keyLines KeyLines
+	partial  bool // Only was set: not every rule runs
 }
 
 // New checks the options against the registered rules and builds an
 // engine. Errors name the rule and the parameter that is wrong.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{params: map[string]map[string]string{}, severity: map[string]model.Severity{}}
+	e := &Engine{params: map[string]map[string]string{}, severity: map[string]model.Severity{},
+		skipped: map[string]string{}, keyLines: opts.KeyLines, partial: opts.Only != nil}
+	user := map[string]*Rule{}
+	for _, r := range opts.User {
+		if _, clash := Lookup(r.ID); clash {
+			return nil, fmt.Errorf("rules.custom: id %s is a built-in rule's; give user rules their own ids", r.ID)
+		}
+		if user[strings.ToUpper(r.ID)] != nil {
+			return nil, fmt.Errorf("rules.custom: id %s is used twice", r.ID)
+		}
+		user[strings.ToUpper(r.ID)] = r
+	}
+	find := func(id string) (*Rule, bool) {
+		if r, ok := Lookup(id); ok {
+			return r, true
+		}
+		r, ok := user[strings.ToUpper(id)]
+		return r, ok
+	}
 	disabled := map[string]bool{}
 	for _, id := range opts.Disabled {
-		r, ok := Lookup(id)
+		r, ok := find(id)
 		if !ok {
 			return nil, fmt.Errorf("rules.disabled: unknown rule %q", id)
 		}
 		disabled[r.ID] = true
 	}
 	for id, sev := range opts.Severity {
-		r, ok := Lookup(id)
+		r, ok := find(id)
 		if !ok {
 			return nil, fmt.Errorf("rules.severity.%s: unknown rule", id)
 		}
@@ -54,7 +86,7 @@ func New(opts Options) (*Engine, error) {
 		e.severity[r.ID] = sev
 	}
 	for id, ps := range opts.Params {
-		r, ok := Lookup(id)
+		r, ok := find(id)
 		if !ok {
 			return nil, fmt.Errorf("rules.params.%s: unknown rule", id)
 		}
@@ -71,17 +103,45 @@ func New(opts Options) (*Engine, error) {
 		}
 		e.params[r.ID] = clean
 	}
-	for _, r := range All() {
-		if disabled[r.ID] || (opts.Only != nil && !opts.Only(r)) {
-			continue
+	keep := func(r *Rule) bool {
+		switch {
+		case disabled[r.ID]:
+			e.skipped[r.ID] = "disabled in config"
+		case opts.Only != nil && !opts.Only(r) && !r.meta:
+			e.skipped[r.ID] = "not run by this command"
+		default:
+			return true
 		}
-		e.rules = append(e.rules, r)
+		return false
+	}
+	for _, r := range All() {
+		if keep(r) {
+			e.rules = append(e.rules, r)
+		}
+	}
+	for _, r := range opts.User {
+		if keep(r) {
+			e.user = append(e.user, r)
+		}
+	}
+	for i, w := range opts.Waivers {
+		if err := w.compile(); err != nil {
+			return nil, fmt.Errorf("waivers[%d]: %v", i, err)
+		}
+		if w.Rule != "" {
+			r, ok := find(w.Rule)
+			if !ok {
+				return nil, fmt.Errorf("waivers[%d].rule: unknown rule %q", i, w.Rule)
+			}
+			w.Rule = r.ID
+		}
+		e.waivers = append(e.waivers, w)
 	}
 	return e, nil
 }
 
-// Rules returns the rules the engine runs.
-func (e *Engine) Rules() []*Rule { return e.rules }
+// Rules returns the rules the engine runs: built-in rules by id, then user rules.
+func (e *Engine) Rules() []*Rule { return append(append([]*Rule(nil), e.rules...), e.user...) }
 
 // SeverityOf returns a rule's effective base severity.
 func (e *Engine) SeverityOf(r *Rule) model.Severity {
@@ -91,15 +151,21 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 	return r.Severity
 }
 
-// Evaluate runs every enabled rule over the index and returns the findings
-// in report order: most severe first, then by backfill, rule and artifact.
-// A finding reported twice (same fingerprint) is kept once.
+// Evaluate runs every enabled rule over the index, applies the waivers and
+// returns the findings in report order: most severe first, then by
+// backfill, rule and artifact. A finding reported twice (same fingerprint)
+// is kept once. Every built-in rule is one pass over the index, and the
+// user rules share one pass over the artifacts and one over the backfills,
+// so the cost is linear in the estate.
 func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	var out []model.Finding
 	for _, r := range e.rules {
-		ctx := &Context{Index: ix, Now: now, rule: r, params: e.params[r.ID], severity: e.SeverityOf(r), out: &out}
-		r.Check(ctx)
+		if r.meta {
+			continue
+		}
+		r.Check(e.context(ix, now, r, &out))
 	}
+	e.evaluateUser(ix, now, &out)
 	seen := make(map[string]bool, len(out))
 	uniq := out[:0]
 	for _, f := range out {
@@ -109,8 +175,28 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 		seen[f.Fingerprint] = true
 		uniq = append(uniq, f)
 	}
+	uniq = e.applyWaivers(ix, uniq, now)
 	SortFindings(uniq)
 	return uniq
+}
+
+func (e *Engine) context(ix *correlate.Index, now time.Time, r *Rule, out *[]model.Finding) *Context {
+	return &Context{Index: ix, Now: now, rule: r, params: e.params[r.ID], severity: e.SeverityOf(r), out: out, keyLines: e.keyLines}
+}
+
+// running returns the enabled rule with this id, or nil.
+func (e *Engine) running(id string) *Rule {
+	for _, r := range e.rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	for _, r := range e.user {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
 }
 
 // SortFindings orders findings for reports.

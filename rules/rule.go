@@ -40,7 +40,20 @@ type Rule struct {
 	Params     []Param `json:"params,omitempty"`
 	// Check inspects the estate and reports findings through the context.
 	Check func(*Context) `json:"-"`
+
+	// Expr and AppliesTo are set on user rules (CEL, from config); such a
+	// rule has no Check: the engine evaluates every user rule in one pass
+	// over the artifacts and one over the backfills.
+	Expr      string `json:"expr,omitempty"`
+	AppliesTo string `json:"applies_to,omitempty"`
+	program   *userProgram
+	// meta rules report on the engine's own inputs (waivers, user rules);
+	// their findings are made by the engine, not by Check.
+	meta bool
 }
+
+// User reports whether the rule is a user rule from config.
+func (r *Rule) User() bool { return r.program != nil }
 
 // Validate reports missing metadata; every registered rule must pass.
 func (r *Rule) Validate() error {
@@ -51,7 +64,7 @@ func (r *Rule) Validate() error {
 		return fmt.Errorf("rule %s: rationale, seed and remediation are required", r.ID)
 	case !r.Severity.IsValid():
 		return fmt.Errorf("rule %s: invalid default severity", r.ID)
-	case r.Check == nil:
+	case r.Check == nil && r.program == nil:
 		return fmt.Errorf("rule %s: no check", r.ID)
 	}
 	for _, p := range r.Params {

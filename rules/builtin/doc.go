@@ -65,3 +65,25 @@ func unreadable(b *model.Backfill) bool {
 	}
 	return false
 }
+
+// plans calls fn for every backfill described by a readable plan file: the
+// governance rules judge what the plan declares.
+func plans(ix *correlate.Index, fn func(b *model.Backfill)) {
+	for _, id := range ix.IDs {
+		b := ix.Backfills[id]
+		if b.Origin == model.OriginPlan && !unreadable(b) {
+			fn(b)
+		}
+	}
+}
+
+// beforeReplay reports whether a plan's replay has not finished yet. Rules
+// about how a replay runs (concurrency, strategy, side effects, trial
+// interval, write mode) only judge such plans: once the replay is over the
+// advice can no longer change anything, and cleanup rules take over.
+func beforeReplay(b *model.Backfill) bool { return !b.Status.Completed() }
+
+// classifiedNote is the evidence line for a backfill on classified data.
+func classifiedNote(b *model.Backfill) string {
+	return fmt.Sprintf("backfill %s touches %s data", b.ID, b.Classification)
+}

@@ -26,8 +26,8 @@ func lingeringElevatedGrant(c *rules.Context) {
 	grace := c.Duration("grace")
 	tied(c.Index, []model.Kind{model.KindGrant}, func(b *model.Backfill, a *model.Artifact) {
 		var why string
-		if c.Past(a.ExpiresAt) {
-			why = fmt.Sprintf("its expiry %s has passed but the grant is still there", a.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
+		if exp, _, _ := grantExpiry(a); c.Past(exp) {
+			why = fmt.Sprintf("its expiry %s has passed but the grant is still there", exp.UTC().Format("2006-01-02 15:04 MST"))
 		} else if exp := planExpiry(b, a); c.Past(exp) {
 			why = fmt.Sprintf("the plan's elevated access expired %s", day(exp))
 		} else if over, ev := c.GraceOver(b, grace); over {

@@ -1,0 +1,58 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF004", Name: "active-backfill-credential", Title: "Credential made for a backfill is still valid",
+		Rationale: "Service-account keys and login roles created for a replay are elevated access: the seed revokes them after audit and exports are complete, " +
+			"as the third step of closing the loop, because a correction notebook that keeps credentials long after the data was fixed is a standing way in.",
+		Seed:        seedCleanup,
+		Remediation: "Delete the service-account key or drop the login role (or set NOLOGIN / VALID UNTIL in the past); give future backfill credentials an expiry when they are created.",
+		Severity:    model.SeverityHigh, Raised: "critical on classified data: financial, customer, security, compliance",
+		Step:   model.StepAccessRevoked,
+		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill credential counts as lingering"}},
+		Check:  activeBackfillCredential,
+	})
+}
+
+// activeBackfillCredential flags keys and login roles tied to a completed
+// backfill that can still be used. A role that cannot log in is not a
+// credential, and one whose validity already ended cannot be used.
+func activeBackfillCredential(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindCredential}, func(b *model.Backfill, a *model.Artifact) {
+		if _, ok := a.Attributes[model.AttrLogin]; ok && !a.BoolAttr(model.AttrLogin) {
+			return
+		}
+		until := a.ExpiresAt
+		if until.IsZero() {
+			until = a.TimeAttr(model.AttrValidUntil)
+		}
+		if c.Past(until) {
+			return
+		}
+		over, why := c.GraceOver(b, grace)
+		if !over {
+			if !c.Past(b.Expiry) {
+				return
+			}
+			why = fmt.Sprintf("backfill %s expired %s", b.ID, day(b.Expiry))
+		}
+		validity := "with no expiry"
+		if !until.IsZero() {
+			validity = "until " + day(until)
+		}
+		ev := []string{stateNote(a), why, "valid " + validity}
+		if b.Classification.Classified() {
+			ev = append(ev, classifiedNote(b))
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: b.Classification.Classified(), Evidence: ev,
+			Message: fmt.Sprintf("credential %s is still valid %s: %s", nameOr(a), validity, why)})
+	})
+}

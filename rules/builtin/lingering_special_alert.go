@@ -1,0 +1,56 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF007", Name: "lingering-special-alert", Title: "Alert, dashboard or feature flag made for the backfill is still active",
+		Rationale: "A special alert that only watched the backfill is removed once normal pipeline alerting covers the path; left active it pages people about a replay that is over, " +
+			"and a backfill feature flag left on keeps a special path alive.",
+		Seed:        seedCleanup,
+		Remediation: "Delete the alert, dashboard or feature flag once the normal schedule and alerting are back; if it is worth keeping, take it off the backfill (remove the label) and give it an owner.",
+		Severity:    model.SeverityLow, Step: model.StepNormalized,
+		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill-only alert counts as lingering"}},
+		Check:  lingeringSpecialAlert,
+	})
+}
+
+// lingeringSpecialAlert flags alerts and dashboards that only watched the
+// backfill (the watches_backfill or temporary attribute, or declared in the
+// plan's assets to remove) and any feature flag tied to a backfill, while
+// they are still switched on. A paused or disabled alert pages nobody.
+func lingeringSpecialAlert(c *rules.Context) {
+	grace := c.Duration("grace")
+	kinds := []model.Kind{model.KindAlert, model.KindDashboard, model.KindFeatureFlag}
+	tied(c.Index, kinds, func(b *model.Backfill, a *model.Artifact) {
+		if a.State == model.StatePaused || a.State == model.StateDisabled {
+			return
+		}
+		special := a.Kind == model.KindFeatureFlag || a.BoolAttr(model.AttrWatchesOnly) ||
+			a.BoolAttr(model.AttrTemporary) || declared(b, a)
+		if !special {
+			return
+		}
+		over, why := c.GraceOver(b, grace)
+		if !over {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Evidence: []string{stateNote(a), why},
+			Message: fmt.Sprintf("%s %s only served backfill %s and is still active", a.Kind, nameOr(a), b.ID)})
+	})
+}
+
+// declared reports whether the plan lists the artifact in its assets to remove.
+func declared(b *model.Backfill, a *model.Artifact) bool {
+	for _, u := range b.AssetsToRemove {
+		if u == a.URI {
+			return true
+		}
+	}
+	return false
+}

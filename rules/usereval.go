@@ -1,0 +1,165 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/interpreter"
+
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// activation hands the current objects to CEL without building a map per
+// object: one activation is reused for the whole pass.
+type activation struct {
+	artifact *model.Artifact
+	backfill *model.Backfill
+	record   *model.DecisionRecord
+	now      types.Timestamp
+}
+
+func (a *activation) ResolveName(name string) (any, bool) {
+	switch name {
+	case "artifact":
+		return a.artifact, true
+	case "backfill":
+		return a.backfill, true
+	case "record":
+		return a.record, true
+	case "now":
+		return a.now, true
+	}
+	return nil, false
+}
+
+func (a *activation) Parent() interpreter.Activation { return nil }
+
+// Absent objects are their zero values, so has(record.archived_at) is
+// false when there is no record and no expression fails on a nil.
+var (
+	noArtifact model.Artifact
+	noBackfill model.Backfill
+	noRecord   model.DecisionRecord
+)
+
+// userFailure counts one user rule's run-time errors.
+type userFailure struct {
+	n     int
+	first string
+}
+
+// evaluateUser runs the user rules: one pass over the artifacts for the
+// artifact rules and one over the backfills for the backfill rules.
+func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.Finding) {
+	var onArtifact, onBackfill []*Rule
+	for _, r := range e.user {
+		if r.AppliesTo == AppliesToBackfill {
+			onBackfill = append(onBackfill, r)
+		} else {
+			onArtifact = append(onArtifact, r)
+		}
+	}
+	if len(onArtifact)+len(onBackfill) == 0 {
+		return
+	}
+	ctx := map[*Rule]*Context{}
+	for _, r := range e.user {
+		ctx[r] = e.context(ix, now, r, out)
+	}
+	failed := map[*Rule]*userFailure{}
+	act := &activation{now: types.Timestamp{Time: now}}
+	eval := func(r *Rule, subject string, is Issue) {
+		val, _, err := r.program.prg.Eval(act)
+		if err == nil {
+			b, ok := val.Value().(bool)
+			if !ok {
+				err = fmt.Errorf("returned %s, want bool", val.Type().TypeName())
+			} else if b {
+				is.Message = fmt.Sprintf("%s: %s", r.Title, subject)
+				is.Evidence = []string{"user rule " + r.ID + ": " + r.Expr}
+				ctx[r].Report(is)
+				return
+			} else {
+				return
+			}
+		}
+		f := failed[r]
+		if f == nil {
+			f = &userFailure{first: fmt.Sprintf("%v (on %s)", err, subject)}
+			failed[r] = f
+		}
+		f.n++
+	}
+	if len(onArtifact) > 0 {
+		// Artifacts carry their backfill's canonical id, so a plain map
+		// lookup finds it without normalizing each artifact's id again.
+		type pair struct {
+			b *model.Backfill
+			r *model.DecisionRecord
+		}
+		byID := map[string]pair{}
+		for i := range ix.Artifacts {
+			a := &ix.Artifacts[i]
+			act.artifact, act.backfill, act.record = a, &noBackfill, &noRecord
+			var b *model.Backfill
+			if a.BackfillID != "" {
+				p, ok := byID[a.BackfillID]
+				if !ok {
+					p = pair{ix.Backfill(a.BackfillID), ix.Record(a.BackfillID)}
+					byID[a.BackfillID] = p
+				}
+				if p.b != nil {
+					act.backfill, b = p.b, p.b
+				}
+				if p.r != nil {
+					act.record = p.r
+				}
+			}
+			for _, r := range onArtifact {
+				eval(r, fmt.Sprintf("%s %s", a.Kind, nameOrURI(a)), Issue{Artifact: a, Backfill: b})
+			}
+		}
+	}
+	for _, id := range ix.IDs {
+		b := ix.Backfills[id]
+		act.artifact, act.backfill, act.record = &noArtifact, b, &noRecord
+		if r := ix.Records[id]; r != nil {
+			act.record = r
+		}
+		for _, r := range onBackfill {
+			eval(r, "backfill "+b.ID, Issue{Backfill: b})
+		}
+	}
+	e.reportUserFailures(failed, out)
+}
+
+func (e *Engine) reportUserFailures(failed map[*Rule]*userFailure, out *[]model.Finding) {
+	meta := e.running(UserRuleErrorID)
+	if meta == nil {
+		return
+	}
+	for _, r := range e.user {
+		f := failed[r]
+		if f == nil {
+			continue
+		}
+		sev := e.SeverityOf(meta)
+		fd := model.Finding{
+			RuleID: meta.ID, RuleName: meta.Name, Title: meta.Title, Step: meta.Step, Severity: sev,
+			ArtifactURI: "rule:" + r.ID, Remediation: meta.Remediation,
+			Message:  fmt.Sprintf("user rule %s failed on %d object(s); first error: %s", r.ID, f.n, f.first),
+			Evidence: []string{"expression: " + r.Expr},
+		}
+		fd.Fingerprint = model.Fingerprint(fd.RuleID, "", fd.ArtifactURI)
+		*out = append(*out, fd)
+	}
+}
+
+func nameOrURI(a *model.Artifact) string {
+	if a.Name != "" && a.Name != a.URI {
+		return a.Name + " (" + a.URI + ")"
+	}
+	return a.URI
+}
