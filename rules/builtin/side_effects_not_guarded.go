@@ -1,0 +1,34 @@
+package builtin
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF105", Name: "side-effects-not-guarded", Title: "Side effects not disabled for historical intervals",
+		Rationale: "A job that sends a notification for each processed day can send months of stale messages within minutes if it is backfilled without a guard; " +
+			"customer emails, invoices and alerts must be disabled for historical intervals.",
+		Seed:        seedScheduling + `, "Running backfills safely"`,
+		Remediation: "Make the job skip external side effects when it runs as part of a backfill, and set side_effects_disabled: true in the plan.",
+		Severity:    model.SeverityHigh, Step: model.StepPlan, Governance: true,
+		Check: sideEffectsNotGuarded,
+	})
+}
+
+// sideEffectsNotGuarded judges plans that declare side effects; a plan
+// that lists none is taken at its word.
+func sideEffectsNotGuarded(c *rules.Context) {
+	plans(c.Index, func(b *model.Backfill) {
+		if len(b.SideEffects) == 0 || b.SideEffectsDisabled || !beforeReplay(b) {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, "side_effects_disabled", "side_effects"),
+			Message:  fmt.Sprintf("plan for %s has side effects (%s) that are not disabled for historical intervals", b.ID, strings.Join(b.SideEffects, ", ")),
+			Evidence: []string{"side_effects: " + strings.Join(b.SideEffects, ", "), "side_effects_disabled: false"}})
+	})
+}

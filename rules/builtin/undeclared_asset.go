@@ -1,0 +1,58 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF014", Name: "undeclared-asset", Title: "Backfill machinery missing from the plan's assets to remove",
+		Rationale: "The plan's cleanup section lists every asset created only for the backfill, so that nothing is forgotten when the loop is closed. " +
+			"Machinery tagged with the backfill but absent from that list is what lingers after everything on the list is gone.",
+		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
+		Remediation: "Add the artifact's URI to the plan's assets_to_remove (elevated access goes under elevated_access), or take the backfill label off if it is not backfill machinery.",
+		Severity:    model.SeverityLow, Step: model.StepRetired,
+		Check: undeclaredAsset,
+	})
+}
+
+// undeclaredAsset flags live machinery of a planned backfill that its plan
+// does not list. Runs go with their job, grants of a principal the plan
+// declares under elevated_access are declared, and the table the record
+// names as the final data location is not temporary.
+func undeclaredAsset(c *rules.Context) {
+	for _, id := range c.Index.IDs {
+		b := c.Index.Backfills[id]
+		if b.Origin != model.OriginPlan || unreadable(b) {
+			continue
+		}
+		arts := c.Index.ArtifactsOf(id)
+		if len(arts) == 0 {
+			continue
+		}
+		assets := make(map[string]bool, len(b.AssetsToRemove))
+		for _, u := range b.AssetsToRemove {
+			assets[u] = true
+		}
+		principals := map[string]bool{}
+		for _, e := range b.ElevatedAccess {
+			principals[e.Principal] = true
+		}
+		for _, a := range arts {
+			switch {
+			case !a.State.Live(), a.Kind == model.KindJobRun, assets[a.URI]:
+				continue
+			case (a.Kind == model.KindGrant || a.Kind == model.KindCredential) && principals[a.Attr(model.AttrPrincipal)]:
+				continue
+			case isFinalData(c, b, a):
+				continue
+			}
+			c.Report(rules.Issue{Backfill: b, Artifact: a,
+				Message:  fmt.Sprintf("%s %s is tied to %s but not in its plan's assets_to_remove", a.Kind, nameOr(a), b.ID),
+				Evidence: []string{stateNote(a), fmt.Sprintf("tied by %s", a.Correlation), fmt.Sprintf("plan %s lists %d asset(s)", b.Source, len(b.AssetsToRemove))}})
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF012", Name: "unowned-artifact", Title: "Backfill machinery with no owner",
+		Rationale: "Every retirement decision in the seed needs an owner's approval, and the plan names a person responsible for closing access. " +
+			"Machinery with no owner on the artifact, no plan owner and no approving owner on the record has nobody to drive its cleanup.",
+		Seed:        seedCleanup + `, "Inventory the replay surface"`,
+		Remediation: "Set an owner label on the artifact, or an owner in the backfill's plan (or an approving owner in its decision record).",
+		Severity:    model.SeverityLow, Step: model.StepRetired,
+		Check: unownedArtifact,
+	})
+}
+
+// unownedArtifact flags live machinery of known backfills that nobody owns
+// after the owner fallback (artifact, plan, record). Artifacts of unknown
+// backfills are BF011's: finding their plan finds their owner.
+func unownedArtifact(c *rules.Context) {
+	tied(c.Index, model.Kinds(), func(b *model.Backfill, a *model.Artifact) {
+		if a.Kind == model.KindJobRun || c.Index.Owner(a) != "" {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a,
+			Message:  fmt.Sprintf("%s %s of %s has no owner", a.Kind, nameOr(a), b.ID),
+			Evidence: []string{stateNote(a), "no owner on the artifact, no plan owner, no approving owner on a record"}})
+	})
+}
