@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/bfaudit/bfaudit/collectors/airflow"
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
+	_ "github.com/bfaudit/bfaudit/collectors/kubernetes"
 	_ "github.com/bfaudit/bfaudit/collectors/postgres"
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"

@@ -1,0 +1,175 @@
+// Package kubernetes lists backfill machinery in a Kubernetes cluster:
+// CronJobs and Jobs that carry a backfill id label. A suspended CronJob
+// left behind is a paused replay job; a Job without ttlSecondsAfterFinished,
+// or a finished one nobody removed, is a replay run left behind.
+package kubernetes
+
+import (
+	_ "embed"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"k8s.io/apimachinery/pkg/labels"
+	k8s "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+//go:embed sample.yaml
+var sampleConfig string
+
+// Defaults.
+const (
+	defaultLabelKey = "backfill-id"
+	defaultPageSize = 500
+	defaultTimeout  = 30 * time.Second
+)
+
+func init() {
+	collectors.Register("kubernetes", func() collectors.Collector { return New() })
+}
+
+// New returns a Kubernetes collector with its defaults filled in.
+func New() *Kubernetes {
+	return &Kubernetes{
+		LabelKeys: []string{defaultLabelKey},
+		PageSize:  defaultPageSize,
+		Timeout:   defaultTimeout,
+	}
+}
+
+// Kubernetes is one cluster, read through its API server.
+type Kubernetes struct {
+	// Kubeconfig is a kubeconfig file. Empty: the in-cluster service
+	// account when running in a pod, else $KUBECONFIG or ~/.kube/config.
+	Kubeconfig string `mapstructure:"kubeconfig"`
+	// Context picks a kubeconfig context other than the current one.
+	Context string `mapstructure:"context"`
+	// Namespaces to read; empty reads all namespaces in one call each.
+	Namespaces []string `mapstructure:"namespaces"`
+	// LabelKeys are the labels whose presence marks backfill machinery;
+	// each is a label selector on the list calls and its value the id.
+	LabelKeys []string `mapstructure:"label_keys"`
+	// LabelSelector narrows every list call further (e.g. "team=data").
+	LabelSelector string `mapstructure:"label_selector"`
+	// OwnerLabel names the label or annotation that holds the owner.
+	OwnerLabel string `mapstructure:"owner_label"`
+	// PageSize is the limit asked per list call (continue tokens page on).
+	PageSize int64 `mapstructure:"page_size"`
+	// Timeout bounds each call to the API server.
+	Timeout time.Duration `mapstructure:"timeout"`
+
+	// Client talks to the cluster; Init builds one when nil.
+	Client k8s.Interface `mapstructure:"-"`
+	// Retry bounds retries of 429 and 5xx answers.
+	Retry collectors.RetryPolicy `mapstructure:"-"`
+
+	sourceName string
+	host       string
+	sel        *correlate.Selector
+}
+
+// SampleConfig returns the documented sample source entry.
+func (c *Kubernetes) SampleConfig() string { return sampleConfig }
+
+// UseSelector keeps the correlation selector (declared asset URIs).
+func (c *Kubernetes) UseSelector(s *correlate.Selector) { c.sel = s }
+
+// SetSourceName sets the name URIs are built under
+// (kubernetes://<name>/<namespace>/...). Without it the API server's host
+// is used.
+func (c *Kubernetes) SetSourceName(name string) { c.sourceName = name }
+
+// Init validates the config and builds the client when none was handed in.
+func (c *Kubernetes) Init() error {
+	if c.sel == nil {
+		c.sel = correlate.MustSelector()
+	}
+	if len(c.LabelKeys) == 0 {
+		return fmt.Errorf("label_keys: empty; give at least one label key (default %s)", defaultLabelKey)
+	}
+	for i, k := range c.LabelKeys {
+		if _, err := labels.Parse(k); err != nil || strings.ContainsAny(k, "=!,() ") {
+			return fmt.Errorf("label_keys[%d]: %q is not a label key", i, k)
+		}
+	}
+	if c.LabelSelector != "" {
+		if _, err := labels.Parse(c.LabelSelector); err != nil {
+			return fmt.Errorf("label_selector: %q does not parse: %v", c.LabelSelector, err)
+		}
+	}
+	for i, ns := range c.Namespaces {
+		if strings.TrimSpace(ns) == "" {
+			return fmt.Errorf("namespaces[%d]: empty; leave namespaces out to read all", i)
+		}
+	}
+	if c.PageSize <= 0 {
+		return fmt.Errorf("page_size: %d; expected a positive number", c.PageSize)
+	}
+	if c.Client != nil {
+		return nil
+	}
+	cfg, err := c.restConfig()
+	if err != nil {
+		return err
+	}
+	cfg.Timeout = c.Timeout
+	if u, err := url.Parse(cfg.Host); err == nil {
+		c.host = u.Host
+	}
+	cs, err := k8s.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubeconfig: build a client: %w", err)
+	}
+	c.Client = cs
+	return nil
+}
+
+// restConfig finds credentials the standard way: an explicit kubeconfig,
+// else the pod's service account, else $KUBECONFIG / ~/.kube/config.
+func (c *Kubernetes) restConfig() (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if c.Kubeconfig != "" {
+		rules.ExplicitPath = expandHome(c.Kubeconfig)
+	} else if c.Context == "" {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			return cfg, nil
+		}
+	}
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: c.Context}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if err != nil {
+		where := "$KUBECONFIG or ~/.kube/config (not running in a cluster)"
+		if c.Kubeconfig != "" {
+			where = rules.ExplicitPath
+		}
+		return nil, fmt.Errorf("kubeconfig: no usable configuration from %s: %v", where, err)
+	}
+	return cfg, nil
+}
+
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+// authority is the host part of every URI this source emits.
+func (c *Kubernetes) authority() string {
+	switch {
+	case c.sourceName != "":
+		return c.sourceName
+	case c.host != "":
+		return c.host
+	}
+	return "kubernetes"
+}
