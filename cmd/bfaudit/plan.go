@@ -45,16 +45,22 @@ medium), 2 when a file cannot be read or parsed.`,
 				opts = cfg.RuleOptions
 				opts.Only = func(r *rules.Rule) bool { return r.Governance }
 			}
-			eng, err := rules.New(opts)
-			if err != nil {
-				return usageError(err)
-			}
 			est := &model.Estate{Version: model.EstateVersion}
 			var parseErrs []error
+			lines := map[string]records.KeyLines{}
 			for _, f := range files {
 				plans, errs := records.ReadPlanFile(f)
 				est.Backfills = append(est.Backfills, plans...)
 				parseErrs = append(parseErrs, errs...)
+				if kl, err := records.ReadKeyLines(f); err == nil {
+					lines[f] = kl
+				}
+			}
+			// Findings point at the offending key, not only at the plan.
+			opts.KeyLines = func(loc model.Location, key string) int { return lines[loc.Path].Line(loc.Line, key) }
+			eng, err := rules.New(opts)
+			if err != nil {
+				return usageError(err)
 			}
 			for _, e := range parseErrs {
 				fmt.Fprintln(g.stderr, "error:", e)
