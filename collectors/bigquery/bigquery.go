@@ -1,0 +1,247 @@
+// Package bigquery collects the BigQuery machinery of backfills (temp
+// tables, the dataset ACL entries a replay was granted) and runs a
+// backfill's validation query under a cost guard (rule BF013).
+package bigquery
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	bqclient "cloud.google.com/go/bigquery"
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/iamcond"
+	bq "google.golang.org/api/bigquery/v2"
+	"google.golang.org/api/option"
+)
+
+//go:embed sample.yaml
+var sampleConfig string
+
+// Defaults.
+const (
+	defaultConcurrency    = 8
+	defaultMaxBytesBilled = 1 << 30 // 1 GiB: a day-partitioned count, not a full scan
+	defaultQueryTimeout   = 5 * time.Minute
+	defaultOwnerLabel     = "owner"
+)
+
+// Values of dataset_acls.
+const (
+	ACLsAll      = "all"      // read every dataset's ACL (one datasets.get each)
+	ACLsBackfill = "backfill" // only datasets that are backfill machinery
+	ACLsNone     = "none"
+)
+
+func init() {
+	collectors.Register("bigquery", func() collectors.Collector {
+		return &Collector{
+			FetchTableMetadata: true,
+			DatasetACLs:        ACLsAll,
+			Concurrency:        defaultConcurrency,
+			MaxBytesBilled:     defaultMaxBytesBilled,
+			QueryTimeout:       defaultQueryTimeout,
+			OwnerLabel:         defaultOwnerLabel,
+		}
+	})
+}
+
+// Principal is an elevated-access principal of a backfill plan (member in
+// IAM syntax, optional backfill_id).
+type Principal = iamcond.Principal
+
+// Collector lists datasets and tables, reads dataset ACLs, and verifies
+// backfills' ranges with their validation queries.
+type Collector struct {
+	// Projects are the project ids whose datasets are listed.
+	Projects []string `mapstructure:"projects"`
+	// DatasetFilter is passed to datasets.list as its label filter
+	// (e.g. "labels.backfill_id"); it makes listing cheap in big projects
+	// but hides datasets tied only by name or declared asset.
+	DatasetFilter string `mapstructure:"dataset_filter"`
+	// FetchTableMetadata reads row counts, bytes and last-modified time
+	// (tables.get) for the tables kept; tables.list lacks them.
+	FetchTableMetadata bool `mapstructure:"fetch_table_metadata"`
+	// DatasetACLs says whose dataset ACLs are read: all, backfill or none.
+	DatasetACLs string `mapstructure:"dataset_acls"`
+	// Principals are plans' elevated-access principals; their ACL entries
+	// on any dataset become grants.
+	Principals []Principal `mapstructure:"principals"`
+	// Concurrency bounds datasets read at once and tables.get in flight.
+	Concurrency int `mapstructure:"concurrency"`
+	// OwnerLabel is the label key whose value is taken as a table's owner.
+	OwnerLabel string `mapstructure:"owner_label"`
+
+	// RunValidation allows Verify to run validation queries (they cost).
+	RunValidation bool `mapstructure:"run_validation"`
+	// MaxBytesBilled refuses a validation query whose dry run would
+	// process more, and caps the real query's billing.
+	MaxBytesBilled int64 `mapstructure:"max_bytes_billed"`
+	// BillingProject runs the queries; defaults to the first project.
+	BillingProject string `mapstructure:"billing_project"`
+	// Location of the query jobs (US, EU, europe-west1...); empty lets
+	// BigQuery infer it from the tables.
+	Location     string        `mapstructure:"location"`
+	QueryTimeout time.Duration `mapstructure:"query_timeout"`
+	// Endpoint overrides the REST base URL (private endpoint, proxy);
+	// https://host is completed to https://host/bigquery/v2/.
+	Endpoint string `mapstructure:"endpoint"`
+
+	svc    *bq.Service      // listing: the REST client keeps the list fields
+	client *bqclient.Client // queries: dry run, maximumBytesBilled, results
+	sel    *correlate.Selector
+	retry  collectors.RetryPolicy
+	now    func() time.Time
+	// clientOptions are added to the options Init builds clients with.
+	clientOptions []option.ClientOption
+}
+
+// SampleConfig returns the documented sources entry.
+func (c *Collector) SampleConfig() string { return sampleConfig }
+
+// UseSelector keeps the selector used to recognise backfill machinery.
+func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
+
+// Init validates the config and builds the clients with Application
+// Default Credentials unless they were handed in.
+func (c *Collector) Init() error {
+	if len(c.Projects) == 0 {
+		return errors.New("projects: missing; list the project ids whose datasets to read")
+	}
+	for i, p := range c.Projects {
+		if strings.TrimSpace(p) == "" || strings.Contains(p, "/") {
+			return fmt.Errorf("projects[%d]: %q is not a project id (expected e.g. my-project)", i, p)
+		}
+	}
+	switch c.DatasetACLs {
+	case "":
+		c.DatasetACLs = ACLsAll
+	case ACLsAll, ACLsBackfill, ACLsNone:
+	default:
+		return fmt.Errorf("dataset_acls: %q; expected all, backfill or none", c.DatasetACLs)
+	}
+	for i, p := range c.Principals {
+		if strings.TrimSpace(p.Member) == "" {
+			return fmt.Errorf("principals[%d].member: missing; expected e.g. serviceAccount:bf-1234@my-project.iam.gserviceaccount.com", i)
+		}
+	}
+	if c.MaxBytesBilled < 0 || (c.RunValidation && c.MaxBytesBilled == 0) {
+		return fmt.Errorf("max_bytes_billed: %d; expected a positive byte count (default %d) when run_validation is true", c.MaxBytesBilled, int64(defaultMaxBytesBilled))
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = defaultConcurrency
+	}
+	if c.QueryTimeout <= 0 {
+		c.QueryTimeout = defaultQueryTimeout
+	}
+	if c.BillingProject == "" {
+		c.BillingProject = c.Projects[0]
+	}
+	if c.sel == nil {
+		c.sel = correlate.MustSelector()
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if c.svc == nil {
+		svc, err := bq.NewService(ctx, append([]option.ClientOption{option.WithScopes(bq.CloudPlatformReadOnlyScope)}, opts...)...)
+		if err != nil {
+			return fmt.Errorf("bigquery: REST client (Application Default Credentials): %w", err)
+		}
+		c.svc = svc
+	}
+	if c.client == nil && c.RunValidation {
+		client, err := bqclient.NewClient(ctx, c.BillingProject, opts...)
+		if err != nil {
+			return fmt.Errorf("bigquery: query client for %s (Application Default Credentials): %w", c.BillingProject, err)
+		}
+		c.client = client
+	}
+	return nil
+}
+
+func (c *Collector) options() ([]option.ClientOption, error) {
+	var opts []option.ClientOption
+	if c.Endpoint != "" {
+		u, err := url.Parse(c.Endpoint)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("endpoint: %q is not a URL (expected e.g. https://bigquery.example.com)", c.Endpoint)
+		}
+		if u.Path == "" || u.Path == "/" {
+			u.Path = "/bigquery/v2/"
+		}
+		if !strings.HasSuffix(u.Path, "/") {
+			u.Path += "/"
+		}
+		opts = append(opts, option.WithEndpoint(u.String()))
+	}
+	return append(opts, c.clientOptions...), nil
+}
+
+// Close releases the query client.
+func (c *Collector) Close() error {
+	if c.client == nil {
+		return nil
+	}
+	return c.client.Close()
+}
+
+// Collect reads each project; one that refuses is recorded against that
+// project and the rest go on. Only when no project answered does it fail.
+func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
+	tie := iamcond.NewMatcher(c.sel, c.Principals)
+	var failures []error
+	answered := 0
+	for _, p := range c.Projects {
+		if err := c.collectProject(ctx, p, tie, sink); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			sink.AddError(p, err)
+			failures = append(failures, err)
+			continue
+		}
+		answered++
+	}
+	if answered == 0 {
+		return fmt.Errorf("bigquery: no project answered: %w", errors.Join(failures...))
+	}
+	return nil
+}
+
+// collectProject lists the datasets, then reads them a bounded number at a
+// time. Failing to list the datasets fails the project; a dataset that
+// fails is recorded against the project and the others go on.
+func (c *Collector) collectProject(ctx context.Context, project string, tie iamcond.Matcher, sink collectors.Sink) error {
+	datasets, err := c.listDatasets(ctx, project)
+	if err != nil {
+		return fmt.Errorf("bigquery: list datasets of project %s: %w", project, err)
+	}
+	gets := make(chan struct{}, c.Concurrency) // tables.get in flight, shared by all datasets
+	sem := make(chan struct{}, c.Concurrency)
+	var wg sync.WaitGroup
+	for _, ds := range datasets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := c.collectDataset(ctx, project, ds, tie, gets, sink); err != nil {
+				sink.AddError(project, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return nil
+}

@@ -1,0 +1,175 @@
+package bigquery
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/model"
+	bq "google.golang.org/api/bigquery/v2"
+)
+
+// System-specific attributes of tables.
+const (
+	AttrTableType    = "table_type"   // TABLE, VIEW, MATERIALIZED_VIEW, EXTERNAL, SNAPSHOT
+	AttrPartitioning = "partitioning" // e.g. DAY(event_date)
+	AttrDataset      = "dataset"
+)
+
+type tie struct{ id, how string }
+
+// collectDataset emits the dataset's backfill tables and its backfill ACL
+// entries. Tables in a dataset that is itself backfill machinery belong to
+// that backfill unless they say otherwise.
+func (c *Collector) collectDataset(ctx context.Context, project string, entry *bq.DatasetListDatasets, m iamcond.Matcher, gets chan struct{}, sink collectors.Sink) error {
+	if entry.DatasetReference == nil {
+		return nil
+	}
+	dsID := entry.DatasetReference.DatasetId
+	var dsTie tie
+	if id, how, ok := c.sel.Match(datasetURI(project, dsID), dsID, entry.Labels); ok {
+		dsTie = tie{id, how}
+	}
+	if c.DatasetACLs == ACLsAll || (c.DatasetACLs == ACLsBackfill && dsTie.how != "") {
+		ds, err := c.getDataset(ctx, project, dsID)
+		switch {
+		case isNotFound(err):
+			return nil // deleted since it was listed
+		case err != nil:
+			// The tables may still be readable; record and go on.
+			sink.AddError(project, fmt.Errorf("bigquery: read ACL of dataset %s.%s: %w", project, dsID, err))
+		default:
+			c.emitACL(project, ds, dsTie, m, sink)
+		}
+	}
+	tables, err := c.listTables(ctx, project, dsID)
+	if err != nil {
+		if isNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("bigquery: list tables of dataset %s.%s: %w", project, dsID, err)
+	}
+	var wg sync.WaitGroup
+	for _, t := range tables {
+		if t.TableReference == nil {
+			continue
+		}
+		tID := t.TableReference.TableId
+		id, how, ok := c.sel.Match(tableURI(project, dsID, tID), tID, t.Labels)
+		if !ok && dsTie.how != "" {
+			id, how, ok = dsTie.id, dsTie.how, true
+		}
+		if !ok {
+			continue
+		}
+		a := c.tableFromList(project, dsID, t, tie{id, how})
+		if !c.FetchTableMetadata {
+			sink.AddArtifact(a)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gets <- struct{}{}
+			defer func() { <-gets }()
+			full, err := c.getTable(ctx, project, dsID, tID)
+			switch {
+			case isNotFound(err):
+				return // dropped since it was listed
+			case err != nil:
+				sink.AddError(project, fmt.Errorf("bigquery: read table %s.%s.%s: %w", project, dsID, tID, err))
+			default:
+				c.addStats(&a, full)
+			}
+			sink.AddArtifact(a)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// tableFromList builds a table artifact from what tables.list carries:
+// labels, type, creation and expiration times.
+func (c *Collector) tableFromList(project, dataset string, t *bq.TableListTables, tt tie) model.Artifact {
+	tID := t.TableReference.TableId
+	a := model.Artifact{
+		Kind:        model.KindTable,
+		Scope:       project,
+		URI:         tableURI(project, dataset, tID),
+		Name:        dataset + "." + tID,
+		BackfillID:  tt.id,
+		Correlation: tt.how,
+		Labels:      copyLabels(t.Labels),
+		Owner:       t.Labels[c.OwnerLabel],
+		CreatedAt:   millis(t.CreationTime),
+		ExpiresAt:   millis(t.ExpirationTime),
+		State:       model.StateActive,
+	}
+	a.SetAttr(AttrDataset, dataset)
+	if t.Type != "" {
+		a.SetAttr(AttrTableType, t.Type)
+	}
+	if p := t.TimePartitioning; p != nil {
+		a.SetAttr(AttrPartitioning, partitioning(p))
+	}
+	c.setExpired(&a)
+	return a
+}
+
+// addStats adds what only tables.get carries.
+func (c *Collector) addStats(a *model.Artifact, t *bq.Table) {
+	a.SetAttr(model.AttrRows, strconv.FormatUint(t.NumRows, 10))
+	a.SetAttr(model.AttrBytes, strconv.FormatInt(t.NumBytes, 10))
+	a.ModifiedAt = millis(int64(t.LastModifiedTime))
+	if t.ExpirationTime != 0 {
+		a.ExpiresAt = millis(t.ExpirationTime)
+	}
+	c.setExpired(a)
+}
+
+// setExpired marks a table past its expiration: BigQuery deletes it soon
+// after, but until then it still holds data.
+func (c *Collector) setExpired(a *model.Artifact) {
+	if !a.ExpiresAt.IsZero() && !a.ExpiresAt.After(c.now()) {
+		a.State = model.StateExpired
+	}
+}
+
+func partitioning(p *bq.TimePartitioning) string {
+	field := p.Field
+	if field == "" {
+		field = "_PARTITIONTIME"
+	}
+	return p.Type + "(" + field + ")"
+}
+
+func datasetURI(project, dataset string) string {
+	return "bigquery://" + project + "/" + dataset
+}
+
+func tableURI(project, dataset, table string) string {
+	return "bigquery://" + project + "/" + dataset + "/" + table
+}
+
+// millis reads the REST API's milliseconds since the epoch; 0 is unset.
+func millis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func copyLabels(in map[string]string) map[string]string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
