@@ -1,20 +1,40 @@
 package config
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/bfaudit/bfaudit/reports/github"
+	"github.com/bfaudit/bfaudit/reports/history"
+	"github.com/bfaudit/bfaudit/reports/slack"
 )
 
-// Sinks are the optional sections for reporting to the world; a section
-// left out of the file is off.
+// Sinks are the optional sections for remembering and reporting to the
+// world; a section left out of the file is off (`history: {}` turns the
+// history store on with its defaults).
 type Sinks struct {
-	GitHub *github.Config `mapstructure:"github"`
+	GitHub  *github.Config  `mapstructure:"github"`
+	Slack   *slack.Config   `mapstructure:"slack"`
+	History *history.Config `mapstructure:"history"`
 }
 
 func (s *Sinks) validate() error {
+	var errs []error
 	if s.GitHub != nil {
-		if err := s.GitHub.Validate(); err != nil {
-			return err
+		errs = append(errs, s.GitHub.Validate())
+	}
+	if s.History != nil {
+		h := s.History.WithDefaults()
+		s.History = &h
+		errs = append(errs, s.History.Validate())
+	}
+	if s.Slack != nil {
+		sc := s.Slack.WithDefaults()
+		s.Slack = &sc
+		errs = append(errs, s.Slack.Validate())
+		if s.History == nil && sc.Period != slack.PeriodEvery {
+			errs = append(errs, fmt.Errorf("slack.period: %s digests need the history store to post once per period; add a history: section or set period: every", sc.Period))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }

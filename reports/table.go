@@ -75,7 +75,7 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 			if f.Waived() {
 				sevText = "waived"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.paint(f.Severity, sevText), f.RuleID, orDash(f.BackfillID), Where(f), oneLine(f.Message))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.paint(f.Severity, sevText), f.RuleID, orDash(f.BackfillID), shorten(Where(f), 64), oneLine(f.Message))
 		}
 		tw.Flush()
 	} else {
@@ -128,6 +128,17 @@ func Where(f model.Finding) string {
 		return f.ArtifactURI
 	}
 	return "-"
+}
+
+// shorten keeps a long URI readable in a table: its start and its end,
+// which name the system and the object. JSON and HTML keep it whole.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := n / 3
+	return string(r[:head]) + "…" + string(r[len(r)-(n-head-1):])
 }
 
 func orDash(s string) string {

@@ -1,7 +1,7 @@
 package main
 
 import (
-		"fmt"
+	"fmt"
 	"log/slog"
 
 	"github.com/spf13/cobra"
@@ -16,6 +16,7 @@ type auditFlags struct {
 	outputs []string
 	failOn  string
 	dryRun  bool
+	force   bool
 }
 
 func newAuditCmd(g *globals) *cobra.Command {
@@ -36,7 +37,8 @@ tie artifacts to backfills, run the rules and write the reports.`,
 	fl.StringSliceVarP(&f.formats, "format", "f", nil, "report formats: table, json, markdown, html, sarif (comma-separated or repeated)")
 	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "write a format to a file: FORMAT=PATH (repeatable); a bare PATH applies to the only format")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this severity (critical, high, medium, low, info)")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "show what sinks (GitHub, Slack) would do without doing it")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "show what sinks (GitHub, Slack) would do without doing it; the run is not recorded in history")
+	fl.BoolVar(&f.force, "force", false, "post the Slack digest even if this period's was already posted")
 	return cmd
 }
 
@@ -74,7 +76,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	}
 	logCoverage(g, est)
 	report := audit.Evaluate(est, cfg.Selector, cfg.Engine, now)
-	sinkErr := runSinks(cmd, g, cfg, report, f.dryRun)
+	sinkErr := runSinks(cmd, g, cfg, report, f)
 	if err := writeReports(cmd.Context(), g, cfg, plan, report); err != nil {
 		return usageError(err)
 	}
@@ -111,4 +113,3 @@ func progress(g *globals, format string, args ...any) {
 	}
 	fmt.Fprintf(g.stderr, "\r\x1b[K"+format, args...)
 }
-

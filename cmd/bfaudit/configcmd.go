@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/reports/history"
+	"github.com/bfaudit/bfaudit/reports/slack"
 )
 
 //go:embed sample.yaml
@@ -33,6 +35,10 @@ func newConfigCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprint(g.stdout, sampleConfig)
+			for _, sec := range []string{githubSample, history.SampleConfig(), slack.SampleConfig()} {
+				fmt.Fprintln(g.stdout)
+				fmt.Fprint(g.stdout, strings.TrimRight(sec, "\n")+"\n")
+			}
 			fmt.Fprintln(g.stdout, "\nsources:")
 			for _, name := range collectors.Names() {
 				f, _ := collectors.Lookup(name)
@@ -46,6 +52,16 @@ func newConfigCmd(g *globals) *cobra.Command {
 	})
 	return cmd
 }
+
+const githubSample = `# One GitHub issue per backfill with open findings (docs/reports/github.md).
+github:
+  repo: acme/data-platform       # owner/name
+  label: bfaudit                 # marks the issues bfaudit keeps
+  waiver_label: bfaudit:accepted # an issue closed with it waives its findings
+  token_env: GITHUB_TOKEN        # needs issues: write on the repository
+  # base_url: https://ghe.example.com   # GitHub Enterprise Server
+  rate_limit_wait: 5m            # longest total wait for rate limits, then exit 3
+`
 
 func indent(s, prefix string) string {
 	lines := strings.Split(s, "\n")

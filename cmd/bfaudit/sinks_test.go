@@ -52,3 +52,70 @@ github:
 		t.Errorf("dry-run text must not mix into the JSON report on stdout:\n%s", out)
 	}
 }
+
+// With a history store and a weekly Slack digest, two audits in the same
+// week post one digest; --force posts again; the second report knows the
+// first run.
+func TestAuditHistoryAndWeeklyDigest(t *testing.T) {
+	var posts atomic.Int32
+	var lastBody atomic.Value
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		b := make([]byte, r.ContentLength)
+		r.Body.Read(b)
+		lastBody.Store(string(b))
+		w.Write([]byte("ok"))
+	}))
+	defer hook.Close()
+	t.Setenv("BFAUDIT_TEST_SLACK_WEBHOOK", hook.URL)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte(`sources:
+  - {type: records, plans: [`+abs(t, "../../examples/quickstart/plans")+`], records: [`+abs(t, "../../examples/quickstart/records")+`]}
+history:
+  path: `+filepath.Join(dir, "history.db")+`
+slack:
+  webhook_url_env: BFAUDIT_TEST_SLACK_WEBHOOK
+  period: weekly
+`), 0o644)
+	code, _, stderr := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30T08:00:00Z", "-f", "json")
+	if code != exitOK && code != exitFindings {
+		t.Fatalf("first audit: exit %d: %s", code, stderr)
+	}
+	if posts.Load() == 0 {
+		t.Fatal("no digest posted")
+	}
+	first := posts.Load()
+	code, out, stderr := bfaudit(t, "audit", "-c", cfg, "--now", "2026-12-01T08:00:00Z", "-f", "json")
+	if code != exitOK && code != exitFindings {
+		t.Fatalf("second audit: exit %d: %s", code, stderr)
+	}
+	if posts.Load() != first {
+		t.Errorf("a second audit in the same week posted again (%d posts)", posts.Load())
+	}
+	r := decodeReport(t, out)
+	if r.History == nil || r.History.PreviousRun.IsZero() || len(r.History.Trend) != 2 {
+		t.Errorf("history = %+v, want the previous run and a trend of 2", r.History)
+	}
+	for _, f := range r.Findings {
+		if f.FirstSeen.Day() != 30 {
+			t.Errorf("%s first seen %v, want the first run", f.RuleID, f.FirstSeen)
+		}
+	}
+	bfaudit(t, "audit", "-c", cfg, "--now", "2026-12-01T09:00:00Z", "--force")
+	if posts.Load() <= first {
+		t.Error("--force did not post the digest again")
+	}
+	if body, _ := lastBody.Load().(string); !strings.Contains(body, "BF-3100") {
+		t.Errorf("digest does not list the backfills: %.300s", body)
+	}
+}
+
+func TestSlackWeeklyNeedsHistory(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(cfg, []byte("slack:\n  channel: '#leads'\n"), 0o644)
+	code, _, stderr := bfaudit(t, "config", "validate", "-c", cfg)
+	if code != exitUsage || !strings.Contains(stderr, "slack.period") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

@@ -1,0 +1,132 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+	_ "github.com/bfaudit/bfaudit/rules/builtin"
+)
+
+func sampleReport() *model.Report {
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	evil := `<script>alert(1)</script>|*boom*`
+	r := &model.Report{
+		Version: model.ReportVersion, Tool: "bfaudit", Now: now,
+		Summary: model.Summary{Backfills: 1, Artifacts: 2, Findings: 2, Waived: 1,
+			BySeverity: map[string]int{"high": 1, "medium": 1}, ByOwner: map[string]int{"alice": 2}, Complete: false},
+		Backfills: []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-1", Status: model.StatusReplayed, Owner: "alice"},
+			Known: true, Findings: 2, Lifecycle: model.Lifecycle{Reached: model.StepVerified, Next: model.StepNormalized, Blockers: []string{"BF007 alert " + evil}}}},
+		Findings: []model.Finding{
+			{RuleID: "BF003", RuleName: "lingering-elevated-grant", Severity: model.SeverityHigh, BackfillID: "BF-1",
+				ArtifactURI: "gcpiam://p/roles/x/" + evil, Message: "grant " + evil + " still in force", Owner: "alice", Fingerprint: "aaaa"},
+			{RuleID: "BF101", RuleName: "plan-missing-cleanup", Severity: model.SeverityMedium, BackfillID: "BF-1",
+				Message: "plan has no expiry", Location: &model.Location{Path: "plans/bf-1.yaml", Line: 4}, Fingerprint: "bbbb"},
+			{RuleID: "BF002", Severity: model.SeverityLow, BackfillID: "BF-1", Message: "waived one", Fingerprint: "cccc",
+				Waiver: &model.Waiver{Reason: "kept as runbook", Approver: "carol"}},
+		},
+		Coverage: []model.Coverage{{Source: "bq", System: "bigquery", Status: model.CoverageDegraded, Errors: []model.ScopeError{{Scope: "proj-a", Error: "403 forbidden"}}}},
+	}
+	return r
+}
+
+func render(t *testing.T, format string) string {
+	t.Helper()
+	w, err := New(format, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := w.Write(context.Background(), &b, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestHTMLEscapesEstateText(t *testing.T) {
+	out := render(t, "html")
+	if strings.Contains(out, "<script>") {
+		t.Error("estate text reached the HTML unescaped")
+	}
+	for _, want := range []string{"&lt;script&gt;", "<svg", "Incomplete audit", "proj-a", "Waived: kept as runbook"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
+
+func TestMarkdownEscapesTableBreakers(t *testing.T) {
+	out := render(t, "markdown")
+	if strings.Contains(out, "<script>") || strings.Contains(out, "|*boom*") {
+		t.Errorf("markdown not escaped:\n%s", out)
+	}
+	for _, want := range []string{`\|\*boom\*`, "Incomplete audit", "plans/bf-1.yaml:4", "waived (low)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+}
+
+func TestTableShowsIncompleteAndLifecycle(t *testing.T) {
+	out := render(t, "table")
+	for _, want := range []string{"INCOMPLETE", "403 forbidden", "1/5 verified", "normalized: BF007", "waived", "plans/bf-1.yaml:4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Error("colour codes without a terminal")
+	}
+}
+
+func TestSARIF(t *testing.T) {
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct{ ID string } `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation *struct {
+						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
+						Region           struct{ StartLine int } `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+				PartialFingerprints map[string]string `json:"partialFingerprints"`
+				Suppressions        []any             `json:"suppressions"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(render(t, "sarif")), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	if log.Version != "2.1.0" || len(run.Tool.Driver.Rules) < 9 || len(run.Results) != 3 {
+		t.Fatalf("sarif shape: version %s, %d rules, %d results", log.Version, len(run.Tool.Driver.Rules), len(run.Results))
+	}
+	plan := run.Results[1]
+	if plan.Level != "warning" || plan.Locations[0].PhysicalLocation.ArtifactLocation.URI != "plans/bf-1.yaml" || plan.Locations[0].PhysicalLocation.Region.StartLine != 4 {
+		t.Errorf("plan finding location: %+v", plan)
+	}
+	if run.Results[0].Level != "error" || run.Results[0].PartialFingerprints["bfaudit/v1"] != "aaaa" {
+		t.Errorf("grant finding: %+v", run.Results[0])
+	}
+	if len(run.Results[2].Suppressions) != 1 {
+		t.Error("waived finding should be suppressed")
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	if _, err := New("pdf", Options{}); err == nil {
+		t.Error("want an error")
+	}
+}
