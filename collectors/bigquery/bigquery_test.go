@@ -56,7 +56,6 @@ var (
 	jan20  = time.Date(2026, 1, 20, 8, 30, 0, 0, time.UTC)
 	mar1   = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	jan10  = time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
-	apr1   = time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
 	oneGiB = int64(1 << 30)
 )
 

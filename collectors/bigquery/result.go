@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"cloud.google.com/go/civil"
 	bqclient "cloud.google.com/go/bigquery"
+	"cloud.google.com/go/civil"
 	"github.com/bfaudit/bfaudit/model"
 )
 
