@@ -4,9 +4,12 @@ package all
 
 import (
 	_ "github.com/bfaudit/bfaudit/collectors/airflow"
+	_ "github.com/bfaudit/bfaudit/collectors/bigquery"
+	_ "github.com/bfaudit/bfaudit/collectors/gcpiam"
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
 	_ "github.com/bfaudit/bfaudit/collectors/kubernetes"
 	_ "github.com/bfaudit/bfaudit/collectors/postgres"
+	_ "github.com/bfaudit/bfaudit/collectors/pubsub"
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
 )
