@@ -32,10 +32,10 @@ func lingeringQueue(c *rules.Context) {
 		ev := []string{stateNote(a), why}
 		var load []string
 		if n, ok := a.IntAttr(model.AttrMessages); ok && n > 0 {
-			load = append(load, fmt.Sprintf("%d messages waiting", n))
+			load = append(load, plural(n, "message", "messages")+" waiting")
 		}
 		if n, ok := a.IntAttr(model.AttrConsumers); ok && n > 0 {
-			load = append(load, fmt.Sprintf("%d consumers attached", n))
+			load = append(load, plural(n, "consumer", "consumers")+" attached")
 		}
 		msg := fmt.Sprintf("%s %s is still there after the backfill", a.Kind, nameOr(a))
 		if len(load) > 0 {
@@ -44,4 +44,11 @@ func lingeringQueue(c *rules.Context) {
 		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a, Message: msg, Evidence: ev})
 	})
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
