@@ -72,6 +72,10 @@ type Issue struct {
 	Raise bool
 	// Location overrides where the finding points (a plan file and line).
 	Location *model.Location
+	// Part names which part of a plan a backfill-level finding is about
+	// ("elevated_access[1]") when a rule can raise several for one plan;
+	// it keeps their fingerprints apart.
+	Part string
 }
 
 // Report records a finding of the running rule.
@@ -108,6 +112,9 @@ func (c *Context) Report(is Issue) {
 	}
 	if is.Location != nil {
 		f.Location = is.Location
+	}
+	if f.ArtifactURI == "" && is.Part != "" {
+		f.ArtifactURI = "plan#" + is.Part
 	}
 	if f.Location != nil && f.ArtifactURI == "" && is.Record != nil {
 		// A record-level finding is about the record file.

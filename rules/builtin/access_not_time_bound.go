@@ -26,7 +26,7 @@ func accessNotTimeBound(c *rules.Context) {
 				continue
 			}
 			key := fmt.Sprintf("elevated_access[%d]", i)
-			c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, key+".expiry", key, "elevated_access"),
+			c.Report(rules.Issue{Backfill: b, Part: key, Location: c.PlanAt(b, key+".expiry", key, "elevated_access"),
 				Message:  fmt.Sprintf("plan for %s grants %s to %s with no expiry", b.ID, orAny(e.Role), e.Principal),
 				Evidence: []string{key + ": no expiry"}})
 		}

@@ -31,22 +31,24 @@ func unboundedConcurrency(c *rules.Context) {
 		if !beforeReplay(b) {
 			return
 		}
+		var why, keys []string
 		if b.Strategy != model.StrategyBulk {
 			switch {
 			case b.Concurrency == 0:
-				c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, "concurrency", "strategy"),
-					Message: fmt.Sprintf("plan for %s sets no concurrency cap", b.ID), Evidence: []string{"concurrency: not set"}})
+				why, keys = append(why, "sets no concurrency cap"), append(keys, "concurrency", "strategy")
 			case b.Concurrency > limit:
-				c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, "concurrency"),
-					Message:  fmt.Sprintf("plan for %s allows %d concurrent runs, above the cap of %d", b.ID, b.Concurrency, limit),
-					Evidence: []string{fmt.Sprintf("concurrency: %d", b.Concurrency)}})
+				why, keys = append(why, fmt.Sprintf("allows %d concurrent runs, above the cap of %d", b.Concurrency, limit)), append(keys, "concurrency")
 			}
 		}
 		if !dedicated(b.Pool) {
-			c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, "pool"),
-				Message:  fmt.Sprintf("plan for %s runs in no dedicated pool or queue", b.ID),
-				Evidence: []string{fmt.Sprintf("pool: %q", b.Pool)}})
+			why, keys = append(why, "runs in no dedicated pool or queue"), append(keys, "pool")
 		}
+		if len(why) == 0 {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, keys...),
+			Message:  fmt.Sprintf("plan for %s %s", b.ID, joinAnd(why)),
+			Evidence: []string{fmt.Sprintf("concurrency: %d", b.Concurrency), fmt.Sprintf("pool: %q", b.Pool)}})
 	})
 	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
 		if b.Status.Completed() || a.State == model.StatePaused || a.State == model.StateDisabled {
