@@ -23,6 +23,9 @@ const planSourceType = "records"
 func Collect(ctx context.Context, instances []collectors.Instance, sel *correlate.Selector, limit int, now time.Time) (*model.Estate, error) {
 	var plans, rest []collectors.Instance
 	for _, in := range instances {
+		if c, ok := in.Collector.(collectors.Clocked); ok {
+			c.SetClock(func() time.Time { return now })
+		}
 		if in.Type == planSourceType {
 			plans = append(plans, in)
 		} else {

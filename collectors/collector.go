@@ -4,6 +4,8 @@
 package collectors
 
 import (
+	"time"
+
 	"context"
 
 	"github.com/bfaudit/bfaudit/correlate"
@@ -62,4 +64,11 @@ type SelectorUser interface {
 // which the loader hands them after Decode (so Init must not depend on it).
 type BaseDirUser interface {
 	SetBaseDir(dir string)
+}
+
+// Clocked is implemented by collectors that judge ages (a catch-up start
+// date older than N days): the audit hands them its clock, so `--now`
+// reaches them too.
+type Clocked interface {
+	SetClock(now func() time.Time)
 }

@@ -66,8 +66,9 @@ func TestQuickstartGoldenJSON(t *testing.T) {
 		t.Errorf("BF-2001 = %d findings, lifecycle %+v; want 0 and done", b.Findings, b.Lifecycle)
 	}
 	want := map[string][]string{
-		"BF-1234": {"BF003", "BF005", "BF006"},
-		"BF-3100": {"BF008"},
+		"BF-1234": {"BF002", "BF003", "BF005", "BF006", "BF007", "BF008", "BF009"},
+		"BF-3100": {"BF001", "BF008", "BF015"},
+		"":        {"BF106"}, // daily_revenue: catch-up on, start date 2024
 		"BF-4242": {"BF011"},
 	}
 	for id, rulesWanted := range want {
