@@ -1,0 +1,70 @@
+package audit
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+type planSource struct{}
+
+func (planSource) Collect(_ context.Context, s collectors.Sink) error {
+	s.AddBackfill(model.Backfill{ID: "BF-1", Origin: model.OriginPlan, ValidationQuery: "select 1", ValidationSource: "wh",
+		AssetsToRemove: []string{"wh://t/unlabelled"}})
+	s.AddBackfill(model.Backfill{ID: "BF-2", Origin: model.OriginPlan, ValidationQuery: "select 2", ValidationSource: "nowhere"})
+	return nil
+}
+
+// warehouse keeps only what the selector matches, as real collectors do,
+// and runs validation queries.
+type warehouse struct {
+	sel      *correlate.Selector
+	verified []string
+	now      time.Time
+}
+
+func (w *warehouse) UseSelector(s *correlate.Selector) { w.sel = s }
+func (w *warehouse) SetClock(now func() time.Time)     { w.now = now() }
+func (w *warehouse) Collect(_ context.Context, s collectors.Sink) error {
+	for _, uri := range []string{"wh://t/unlabelled", "wh://t/other"} {
+		if _, _, ok := w.sel.Match(uri, "", nil); ok {
+			s.AddArtifact(model.Artifact{URI: uri, Kind: model.KindTable})
+		}
+	}
+	return nil
+}
+func (w *warehouse) Verify(_ context.Context, b model.Backfill) (*model.Validation, error) {
+	w.verified = append(w.verified, b.ID)
+	return &model.Validation{Query: b.ValidationQuery, Rows: 42}, nil
+}
+
+func TestCollectPlansFirstThenVerify(t *testing.T) {
+	sel := correlate.MustSelector()
+	wh := &warehouse{}
+	wh.UseSelector(sel)
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	est, err := Collect(context.Background(), []collectors.Instance{
+		{Name: "wh", Type: "warehouse", Collector: wh},
+		{Name: "plans", Type: "records", Collector: planSource{}},
+	}, sel, 2, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(est.Artifacts) != 1 || est.Artifacts[0].URI != "wh://t/unlabelled" {
+		t.Errorf("the warehouse should keep the asset the plan declared (plans are read first): %+v", est.Artifacts)
+	}
+	if !wh.now.Equal(now) {
+		t.Errorf("collector clock = %v, want the audit's %v", wh.now, now)
+	}
+	if strings.Join(wh.verified, ",") != "BF-1" || est.Backfills[0].Validation == nil || est.Backfills[0].Validation.Rows != 42 {
+		t.Errorf("verified %v, validation %+v", wh.verified, est.Backfills[0].Validation)
+	}
+	if v := est.Backfills[1].Validation; v == nil || !strings.Contains(v.Error, `"nowhere" is not a configured source`) {
+		t.Errorf("unknown validation source not reported: %+v", v)
+	}
+}
