@@ -126,3 +126,16 @@ func TestSelectorErrors(t *testing.T) {
 		t.Errorf("no group: %v", err)
 	}
 }
+
+func TestPrincipalsFromPlans(t *testing.T) {
+	sel := MustSelector()
+	sel.AddAssets([]model.Backfill{{ID: "BF-9", ElevatedAccess: []model.ElevatedAccess{{Principal: "serviceAccount:Runner@p.iam.gserviceaccount.com"}}}})
+	for _, m := range []string{"serviceAccount:runner@p.iam.gserviceaccount.com", "runner@p.iam.gserviceaccount.com"} {
+		if id, ok := sel.FromPrincipal(m); !ok || id != "BF-9" {
+			t.Errorf("FromPrincipal(%s) = %q, %v", m, id, ok)
+		}
+	}
+	if _, ok := sel.FromPrincipal("user:someone@p.com"); ok {
+		t.Error("unknown member matched")
+	}
+}

@@ -28,11 +28,15 @@ type Selector struct {
 	// its backfill id: such objects belong to that backfill even with no
 	// label or telling name.
 	Assets map[string]string
+	// Principals are the members plans grant elevated access to
+	// (serviceAccount:x@p.iam.gserviceaccount.com), by their bare e-mail
+	// in lower case, each mapped to its backfill id.
+	Principals map[string]string
 }
 
 // NewSelector compiles a selector; patterns must have one capture group.
 func NewSelector(labelKeys, patterns []string) (*Selector, error) {
-	s := &Selector{LabelKeys: labelKeys, Assets: map[string]string{}}
+	s := &Selector{LabelKeys: labelKeys, Assets: map[string]string{}, Principals: map[string]string{}}
 	if len(s.LabelKeys) == 0 {
 		s.LabelKeys = DefaultLabelKeys
 	}
@@ -100,13 +104,34 @@ func (s *Selector) Match(uri, name string, labels map[string]string) (id, how st
 	return "", "", false
 }
 
-// AddAssets records the declared assets of plans.
+// AddAssets records the declared assets and elevated-access principals of
+// plans.
 func (s *Selector) AddAssets(backfills []model.Backfill) {
 	for _, b := range backfills {
 		for _, a := range b.AssetsToRemove {
 			s.Assets[a] = b.ID
 		}
+		for _, e := range b.ElevatedAccess {
+			if e.Principal != "" {
+				s.Principals[bareMember(e.Principal)] = b.ID
+			}
+		}
 	}
+}
+
+// FromPrincipal returns the backfill whose plan grants elevated access to
+// an IAM-style member (the type prefix is optional on either side).
+func (s *Selector) FromPrincipal(member string) (string, bool) {
+	id, ok := s.Principals[bareMember(member)]
+	return id, ok
+}
+
+// bareMember drops a member's type ("serviceAccount:", "user:") and case.
+func bareMember(m string) string {
+	if i := strings.LastIndex(m, ":"); i >= 0 {
+		m = m[i+1:]
+	}
+	return strings.ToLower(strings.TrimSpace(m))
 }
 
 func foldKey(k string) string { return strings.ReplaceAll(strings.ToLower(k), "-", "_") }
