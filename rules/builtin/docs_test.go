@@ -1,0 +1,33 @@
+package builtin_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/rules.md from the rules' metadata")
+
+// TestDocsUpToDate fails when docs/rules.md no longer matches the rules'
+// metadata, so `make test` catches a rule changed without its docs.
+func TestDocsUpToDate(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "rules.md")
+	want := rules.Markdown(rules.All())
+	if *update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v; create it with: %s", path, err, rules.DocsRegenerate)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("docs/rules.md is stale: the rules' metadata changed. Regenerate it with:\n  %s", rules.DocsRegenerate)
+	}
+}

@@ -1,0 +1,83 @@
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// DocsRegenerate is the command that rewrites docs/rules.md.
+const DocsRegenerate = "go test ./rules/builtin -run TestDocsUpToDate -update"
+
+// Markdown renders docs/rules.md from the metadata of the given rules
+// (normally All()): the same data `bfaudit rules list` and `rules explain`
+// print, so the three never disagree.
+func Markdown(rs []*Rule) []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Rules\n\n")
+	p("<!-- Generated from the rules' metadata; do not edit. Regenerate with:\n     %s -->\n\n", DocsRegenerate)
+	p("bfaudit judges every backfill against the cleanup discipline of the seed documents. ")
+	p("Each rule below cites the seed it comes from. `bfaudit rules list` lists them and ")
+	p("`bfaudit rules explain ID` prints one.\n\n")
+	p("- Severity overrides: `rules.severity.<ID>: high`; disabling: `rules.disabled: [<ID>]`; ")
+	p("parameters: `rules.params.<ID>.<name>`.\n")
+	p("- Waivers accept a finding for a while: [rules/waivers.md](rules/waivers.md).\n")
+	p("- User rules in CEL: [rules/cel.md](rules/cel.md).\n")
+	p("- `bfaudit plan check` runs the governance rules on plan files: [rules/plan-check.md](rules/plan-check.md).\n\n")
+	p("Deadlines are over at their exact instant (an expiry of 2026-10-01T00:00Z has passed at that instant). ")
+	p("No rule concludes that something is gone from a source that did not answer (degraded or failed coverage).\n\n")
+
+	groups := []struct {
+		title string
+		keep  func(*Rule) bool
+	}{
+		{"Cleanup, after the replay", func(r *Rule) bool { return !r.Governance && !r.meta }},
+		{"Governance, before and during the replay", func(r *Rule) bool { return r.Governance }},
+		{"About the audit's own config", func(r *Rule) bool { return r.meta }},
+	}
+	p("| id | name | default severity | lifecycle step | flags |\n|---|---|---|---|---|\n")
+	for _, g := range groups {
+		for _, r := range rs {
+			if g.keep(r) {
+				p("| [%s](#%s) | %s | %s | %s | %s |\n", r.ID, anchor(r), r.Name, severityText(r), r.Step, cell(r.Title))
+			}
+		}
+	}
+	for _, g := range groups {
+		p("\n## %s\n", g.title)
+		for _, r := range rs {
+			if !g.keep(r) {
+				continue
+			}
+			p("\n### %s %s\n\n", r.ID, r.Name)
+			p("**%s**\n\n", r.Title)
+			p("- Severity: %s\n", severityText(r))
+			p("- Lifecycle step: %s\n", r.Step)
+			if r.Governance {
+				p("- Governance: yes, run by `bfaudit plan check`\n")
+			}
+			p("- Seed: %s\n\n", r.Seed)
+			p("Why: %s\n\n", r.Rationale)
+			p("Fix: %s\n", r.Remediation)
+			if len(r.Params) > 0 {
+				p("\n| parameter | default | meaning |\n|---|---|---|\n")
+				for _, pr := range r.Params {
+					p("| `rules.params.%s.%s` | `%s` | %s |\n", r.ID, pr.Name, pr.Default, cell(pr.Description))
+				}
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+func severityText(r *Rule) string {
+	if r.Raised != "" {
+		return fmt.Sprintf("%s (%s)", r.Severity, r.Raised)
+	}
+	return r.Severity.String()
+}
+
+func anchor(r *Rule) string { return strings.ToLower(r.ID + "-" + r.Name) }
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
