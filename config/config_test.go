@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	_ "github.com/bfaudit/bfaudit/collectors/inventory"
-	_ "github.com/bfaudit/bfaudit/collectors/records"
+	_ "github.com/bfaudit/bfaudit/collectors/all"
 	"github.com/bfaudit/bfaudit/model"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )

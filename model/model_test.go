@@ -1,0 +1,67 @@
+package model
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestNormalizeID(t *testing.T) {
+	for _, s := range []string{"BF-1234", "bf_1234", "bf-1234", " Bf_1234 "} {
+		if NormalizeID(s) != "BF-1234" {
+			t.Errorf("NormalizeID(%q) = %q", s, NormalizeID(s))
+		}
+	}
+	if SameID("", "") || !SameID("bf_1", "BF-1") {
+		t.Error("SameID")
+	}
+}
+
+// The fingerprint is the same for every spelling of the backfill and
+// changes with the rule or the artifact: it must be stable across runs and
+// machines, so it is pinned here.
+func TestFingerprintStable(t *testing.T) {
+	a := Fingerprint("BF003", "BF-1234", "gcpiam://p/x")
+	if a != Fingerprint("BF003", "bf_1234", "gcpiam://p/x") {
+		t.Error("spelling changed the fingerprint")
+	}
+	if a == Fingerprint("BF005", "BF-1234", "gcpiam://p/x") || a == Fingerprint("BF003", "BF-1234", "gcpiam://p/y") {
+		t.Error("fingerprint ignores rule or artifact")
+	}
+	if a != "b7ec23bd2ac9212c" {
+		t.Errorf("fingerprint changed to %q: saved issues and waivers would no longer match", a)
+	}
+}
+
+func TestSeverityText(t *testing.T) {
+	var s Severity
+	if err := json.Unmarshal([]byte(`"High"`), &s); err != nil || s != SeverityHigh {
+		t.Errorf("unmarshal: %v %v", s, err)
+	}
+	if err := json.Unmarshal([]byte(`"severe"`), &s); err == nil {
+		t.Error("unknown severity accepted")
+	}
+	if _, err := json.Marshal(Severity(0)); err == nil {
+		t.Error("zero severity marshalled")
+	}
+	if !(SeverityCritical > SeverityHigh && SeverityLow > SeverityInfo) {
+		t.Error("severities out of order")
+	}
+}
+
+func TestDecisionRecordMissingFields(t *testing.T) {
+	r := DecisionRecord{Purpose: "p", Range: Interval{Start: time.Now()}, JobID: "j", ValidationQuery: "q", ApprovingOwner: "o", FinalDataLocation: "l"}
+	if len(r.MissingFields()) != 0 {
+		t.Errorf("complete record reported missing %v", r.MissingFields())
+	}
+	if got := (DecisionRecord{}).MissingFields(); len(got) != 6 {
+		t.Errorf("empty record: %v", got)
+	}
+}
+
+func TestCoverageAnswered(t *testing.T) {
+	c := Coverage{Status: CoverageDegraded, Errors: []ScopeError{{Scope: "", Error: "whole source"}}}
+	if c.Answered("any") {
+		t.Error("an error without a scope taints the whole source")
+	}
+}
