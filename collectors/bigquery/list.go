@@ -3,11 +3,10 @@ package bigquery
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
-	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/googleerr"
 	bq "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/googleapi"
 )
@@ -85,26 +84,8 @@ func (c *Collector) getTable(ctx context.Context, project, dataset, table string
 	return t, err
 }
 
-// retryable marks quota (429) and server (5xx) answers, honouring
-// Retry-After, and network failures for another try. The REST client does
-// not retry by itself.
-func retryable(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ge *googleapi.Error
-	if errors.As(err, &ge) {
-		if ge.Code == http.StatusTooManyRequests || ge.Code >= 500 {
-			return collectors.Retryable(err, collectors.RetryAfter(ge.Header, time.Now()))
-		}
-		return err
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return collectors.Retryable(err, 0)
-	}
-	return err
-}
+// retryable marks errors worth another try (429, 5xx, network).
+func retryable(err error) error { return googleerr.Retryable(err) }
 
 func isNotFound(err error) bool {
 	var ge *googleapi.Error
