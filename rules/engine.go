@@ -1,8 +1,9 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -199,21 +200,32 @@ func (e *Engine) running(id string) *Rule {
 	return nil
 }
 
-// SortFindings orders findings for reports.
+// SortFindings orders findings for reports: most severe first, then by
+// backfill, rule and artifact. It sorts indexes and moves each finding
+// once, since findings are large structs and estates can raise many.
 func SortFindings(fs []model.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
+	idx := make([]int, len(fs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		a, b := &fs[i], &fs[j]
 		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
+			return cmp.Compare(b.Severity, a.Severity)
 		}
-		if a.BackfillID != b.BackfillID {
-			return a.BackfillID < b.BackfillID
+		if c := cmp.Compare(a.BackfillID, b.BackfillID); c != 0 {
+			return c
 		}
-		if a.RuleID != b.RuleID {
-			return a.RuleID < b.RuleID
+		if c := cmp.Compare(a.RuleID, b.RuleID); c != 0 {
+			return c
 		}
-		return a.ArtifactURI < b.ArtifactURI
+		return cmp.Compare(a.ArtifactURI, b.ArtifactURI)
 	})
+	sorted := make([]model.Finding, len(fs))
+	for i, j := range idx {
+		sorted[i] = fs[j]
+	}
+	copy(fs, sorted)
 }
 
 func (r *Rule) param(name string) *Param {

@@ -70,14 +70,16 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.F
 	}
 	failed := map[*Rule]*userFailure{}
 	act := &activation{now: types.Timestamp{Time: now}}
-	eval := func(r *Rule, subject string, is Issue) {
+	// subject names the object in messages; it is only built for a finding
+	// or an error, not for every evaluation.
+	eval := func(r *Rule, subject func() string, is Issue) {
 		val, _, err := r.program.prg.Eval(act)
 		if err == nil {
 			b, ok := val.Value().(bool)
 			if !ok {
 				err = fmt.Errorf("returned %s, want bool", val.Type().TypeName())
 			} else if b {
-				is.Message = fmt.Sprintf("%s: %s", r.Title, subject)
+				is.Message = fmt.Sprintf("%s: %s", r.Title, subject())
 				is.Evidence = []string{"user rule " + r.ID + ": " + r.Expr}
 				ctx[r].Report(is)
 				return
@@ -87,7 +89,7 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.F
 		}
 		f := failed[r]
 		if f == nil {
-			f = &userFailure{first: fmt.Sprintf("%v (on %s)", err, subject)}
+			f = &userFailure{first: fmt.Sprintf("%v (on %s)", err, subject())}
 			failed[r] = f
 		}
 		f.n++
@@ -117,8 +119,9 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.F
 					act.record = p.r
 				}
 			}
+			subject := func() string { return fmt.Sprintf("%s %s", a.Kind, nameOrURI(a)) }
 			for _, r := range onArtifact {
-				eval(r, fmt.Sprintf("%s %s", a.Kind, nameOrURI(a)), Issue{Artifact: a, Backfill: b})
+				eval(r, subject, Issue{Artifact: a, Backfill: b})
 			}
 		}
 	}
@@ -128,8 +131,9 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.F
 		if r := ix.Records[id]; r != nil {
 			act.record = r
 		}
+		subject := func() string { return "backfill " + b.ID }
 		for _, r := range onBackfill {
-			eval(r, "backfill "+b.ID, Issue{Backfill: b})
+			eval(r, subject, Issue{Backfill: b})
 		}
 	}
 	e.reportUserFailures(failed, out)

@@ -67,11 +67,6 @@ func (e *estate) plan(mods ...func(*model.Backfill)) *estate {
 	return e
 }
 
-func (e *estate) backfill(b model.Backfill) *estate {
-	e.est.Backfills = append(e.est.Backfills, b)
-	return e
-}
-
 func (e *estate) artifact(a model.Artifact, mods ...func(*model.Artifact)) *estate {
 	for _, m := range mods {
 		m(&a)

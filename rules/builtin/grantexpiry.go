@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"sync"
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/iamcond"
@@ -23,5 +24,38 @@ func grantExpiry(a *model.Artifact) (t time.Time, bounded bool, err error) {
 	if cond == "" {
 		return time.Time{}, false, nil
 	}
-	return iamcond.Expiry(cond)
+	return conditionExpiry(cond)
+}
+
+// Conditions repeat across bindings (one template per team), and BF003 and
+// BF102 both read them, so each distinct expression is parsed once. The
+// cache is capped so an estate of unique conditions cannot grow it without
+// bound; past the cap expressions are simply parsed each time.
+var (
+	condMu    sync.Mutex
+	condCache = map[string]condResult{}
+)
+
+const condCacheMax = 10000
+
+type condResult struct {
+	t       time.Time
+	bounded bool
+	err     error
+}
+
+func conditionExpiry(expr string) (time.Time, bool, error) {
+	condMu.Lock()
+	r, ok := condCache[expr]
+	condMu.Unlock()
+	if ok {
+		return r.t, r.bounded, r.err
+	}
+	r.t, r.bounded, r.err = iamcond.Expiry(expr)
+	condMu.Lock()
+	if len(condCache) < condCacheMax {
+		condCache[expr] = r
+	}
+	condMu.Unlock()
+	return r.t, r.bounded, r.err
 }

@@ -24,7 +24,7 @@ func init() {
 func lingeringTempTable(c *rules.Context) {
 	grace := c.Duration("grace")
 	tied(c.Index, []model.Kind{model.KindTable, model.KindCheckpoint}, func(b *model.Backfill, a *model.Artifact) {
-		if isFinalData(c, b, a) {
+		if isFinalData(c.Index.Record(b.ID), a) {
 			return
 		}
 		var why string
@@ -48,8 +48,7 @@ func lingeringTempTable(c *rules.Context) {
 
 // isFinalData reports whether a table is where the record says the final
 // data lives: that one stays.
-func isFinalData(c *rules.Context, b *model.Backfill, a *model.Artifact) bool {
-	r := c.Index.Record(b.ID)
+func isFinalData(r *model.DecisionRecord, a *model.Artifact) bool {
 	if r == nil || r.FinalDataLocation == "" {
 		return false
 	}

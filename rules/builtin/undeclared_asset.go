@@ -37,6 +37,7 @@ func undeclaredAsset(c *rules.Context) {
 		for _, u := range b.AssetsToRemove {
 			assets[u] = true
 		}
+		rec := c.Index.Record(id)
 		principals := map[string]bool{}
 		for _, e := range b.ElevatedAccess {
 			principals[e.Principal] = true
@@ -47,7 +48,7 @@ func undeclaredAsset(c *rules.Context) {
 				continue
 			case (a.Kind == model.KindGrant || a.Kind == model.KindCredential) && principals[a.Attr(model.AttrPrincipal)]:
 				continue
-			case isFinalData(c, b, a):
+			case isFinalData(rec, a):
 				continue
 			}
 			c.Report(rules.Issue{Backfill: b, Artifact: a,

@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+	_ "github.com/bfaudit/bfaudit/rules/builtin"
+)
+
+const (
+	nArtifacts = 100_000
+	nBackfills = 5_000
+)
+
+// userRules are five CEL rules of the kind users write: four per artifact,
+// one per backfill.
+var userRules = []rules.UserRuleSpec{
+	{ID: "U1", Title: "empty table", Severity: model.SeverityLow, Remediation: "r", AppliesTo: rules.AppliesToArtifact,
+		Expr: `artifact.kind == "table" && "rows" in artifact.attributes && artifact.attributes["rows"] == "0"`},
+	{ID: "U2", Title: "big backlog", Severity: model.SeverityMedium, Remediation: "r", AppliesTo: rules.AppliesToArtifact,
+		Expr: `artifact.kind == "subscription" && int(artifact.attributes["messages"]) > 40`},
+	{ID: "U3", Title: "old job", Severity: model.SeverityMedium, Remediation: "r", AppliesTo: rules.AppliesToArtifact,
+		Expr: `artifact.kind == "scheduler_job" && has(artifact.created_at) && now - artifact.created_at > duration("2400h") && has(backfill.id)`},
+	{ID: "U4", Title: "unarchived financial", Severity: model.SeverityHigh, Remediation: "r", AppliesTo: rules.AppliesToArtifact,
+		Expr: `has(backfill.id) && backfill.classification == "financial" && !has(record.archived_at) && artifact.owner == ""`},
+	{ID: "U5", Title: "no approver", Severity: model.SeverityLow, Remediation: "r", AppliesTo: rules.AppliesToBackfill,
+		Expr: `backfill.approver == "" && backfill.status in ["replayed", "verified"] && size(backfill.assets_to_remove) < 2`},
+}
+
+func engine(b *testing.B) *rules.Engine {
+	b.Helper()
+	user, err := rules.CompileUserRules(userRules)
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := rules.New(rules.Options{User: user})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return eng
+}
+
+// BenchmarkAudit correlates and evaluates the whole catalogue plus five
+// CEL user rules over 100,000 artifacts and 5,000 backfills.
+func BenchmarkAudit(b *testing.B) {
+	est := Estate(nArtifacts, nBackfills)
+	eng := engine(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	findings := 0
+	for b.Loop() {
+		ix := correlate.Correlate(est, correlate.MustSelector())
+		findings = len(eng.Evaluate(ix, Now))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/nArtifacts, "ns/artifact")
+	b.ReportMetric(float64(findings), "findings")
+}
+
+// BenchmarkEvaluate is the rule stage alone, on a correlated index.
+func BenchmarkEvaluate(b *testing.B) {
+	ix := correlate.Correlate(Estate(nArtifacts, nBackfills), correlate.MustSelector())
+	eng := engine(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		eng.Evaluate(ix, Now)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/nArtifacts, "ns/artifact")
+}
+
+// TestLinear guards against an artifact × backfill loop: doubling the
+// estate must not much more than double the work. Work is counted as
+// allocations, which unlike time do not depend on machine load.
+func TestLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two large estates")
+	}
+	user, err := rules.CompileUserRules(userRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := rules.New(rules.Options{User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := func(artifacts, backfills int) float64 {
+		est := Estate(artifacts, backfills)
+		return testing.AllocsPerRun(1, func() { eng.Evaluate(correlate.Correlate(est, correlate.MustSelector()), Now) })
+	}
+	small, big := allocs(10_000, 500), allocs(40_000, 2_000)
+	if ratio := big / small; ratio > 4*1.5 {
+		t.Errorf("4x the estate took %.1fx the allocations (%.0f vs %.0f): evaluation is not linear", ratio, big, small)
+	}
+}
