@@ -93,7 +93,11 @@ func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings [
 	switch format {
 	case "text":
 		for _, f := range findings {
-			fmt.Fprintf(g.stdout, "%s: %s %s %s: %s\n", reports.Where(f), f.Severity, f.RuleID, f.RuleName, f.Message)
+			waived := ""
+			if f.Waived() {
+				waived = fmt.Sprintf(" (waived until %s: %s)", f.Waiver.Expires.UTC().Format("2006-01-02"), f.Waiver.Reason)
+			}
+			fmt.Fprintf(g.stdout, "%s: %s %s %s: %s%s\n", reports.Where(f), f.Severity, f.RuleID, f.RuleName, f.Message, waived)
 		}
 		if len(findings) == 0 {
 			fmt.Fprintln(g.stdout, "no findings")

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const riskyPlan = `id: BF-7001
+purpose: Rebuild running balances after a definition change
+trigger: definition_change
+job_id: balances
+range: {start: 2026-01-01, end: 2026-04-01}
+owner: erin@example.com
+expiry: 2026-05-01
+validation_query: SELECT 1
+assets_to_remove: [bigquery://p/d/bf_7001_tmp]
+strategy: interval
+concurrency: 1
+pool: backfill_low
+depends_on_past: true
+write_mode: append
+trial_interval: true
+consumers_notified: true
+elevated_access:
+  - principal: serviceAccount:bf@p.iam.gserviceaccount.com
+    role: roles/bigquery.dataEditor
+`
+
+func TestPlanCheck(t *testing.T) {
+	dir := t.TempDir()
+	risky := filepath.Join(dir, "bf-7001.yaml")
+	if err := os.WriteFile(risky, []byte(riskyPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "bfaudit.yaml")
+	if err := os.WriteFile(cfg, []byte(`waivers:
+  - rule: BF102
+    backfill: bf_7001
+    reason: the dataEditor binding is removed by the runbook step
+    approver: carol@example.com
+    expires: 2026-06-01
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"findings point at their keys", []string{"plan", "check", risky}, 1,
+			[]string{risky + ":18: high BF102", risky + ":14: medium BF107"}},
+		{"below --fail-on", []string{"plan", "check", "--fail-on", "critical", risky}, 0, []string{"BF102"}},
+		{"waived finding leaves the exit code", []string{"plan", "check", "--fail-on", "high", "-c", cfg, risky}, 0, []string{"BF102", "(waived until 2026-06-01: the dataEditor binding"}},
+		{"clean plan", []string{"plan", "check", "../../examples/quickstart/plans/bf-2001-outage-replay.yaml"}, 0, []string{"no findings"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(append(tt.args, "--now", "2026-03-01"), &out, &errb)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out.String(), errb.String())
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("output lacks %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
