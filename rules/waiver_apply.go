@@ -97,24 +97,27 @@ func expiredMessage(w *Waiver, n int) string {
 func (e *Engine) waiverFinding(r *Rule, w *Waiver, about *model.Finding, msg string) model.Finding {
 	f := model.Finding{
 		RuleID: r.ID, RuleName: r.Name, Title: r.Title, Step: r.Step, Severity: e.SeverityOf(r),
-		BackfillID: w.Backfill, Owner: w.Approver, Message: msg, Remediation: r.Remediation,
+		Owner: w.Approver, Message: msg, Remediation: r.Remediation,
 		ArtifactURI: "waiver:" + w.ID(),
 		Evidence: []string{
 			"reason: " + w.Reason, "approved by " + w.Approver,
 			"expires " + w.Expires.UTC().Format(time.RFC3339),
 		},
 	}
+	// The finding belongs to the backfill whose finding the waiver hid, so
+	// it shows in that backfill's report; a waiver that hid nothing belongs
+	// to no backfill (its backfill id may be a typo).
 	if about != nil {
-		if f.BackfillID == "" {
-			f.BackfillID = about.BackfillID
-		}
+		f.BackfillID = about.BackfillID
 		f.Evidence = append(f.Evidence, fmt.Sprintf("hid %s on %s (fingerprint %s)", about.RuleID, orDash(about.ArtifactURI, about.BackfillID), about.Fingerprint))
 	}
 	if !w.Source.IsZero() {
 		loc := w.Source
 		f.Location = &loc
 	}
-	f.Fingerprint = model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI)
+	// The waiver's own id keeps the fingerprint stable whether or not it
+	// still matches something.
+	f.Fingerprint = model.Fingerprint(f.RuleID, "", f.ArtifactURI)
 	return f
 }
 
