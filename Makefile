@@ -30,3 +30,7 @@ unit:
 
 bench:
 	./bench/run.sh
+
+# Regenerate docs/rules.md from the rules' metadata (make test fails when stale).
+docs:
+	$(GO) test ./rules/builtin -run TestDocsUpToDate -update

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -260,5 +262,29 @@ func TestRulesAndVersion(t *testing.T) {
 	_, out, _ = bfaudit(t, "version")
 	if !strings.HasPrefix(out, "bfaudit ") {
 		t.Errorf("version: %q", out)
+	}
+}
+
+// The printed sample is a config that loads: every section, rule setting,
+// user rule and waiver in it is valid (cloud sources are left out because
+// they need credentials to initialise).
+func TestSampleConfigLoads(t *testing.T) {
+	_, out, _ := bfaudit(t, "config", "sample")
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("sample is not YAML: %v", err)
+	}
+	var keep []any
+	for _, s := range doc["sources"].([]any) {
+		if typ := s.(map[string]any)["type"]; typ == "records" || typ == "inventory" {
+			keep = append(keep, s)
+		}
+	}
+	doc["sources"] = keep
+	b, _ := yaml.Marshal(doc)
+	cfg := filepath.Join(t.TempDir(), "sample.yaml")
+	os.WriteFile(cfg, b, 0o644)
+	if code, out, stderr := bfaudit(t, "config", "validate", "-c", cfg); code != exitOK {
+		t.Errorf("sample does not validate: %s %s", out, stderr)
 	}
 }
