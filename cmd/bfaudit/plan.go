@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,7 +67,7 @@ medium), 2 when a file cannot be read or parsed.`,
 			for _, e := range parseErrs {
 				fmt.Fprintln(g.stderr, "error:", e)
 			}
-			findings := planFindings(eng, est, now)
+			findings := planFindings(g, eng, est, now)
 			if err := printPlanFindings(cmd, g, format, findings, now); err != nil {
 				return usageError(err)
 			}
@@ -84,9 +86,43 @@ medium), 2 when a file cannot be read or parsed.`,
 	return cmd
 }
 
-func planFindings(eng *rules.Engine, est *model.Estate, now time.Time) []model.Finding {
-	ix := correlate.Correlate(est, correlate.MustSelector())
-	return eng.Evaluate(ix, now)
+// planFindings evaluates the plans. Two files planning the same backfill
+// id would be merged by correlation, hiding one of them, so each copy is
+// checked in its own round (and the clash is reported).
+func planFindings(g *globals, eng *rules.Engine, est *model.Estate, now time.Time) []model.Finding {
+	var rounds [][]model.Backfill
+	seen := map[string][]string{}
+	for _, b := range est.Backfills {
+		id := model.NormalizeID(b.ID)
+		n := len(seen[id])
+		seen[id] = append(seen[id], b.Source.String())
+		if n == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[n] = append(rounds[n], b)
+	}
+	for id, where := range seen {
+		if len(where) > 1 {
+			fmt.Fprintf(g.stderr, "warning: %s is planned more than once: %s\n", id, strings.Join(where, ", "))
+		}
+	}
+	var out []model.Finding
+	for _, plans := range rounds {
+		ix := correlate.Correlate(&model.Estate{Version: est.Version, Backfills: plans}, correlate.MustSelector())
+		out = append(out, eng.Evaluate(ix, now)...)
+	}
+	// Authors read plan check file by file, top to bottom.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Location, out[j].Location
+		if a == nil || b == nil {
+			return b == nil && a != nil
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+	return out
 }
 
 func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings []model.Finding, now time.Time) error {

@@ -72,3 +72,25 @@ func TestPlanCheck(t *testing.T) {
 		})
 	}
 }
+
+// Two files planning the same backfill are both checked, and the clash is
+// reported.
+func TestPlanCheckSameIDInTwoFiles(t *testing.T) {
+	dir := t.TempDir()
+	body := "id: BF-77\nstatus: planned\nwrite_mode: append\n"
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	os.WriteFile(a, []byte(body), 0o644)
+	os.WriteFile(b, []byte(body), 0o644)
+	_, out, stderr := bfaudit(t, "plan", "check", a, b)
+	for _, f := range []string{a + ":3: medium BF107", b + ":3: medium BF107"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("missing %q in:\n%s", f, out)
+		}
+	}
+	if strings.Index(out, a) > strings.Index(out, b) {
+		t.Error("findings should be listed file by file")
+	}
+	if !strings.Contains(stderr, "BF-77 is planned more than once") {
+		t.Errorf("clash not reported: %s", stderr)
+	}
+}

@@ -87,3 +87,10 @@ func beforeReplay(b *model.Backfill) bool { return !b.Status.Completed() }
 func classifiedNote(b *model.Backfill) string {
 	return fmt.Sprintf("backfill %s touches %s data", b.ID, b.Classification)
 }
+
+func joinOr(items []string) string {
+	if len(items) < 2 {
+		return joinAnd(items)
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}

@@ -41,7 +41,7 @@ func planMissingCleanup(c *rules.Context) {
 			continue
 		}
 		c.Report(rules.Issue{Backfill: b,
-			Message:  fmt.Sprintf("plan for %s has no %s", b.ID, joinAnd(missing)),
+			Message:  fmt.Sprintf("plan for %s has no %s", b.ID, joinOr(missing)),
 			Evidence: []string{"missing: " + joinAnd(missing)}})
 	}
 }
