@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -69,13 +70,23 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	if len(r.Findings) > 0 {
 		p.f("\nFINDINGS\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SEVERITY\tRULE\tBACKFILL\tWHERE\tMESSAGE")
+		// Ages are known once a history store remembers first sightings.
+		withAge := r.History != nil
+		if withAge {
+			fmt.Fprintln(tw, "SEVERITY\tRULE\tBACKFILL\tAGE\tWHERE\tMESSAGE")
+		} else {
+			fmt.Fprintln(tw, "SEVERITY\tRULE\tBACKFILL\tWHERE\tMESSAGE")
+		}
 		for _, f := range r.Findings {
 			sevText := f.Severity.String()
 			if f.Waived() {
 				sevText = "waived"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.paint(f.Severity, sevText), f.RuleID, orDash(f.BackfillID), shorten(Where(f), 64), oneLine(f.Message))
+			age := ""
+			if withAge {
+				age = orDash(Age(f, r.Now)) + "\t"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\t%s\n", t.paint(f.Severity, sevText), f.RuleID, orDash(f.BackfillID), age, shorten(Where(f), 64), oneLine(f.Message))
 		}
 		tw.Flush()
 	} else {
@@ -89,6 +100,14 @@ func (t *Table) paint(s model.Severity, text string) string {
 		return text
 	}
 	return severityColor[s] + text + "\x1b[0m"
+}
+
+// Age says how long a finding has been seen, in days ("" when unknown).
+func Age(f model.Finding, now time.Time) string {
+	if f.FirstSeen.IsZero() || now.Before(f.FirstSeen) {
+		return ""
+	}
+	return fmt.Sprintf("%dd", int(now.Sub(f.FirstSeen).Hours()/24))
 }
 
 // LifecycleLabel shows a backfill's position as "3/5 access revoked".

@@ -95,6 +95,7 @@ func commonFuncs() map[string]any {
 		"count":     func(m map[string]int, k fmt.Stringer) int { return m[k.String()] },
 		"step":      func(i int) model.Step { return model.Step(i) },
 		"reached":   func(b model.BackfillReport, s model.Step) bool { return b.Known && b.Lifecycle.Reached >= s },
+		"age":       Age,
 	}
 }
 

@@ -130,3 +130,23 @@ func TestUnknownFormat(t *testing.T) {
 		t.Error("want an error")
 	}
 }
+
+func TestAgesShownWithHistory(t *testing.T) {
+	r := sampleReport()
+	r.History = &model.History{PreviousRun: r.Now.AddDate(0, 0, -7),
+		Resolved: []model.Finding{{RuleID: "BF005", BackfillID: "BF-1", ArtifactURI: "bq://t", Message: "temp table gone"}}}
+	r.Findings[0].FirstSeen = r.Now.AddDate(0, 0, -12)
+	for _, format := range []string{"table", "markdown", "html"} {
+		w, _ := New(format, Options{})
+		var b bytes.Buffer
+		if err := w.Write(context.Background(), &b, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "12d") {
+			t.Errorf("%s: no age for a finding first seen 12 days ago", format)
+		}
+		if format != "table" && !strings.Contains(b.String(), "temp table gone") {
+			t.Errorf("%s: resolved findings not listed", format)
+		}
+	}
+}
