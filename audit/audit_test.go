@@ -9,6 +9,8 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )
 
 type planSource struct{}
@@ -66,5 +68,39 @@ func TestCollectPlansFirstThenVerify(t *testing.T) {
 	}
 	if v := est.Backfills[1].Validation; v == nil || !strings.Contains(v.Error, `"nowhere" is not a configured source`) {
 		t.Errorf("unknown validation source not reported: %+v", v)
+	}
+}
+
+// A waiver a sink adds (an issue closed as accepted) is reflected in the
+// backfill's counts, lifecycle and the summary.
+func TestRefreshAfterWaiver(t *testing.T) {
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	done := now.AddDate(0, -2, 0)
+	est := &model.Estate{
+		Backfills: []model.Backfill{{ID: "BF-1", Origin: model.OriginPlan, Status: model.StatusVerified, Owner: "o",
+			Timeline: model.Timeline{CompletedAt: done, VerifiedAt: done}}},
+		Artifacts: []model.Artifact{{URI: "mon://alert/1", Kind: model.KindAlert, BackfillID: "BF-1", State: model.StateEnabled,
+			Attributes: map[string]string{model.AttrWatchesOnly: "true"}}},
+		Coverage: []model.Coverage{{Source: "", Status: model.CoverageOK}},
+	}
+	eng, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Evaluate(est, correlate.MustSelector(), eng, now)
+	b := a.Report.Backfills[0]
+	if b.Lifecycle.Next != model.StepNormalized || b.Findings == 0 {
+		t.Fatalf("before: lifecycle %+v, %d findings; want blocked at normalized by the alert", b.Lifecycle, b.Findings)
+	}
+	open := a.Report.Summary.Findings
+	for i := range a.Report.Findings {
+		if a.Report.Findings[i].RuleID == "BF007" {
+			a.Report.Findings[i].Waiver = &model.Waiver{Origin: "github", Reason: "accepted"}
+		}
+	}
+	a.Refresh()
+	b = a.Report.Backfills[0]
+	if b.Lifecycle.Reached < model.StepNormalized || a.Report.Summary.Findings != open-1 || a.Report.Summary.Waived != 1 {
+		t.Errorf("after: lifecycle %+v, summary %+v", b.Lifecycle, a.Report.Summary)
 	}
 }

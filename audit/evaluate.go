@@ -11,12 +11,19 @@ import (
 // Tool names the producer in reports.
 var Tool = "bfaudit"
 
+// Audit is an evaluated estate: the report, and the index it was built
+// from, kept so the report can be refreshed when a sink changes waivers.
+type Audit struct {
+	Report *model.Report
+	index  *correlate.Index
+}
+
 // Evaluate correlates an estate, runs the rules and builds the report. It
 // touches no system: `audit --from estate.json` is this alone.
-func Evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time) *model.Report {
+func Evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time) *Audit {
 	ix := correlate.Correlate(est, sel)
 	findings := eng.Evaluate(ix, now)
-	return BuildReport(ix, findings, now)
+	return &Audit{Report: BuildReport(ix, findings, now), index: ix}
 }
 
 // BuildReport assembles the report from the index and its findings.
@@ -126,17 +133,25 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Refresh recounts each backfill's open findings and the summary after a
-// sink changed waivers (an issue closed as accepted on GitHub).
-func Refresh(r *model.Report) {
-	open := map[string]int{}
+// Refresh recomputes each backfill's open findings and lifecycle, and the
+// summary, after a sink changed waivers (an issue closed as accepted on
+// GitHub): a waived finding no longer blocks its step.
+func (a *Audit) Refresh() {
+	r := a.Report
+	byBackfill := map[string][]model.Finding{}
 	for _, f := range r.Findings {
-		if !f.Waived() && f.BackfillID != "" {
-			open[model.NormalizeID(f.BackfillID)]++
+		if f.BackfillID != "" {
+			id := model.NormalizeID(f.BackfillID)
+			byBackfill[id] = append(byBackfill[id], f)
 		}
 	}
 	for i := range r.Backfills {
-		r.Backfills[i].Findings = open[model.NormalizeID(r.Backfills[i].Backfill.ID)]
+		br := &r.Backfills[i]
+		fs := byBackfill[model.NormalizeID(br.Backfill.ID)]
+		br.Findings = countOpen(fs)
+		if br.Known {
+			br.Lifecycle = rules.Lifecycle(a.index, &br.Backfill, fs)
+		}
 	}
-	Summarize(r, nil)
+	Summarize(r, a.index)
 }

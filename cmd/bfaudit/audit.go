@@ -75,8 +75,9 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 		progress(g, "")
 	}
 	logCoverage(g, est)
-	report := audit.Evaluate(est, cfg.Selector, cfg.Engine, now)
-	sinkErr := runSinks(cmd, g, cfg, report, f)
+	result := audit.Evaluate(est, cfg.Selector, cfg.Engine, now)
+	report := result.Report
+	sinkErr := runSinks(cmd, g, cfg, result, f)
 	if err := writeReports(cmd.Context(), g, cfg, plan, report); err != nil {
 		return usageError(err)
 	}

@@ -23,10 +23,11 @@ import (
 // The history store records the run after GitHub (so waivers accepted on
 // GitHub are remembered) and before Slack and the files (which show what is
 // new, resolved and the trend).
-func runSinks(cmd *cobra.Command, g *globals, cfg *config.Config, r *model.Report, f auditFlags) error {
+func runSinks(cmd *cobra.Command, g *globals, cfg *config.Config, a *audit.Audit, f auditFlags) error {
 	var errs []error
+	r := a.Report
 	if cfg.GitHub != nil {
-		if err := syncGitHub(cmd, g, *cfg.GitHub, cfg.Owners, r, f.dryRun); err != nil {
+		if err := syncGitHub(cmd, g, *cfg.GitHub, cfg.Owners, a, f.dryRun); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -74,7 +75,8 @@ func postSlack(cmd *cobra.Command, g *globals, sc slack.Config, owners model.Own
 	return nil
 }
 
-func syncGitHub(cmd *cobra.Command, g *globals, gc github.Config, owners model.Owners, r *model.Report, dryRun bool) error {
+func syncGitHub(cmd *cobra.Command, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool) error {
+	r := a.Report
 	gc.DryRun = gc.DryRun || dryRun
 	sink, err := github.New(gc, owners, github.WithOutput(g.stderr))
 	if err != nil {
@@ -82,7 +84,7 @@ func syncGitHub(cmd *cobra.Command, g *globals, gc github.Config, owners model.O
 	}
 	res, err := sink.Sync(cmd.Context(), r)
 	res.Apply(r)
-	audit.Refresh(r)
+	a.Refresh()
 	g.log.Info("github issues", slog.Int("created", res.Created), slog.Int("edited", res.Edited),
 		slog.Int("closed", res.Closed), slog.Int("reopened", res.Reopened), slog.Int("unchanged", res.Unchanged),
 		slog.Int("reads", res.Reads), slog.Int("writes", res.Writes), slog.Bool("dry_run", gc.DryRun))
