@@ -172,7 +172,7 @@ func (c *Config) build() error {
 		}
 		c.Instances = append(c.Instances, in)
 	}
-	if err := c.Sinks.validate(); err != nil {
+	if err := c.Sinks.validate(base); err != nil {
 		return &Error{File: c.File, Err: err}
 	}
 	sev, err := model.ParseSeverity(c.Report.FailOn)

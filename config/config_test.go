@@ -108,3 +108,14 @@ func TestRelativePathsResolveAgainstConfigDir(t *testing.T) {
 		t.Errorf("backfills = %+v", sink.Backfills)
 	}
 }
+
+func TestHistoryPathNextToConfig(t *testing.T) {
+	p := write(t, "history: {}\n")
+	c, err := Load(NewViper(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(filepath.Dir(p), ".bfaudit", "history.db"); c.History.Path != want {
+		t.Errorf("history path = %q, want %q", c.History.Path, want)
+	}
+}

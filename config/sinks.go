@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/bfaudit/bfaudit/reports/github"
 	"github.com/bfaudit/bfaudit/reports/history"
@@ -18,13 +19,19 @@ type Sinks struct {
 	History *history.Config `mapstructure:"history"`
 }
 
-func (s *Sinks) validate() error {
+// validate checks the sections; base is the config file's directory, which
+// a relative SQLite path is resolved against (so a cron job run from any
+// directory finds the same history).
+func (s *Sinks) validate(base string) error {
 	var errs []error
 	if s.GitHub != nil {
 		errs = append(errs, s.GitHub.Validate())
 	}
 	if s.History != nil {
 		h := s.History.WithDefaults()
+		if h.Driver == history.DriverSQLite && base != "" && !filepath.IsAbs(h.Path) {
+			h.Path = filepath.Join(base, h.Path)
+		}
 		s.History = &h
 		errs = append(errs, s.History.Validate())
 	}
