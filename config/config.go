@@ -15,6 +15,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -133,6 +134,11 @@ func Load(v *viper.Viper, path string) (*Config, error) {
 		return nil, &Error{File: path, Err: cleanDecodeError(err)}
 	}
 	c.File = path
+	// An empty section (`history: {}`) turns a sink on with its defaults,
+	// but decodes to nothing.
+	if c.History == nil && v.InConfig("history") {
+		c.History = &history.Config{}
+	}
 	if err := c.build(); err != nil {
 		return nil, err
 	}
