@@ -16,6 +16,7 @@ import (
 	bqclient "cloud.google.com/go/bigquery"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/iamcond"
 	bq "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/option"
@@ -111,13 +112,8 @@ func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
 // Init validates the config and builds the clients with Application
 // Default Credentials unless they were handed in.
 func (c *Collector) Init() error {
-	if len(c.Projects) == 0 {
-		return errors.New("projects: missing; list the project ids whose datasets to read")
-	}
-	for i, p := range c.Projects {
-		if strings.TrimSpace(p) == "" || strings.Contains(p, "/") {
-			return fmt.Errorf("projects[%d]: %q is not a project id (expected e.g. my-project)", i, p)
-		}
+	if err := gcp.CheckProjects(c.Projects, "datasets"); err != nil {
+		return err
 	}
 	switch c.DatasetACLs {
 	case "":

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/googleerr"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	bq "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/googleapi"
 )
@@ -85,7 +85,7 @@ func (c *Collector) getTable(ctx context.Context, project, dataset, table string
 }
 
 // retryable marks errors worth another try (429, 5xx, network).
-func retryable(err error) error { return googleerr.Retryable(err) }
+func retryable(err error) error { return gcp.Retryable(err) }
 
 func isNotFound(err error) bool {
 	var ge *googleapi.Error

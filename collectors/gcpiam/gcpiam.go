@@ -15,6 +15,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/iamcond"
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 	iam "google.golang.org/api/iam/v1"
@@ -73,9 +74,9 @@ func (c *Collector) Init() error {
 	if len(c.Projects) == 0 && len(c.Principals) == 0 {
 		return errors.New("projects: missing; list the project ids whose IAM policy to read (or principals to check keys of)")
 	}
-	for i, p := range c.Projects {
-		if strings.TrimSpace(p) == "" || strings.Contains(p, "/") {
-			return fmt.Errorf("projects[%d]: %q is not a project id (expected e.g. my-project, without projects/)", i, p)
+	if len(c.Projects) > 0 {
+		if err := gcp.CheckProjects(c.Projects, "IAM policy"); err != nil {
+			return err
 		}
 	}
 	for i, p := range c.Principals {

@@ -9,13 +9,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"strings"
 
 	"cloud.google.com/go/pubsub/v2"
 	vkit "cloud.google.com/go/pubsub/v2/apiv1"
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	gax "github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/option"
 )
@@ -70,13 +70,8 @@ func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
 // Init validates the config and builds the admin clients unless they were
 // handed in.
 func (c *Collector) Init() error {
-	if len(c.Projects) == 0 {
-		return errors.New("projects: missing; list the project ids whose topics and subscriptions to read")
-	}
-	for i, p := range c.Projects {
-		if strings.TrimSpace(p) == "" || strings.Contains(p, "/") {
-			return fmt.Errorf("projects[%d]: %q is not a project id (expected e.g. my-project, without projects/)", i, p)
-		}
+	if err := gcp.CheckProjects(c.Projects, "topics and subscriptions"); err != nil {
+		return err
 	}
 	if c.sel == nil {
 		c.sel = correlate.MustSelector()

@@ -1,6 +1,7 @@
-// Package googleerr classifies errors from Google's generated REST clients
+// Package gcp holds what the Google Cloud collectors share: project id
+// checks and the classification of errors from Google's generated REST clients
 // (google.golang.org/api), which do not retry by themselves.
-package googleerr
+package gcp
 
 import (
 	"errors"
