@@ -42,6 +42,19 @@ type fakeGitHub struct {
 	// status although the issue was stored (an answer lost on the way).
 	createFails func(n int) (status int, ok bool)
 	creates     int
+	// quota, when set, models the primary rate limit as GitHub counts it.
+	quota *fakeQuota
+}
+
+// fakeQuota is GitHub's primary rate limit: per requests a window. The
+// request that spends the last one succeeds with X-RateLimit-Remaining: 0;
+// later ones get a 403 until the window resets.
+type fakeQuota struct {
+	per     int
+	window  time.Duration
+	left    int
+	reset   time.Time
+	refused int // requests answered 403 because the quota was spent
 }
 
 type fakeIssue struct {
@@ -119,7 +132,14 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 			f.writes++
 		}
 		icpt := f.intercept
+		limit := f.rateHeaders()
+		refused := f.quota != nil && f.quota.left < 0
 		f.mu.Unlock()
+		if refused {
+			writeJSON(w, http.StatusForbidden, limit, map[string]string{
+				"message": "API rate limit exceeded for user ID 1.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"})
+			return
+		}
 		if r.Header.Get("Authorization") != "Bearer "+f.token {
 			writeJSON(w, http.StatusUnauthorized, nil, map[string]string{
 				"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
@@ -136,20 +156,38 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 				return
 			}
 		}
-		f.rateHeaders(w)
+		for k, v := range limit {
+			w.Header()[k] = v
+		}
 		mux.ServeHTTP(w, r)
 	}))
 	t.Cleanup(f.srv.Close)
 	return f
 }
 
-// rateHeaders are on every GitHub answer.
-func (f *fakeGitHub) rateHeaders(w http.ResponseWriter) {
-	w.Header().Set("X-RateLimit-Limit", "5000")
-	w.Header().Set("X-RateLimit-Remaining", "4999")
-	w.Header().Set("X-RateLimit-Used", "1")
-	w.Header().Set("X-RateLimit-Resource", "core")
-	w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(f.clock.Now().Add(time.Hour).Unix(), 10))
+// rateHeaders are on every GitHub answer; with a quota they count this
+// request (f.mu held). A spent quota shows as left < 0.
+func (f *fakeGitHub) rateHeaders() http.Header {
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", "4999")
+	h.Set("X-RateLimit-Used", "1")
+	h.Set("X-RateLimit-Resource", "core")
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(f.clock.Now().Add(time.Hour).Unix(), 10))
+	if q := f.quota; q != nil {
+		if now := f.clock.Now(); !now.Before(q.reset) {
+			q.left, q.reset = q.per, now.Add(q.window)
+		}
+		q.left--
+		if q.left < 0 {
+			q.refused++
+		}
+		h.Set("X-RateLimit-Limit", strconv.Itoa(q.per))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(max(q.left, 0)))
+		h.Set("X-RateLimit-Used", strconv.Itoa(min(q.per-q.left, q.per)))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(q.reset.Unix(), 10))
+	}
+	return h
 }
 
 func writeJSON(w http.ResponseWriter, status int, h http.Header, v any) {

@@ -182,3 +182,30 @@ func readBody(r *http.Request) string {
 	}
 	return mustRead(r)
 }
+
+// GitHub answers the request that spends the primary quota with a success
+// and X-RateLimit-Remaining: 0. go-github then refuses every later call on
+// its own until the reset (by the wall clock), so the sink must wait for
+// the reset itself instead of failing the rest of the run.
+func TestQuotaSpentOnASuccessIsWaitedOut(t *testing.T) {
+	f := newFakeGitHub(t)
+	// Start the fake clock at the wall clock, so that the resets it hands out
+	// lie in go-github's future, as they do against the real GitHub.
+	f.clock.now = time.Now().UTC().Truncate(time.Second)
+	f.quota = &fakeQuota{per: 5, window: 2 * time.Minute}
+	s, _ := newTestSink(t, f)
+	s.cfg.WriteInterval = 0
+
+	res, err := s.Sync(t.Context(), manyBackfills(12, 1).report())
+
+	issues, _ := f.snapshot()
+	if err != nil || res.Created != 12 || len(issues) != 12 {
+		t.Fatalf("err %v, created %d, %d issues; want 12 created after waiting for the quota", err, res.Created, len(issues))
+	}
+	if f.quota.refused != 0 {
+		t.Errorf("%d requests sent into a spent quota; want the sink to wait for the reset first", f.quota.refused)
+	}
+	if min := 4 * time.Minute; res.RateLimitWaited < min || res.RateLimitWaited > min+5*time.Second {
+		t.Errorf("waited %s, want two resets of about 2m each", res.RateLimitWaited)
+	}
+}

@@ -46,6 +46,9 @@ type transport struct {
 	reads      int
 	writes     int
 	secondarys int // consecutive secondary limits, for exponential waits
+	// spentUntil is when a primary quota that a successful answer said was
+	// spent (X-RateLimit-Remaining: 0) comes back; requests wait for it.
+	spentUntil time.Time
 }
 
 // reset starts a run's accounting.
@@ -76,6 +79,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := t.awaitQuota(ctx, req); err != nil {
+			return nil, err
+		}
 		t.count(r.Method)
 		resp, err := t.base.RoundTrip(r)
 		if err != nil {
@@ -97,6 +103,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.mu.Lock()
 		t.secondarys = 0
 		t.mu.Unlock()
+		t.noteQuota(resp)
 		// A POST that failed on the server may still have landed; the
 		// caller checks before trying again, so only idempotent calls are
 		// retried here.
@@ -119,6 +126,48 @@ func (t *transport) count(method string) {
 	} else {
 		t.writes++
 	}
+}
+
+// noteQuota remembers a primary quota that resp says is spent, and hides
+// the reset from go-github: seeing X-RateLimit-Remaining: 0 with a reset
+// ahead, go-github would refuse every later call itself until the reset
+// (by the wall clock), without a request and without this transport
+// waiting within github.rate_limit_wait. awaitQuota waits instead.
+func (t *transport) noteQuota(resp *http.Response) {
+	if resp.Header.Get("X-RateLimit-Remaining") != "0" {
+		return
+	}
+	reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64)
+	if err != nil {
+		return
+	}
+	resp.Header.Del("X-RateLimit-Reset")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// One second past the reset, as the reset is rounded down.
+	t.spentUntil = time.Unix(reset, 0).Add(time.Second)
+}
+
+// awaitQuota waits, within the budget, for a quota noteQuota saw spent, so
+// no request is sent only to be refused.
+func (t *transport) awaitQuota(ctx context.Context, req *http.Request) error {
+	t.mu.Lock()
+	until := t.spentUntil
+	t.mu.Unlock()
+	if until.IsZero() {
+		return nil
+	}
+	if d := until.Sub(t.now()); d > 0 {
+		if err := t.spend(ctx, req, d); err != nil {
+			return err
+		}
+	}
+	t.mu.Lock()
+	if t.spentUntil.Equal(until) {
+		t.spentUntil = time.Time{}
+	}
+	t.mu.Unlock()
+	return nil
 }
 
 // spend waits d if the run's budget allows it, and otherwise gives up with
