@@ -3,6 +3,7 @@ package gcpiam
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -138,6 +139,12 @@ func (c *Collector) key(a account, k *iam.ServiceAccountKey) model.Artifact {
 		art.ExpiresAt = t.UTC()
 		art.SetAttr(model.AttrValidUntil, art.ExpiresAt.Format(time.RFC3339))
 	}
+	// A key that never expires is access that cannot end by itself, like
+	// a login role without VALID UNTIL: BF102 reads this.
+	art.SetAttr(model.AttrTimeBound, strconv.FormatBool(!art.ExpiresAt.IsZero()))
+	// Like a NOLOGIN role, a disabled key (or a key of a disabled
+	// account) cannot authenticate: BF004 and BF102 pass it by.
+	art.SetAttr(model.AttrLogin, strconv.FormatBool(!k.Disabled && !a.disabled))
 	switch {
 	case k.Disabled || a.disabled:
 		// A key of a disabled account cannot authenticate either.

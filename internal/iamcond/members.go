@@ -7,9 +7,9 @@ import (
 	"github.com/bfaudit/bfaudit/correlate"
 )
 
-// Principal is an elevated-access principal a backfill plan declares. The
-// selector carries plans' assets but not their principals, so collectors
-// that read IAM list them in their config; BackfillID ties what is found.
+// Principal is an elevated-access principal listed in a collector's config,
+// in addition to those the plans declare (which the selector carries);
+// BackfillID ties what is found.
 type Principal struct {
 	// Member in IAM syntax (serviceAccount:x@p.iam.gserviceaccount.com,
 	// user:a@example.com, group:...); a bare e-mail matches any type.
