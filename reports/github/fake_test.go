@@ -44,6 +44,9 @@ type fakeGitHub struct {
 	creates     int
 	// quota, when set, models the primary rate limit as GitHub counts it.
 	quota *fakeQuota
+	// noPush is a token whose user may open issues but has no push access:
+	// GitHub then drops labels and assignees of a new issue silently.
+	noPush bool
 }
 
 // fakeQuota is GitHub's primary rate limit: per requests a window. The
@@ -350,6 +353,9 @@ func (f *fakeGitHub) create(w http.ResponseWriter, r *http.Request) {
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Title == nil || *req.Title == "" {
 		writeJSON(w, http.StatusUnprocessableEntity, nil, map[string]string{"message": "Validation Failed"})
 		return
+	}
+	if f.noPush {
+		req.Labels, req.Assignees = nil, nil
 	}
 	if !f.validAssignees(w, req.Assignees) {
 		return

@@ -353,3 +353,27 @@ func TestClosedIssueOfVanishedBackfillIsLeftAlone(t *testing.T) {
 		t.Errorf("result %+v, want no writes and the URL kept", res)
 	}
 }
+
+// Without push access GitHub files the issue but drops its label, and
+// bfaudit, which finds its issues by that label, would file another one on
+// every run. The run stops at the first such issue and says why.
+func TestLabelDroppedOnCreateStopsTheRun(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.noPush = true
+	s, _ := newTestSink(t, f)
+
+	res, err := s.Sync(t.Context(), threeBackfills().report())
+
+	issues, _ := f.snapshot()
+	if !errors.Is(err, ErrIncomplete) || len(issues) != 1 {
+		t.Fatalf("err %v, %d issues; want the run stopped after the first issue", err, len(issues))
+	}
+	for _, want := range []string{"#1", `"bfaudit"`, "push access", "label #1 by hand"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if res.Created != 1 || len(res.IssueURLs) != 1 {
+		t.Errorf("result %+v, want the issue filed counted and linked", res)
+	}
+}

@@ -44,13 +44,16 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 			req.Assignees = &[]string{login}
 		}
 		url, err := s.create(ctx, w, req, res)
+		if url != "" {
+			res.IssueURLs[w.id] = url // filed, even if something is wrong with it
+		}
 		if err != nil {
+			if url != "" {
+				res.Created++
+			}
 			return fmt.Errorf("github: create issue for %s: %w", id, err)
 		}
 		res.Created++
-		if url != "" {
-			res.IssueURLs[w.id] = url
-		}
 		return nil
 	}
 

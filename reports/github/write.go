@@ -45,7 +45,7 @@ func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, res *R
 		}
 		is, resp, err := s.client.Issues.Create(ctx, s.cfg.owner(), s.cfg.name(), req)
 		if err == nil {
-			return is.GetHTMLURL(), nil
+			return is.GetHTMLURL(), s.checkLabelled(is)
 		}
 		if dropAssignees(err, req, res, w.id) {
 			continue
@@ -66,6 +66,21 @@ func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, res *R
 			}
 		}
 	}
+}
+
+// checkLabelled makes sure a new issue carries the label: GitHub drops the
+// labels of a new issue silently when the token's user has no push access,
+// and an issue without the label is never found again, so every run would
+// file another. Stopping the run (ErrIncomplete) bounds that to one issue.
+func (s *Sink) checkLabelled(is *gh.Issue) error {
+	for _, l := range is.Labels {
+		if strings.EqualFold(l.GetName(), s.cfg.Label) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: GitHub filed issue #%d without the label %q, as it does when the token's user has no push access to %s; "+
+		"bfaudit finds its issues by that label, so it stops rather than file issues it cannot find again: "+
+		"give the token write access, then label #%d by hand", ErrIncomplete, is.GetNumber(), s.cfg.Label, s.cfg.Repo, is.GetNumber())
 }
 
 // edit applies req to an issue; PATCH is idempotent, so the transport
