@@ -69,7 +69,9 @@ func mergeItems(prev []item, findings []model.Finding, answered answeredFunc, ac
 		switch {
 		case f.Waiver != nil && f.Waiver.Origin != "github":
 			it.State = stateWaived
-		case had && (accepted || p.State == stateAccepted):
+		case had && (p.State == stateAccepted || (accepted && p.State != stateResolved)):
+			// Accepted is what was not yet ticked when the issue was closed
+			// with the waiver label; a ticked item that returns is news.
 			it.State = stateAccepted
 		default:
 			it.State = stateOpen

@@ -377,3 +377,36 @@ func TestLabelDroppedOnCreateStopsTheRun(t *testing.T) {
 		t.Errorf("result %+v, want the issue filed counted and linked", res)
 	}
 }
+
+// Closing with the waiver label accepts what was open then; an item that
+// was already ticked was not accepted, so its return reopens the issue.
+func TestWaiverLabelDoesNotHideAResolvedItemComingBack(t *testing.T) {
+	f := newFakeGitHub(t)
+	s, _ := newTestSink(t, f)
+	e := threeBackfills()
+	runSync(t, s, e)
+	tbl := "bigquery://proj-a/tmp/bf_1_tbl"
+	runSync(t, s, e.without(tbl)) // BF005 ticked
+	bf1 := issueFor(t, f, "BF-1")
+	f.closeByHand(bf1.number, "bfaudit:accepted")
+
+	e.finding("BF-1", "BF005", model.StepRetired, tbl) // the table is back
+	res := runSync(t, s, e)
+
+	is := issueFor(t, f, "BF-1")
+	if res.Reopened != 1 || is.state != "open" {
+		t.Fatalf("result %+v, state %s; want the issue reopened for the table that came back", res, is.state)
+	}
+	if !strings.Contains(is.body, "- [ ] **BF005**") || strings.Count(is.body, "(accepted on this issue)") != 2 {
+		t.Errorf("body:\n%s", is.body)
+	}
+	if c := commentsOn(f, bf1.number); len(c) != 1 || !strings.Contains(c[0], "Found again after being resolved") {
+		t.Errorf("comments %q", c)
+	}
+	if len(res.Waived) != 1 || len(res.Waived[0].Fingerprints) != 2 {
+		t.Errorf("Waived = %+v, want the 2 findings open when the issue was accepted", res.Waived)
+	}
+	if again := runSync(t, s, e); again.Writes != 0 || len(again.Waived) != 1 {
+		t.Errorf("re-run after reopening: %+v, want no writes and the acceptance kept", again)
+	}
+}

@@ -63,7 +63,7 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 		res.Waived = append(res.Waived, Waived{BackfillID: w.id, IssueURL: is.url, Fingerprints: fps,
 			Reason: fmt.Sprintf("accepted on %s (closed with label %s)", is.url, s.cfg.WaiverLabel)})
 	}
-	if accepted && len(m.fresh) == 0 {
+	if accepted && len(m.fresh) == 0 && len(m.cameBack) == 0 {
 		res.Unchanged++ // a person accepted it: never reopened for what they saw
 		return nil
 	}
