@@ -3,11 +3,13 @@ package pubsub
 import (
 	"context"
 	"errors"
+	"time"
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"github.com/bfaudit/bfaudit/collectors"
 	gax "github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/iterator"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -74,7 +76,22 @@ func retryable(err error) error {
 	}
 	switch status.Code(err) {
 	case codes.ResourceExhausted, codes.Unavailable, codes.Internal, codes.Aborted, codes.Unknown:
-		return collectors.Retryable(err, 0)
+		return collectors.Retryable(err, retryDelay(err))
 	}
 	return err
+}
+
+// retryDelay reads the RetryInfo detail, gRPC's Retry-After, that Google
+// APIs attach to quota errors; zero when there is none.
+func retryDelay(err error) time.Duration {
+	st, ok := status.FromError(err)
+	if !ok {
+		return 0
+	}
+	for _, d := range st.Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok && ri.GetRetryDelay() != nil {
+			return ri.GetRetryDelay().AsDuration()
+		}
+	}
+	return 0
 }
