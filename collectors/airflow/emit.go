@@ -3,6 +3,7 @@ package airflow
 import (
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -55,11 +56,17 @@ func (c *Airflow) matchDAG(d dagJSON, labels map[string]string) (id, how string,
 	if id, how, ok := c.sel.Match(c.dagURI(d.DagID), d.DagID, labels); ok {
 		return id, how, true
 	}
+	// Sorted, so a DAG with two such tags is tied the same way every run.
+	bare := make([]string, 0, len(labels))
 	for k, v := range labels {
 		if v == "" {
-			if id, ok := c.sel.FromName(k); ok {
-				return id, "label", true
-			}
+			bare = append(bare, k)
+		}
+	}
+	sort.Strings(bare)
+	for _, k := range bare {
+		if id, ok := c.sel.FromName(k); ok {
+			return id, "label", true
 		}
 	}
 	return "", "", false
