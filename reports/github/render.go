@@ -76,10 +76,36 @@ func stepHeading(s model.Step) string {
 	return "Other: " + s.String()
 }
 
+// position spells out where a backfill stands: the cleanup steps in order,
+// the reached ones ticked and the next one in bold. A backfill no plan
+// describes has "plan" as its next step, before the cleanup steps.
+func position(lc model.Lifecycle) string {
+	var parts []string
+	if !lc.Done && lc.Next == model.StepPlan {
+		parts = append(parts, "**plan** (next)")
+	}
+	for _, s := range model.Steps() {
+		switch {
+		case lc.Done || (lc.Reached != model.StepPlan && s <= lc.Reached):
+			parts = append(parts, s.String()+" ✓")
+		case s == lc.Next:
+			parts = append(parts, "**"+s.String()+"** (next)")
+		default:
+			parts = append(parts, s.String())
+		}
+	}
+	out := strings.Join(parts, " → ")
+	if lc.Done {
+		out = "every step done: " + out
+	}
+	return out
+}
+
 var funcs = template.FuncMap{
-	"md":    markdownText,
-	"code":  codeSpan,
-	"plain": plainText,
+	"position": position,
+	"md":       markdownText,
+	"code":     codeSpan,
+	"plain":    plainText,
 	"date": func(t time.Time) string {
 		if t.IsZero() {
 			return "unknown"
