@@ -15,7 +15,10 @@ import (
 const zwj = "\u200d"
 
 var (
-	mentionPattern = regexp.MustCompile(`@([A-Za-z0-9])`)
+	// GitHub takes @name as a mention only at the start or after a non-word
+	// character, so addresses (runner@proj.iam.gserviceaccount.com) are left
+	// intact and stay copyable.
+	mentionPattern = regexp.MustCompile(`(^|[^A-Za-z0-9_])@([A-Za-z0-9])`)
 	issueRefPat    = regexp.MustCompile(`#([0-9])`)
 	ghRefPattern   = regexp.MustCompile(`(?i)\b(GH)-([0-9])`)
 	mdEscaper      = strings.NewReplacer(
@@ -30,7 +33,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // defuse breaks mentions and references without otherwise changing the text.
 func defuse(s string) string {
-	s = mentionPattern.ReplaceAllString(s, "@"+zwj+"$1")
+	s = mentionPattern.ReplaceAllString(s, "${1}@"+zwj+"${2}")
 	s = issueRefPat.ReplaceAllString(s, "#"+zwj+"$1")
 	return ghRefPattern.ReplaceAllString(s, "$1-"+zwj+"$2")
 }

@@ -13,7 +13,13 @@ func TestMarkdownTextDefusesMentionsAndReferences(t *testing.T) {
 		{"ping @payments-team now", "ping @" + zwj + "payments-team now"},
 		{"see #123 and acme/repo#45", "see #" + zwj + "123 and acme/repo#" + zwj + "45"},
 		{"GH-77 and gh-8", "GH-" + zwj + "77 and gh-" + zwj + "8"},
-		{"mail ops@example.com", "mail ops@" + zwj + "example.com"},
+		// GitHub mentions only after a non-word character: addresses stay
+		// intact, so they can be copied into gcloud without a hidden character.
+		{"mail ops@example.com", "mail ops@example.com"},
+		{"serviceAccount:runner@proj.iam.gserviceaccount.com", "serviceAccount:runner@proj.iam.gserviceaccount.com"},
+		{"cc:@ops,(@dba)/@x", "cc:@" + zwj + "ops,(@" + zwj + "dba)/@" + zwj + "x"},
+		{"@lead@example.com", "@" + zwj + "lead@example.com"},
+		{"*@team*", `\*@` + zwj + `team\*`},
 		{"a\n- [ ] fake item\n# heading", "a - \\[ \\] fake item #" + " heading"},
 		{"[click](https://evil.example)", `\[click\](https://evil.example)`},
 		{"<!-- hide --> <img src=x>", "&lt;!-- hide --&gt; &lt;img src=x&gt;"},
