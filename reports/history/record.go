@@ -17,12 +17,17 @@ type row struct {
 	fingerprint string
 	source      string
 	scope       string
-	severity    string
-	firstSeen   time.Time
-	lastSeen    time.Time
-	resolved    bool
-	waived      bool
-	detail      string
+	artifactURI string
+	// backfillSource and backfillScope say where the finding's backfill is
+	// described (its plan or record), which the finding also rests on.
+	backfillSource string
+	backfillScope  string
+	severity       string
+	firstSeen      time.Time
+	lastSeen       time.Time
+	resolved       bool
+	waived         bool
+	detail         string
 }
 
 // Record stores the run r describes and fills in, in place, each finding's
@@ -81,6 +86,7 @@ func (s *Store) Record(ctx context.Context, r *model.Report) error {
 	}
 	runID = fmtTime(now) + "-" + runID
 
+	described := describedAt(r.Backfills)
 	tally := newTally()
 	seen := map[string]bool{}
 	for i := range r.Findings {
@@ -106,7 +112,7 @@ func (s *Store) Record(ctx context.Context, r *model.Report) error {
 			hist.New = append(hist.New, f.Fingerprint)
 		}
 		tally.add(f.Severity.String(), f.Waived())
-		if err := s.upsert(ctx, tx, f, runID, reopened); err != nil {
+		if err := s.upsert(ctx, tx, f, described[model.NormalizeID(f.BackfillID)], runID, reopened); err != nil {
 			return err
 		}
 	}
@@ -115,7 +121,7 @@ func (s *Store) Record(ctx context.Context, r *model.Report) error {
 		if seen[fp] {
 			continue
 		}
-		if !answered(r.Coverage, old.source, old.scope) || now.Before(old.lastSeen) {
+		if !old.gone(r.Coverage) || now.Before(old.lastSeen) {
 			tally.add(old.severity, old.waived) // still open: not concluded gone
 			continue
 		}
@@ -145,7 +151,7 @@ func (s *Store) Record(ctx context.Context, r *model.Report) error {
 	return nil
 }
 
-func (s *Store) upsert(ctx context.Context, tx *sql.Tx, f *model.Finding, runID string, reopened sql.NullString) error {
+func (s *Store) upsert(ctx context.Context, tx *sql.Tx, f *model.Finding, bf model.Location, runID string, reopened sql.NullString) error {
 	detail, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("history: encode finding %s: %w", f.Fingerprint, err)
@@ -155,27 +161,32 @@ func (s *Store) upsert(ctx context.Context, tx *sql.Tx, f *model.Finding, runID 
 	if f.Waiver != nil {
 		reason, expires = f.Waiver.Reason, nullTime(f.Waiver.Expires)
 	}
-	// reopened_at keeps its old value unless this run reopened the finding.
+	// reopened_at keeps its old value unless this run reopened the finding;
+	// where the backfill is described is kept when this run did not know it.
 	_, err = tx.ExecContext(ctx, s.bind(`INSERT INTO findings (fingerprint, rule_id, severity, backfill_id, artifact_uri,
 		owner, source, scope, first_seen, last_seen, resolved_at, reopened_at, waived, waiver_reason, waiver_expires,
-		last_run, detail)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)
+		last_run, detail, backfill_source, backfill_scope)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (fingerprint) DO UPDATE SET rule_id = excluded.rule_id, severity = excluded.severity,
 		backfill_id = excluded.backfill_id, artifact_uri = excluded.artifact_uri, owner = excluded.owner,
 		source = excluded.source, scope = excluded.scope, first_seen = excluded.first_seen,
 		last_seen = excluded.last_seen, resolved_at = NULL,
 		reopened_at = COALESCE(excluded.reopened_at, findings.reopened_at),
 		waived = excluded.waived, waiver_reason = excluded.waiver_reason, waiver_expires = excluded.waiver_expires,
-		last_run = excluded.last_run, detail = excluded.detail`),
+		last_run = excluded.last_run, detail = excluded.detail,
+		backfill_source = CASE WHEN excluded.backfill_source <> '' THEN excluded.backfill_source ELSE findings.backfill_source END,
+		backfill_scope = CASE WHEN excluded.backfill_source <> '' THEN excluded.backfill_scope ELSE findings.backfill_scope END`),
 		f.Fingerprint, f.RuleID, f.Severity.String(), f.BackfillID, f.ArtifactURI, f.Owner, f.Source, f.Scope,
-		fmtTime(f.FirstSeen), fmtTime(f.LastSeen), reopened, boolInt(f.Waived()), reason, expires, runID, string(detail))
+		fmtTime(f.FirstSeen), fmtTime(f.LastSeen), reopened, boolInt(f.Waived()), reason, expires, runID, string(detail),
+		bf.Source, bf.Path)
 	if err != nil {
 		return fmt.Errorf("history: %s: store finding %s: %w", s.dbLabel, f.Fingerprint, err)
 	}
 	return nil
 }
 
-const rowColumns = `fingerprint, source, scope, severity, first_seen, last_seen, resolved_at, waived, detail`
+const rowColumns = `fingerprint, source, scope, artifact_uri, backfill_source, backfill_scope, severity, first_seen,
+	last_seen, resolved_at, waived, detail`
 
 func (s *Store) loadRows(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
@@ -191,7 +202,7 @@ func (s *Store) loadRows(ctx context.Context, q interface {
 		var first, last string
 		var resolved sql.NullString
 		var waived int
-		if err := rows.Scan(&rw.fingerprint, &rw.source, &rw.scope, &rw.severity, &first, &last, &resolved, &waived, &rw.detail); err != nil {
+		if err := rows.Scan(&rw.fingerprint, &rw.source, &rw.scope, &rw.artifactURI, &rw.backfillSource, &rw.backfillScope, &rw.severity, &first, &last, &resolved, &waived, &rw.detail); err != nil {
 			return nil, fmt.Errorf("history: %s: read finding: %w", s.dbLabel, err)
 		}
 		if rw.firstSeen, err = parseTime(first); err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,7 +97,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 		}
 		s.db = stdlib.OpenDB(*pc)
 	}
-	if err := s.db.PingContext(ctx); err != nil {
+	if err := s.ping(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("history: connect to %s: %w", s.dbLabel, err)
 	}
@@ -106,6 +107,30 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 	}
 	return s, nil
 }
+
+// ping checks the connection. A fresh SQLite file opened by two audits at
+// once can answer SQLITE_BUSY while one of them switches it to WAL, without
+// waiting on busy_timeout; that is retried for as long as the timeout.
+func (s *Store) ping(ctx context.Context) error {
+	deadline := time.Now().Add(sqliteBusyTimeout)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		err := s.db.PingContext(ctx)
+		var coded interface{ Code() int }
+		if err == nil || s.driver != DriverSQLite || !errors.As(err, &coded) || coded.Code()&0xff != sqliteBusy ||
+			time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// sqliteBusy is SQLITE_BUSY, the primary result code (extended codes add
+// high bits).
+const sqliteBusy = 5
 
 // createSchema makes the configured schema exist before any connection
 // uses it as its search_path.
