@@ -209,3 +209,23 @@ func TestQuotaSpentOnASuccessIsWaitedOut(t *testing.T) {
 		t.Errorf("waited %s, want two resets of about 2m each", res.RateLimitWaited)
 	}
 }
+
+// A token that may read but not write issues fails every write the same
+// way: the run stops at the first refusal instead of trying every backfill.
+func TestWriteRefusedStopsTheRun(t *testing.T) {
+	f := newFakeGitHub(t)
+	s, _ := newTestSink(t, f)
+	f.intercept = func(_ int, r *http.Request) (int, http.Header, string, bool) {
+		if r.Method == http.MethodGet {
+			return 0, nil, "", false
+		}
+		return http.StatusForbidden, nil, `{"message":"Resource not accessible by personal access token","documentation_url":"https://docs.github.com/rest/issues/issues#create-an-issue","status":"403"}`, true
+	}
+	res, err := s.Sync(t.Context(), manyBackfills(5, 1).report())
+	if !errors.Is(err, ErrIncomplete) || res.Writes != 1 || res.Created != 0 {
+		t.Fatalf("err %v, result %+v; want one refused write, then stop", err, res)
+	}
+	if !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "acme/data-platform") {
+		t.Errorf("error does not say what was refused where: %v", err)
+	}
+}

@@ -126,6 +126,11 @@ func (s *Sink) Sync(ctx context.Context, r *model.Report) (res Result, err error
 	var errs []error
 	for _, w := range collectWork(r, existing) {
 		if err := s.syncOne(ctx, r, w, &res); err != nil {
+			if refused(err) {
+				// Not this backfill's problem: every write would fail alike.
+				errs = append(errs, fmt.Errorf("%w; stopping: the token may not write issues in %s (it needs Issues: read and write)", err, s.cfg.Repo))
+				break
+			}
 			errs = append(errs, err)
 			if errors.Is(err, ErrIncomplete) || ctx.Err() != nil {
 				break
@@ -136,6 +141,16 @@ func (s *Sink) Sync(ctx context.Context, r *model.Report) (res Result, err error
 		return res, incomplete(errors.Join(errs...))
 	}
 	return res, nil
+}
+
+// refused reports an authentication or permission error (401, 403 that
+// is not a rate limit: the transport waits those out).
+func refused(err error) bool {
+	var er *gh.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil {
+		return false
+	}
+	return er.Response.StatusCode == http.StatusUnauthorized || er.Response.StatusCode == http.StatusForbidden
 }
 
 // incomplete wraps err in ErrIncomplete unless it already is.
