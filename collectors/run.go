@@ -140,6 +140,13 @@ func (s *sourceSink) fail(err error) {
 func (s *sourceSink) mergeInto(est *model.Estate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Collectors report concurrently; sorted errors keep reports stable.
+	sort.Slice(s.errs, func(i, j int) bool {
+		if s.errs[i].Scope != s.errs[j].Scope {
+			return s.errs[i].Scope < s.errs[j].Scope
+		}
+		return s.errs[i].Error < s.errs[j].Error
+	})
 	c := model.Coverage{
 		Source: s.source, System: s.system, Status: model.CoverageOK, Errors: s.errs,
 		Artifacts: len(s.artifacts), Backfills: len(s.backfills), Records: len(s.records),

@@ -92,6 +92,7 @@ const (
 	AttrValidUntil    = "valid_until"      // RFC 3339 credential validity end
 	AttrWatchesOnly   = "watches_backfill" // "true" when an alert only watched the backfill
 	AttrRunbook       = "runbook"          // runbook entry a kept job was converted into
+	AttrFinished      = "finished"         // "true" for a finished run that stays as an object until deleted (a Kubernetes Job)
 )
 
 // Artifact is one piece of machinery found in a system.

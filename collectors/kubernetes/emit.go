@@ -19,7 +19,7 @@ const (
 	AttrActiveJobs        = "active_jobs"
 	AttrTTLSeconds        = "ttl_seconds_after_finished"
 	AttrTTLMissing        = "ttl_missing"
-	AttrFinished          = "finished"
+	AttrFinished          = model.AttrFinished
 	AttrStartTime         = "start_time"
 	AttrCompletionTime    = "completion_time"
 	AttrSucceeded         = "succeeded"

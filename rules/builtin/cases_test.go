@@ -92,6 +92,10 @@ var firing = []ruleCase{
 		build: func() *estate { return newEstate().plan(completed).artifact(job(model.StateEnabled)) }},
 	{rule: "BF001", name: "backfill expiry passed while still running", want: 1, now: at("2027-01-01T00:00:00Z"),
 		build: func() *estate { return newEstate().plan(running).artifact(job(model.StateEnabled)) }},
+	{rule: "BF001", name: "finished Kubernetes Job with no TTL", want: 1, check: mentions("no TTL"),
+		build: func() *estate { return newEstate().plan(completed).artifact(finishedJob(time.Time{})) }},
+	{rule: "BF001", name: "finished Job past its TTL still there", want: 1, check: mentions("TTL ran out"),
+		build: func() *estate { return newEstate().plan(completed).artifact(finishedJob(done.Add(time.Hour))) }},
 	{rule: "BF002", name: "paused job after grace", want: 1,
 		build: func() *estate { return newEstate().plan(completed).artifact(job(model.StatePaused)) }},
 	{rule: "BF003", name: "grant after completion and grace", want: 1, check: severity(model.SeverityHigh),
@@ -257,6 +261,10 @@ var firing = []ruleCase{
 var quiet = []ruleCase{
 	{rule: "BF001", name: "one second before the grace ends", now: done.Add(7*24*time.Hour - time.Second),
 		build: func() *estate { return newEstate().plan(completed).artifact(job(model.StateEnabled)) }},
+	{rule: "BF001", name: "finished Job whose TTL is still ahead", now: done.Add(30 * time.Minute),
+		build: func() *estate { return newEstate().plan(completed).artifact(finishedJob(done.Add(time.Hour))) }},
+	{rule: "BF001", name: "finished Job within the grace", now: done.Add(24 * time.Hour),
+		build: func() *estate { return newEstate().plan(completed).artifact(finishedJob(time.Time{})) }},
 	{rule: "BF001", name: "paused job is BF002's",
 		build: func() *estate { return newEstate().plan(completed).artifact(job(model.StatePaused)) }},
 	{rule: "BF002", name: "converted into a runbook entry",
@@ -409,4 +417,13 @@ var quiet = []ruleCase{
 		build: func() *estate { return newEstate().plan().artifact(table(), attr(model.AttrRows, "many")) }},
 	{rule: "ACME1", name: "user artifact rule on a table with rows", opts: withUser(acme1),
 		build: func() *estate { return newEstate().plan(completed).artifact(table(), attr(model.AttrRows, "42")) }},
+}
+
+// finishedJob is a Kubernetes Job of BF-1 that finished at done; expires is
+// finish + ttlSecondsAfterFinished, zero when it has no TTL.
+func finishedJob(expires time.Time) model.Artifact {
+	a := model.Artifact{Kind: model.KindJobRun, System: "kubernetes", Source: srcSched, URI: "kubernetes://k/ns/jobs/bf-1-replay-1",
+		Name: "bf-1-replay-1", BackfillID: "BF-1", ModifiedAt: done, ExpiresAt: expires,
+		Attributes: map[string]string{model.AttrFinished: "true", model.AttrRunState: "success"}}
+	return a
 }

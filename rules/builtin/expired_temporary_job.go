@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/rules"
@@ -11,7 +12,8 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF001", Name: "expired-temporary-job", Title: "Backfill job still scheduled after expiry",
 		Rationale: "A replay job copied into the scheduler looks permanent surprisingly fast; while it stays enabled it can run again over production data. " +
-			"Plans must carry an expiry date for temporary jobs, and the job goes once the replay is verified.",
+			"Plans must carry an expiry date for temporary jobs, and the job goes once the replay is verified. " +
+			"A finished run object that stays in the cluster (a Kubernetes Job without ttlSecondsAfterFinished) is the same leftover machinery.",
 		Seed:        seedCleanup,
 		Remediation: "Delete the job from the scheduler, or convert it into an owned, tested runbook entry (set the runbook attribute) if it is needed for future recovery.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
@@ -43,6 +45,35 @@ func expiredTemporaryJob(c *rules.Context) {
 		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a,
 			Message:  fmt.Sprintf("job %s is still scheduled: %s", a.Name, why),
+			Evidence: []string{stateNote(a), why}})
+	})
+	finishedRunsLeftBehind(c, grace)
+}
+
+// finishedRunsLeftBehind flags run objects that outlive their run (a
+// Kubernetes Job without ttlSecondsAfterFinished): past their own expiry,
+// or finished longer ago than the grace with no expiry at all. Runs that
+// are only history in a scheduler's database (Airflow DAG runs) are not
+// machinery and are never marked finished.
+func finishedRunsLeftBehind(c *rules.Context, grace time.Duration) {
+	tied(c.Index, []model.Kind{model.KindJobRun}, func(b *model.Backfill, a *model.Artifact) {
+		if !a.BoolAttr(model.AttrFinished) {
+			return
+		}
+		var why string
+		switch {
+		case !a.ExpiresAt.IsZero():
+			if !c.Past(a.ExpiresAt) {
+				return // its TTL will remove it
+			}
+			why = fmt.Sprintf("its TTL ran out %s but it is still there", day(a.ExpiresAt))
+		case !a.ModifiedAt.IsZero() && c.Past(a.ModifiedAt.Add(grace)):
+			why = fmt.Sprintf("finished %s with no TTL to remove it", day(a.ModifiedAt))
+		default:
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a,
+			Message:  fmt.Sprintf("finished run %s is left behind: %s", nameOr(a), why),
 			Evidence: []string{stateNote(a), why}})
 	})
 }
