@@ -23,8 +23,7 @@ const AttrConditionError = "condition_error"
 // projectWriters, projectReaders) are defaults, not grants made for a
 // backfill, and are skipped; so are authorized views, routines and
 // datasets, which are not principals.
-func (c *Collector) emitACL(project string, ds *bq.Dataset, dsTie tie, m iamcond.Matcher, sink collectors.Sink) {
-	dsID := ds.DatasetReference.DatasetId
+func (c *Collector) emitACL(project, dsID string, ds *bq.Dataset, dsTie tie, m iamcond.Matcher, sink collectors.Sink) {
 	for _, e := range ds.Access {
 		member := aclMember(e)
 		if member == "" {

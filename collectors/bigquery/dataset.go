@@ -43,7 +43,7 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 			// The tables may still be readable; record and go on.
 			sink.AddError(project, fmt.Errorf("bigquery: read ACL of dataset %s.%s: %w", project, dsID, err))
 		default:
-			c.emitACL(project, ds, dsTie, m, sink)
+			c.emitACL(project, dsID, ds, dsTie, m, sink)
 		}
 	}
 	tables, err := c.listTables(ctx, project, dsID)
