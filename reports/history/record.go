@@ -39,6 +39,12 @@ type row struct {
 // its scope; otherwise it stays open with its old last_seen, and the trend
 // keeps counting it. Run time is r.Now.
 func (s *Store) Record(ctx context.Context, r *model.Report) error {
+	return s.record(ctx, r, true, nil)
+}
+
+// record does Record's work in one transaction; then, when set, runs inside
+// it after the run is written; commit false rolls everything back.
+func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then func(*sql.Tx) error) error {
 	if r.Now.IsZero() {
 		return fmt.Errorf("history: record: report has no time (Now)")
 	}
@@ -144,8 +150,15 @@ func (s *Store) Record(ctx context.Context, r *model.Report) error {
 	if hist.Trend, err = s.trend(ctx, tx, now); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("history: %s: commit run: %w", s.dbLabel, err)
+	if then != nil {
+		if err := then(tx); err != nil {
+			return err
+		}
+	}
+	if commit {
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("history: %s: commit run: %w", s.dbLabel, err)
+		}
 	}
 	r.History = hist
 	return nil
@@ -188,9 +201,12 @@ func (s *Store) upsert(ctx context.Context, tx *sql.Tx, f *model.Finding, bf mod
 const rowColumns = `fingerprint, source, scope, artifact_uri, backfill_source, backfill_scope, severity, first_seen,
 	last_seen, resolved_at, waived, detail`
 
-func (s *Store) loadRows(ctx context.Context, q interface {
+// querier is a *sql.DB or *sql.Tx.
+type querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, where string, args []any) (map[string]row, error) {
+}
+
+func (s *Store) loadRows(ctx context.Context, q querier, where string, args []any) (map[string]row, error) {
 	rows, err := q.QueryContext(ctx, s.bind(`SELECT `+rowColumns+` FROM findings WHERE `+where), args...)
 	if err != nil {
 		return nil, fmt.Errorf("history: %s: load findings: %w", s.dbLabel, err)

@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/bfaudit/bfaudit/model"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -28,6 +30,9 @@ type Store struct {
 	holder    string        // who this Store claims digests as
 	stale     time.Duration // a claim older than this is taken over
 	dbLabel   string        // where the store is, for errors; never the DSN
+
+	mu      sync.Mutex
+	preview *model.Report // the run Preview filled in, replayed by ChangesSince
 }
 
 // Option adjusts a Store.

@@ -59,8 +59,9 @@ func WithEnv(getenv func(string) string) Option { return func(s *Sink) { s.geten
 
 // New builds a Sink. The bot token (cfg.TokenEnv) is used when set, the
 // incoming webhook URL (cfg.WebhookURLEnv) otherwise; a dry run needs
-// neither. store may be nil only with period "every": once-per-period
-// posting needs the history store.
+// neither. store may be nil only with period "every" or in a dry run:
+// once-per-period posting needs the history store. A dry run over a store
+// the run was Previewed in (not Recorded) prints what the real run will post.
 func New(cfg Config, owners model.Owners, store *history.Store, opts ...Option) (*Sink, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ func New(cfg Config, owners model.Owners, store *history.Store, opts ...Option) 
 	for _, o := range opts {
 		o(s)
 	}
-	if store == nil && cfg.Period != PeriodEvery {
+	if store == nil && cfg.Period != PeriodEvery && !cfg.DryRun {
 		return nil, fmt.Errorf("slack.period: %s digests need the history store to post once per period; configure history or set slack.period: every", cfg.Period)
 	}
 
