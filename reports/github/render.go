@@ -32,6 +32,7 @@ type issueView struct {
 	Lifecycle   model.Lifecycle
 	Owner       string // as written in the estate
 	Assignee    string // GitHub login, when the owner map knows one
+	Assigned    bool   // the login is (or is being) assigned; false once GitHub refused it or a person unassigned it
 	Steps       []stepView
 	Resolved    int
 	Total       int
@@ -175,8 +176,8 @@ func truncate(s string, n int) string {
 }
 
 // view builds the template data from the merged items.
-func view(id string, br *model.BackfillReport, owner, assignee, waiverLabel string, items []item, unread []string, m marker) (issueView, error) {
-	v := issueView{ID: id, Owner: owner, Assignee: assignee, WaiverLabel: waiverLabel, Unread: unread, Total: len(items)}
+func view(id string, br *model.BackfillReport, owner, assignee string, assigned bool, waiverLabel string, items []item, unread []string, m marker) (issueView, error) {
+	v := issueView{ID: id, Owner: owner, Assignee: assignee, Assigned: assigned && assignee != "", WaiverLabel: waiverLabel, Unread: unread, Total: len(items)}
 	if br != nil {
 		v.Backfill, v.Lifecycle = br.Backfill, br.Lifecycle
 	}

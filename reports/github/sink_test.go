@@ -268,17 +268,43 @@ func TestDuplicateMarkersKeepTheOldest(t *testing.T) {
 }
 
 func TestAssigneeRefusedIsDroppedOnce(t *testing.T) {
-	f := newFakeGitHub(t)
-	f.logins = []string{"alice"} // bob is not a collaborator
-	s, _ := newTestSink(t, f)
-	e := newEstate().backfill("BF-1", "Data Eng").finding("BF-1", "BF005", model.StepRetired, uri(1))
-	res := runSync(t, s, e)
-	if res.Created != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "bob") {
-		t.Fatalf("result %+v", res)
+	check := func(t *testing.T, f *fakeGitHub, s *Sink, e *estate, res Result) {
+		t.Helper()
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "bob") {
+			t.Fatalf("result %+v, want a warning naming bob", res)
+		}
+		is := issueFor(t, f, "BF-1")
+		if len(is.assignees) != 0 || strings.Contains(is.body, "(assigned)") || !strings.Contains(is.body, "`bob` from the owner map, not assigned: GitHub refused the login") {
+			t.Errorf("assignees %v, body claims what GitHub refused:\n%s", is.assignees, is.body)
+		}
+		if again := runSync(t, s, e); again.Writes != 0 {
+			t.Errorf("refused assignee retried on every run: %+v", again)
+		}
 	}
-	if again := runSync(t, s, e); again.Writes != 0 {
-		t.Errorf("refused assignee retried on every run: %+v", again)
-	}
+	t.Run("on create", func(t *testing.T) {
+		f := newFakeGitHub(t)
+		f.logins = []string{"alice"} // bob is not a collaborator
+		s, _ := newTestSink(t, f)
+		e := newEstate().backfill("BF-1", "Data Eng").finding("BF-1", "BF005", model.StepRetired, uri(1))
+		res := runSync(t, s, e)
+		if res.Created != 1 {
+			t.Fatalf("result %+v", res)
+		}
+		check(t, f, s, e, res)
+	})
+	t.Run("on edit, when the owner changes", func(t *testing.T) {
+		f := newFakeGitHub(t)
+		f.logins = []string{"alice"}
+		s, _ := newTestSink(t, f)
+		e := newEstate().backfill("BF-1", "").finding("BF-1", "BF005", model.StepRetired, uri(1))
+		runSync(t, s, e)
+		e.backfills[0].Backfill.Owner = "Data Eng"
+		res := runSync(t, s, e)
+		if res.Edited != 1 {
+			t.Fatalf("result %+v", res)
+		}
+		check(t, f, s, e, res)
+	})
 }
 
 func TestRunStopsOnCancel(t *testing.T) {

@@ -28,22 +28,31 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	}
 
 	owner, login := s.assignee(w)
+	// The body says the login is assigned when it is, or is asked for now;
+	// a login GitHub refused before (the marker remembers it) is not asked
+	// for again, and the body says so.
+	assigned := w.issue == nil || slices.Contains(w.issue.assignees, login) || login != prev.Assignee
 	mk := marker{Backfill: id, Assignee: login, Items: m.items}
-	v, err := view(id, w.report, owner, login, s.cfg.WaiverLabel, m.items, unreadSources(m.items), mk)
+	renderAs := func(assigned bool) (title, body string, err error) {
+		v, err := view(id, w.report, owner, login, assigned, s.cfg.WaiverLabel, m.items, unreadSources(m.items), mk)
+		if err != nil {
+			return "", "", err
+		}
+		return s.render.render(v)
+	}
+	title, body, err := renderAs(assigned)
 	if err != nil {
 		return err
 	}
-	title, body, err := s.render.render(v)
-	if err != nil {
-		return err
-	}
+	// unassigned re-renders the body when GitHub refuses the login.
+	unassigned := func() (string, error) { _, b, err := renderAs(false); return b, err }
 
 	if w.issue == nil {
 		req := &gh.IssueRequest{Title: &title, Body: &body, Labels: &[]string{s.cfg.Label}}
 		if login != "" {
 			req.Assignees = &[]string{login}
 		}
-		url, err := s.create(ctx, w, req, res)
+		url, err := s.create(ctx, w, req, unassigned, res)
 		if url != "" {
 			res.IssueURLs[w.id] = url // filed, even if something is wrong with it
 		}
@@ -104,7 +113,7 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 		res.Unchanged++
 		return nil
 	}
-	if err := s.edit(ctx, is, req, describe(req, is.number, id), res); err != nil {
+	if err := s.edit(ctx, is, req, describe(req, is.number, id), unassigned, res); err != nil {
 		return fmt.Errorf("github: update issue #%d for %s: %w", is.number, id, err)
 	}
 	switch {

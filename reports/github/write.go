@@ -33,7 +33,7 @@ func (s *Sink) issuesPath() string { return "/repos/" + s.cfg.Repo + "/issues" }
 // that fails on the server may still have landed, so before trying again
 // it lists the issues updated since it started and adopts the one carrying
 // this backfill's marker: never a duplicate.
-func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, res *Result) (string, error) {
+func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, unassigned func() (string, error), res *Result) (string, error) {
 	if s.cfg.DryRun {
 		s.printCall(http.MethodPost, s.issuesPath(), "create issue for "+w.id, req, "")
 		return "", nil
@@ -48,6 +48,9 @@ func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, res *R
 			return is.GetHTMLURL(), s.checkLabelled(is)
 		}
 		if dropAssignees(err, req, res, w.id) {
+			if err := rebody(req, unassigned); err != nil {
+				return "", err
+			}
 			continue
 		}
 		if resp == nil || resp.StatusCode < 500 || attempt > serverRetries {
@@ -85,7 +88,7 @@ func (s *Sink) checkLabelled(is *gh.Issue) error {
 
 // edit applies req to an issue; PATCH is idempotent, so the transport
 // retries it on server errors.
-func (s *Sink) edit(ctx context.Context, is *ghIssue, req *gh.IssueRequest, what string, res *Result) error {
+func (s *Sink) edit(ctx context.Context, is *ghIssue, req *gh.IssueRequest, what string, unassigned func() (string, error), res *Result) error {
 	path := fmt.Sprintf("%s/%d", s.issuesPath(), is.number)
 	if s.cfg.DryRun {
 		s.printCall(http.MethodPatch, path, what, req, "")
@@ -99,7 +102,21 @@ func (s *Sink) edit(ctx context.Context, is *ghIssue, req *gh.IssueRequest, what
 		if err == nil || !dropAssignees(err, req, res, is.marker.Backfill) {
 			return err
 		}
+		if err := rebody(req, unassigned); err != nil {
+			return err
+		}
 	}
+}
+
+// rebody puts the body rendered without the refused assignee into req, so
+// the issue does not claim an assignment GitHub refused.
+func rebody(req *gh.IssueRequest, unassigned func() (string, error)) error {
+	body, err := unassigned()
+	if err != nil {
+		return err
+	}
+	req.Body = &body
+	return nil
 }
 
 // comment posts once: a failed comment is not retried, as it may have
