@@ -23,7 +23,7 @@ type changes struct {
 // digest holds what one channel digest shows.
 type digest struct {
 	r         *model.Report
-	period    string // "week 2026-W10", "" for every run
+	period    string // "week 2026-W10", "2026-03-02", "2 Mar 2026 09:00 UTC"
 	changes   changes
 	maxOldest int
 	links     map[string]string // normalized backfill id -> issue URL
@@ -212,9 +212,13 @@ func (d *digest) backfillBlocks() []slack.Block {
 				head += " · next step: " + br.Lifecycle.Next.String()
 			}
 		}
+		var bfOwner string
+		if br, ok := reports[model.NormalizeID(g.id)]; ok {
+			bfOwner = br.Backfill.Owner
+		}
 		lines := make([]string, 0, len(g.findings))
 		for _, f := range g.findings {
-			lines = append(lines, "• "+d.itemText(f, false, true))
+			lines = append(lines, "• "+d.itemText(f, false, true, bfOwner))
 		}
 		out = append(out, sections(head, lines)...)
 	}
@@ -225,14 +229,17 @@ func (d *digest) backfillBlocks() []slack.Block {
 func (d *digest) lines(fs []model.Finding, age bool) []string {
 	out := make([]string, 0, len(fs))
 	for _, f := range fs {
-		out = append(out, "• "+d.itemText(f, age, false))
+		out = append(out, "• "+d.itemText(f, age, false, ""))
 	}
 	return out
 }
 
 // itemText is one finding: severity, rule, title, artifact, backfill (linked
-// to its issue), owner and, for lingering items, how long it has been open.
-func (d *digest) itemText(f model.Finding, age, inBackfill bool) string {
+// to its issue), owner and, for lingering items, how long it has been open
+// (from a day on: a finding first seen this run has no age yet). Listed
+// under its backfill (inBackfill, whose owner is bfOwner), the line leaves
+// out the backfill and an owner the heading already names.
+func (d *digest) itemText(f model.Finding, age, inBackfill bool, bfOwner string) string {
 	parts := []string{fmt.Sprintf("*%s* %s %s", strings.ToUpper(f.Severity.String()), esc(f.RuleID, 20), esc(f.Title, 120))}
 	if f.ArtifactURI != "" {
 		parts = append(parts, esc(f.ArtifactURI, 200))
@@ -240,11 +247,10 @@ func (d *digest) itemText(f model.Finding, age, inBackfill bool) string {
 	if f.BackfillID != "" && !inBackfill {
 		parts = append(parts, d.backfillRef(f.BackfillID))
 	}
-	if !inBackfill || f.Owner != "" {
+	if !inBackfill || (f.Owner != "" && !strings.EqualFold(ownerOf(f), strings.TrimSpace(bfOwner))) {
 		parts = append(parts, ownerLabel(f))
 	}
-	if age {
-		days := int(d.r.Now.Sub(seen(f, d.r.Now)).Hours() / 24)
+	if days := int(d.r.Now.Sub(seen(f, d.r.Now)).Hours() / 24); age && days > 0 {
 		parts = append(parts, fmt.Sprintf("open %d d", days))
 	}
 	return strings.Join(parts, " · ")

@@ -27,13 +27,14 @@ func periodKey(period string, at time.Time) string {
 	}
 }
 
-// periodLabel is how the period reads in a message header.
-func periodLabel(period, key string) string {
+// periodLabel is how the period reads in a message header; a per-run
+// digest is dated by the audit time, so two in a channel tell apart.
+func periodLabel(period, key string, at time.Time) string {
 	switch period {
 	case PeriodDaily:
 		return key
 	case PeriodEvery:
-		return ""
+		return at.UTC().Format("2 Jan 2006 15:04 UTC")
 	default:
 		return "week " + key
 	}

@@ -144,7 +144,7 @@ func (s *Sink) Post(ctx context.Context, r *model.Report) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrIncomplete, err)
 	}
-	d := newDigest(r, periodLabel(s.cfg.Period, key.Period), ch, s.cfg.MaxOldest)
+	d := newDigest(r, periodLabel(s.cfg.Period, key.Period, r.Now), ch, s.cfg.MaxOldest)
 	var groups []ownerItems
 	if s.cfg.OwnerMessages {
 		groups = ownerGroups(r, s.owners)
