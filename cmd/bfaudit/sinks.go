@@ -80,7 +80,7 @@ func syncGitHub(cmd *cobra.Command, g *globals, gc github.Config, owners model.O
 	gc.DryRun = gc.DryRun || dryRun
 	sink, err := github.New(gc, owners, github.WithOutput(g.stderr))
 	if err != nil {
-		return fmt.Errorf("github: %w", err)
+		return err
 	}
 	res, err := sink.Sync(cmd.Context(), r)
 	res.Apply(r)
@@ -91,8 +91,5 @@ func syncGitHub(cmd *cobra.Command, g *globals, gc github.Config, owners model.O
 	for _, w := range res.Warnings {
 		g.log.Warn("github", slog.String("warning", w))
 	}
-	if err != nil {
-		return fmt.Errorf("github: %w", err)
-	}
-	return nil
+	return err // the sink's errors already say "github"
 }
