@@ -36,6 +36,8 @@ type fakeSlack struct {
 	posts   []sent
 	lookups []string
 	users   map[string]string // e-mail -> user id
+	// lookupErr, when set, is the error code every lookup answers with.
+	lookupErr string
 	// answer, when set, may answer the nth postMessage call (1-based)
 	// itself, e.g. with a 429; it returns false to let it succeed.
 	answer func(n int, w http.ResponseWriter) bool
@@ -89,7 +91,12 @@ func (f *fakeSlack) lookupByEmail(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.lookups = append(f.lookups, email)
 	id, ok := f.users[email]
+	code := f.lookupErr
 	f.mu.Unlock()
+	if code != "" {
+		writeJSON(w, map[string]any{"ok": false, "error": code})
+		return
+	}
 	if !ok {
 		writeJSON(w, map[string]any{"ok": false, "error": "users_not_found"})
 		return

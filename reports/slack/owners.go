@@ -71,7 +71,13 @@ func (s *Sink) resolveOwners(ctx context.Context, groups []ownerItems) (dms, fal
 			case isSlackError(err, "users_not_found"):
 				g.reason = "no Slack user with the owners map e-mail"
 			default:
+				// Say what Slack answered (e.g. missing_scope: the token lacks
+				// users:read.email), never more than the error code.
 				g.reason = "Slack user lookup failed"
+				var se slack.SlackErrorResponse
+				if errors.As(err, &se) && se.Err != "" {
+					g.reason += ": " + esc(se.Err, 60)
+				}
 			}
 		}
 		fallbacks = append(fallbacks, g)
