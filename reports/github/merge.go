@@ -3,6 +3,7 @@ package github
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -35,6 +36,48 @@ func coverageAnswered(cov []model.Coverage) answeredFunc {
 	}
 }
 
+// backfillAnswered narrows answered to what one backfill's items may
+// conclude: nothing resolves when the source describing the backfill (its
+// plan or record) did not answer or the backfill is missing from this run,
+// since every finding of it rests on that description; and an item about
+// the backfill as a whole (no artifact) rests on every source, so it only
+// resolves when all answered. The history store applies the same rule.
+func backfillAnswered(cov []model.Coverage, b *model.BackfillReport) answeredFunc {
+	answered := coverageAnswered(cov)
+	var described bool
+	if b == nil {
+		// Gone from the estate: believable only when every source answered.
+		described = allAnswered(cov)
+	} else {
+		described = !b.Known || b.Backfill.Source.Source == "" ||
+			answered(b.Backfill.Source.Source, b.Backfill.Source.Path)
+	}
+	return func(source, scope string) bool {
+		return described && answered(source, scope)
+	}
+}
+
+// allAnswered reports whether every source answered fully this run.
+func allAnswered(cov []model.Coverage) bool {
+	if len(cov) == 0 {
+		return false
+	}
+	for _, c := range cov {
+		if c.Status != model.CoverageOK && c.Status != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// itemAnswered says whether an item missing this run may be ticked.
+func itemAnswered(answered answeredFunc, allOK bool, p item) bool {
+	if p.Artifact == "" || strings.HasPrefix(p.Artifact, "record:") {
+		return allOK && answered(p.Source, p.Scope)
+	}
+	return answered(p.Source, p.Scope)
+}
+
 // merged is one backfill's checklist after this run.
 type merged struct {
 	items    []item
@@ -45,7 +88,7 @@ type merged struct {
 // mergeItems folds this run's findings into the items the issue already
 // lists. accepted says the issue was closed with the waiver label: what it
 // listed is accepted. Nothing is ticked unless its source answered.
-func mergeItems(prev []item, findings []model.Finding, answered answeredFunc, accepted bool) merged {
+func mergeItems(prev []item, findings []model.Finding, answered answeredFunc, allOK, accepted bool) merged {
 	var out merged
 	prevBy := make(map[string]item, len(prev))
 	for _, p := range prev {
@@ -90,7 +133,7 @@ func mergeItems(prev []item, findings []model.Finding, answered answeredFunc, ac
 		seen[p.FP] = true
 		switch {
 		case p.State == stateResolved:
-		case answered(p.Source, p.Scope):
+		case itemAnswered(answered, allOK, p):
 			p.State = stateResolved
 		case p.State == stateOpen:
 			p.State = stateUnread

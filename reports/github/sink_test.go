@@ -436,3 +436,45 @@ func TestWaiverLabelDoesNotHideAResolvedItemComingBack(t *testing.T) {
 		t.Errorf("re-run after reopening: %+v, want no writes and the acceptance kept", again)
 	}
 }
+
+// Every finding of a backfill rests on its plan, and a finding about the
+// backfill as a whole (BF015: past expiry and runs still queued) rests on
+// every source: neither is ticked when those did not answer.
+func TestResolutionWaitsForTheSourcesItRestsOn(t *testing.T) {
+	plans := model.Coverage{Source: "plans", System: "records", Status: model.CoverageOK}
+	for _, tc := range []struct {
+		name     string
+		uri      string
+		source   string
+		failed   string
+		resolves bool
+	}{
+		{"backfill-level finding, scheduler failed", "", "plans", "airflow", false},
+		{"artifact finding, plan source failed", "bigquery://proj-a/tmp/bf_9_tbl", "bq", "plans", false},
+		{"artifact finding, unrelated source failed", "bigquery://proj-a/tmp/bf_9_tbl", "bq", "iam", true},
+		{"backfill-level finding, all answered", "", "plans", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeGitHub(t)
+			s, _ := newTestSink(t, f)
+			e := newEstate().backfill("BF-9", "team-payments").
+				finding("BF-9", "BF015", model.StepVerified, tc.uri, func(f *model.Finding) { f.Source, f.Scope = tc.source, "" }).
+				finding("BF-9", "BF005", model.StepRetired, "bigquery://proj-a/tmp/other")
+			e.coverage = append(e.coverage, plans)
+			e.backfills[0].Backfill.Source = model.Location{Source: "plans", Path: "plans/bf-9.yaml", Line: 1}
+			runSync(t, s, e)
+
+			e = e.without(tc.uri) // BF005 on "other" stays open
+			for i := range e.coverage {
+				if e.coverage[i].Source == tc.failed {
+					e.coverage[i].Status, e.coverage[i].Error = model.CoverageFailed, "unreachable"
+				}
+			}
+			runSync(t, s, e)
+			ticked := strings.Contains(issueFor(t, f, "BF-9").body, "- [x]")
+			if ticked != tc.resolves {
+				t.Errorf("ticked = %v, want %v:\n%s", ticked, tc.resolves, issueFor(t, f, "BF-9").body)
+			}
+		})
+	}
+}

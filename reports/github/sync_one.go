@@ -22,7 +22,7 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 		id = prev.Backfill // keep the issue's spelling: no churn between sources
 	}
 	accepted := w.issue != nil && !w.issue.open && w.issue.hasLabel(s.cfg.WaiverLabel)
-	m := mergeItems(prev.Items, w.findings, coverageAnswered(r.Coverage), accepted)
+	m := mergeItems(prev.Items, w.findings, backfillAnswered(r.Coverage, w.report), allAnswered(r.Coverage), accepted)
 	if w.issue == nil && !blocking(m.items) {
 		return nil // nothing open and nothing filed: no issue needed
 	}
