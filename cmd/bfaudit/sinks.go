@@ -38,9 +38,13 @@ func runSinks(cmd *cobra.Command, g *globals, cfg *config.Config, a *audit.Audit
 			errs = append(errs, fmt.Errorf("history: %w", err))
 		} else {
 			defer s.Close()
+			// A dry run previews what the store would add (ages, new and
+			// resolved) without recording the run.
+			record := s.Record
 			if f.dryRun {
-				g.log.Info("history: dry run, this run is not recorded")
-			} else if err := s.Record(cmd.Context(), r); err != nil {
+				record = s.Preview
+			}
+			if err := record(cmd.Context(), r); err != nil {
 				errs = append(errs, fmt.Errorf("history: %w", err))
 			} else {
 				store = s
@@ -63,16 +67,13 @@ func postSlack(cmd *cobra.Command, g *globals, sc slack.Config, owners model.Own
 	}
 	sink, err := slack.New(sc, owners, store, slack.WithDryRunWriter(g.stderr))
 	if err != nil {
-		return fmt.Errorf("slack: %w", err)
+		return err // the sink's errors already say "slack"
 	}
 	res, err := sink.Post(cmd.Context(), r)
 	g.log.Info("slack digest", slog.String("period", res.Period), slog.Bool("posted", res.Posted),
 		slog.String("skipped", res.Skipped), slog.Int("messages", res.Messages),
 		slog.Int("direct_messages", res.DirectMessages), slog.Bool("dry_run", res.DryRun))
-	if err != nil {
-		return fmt.Errorf("slack: %w", err)
-	}
-	return nil
+	return err
 }
 
 func syncGitHub(cmd *cobra.Command, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool) error {

@@ -86,6 +86,11 @@ slack:
 		t.Fatal("no digest posted")
 	}
 	first := posts.Load()
+	// A dry run prints the payloads, posts nothing and records nothing.
+	_, _, dry := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30T09:00:00Z", "--dry-run", "--force", "-f", "json")
+	if posts.Load() != first || !strings.Contains(dry, "blocks") {
+		t.Errorf("dry run posted (%d) or printed no payload:\n%.500s", posts.Load()-first, dry)
+	}
 	code, out, stderr := bfaudit(t, "audit", "-c", cfg, "--now", "2026-12-01T08:00:00Z", "-f", "json")
 	if code != exitOK && code != exitFindings {
 		t.Fatalf("second audit: exit %d: %s", code, stderr)
