@@ -28,13 +28,3 @@ func Load(ref string) (string, error) {
 	}
 	return string(b), nil
 }
-
-// Names lists the embedded templates.
-func Names() []string {
-	entries, _ := files.ReadDir(".")
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
