@@ -20,40 +20,29 @@ import (
 var noClientRetry = gax.WithRetry(func() gax.Retryer { return nil })
 
 func (c *Collector) listTopics(ctx context.Context, project string) ([]*pubsubpb.Topic, error) {
-	var all []*pubsubpb.Topic
-	token := ""
-	for {
-		var page []*pubsubpb.Topic
-		next := ""
-		err := collectors.Retry(ctx, c.retry, func() error {
-			it := c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry)
-			page = page[:0]
-			var err error
-			next, err = iterator.NewPager(it, int(c.pageSize), token).NextPage(&page)
-			return retryable(err)
-		})
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, page...)
-		if next == "" {
-			return all, nil
-		}
-		token = next
-	}
+	return listAll[*pubsubpb.Topic](ctx, c, func() iterator.Pageable {
+		return c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry)
+	})
 }
 
 func (c *Collector) listSubscriptions(ctx context.Context, project string) ([]*pubsubpb.Subscription, error) {
-	var all []*pubsubpb.Subscription
+	return listAll[*pubsubpb.Subscription](ctx, c, func() iterator.Pageable {
+		return c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry)
+	})
+}
+
+// listAll reads every page of a list call, retrying each page on its own
+// (a fresh iterator from list resumes at the page token).
+func listAll[T any](ctx context.Context, c *Collector, list func() iterator.Pageable) ([]T, error) {
+	var all []T
 	token := ""
 	for {
-		var page []*pubsubpb.Subscription
+		var page []T
 		next := ""
 		err := collectors.Retry(ctx, c.retry, func() error {
-			it := c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry)
 			page = page[:0]
 			var err error
-			next, err = iterator.NewPager(it, int(c.pageSize), token).NextPage(&page)
+			next, err = iterator.NewPager(list(), int(c.pageSize), token).NextPage(&page)
 			return retryable(err)
 		})
 		if err != nil {
