@@ -3,17 +3,15 @@ package bigquery
 import (
 	"context"
 	"fmt"
-	"os"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/option"
-	"gopkg.in/yaml.v3"
 )
 
 var now = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
@@ -325,24 +323,10 @@ func TestSampleConfigDecodes(t *testing.T) {
 	// Init builds clients from Application Default Credentials; a dummy
 	// authorized-user file lets it do so without a network.
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
-	raw, err := os.ReadFile("sample.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []map[string]any
-	if err := yaml.Unmarshal(raw, &entries); err != nil || len(entries) != 1 {
-		t.Fatalf("sample.yaml: %v", err)
-	}
-	inst, err := collectors.Decode(entries[0], correlate.MustSelector())
-	if err != nil {
-		t.Fatalf("decode sample: %v", err)
-	}
+	inst := collectortest.DecodeSample(t, "sample.yaml")
 	c := inst.Collector.(*Collector)
 	if inst.Name != "warehouse-bq" || c.MaxBytesBilled != oneGiB || c.QueryTimeout != 5*time.Minute || c.svc == nil || len(c.Principals) != 1 {
 		t.Errorf("decoded %q %+v", inst.Name, c)
-	}
-	if c.SampleConfig() != string(raw) {
-		t.Error("SampleConfig does not return sample.yaml")
 	}
 }
 

@@ -2,16 +2,14 @@ package gcpiam
 
 import (
 	"context"
-	"os"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/option"
-	"gopkg.in/yaml.v3"
 )
 
 var now = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
@@ -312,27 +310,13 @@ func TestSampleConfigDecodes(t *testing.T) {
 	// Init builds real clients from Application Default Credentials;
 	// a dummy authorized-user file lets it do so without a network.
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
-	raw, err := os.ReadFile("sample.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []map[string]any
-	if err := yaml.Unmarshal(raw, &entries); err != nil || len(entries) != 1 {
-		t.Fatalf("sample.yaml: %v (%d entries)", err, len(entries))
-	}
-	inst, err := collectors.Decode(entries[0], correlate.MustSelector())
-	if err != nil {
-		t.Fatalf("decode sample: %v", err)
-	}
+	inst := collectortest.DecodeSample(t, "sample.yaml")
 	c, ok := inst.Collector.(*Collector)
 	if !ok || inst.Name != "gcp-iam" {
 		t.Fatalf("decoded %T named %q", inst.Collector, inst.Name)
 	}
 	if len(c.Projects) != 2 || len(c.Principals) != 2 || c.Principals[0].BackfillID != "BF-1234" || c.Concurrency != 8 || c.crm == nil {
 		t.Errorf("decoded %+v", c)
-	}
-	if c.SampleConfig() != string(raw) {
-		t.Error("SampleConfig does not return sample.yaml")
 	}
 }
 

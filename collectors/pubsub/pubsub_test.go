@@ -2,7 +2,7 @@ package pubsub
 
 import (
 	"context"
-	"os"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +19,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
-	"gopkg.in/yaml.v3"
 )
 
 // failingList answers a list call with an error: always for one project,
@@ -260,25 +259,11 @@ func TestSampleConfigDecodes(t *testing.T) {
 	// Init dials with Application Default Credentials; a dummy
 	// authorized-user file lets it build the client without a network.
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
-	raw, err := os.ReadFile("sample.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []map[string]any
-	if err := yaml.Unmarshal(raw, &entries); err != nil || len(entries) != 1 {
-		t.Fatalf("sample.yaml: %v", err)
-	}
-	inst, err := collectors.Decode(entries[0], correlate.MustSelector())
-	if err != nil {
-		t.Fatalf("decode sample: %v", err)
-	}
+	inst := collectortest.DecodeSample(t, "sample.yaml")
 	c := inst.Collector.(*Collector)
 	defer c.Close()
 	if inst.Name != "gcp-pubsub" || len(c.Projects) != 1 || c.topics == nil {
 		t.Errorf("decoded %q %+v", inst.Name, c)
-	}
-	if c.SampleConfig() != string(raw) {
-		t.Error("SampleConfig does not return sample.yaml")
 	}
 }
 
