@@ -11,11 +11,17 @@ import (
 )
 
 // RetryPolicy bounds retries of a call to a remote system. The zero value
-// retries 4 times from 500ms, doubling, capped at 30s per wait.
+// retries 4 times from 500ms, doubling, capped at 30s per wait and 60s of
+// waiting in all.
 type RetryPolicy struct {
 	Attempts int           // total tries, including the first
 	Base     time.Duration // first wait
 	Max      time.Duration // longest single wait, also the cap on Retry-After
+	// Budget caps the total time spent waiting between tries. A server
+	// that asks to wait longer than what is left (Retry-After: 3600) gets
+	// no more tries: the call fails at once and its scope is degraded,
+	// instead of the audit sleeping past its deadline.
+	Budget time.Duration
 	// Sleep waits; tests replace it to run instantly. It returns ctx's error
 	// when ctx ends first.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -31,10 +37,35 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.Max <= 0 {
 		p.Max = 30 * time.Second
 	}
+	if p.Budget <= 0 {
+		p.Budget = DefaultRetryBudget
+	}
 	if p.Sleep == nil {
 		p.Sleep = SleepContext
 	}
 	return p
+}
+
+// DefaultRetryBudget is the most a call waits between tries in all.
+const DefaultRetryBudget = 60 * time.Second
+
+// DefaultCallTimeout is the deadline of one call to a remote system unless
+// a source's `timeout` says otherwise.
+const DefaultCallTimeout = 30 * time.Second
+
+// MaxCallTimeout is the longest per-call timeout a config may set.
+const MaxCallTimeout = 30 * time.Minute
+
+// CheckTimeout validates a per-call timeout from a config key: it must be
+// positive (0 would mean "wait forever") and at most MaxCallTimeout.
+func CheckTimeout(key string, d time.Duration) error {
+	switch {
+	case d <= 0:
+		return fmt.Errorf("%s: must be a positive duration such as 30s (got %s): a call without a deadline can hang the audit", key, d)
+	case d > MaxCallTimeout:
+		return fmt.Errorf("%s: %s is longer than the %s allowed for one call", key, d, MaxCallTimeout)
+	}
+	return nil
 }
 
 // SleepContext waits for d or until ctx ends.
@@ -70,6 +101,7 @@ func Retryable(err error, after time.Duration) error {
 func Retry(ctx context.Context, p RetryPolicy, op func() error) error {
 	p = p.withDefaults()
 	wait := p.Base
+	left := p.Budget
 	for attempt := 1; ; attempt++ {
 		err := op()
 		var re *RetryableError
@@ -81,14 +113,22 @@ func Retry(ctx context.Context, p RetryPolicy, op func() error) error {
 		}
 		d := wait
 		if re.After > 0 {
+			if re.After > left || re.After > p.Max {
+				return fmt.Errorf("%w (server asked to retry after %s, beyond the retry budget: not waiting)", re.Err, re.After.Round(time.Second))
+			}
 			d = re.After
 		}
-		if d > p.Max {
-			d = p.Max
+		d = min(d, p.Max, left)
+		if d <= 0 {
+			return fmt.Errorf("gave up after %d attempts (retry budget %s spent): %w", attempt, p.Budget, re.Err)
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+			return fmt.Errorf("%w (no time left to retry before the deadline)", re.Err)
 		}
 		if err := p.Sleep(ctx, d); err != nil {
 			return fmt.Errorf("%w (while waiting to retry: %v)", re.Err, err)
 		}
+		left -= d
 		wait *= 2
 	}
 }

@@ -1,16 +1,23 @@
 package model
 
+import (
+	"slices"
+	"strings"
+)
+
 // CoverageStatus says how completely a source answered.
 type CoverageStatus string
 
 // Coverage statuses.
 const (
 	CoverageOK       CoverageStatus = "ok"
-	CoverageDegraded CoverageStatus = "degraded" // some calls failed
+	CoverageDegraded CoverageStatus = "degraded" // some units failed
 	CoverageFailed   CoverageStatus = "failed"   // the source gave nothing usable
 )
 
-// ScopeError is a failure limited to part of a source (one project, one file).
+// ScopeError is a failure limited to one unit of a source: the scope path
+// of a file, a project, a dataset, a namespace, a DAG, a vhost. An empty
+// scope is the whole source.
 type ScopeError struct {
 	Scope string `json:"scope,omitempty"`
 	Error string `json:"error"`
@@ -28,21 +35,204 @@ type Coverage struct {
 	Records   int            `json:"records"`
 }
 
-// Answered reports whether the source answered for scope, so that absence
-// of an object there means it is gone. A failed source answered nothing; a
-// degraded one answered for every scope except those that failed, and an
-// error without a scope taints the whole source.
+// Answered reports whether the source answered for the unit at scope, so
+// that absence of an object there means it is gone: the source did not
+// fail, and no error names that unit or any unit above it. An error below
+// it (one DAG of a listing that answered) does not count against it.
 func (c Coverage) Answered(scope string) bool {
 	switch c.Status {
 	case CoverageFailed:
 		return false
 	case CoverageOK, "":
-		return true
+		return len(c.Errors) == 0 || c.answeredDespiteErrors(scope)
 	}
+	return c.answeredDespiteErrors(scope)
+}
+
+func (c Coverage) answeredDespiteErrors(scope string) bool {
 	for _, e := range c.Errors {
-		if e.Scope == "" || e.Scope == scope {
+		if ScopeWithin(scope, e.Scope) {
 			return false
 		}
 	}
 	return true
+}
+
+// ScopeWithin reports whether scope is the unit parent or lies under it.
+// Scope paths are segments joined by "/" (see JoinScope); a file path is
+// one already, so a failed directory covers every file in it. The empty
+// parent is the whole source.
+func ScopeWithin(scope, parent string) bool {
+	parent = strings.TrimSuffix(parent, "/")
+	if parent == "" {
+		return true
+	}
+	return scope == parent || strings.HasPrefix(scope, parent+"/")
+}
+
+// JoinScope builds a scope path from unit names (a project and a dataset;
+// a DAG and "runs"). A name holding "/" (a RabbitMQ vhost such as "/") is
+// escaped, so it stays one segment.
+func JoinScope(parts ...string) string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		out = append(out, escapeSegment(p))
+	}
+	return strings.Join(out, "/")
+}
+
+func escapeSegment(s string) string {
+	if !strings.ContainsAny(s, "/%") {
+		return s
+	}
+	return strings.NewReplacer("%", "%25", "/", "%2F").Replace(s)
+}
+
+// Unit names one answering part of one source, for messages.
+func Unit(source, scope string) string {
+	switch {
+	case source == "" && scope == "":
+		return "every source"
+	case source == "":
+		return scope
+	case scope == "":
+		return source
+	}
+	return source + " / " + scope
+}
+
+// Answers is the one definition of what answered this run, built from the
+// run's coverage. Rules, the lifecycle, history, GitHub and Slack all ask
+// it, so no two parts of bfaudit can disagree about what may be ticked,
+// closed or resolved.
+type Answers struct {
+	bySource map[string]Coverage
+	all      bool
+}
+
+// AnswersOf indexes a run's coverage.
+func AnswersOf(cov []Coverage) Answers {
+	a := Answers{bySource: make(map[string]Coverage, len(cov)), all: len(cov) > 0}
+	for _, c := range cov {
+		a.bySource[c.Source] = c
+		if (c.Status != CoverageOK && c.Status != "") || len(c.Errors) > 0 || c.Error != "" {
+			a.all = false
+		}
+	}
+	return a
+}
+
+// All reports whether there was at least one source and every source
+// answered fully.
+func (a Answers) All() bool { return a.all }
+
+// Answered reports whether source answered for scope. A source missing from
+// the run answered nothing; the empty source means the whole estate.
+func (a Answers) Answered(source, scope string) bool {
+	if source == "" {
+		return a.all
+	}
+	c, ok := a.bySource[source]
+	return ok && c.Answered(scope)
+}
+
+// Basis is what a finding's verdict rests on: the unit whose evidence it
+// came from, the unit that describes its backfill (plan or record), and
+// whether it is a verdict on the whole backfill drawn from every source
+// (no artifact: "missing decision record", "overdue and still running").
+type Basis struct {
+	Source, Scope string
+	// DescribedBy is the backfill's plan or record; zero when unknown. A
+	// backfill whose describing unit did not answer has lost the facts
+	// (classification, status, expiry) every finding about it was judged on.
+	DescribedBy Location
+	// DescribedUnknown marks a basis whose describing unit is not on record
+	// (older history rows): then every source must answer.
+	DescribedUnknown bool
+	Whole            bool
+}
+
+// BasisOf says what f rests on; b is its backfill as reported this run
+// (nil when the backfill is gone from the run).
+func BasisOf(f *Finding, b *BackfillReport) Basis {
+	bs := Basis{Source: f.Source, Scope: f.Scope, Whole: IsWholeBackfill(f.ArtifactURI)}
+	switch {
+	case b == nil:
+		bs.DescribedUnknown = true
+	case b.Known:
+		bs.DescribedBy = b.Backfill.Source
+	}
+	return bs
+}
+
+// IsWholeBackfill reports whether a finding's artifact URI makes it a
+// verdict on the whole backfill rather than on one object.
+func IsWholeBackfill(artifactURI string) bool {
+	return artifactURI == "" || strings.HasPrefix(artifactURI, "record:")
+}
+
+// MayResolve reports whether a finding seen before and missing now may be
+// concluded resolved: every unit it rests on answered this run.
+func (a Answers) MayResolve(b Basis) bool { return len(a.Unanswered(b)) == 0 }
+
+// Unanswered names, sorted and once each, the units a finding rests on that
+// did not answer this run; empty when it may be resolved.
+func (a Answers) Unanswered(b Basis) []string {
+	var out []string
+	add := func(u string) {
+		if !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	if !a.Answered(b.Source, b.Scope) {
+		a.addFailed(add, b.Source, b.Scope)
+	}
+	switch {
+	case b.DescribedUnknown || b.Whole:
+		if !a.all {
+			a.addFailed(add, "", "")
+		}
+	case b.DescribedBy.Source != "":
+		if !a.Answered(b.DescribedBy.Source, b.DescribedBy.Path) {
+			a.addFailed(add, b.DescribedBy.Source, b.DescribedBy.Path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// addFailed adds the units that failed for source/scope: the errors at or
+// above scope, the whole source, or (for the empty source) every unit of
+// every source that did not answer.
+func (a Answers) addFailed(add func(string), source, scope string) {
+	if source == "" {
+		if len(a.bySource) == 0 {
+			add("every source (none ran)")
+		}
+		for name, c := range a.bySource {
+			a.addFailedOf(add, name, c, "", true)
+		}
+		return
+	}
+	c, ok := a.bySource[source]
+	if !ok {
+		add(source + " (did not run)")
+		return
+	}
+	a.addFailedOf(add, source, c, scope, false)
+}
+
+func (a Answers) addFailedOf(add func(string), name string, c Coverage, scope string, any bool) {
+	if c.Status == CoverageFailed {
+		add(name)
+		return
+	}
+	for _, e := range c.Errors {
+		if any || ScopeWithin(scope, e.Scope) {
+			add(Unit(name, e.Scope))
+		}
+	}
 }

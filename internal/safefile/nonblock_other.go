@@ -1,0 +1,5 @@
+//go:build !unix
+
+package safefile
+
+const nonblock = 0
