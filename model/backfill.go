@@ -169,6 +169,9 @@ type Backfill struct {
 	// Notes are disagreements between sources found while correlating.
 	Notes  []string `json:"notes,omitempty"`
 	Source Location `json:"source,omitzero"`
+	// LastKnown, when set, says the plan did not answer this run and the
+	// backfill is described as the history store last read it, at that time.
+	LastKnown time.Time `json:"last_known,omitzero"`
 }
 
 // Validation is the evidence of a validation query run against the warehouse.

@@ -23,9 +23,13 @@ type Finding struct {
 	// Source is the collector instance whose data the finding rests on, and
 	// Scope the part of it; sinks use them to avoid concluding anything from
 	// a source that did not answer.
-	Source    string    `json:"source,omitempty"`
-	Scope     string    `json:"scope,omitempty"`
-	Location  *Location `json:"location,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	Scope    string    `json:"scope,omitempty"`
+	Location *Location `json:"location,omitempty"`
+	// Unread, when set, names the units that did not answer this run: the
+	// finding was not re-checked and is carried, as last seen, from the
+	// history store instead of being concluded gone.
+	Unread    []string  `json:"unread,omitempty"`
 	FirstSeen time.Time `json:"first_seen,omitzero"`
 	LastSeen  time.Time `json:"last_seen,omitzero"`
 	Waiver    *Waiver   `json:"waiver,omitempty"`

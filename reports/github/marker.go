@@ -46,6 +46,7 @@ type item struct {
 	Scope    string     `json:"scope,omitempty"`
 
 	finding *model.Finding // this run's finding, when there is one
+	unread  []string       // units that did not answer for it this run
 }
 
 // marker is the state kept in the issue body.
@@ -55,6 +56,10 @@ type marker struct {
 	// GitHub dropped (no push access) is not retried on every run.
 	Assignee string `json:"assignee,omitempty"`
 	Items    []item `json:"items"`
+	// Described is the plan or record that described the backfill when
+	// the issue was written: when it does not answer, the issue keeps its
+	// last known description instead of regressing to partial data.
+	Described model.Location `json:"described,omitzero"`
 }
 
 // encode renders the marker comment. encoding/json already escapes < and >

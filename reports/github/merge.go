@@ -3,79 +3,22 @@ package github
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// answeredFunc reports whether a source answered for a scope this run.
-type answeredFunc func(source, scope string) bool
-
-// coverageAnswered builds an answeredFunc from the report's coverage. A
-// source missing from the coverage did not answer; a finding that names no
-// source rests on the whole estate, so every source must have answered.
-func coverageAnswered(cov []model.Coverage) answeredFunc {
-	return func(source, scope string) bool {
-		if source == "" {
-			if len(cov) == 0 {
-				return false
-			}
-			for _, c := range cov {
-				if !c.Answered(scope) {
-					return false
-				}
-			}
-			return true
-		}
-		for _, c := range cov {
-			if c.Source == source {
-				return c.Answered(scope)
-			}
-		}
-		return false
+// basisOf says what an item missing this run rests on: its own unit, the
+// unit that described its backfill when the issue last listed it (kept in
+// the marker) or as this run describes it, and the whole estate for a
+// verdict on the whole backfill. model.Answers decides; no sink keeps its
+// own idea of what answered.
+func basisOf(p item, described model.Location, br *model.BackfillReport) model.Basis {
+	f := model.Finding{Source: p.Source, Scope: p.Scope, ArtifactURI: p.Artifact}
+	b := model.BasisOf(&f, br)
+	if described.Source != "" {
+		b.DescribedBy, b.DescribedUnknown = described, false
 	}
-}
-
-// backfillAnswered narrows answered to what one backfill's items may
-// conclude: nothing resolves when the source describing the backfill (its
-// plan or record) did not answer or the backfill is missing from this run,
-// since every finding of it rests on that description; and an item about
-// the backfill as a whole (no artifact) rests on every source, so it only
-// resolves when all answered. The history store applies the same rule.
-func backfillAnswered(cov []model.Coverage, b *model.BackfillReport) answeredFunc {
-	answered := coverageAnswered(cov)
-	var described bool
-	if b == nil {
-		// Gone from the estate: believable only when every source answered.
-		described = allAnswered(cov)
-	} else {
-		described = !b.Known || b.Backfill.Source.Source == "" ||
-			answered(b.Backfill.Source.Source, b.Backfill.Source.Path)
-	}
-	return func(source, scope string) bool {
-		return described && answered(source, scope)
-	}
-}
-
-// allAnswered reports whether every source answered fully this run.
-func allAnswered(cov []model.Coverage) bool {
-	if len(cov) == 0 {
-		return false
-	}
-	for _, c := range cov {
-		if c.Status != model.CoverageOK && c.Status != "" {
-			return false
-		}
-	}
-	return true
-}
-
-// itemAnswered says whether an item missing this run may be ticked.
-func itemAnswered(answered answeredFunc, allOK bool, p item) bool {
-	if p.Artifact == "" || strings.HasPrefix(p.Artifact, "record:") {
-		return allOK && answered(p.Source, p.Scope)
-	}
-	return answered(p.Source, p.Scope)
+	return b
 }
 
 // merged is one backfill's checklist after this run.
@@ -87,8 +30,10 @@ type merged struct {
 
 // mergeItems folds this run's findings into the items the issue already
 // lists. accepted says the issue was closed with the waiver label: what it
-// listed is accepted. Nothing is ticked unless its source answered.
-func mergeItems(prev []item, findings []model.Finding, answered answeredFunc, allOK, accepted bool) merged {
+// listed is accepted. Nothing is ticked unless every unit it rests on
+// answered (model.Answers.MayResolve); described is where the backfill was
+// described when the issue was last written, br the backfill this run.
+func mergeItems(prev []item, findings []model.Finding, ans model.Answers, described model.Location, br *model.BackfillReport, accepted bool) merged {
 	var out merged
 	prevBy := make(map[string]item, len(prev))
 	for _, p := range prev {
@@ -133,10 +78,11 @@ func mergeItems(prev []item, findings []model.Finding, answered answeredFunc, al
 		seen[p.FP] = true
 		switch {
 		case p.State == stateResolved:
-		case itemAnswered(answered, allOK, p):
+		case ans.MayResolve(basisOf(p, described, br)):
 			p.State = stateResolved
 		case p.State == stateOpen:
 			p.State = stateUnread
+			p.unread = ans.Unanswered(basisOf(p, described, br))
 		}
 		p.finding = nil
 		out.items = append(out.items, p)
@@ -172,22 +118,16 @@ func blocking(items []item) bool {
 	return slices.ContainsFunc(items, func(it item) bool { return it.State.blocking() })
 }
 
-// unreadSources lists, once each and sorted, the sources of unread items.
-func unreadSources(items []item) []string {
-	var out []string
+// unreadUnits lists, once each and sorted, the units that did not answer
+// for this backfill's unread items, plus extra (the unit that describes
+// the backfill, when it did not answer): exactly what the note names.
+func unreadUnits(items []item, extra []string) []string {
+	out := slices.Clone(extra)
 	for _, it := range items {
-		if it.State != stateUnread {
-			continue
-		}
-		name := it.Source
-		if name == "" {
-			name = "(all sources)"
-		}
-		if it.Scope != "" {
-			name += " / " + it.Scope
-		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
+		for _, u := range it.unread {
+			if !slices.Contains(out, u) {
+				out = append(out, u)
+			}
 		}
 	}
 	slices.Sort(out)

@@ -208,11 +208,12 @@ func TestDegradedSourceIsNeverTicked(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cov  model.Coverage
+		unit string // what the note names: exactly the unit that did not answer
 	}{
-		{"failed", model.Coverage{Source: "bq", Status: model.CoverageFailed, Error: "403 from BigQuery"}},
-		{"degraded for the scope", model.Coverage{Source: "bq", Status: model.CoverageDegraded, Errors: []model.ScopeError{{Scope: "proj-a", Error: "timeout"}}}},
-		{"degraded without a scope", model.Coverage{Source: "bq", Status: model.CoverageDegraded, Errors: []model.ScopeError{{Error: "timeout"}}}},
-		{"missing from the coverage", model.Coverage{Source: "other", Status: model.CoverageOK}},
+		{"failed", model.Coverage{Source: "bq", Status: model.CoverageFailed, Error: "403 from BigQuery"}, "`bq`"},
+		{"degraded for the scope", model.Coverage{Source: "bq", Status: model.CoverageDegraded, Errors: []model.ScopeError{{Scope: "proj-a", Error: "timeout"}}}, "`bq / proj-a`"},
+		{"degraded without a scope", model.Coverage{Source: "bq", Status: model.CoverageDegraded, Errors: []model.ScopeError{{Error: "timeout"}}}, "`bq`"},
+		{"missing from the coverage", model.Coverage{Source: "other", Status: model.CoverageOK}, "`bq (did not run)`"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
@@ -228,8 +229,8 @@ func TestDegradedSourceIsNeverTicked(t *testing.T) {
 			if res.Closed != 0 || is.state != "open" {
 				t.Fatalf("closed on a source that did not answer: %+v", res)
 			}
-			if strings.Contains(is.body, "- [x]") || !strings.Contains(is.body, "its source could not be read") || !strings.Contains(is.body, "`bq / proj-a`") {
-				t.Errorf("body:\n%s", is.body)
+			if strings.Contains(is.body, "- [x]") || !strings.Contains(is.body, "its source could not be read") || !strings.Contains(is.body, "neither ticked nor closed: "+tc.unit+".") {
+				t.Errorf("note should name exactly %s; body:\n%s", tc.unit, is.body)
 			}
 
 			e.coverage[0] = model.Coverage{Source: "bq", Status: model.CoverageOK}

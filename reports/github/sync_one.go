@@ -22,9 +22,18 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 		id = prev.Backfill // keep the issue's spelling: no churn between sources
 	}
 	accepted := w.issue != nil && !w.issue.open && w.issue.hasLabel(s.cfg.WaiverLabel)
-	m := mergeItems(prev.Items, w.findings, backfillAnswered(r.Coverage, w.report), allAnswered(r.Coverage), accepted)
+	ans := model.AnswersOf(r.Coverage)
+	described := describedBy(prev, w.report, ans)
+	m := mergeItems(prev.Items, w.findings, ans, described, w.report, accepted)
 	if w.issue == nil && !blocking(m.items) {
 		return nil // nothing open and nothing filed: no issue needed
+	}
+	var unreadDesc []string
+	if described.Source != "" && !ans.Answered(described.Source, described.Path) {
+		unreadDesc = []string{model.Unit(described.Source, described.Path)}
+		if w.issue != nil {
+			return s.keepStale(ctx, w, unreadDesc, res)
+		}
 	}
 
 	owner, login := s.assignee(w)
@@ -32,9 +41,9 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	// a login GitHub refused before (the marker remembers it) is not asked
 	// for again, and the body says so.
 	assigned := w.issue == nil || slices.Contains(w.issue.assignees, login) || login != prev.Assignee
-	mk := marker{Backfill: id, Assignee: login, Items: m.items}
+	mk := marker{Backfill: id, Assignee: login, Items: m.items, Described: described}
 	renderAs := func(assigned bool) (title, body string, err error) {
-		v, err := view(id, w.report, owner, login, assigned, s.cfg.WaiverLabel, m.items, unreadSources(m.items), mk)
+		v, err := view(id, w.report, owner, login, assigned, s.cfg.WaiverLabel, m.items, unreadUnits(m.items, unreadDesc), mk)
 		if err != nil {
 			return "", "", err
 		}

@@ -66,6 +66,21 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 	if hist.PreviousRun, err = parseNullTime(prev); err != nil {
 		return fmt.Errorf("history: %s: previous run: %w", s.dbLabel, err)
 	}
+	// A run audited as of a time before the newest recorded run (two
+	// audits on one store finishing out of order, or an old estate
+	// re-audited with --now) adds its point to the trend but changes no
+	// verdict: an older run never reopens what a newer one resolved, nor
+	// resolves what a newer one saw.
+	var newest sql.NullString
+	if err := tx.QueryRowContext(ctx, s.bind(`SELECT MAX(at) FROM runs`)).Scan(&newest); err != nil {
+		return fmt.Errorf("history: %s: newest run: %w", s.dbLabel, err)
+	}
+	newestAt, err := parseNullTime(newest)
+	if err != nil {
+		return fmt.Errorf("history: %s: newest run: %w", s.dbLabel, err)
+	}
+	older := newestAt.After(now)
+	ans := model.AnswersOf(r.Coverage)
 
 	open, err := s.loadRows(ctx, tx, `resolved_at IS NULL`, nil)
 	if err != nil {
@@ -103,6 +118,9 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 		}
 		first, last, reopened := now, now, sql.NullString{}
 		switch {
+		case wasOpen && len(f.Unread) > 0:
+			// Carried from an earlier run, not seen again: its last sight stays.
+			first, last = old.firstSeen, old.lastSeen
 		case wasOpen:
 			first, last = minTime(old.firstSeen, now), maxTime(old.lastSeen, now)
 		case old.fingerprint != "": // resolved before, back now: same finding, reopened
@@ -118,6 +136,12 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 			hist.New = append(hist.New, f.Fingerprint)
 		}
 		tally.add(f.Severity.String(), f.Waived())
+		if older {
+			if err := s.earlierSighting(ctx, tx, f.Fingerprint, now); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := s.upsert(ctx, tx, f, described[model.NormalizeID(f.BackfillID)], runID, reopened); err != nil {
 			return err
 		}
@@ -127,7 +151,7 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 		if seen[fp] {
 			continue
 		}
-		if !old.gone(r.Coverage) || now.Before(old.lastSeen) {
+		if older || !old.gone(ans) || now.Before(old.lastSeen) {
 			tally.add(old.severity, old.waived) // still open: not concluded gone
 			continue
 		}
@@ -144,6 +168,11 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 	sortFindings(hist.Resolved)
 	sort.Strings(hist.New)
 
+	if !older {
+		if err := s.storeDescriptions(ctx, tx, r.Backfills, now); err != nil {
+			return err
+		}
+	}
 	if err := s.insertRun(ctx, tx, runID, now, tally, r.Coverage); err != nil {
 		return err
 	}
@@ -161,6 +190,16 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 		}
 	}
 	r.History = hist
+	return nil
+}
+
+// earlierSighting records that a run older than the newest saw a finding:
+// only its first sighting may move earlier.
+func (s *Store) earlierSighting(ctx context.Context, tx *sql.Tx, fp string, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, s.bind(`UPDATE findings SET first_seen = ? WHERE fingerprint = ? AND first_seen > ?`),
+		fmtTime(at), fp, fmtTime(at)); err != nil {
+		return fmt.Errorf("history: %s: store finding %s: %w", s.dbLabel, fp, err)
+	}
 	return nil
 }
 

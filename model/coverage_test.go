@@ -1,0 +1,73 @@
+package model
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestAnsweredByUnit(t *testing.T) {
+	cov := Coverage{Source: "inv", Status: CoverageDegraded, Errors: []ScopeError{
+		{Scope: "inventory/warehouse.yaml", Error: "yaml: line 3"},
+		{Scope: JoinScope("dags", "refunds"), Error: "HTTP 500"},
+		{Scope: JoinScope("/"), Error: "vhost / refused"},
+	}}
+	for _, tc := range []struct {
+		scope string
+		want  bool
+	}{
+		{"inventory/warehouse.yaml", false},      // the file that failed
+		{"inventory/warehouse.yaml/proj", false}, // a unit under it
+		{"inventory/alerts.yaml", true},          // a sibling file
+		{"inventory/warehouse.yaml.bak", true},   // a prefix that is not a parent
+		{"dags", true},                           // an error below does not taint the listing
+		{JoinScope("dags", "refunds"), false},
+		{JoinScope("dags", "refunds", "runs"), false},
+		{JoinScope("dags", "refunds2"), true},
+		{"%2F", false}, // vhost "/" escaped as one segment
+		{JoinScope("prod"), true},
+		{"", true}, // the source as a whole answered what it could
+	} {
+		if got := cov.Answered(tc.scope); got != tc.want {
+			t.Errorf("Answered(%q) = %v, want %v", tc.scope, got, tc.want)
+		}
+	}
+	if (Coverage{Status: CoverageFailed}).Answered("x") {
+		t.Error("a failed source answered")
+	}
+	if (Coverage{Status: CoverageDegraded, Errors: []ScopeError{{Error: "boom"}}}).Answered("x") {
+		t.Error("an error without a scope must taint the whole source")
+	}
+}
+
+func TestAnswersUnanswered(t *testing.T) {
+	ans := AnswersOf([]Coverage{
+		{Source: "plans", Status: CoverageDegraded, Errors: []ScopeError{{Scope: "plans/bf-1.yaml", Error: "bad"}}},
+		{Source: "airflow", Status: CoverageOK},
+	})
+	plan := Location{Source: "plans", Path: "plans/bf-1.yaml"}
+	other := Location{Source: "plans", Path: "plans/bf-2.yaml"}
+	for _, tc := range []struct {
+		name  string
+		basis Basis
+		want  []string
+	}{
+		{"artifact answered, plan answered", Basis{Source: "airflow", Scope: "dags/x", DescribedBy: other}, nil},
+		{"artifact answered, plan did not", Basis{Source: "airflow", Scope: "dags/x", DescribedBy: plan}, []string{"plans / plans/bf-1.yaml"}},
+		{"whole-backfill verdict", Basis{Source: "plans", Scope: "plans/bf-2.yaml", DescribedBy: other, Whole: true}, []string{"plans / plans/bf-1.yaml"}},
+		{"unknown describer", Basis{Source: "airflow", DescribedUnknown: true}, []string{"plans / plans/bf-1.yaml"}},
+		{"source that did not run", Basis{Source: "bq", Scope: "p"}, []string{"bq (did not run)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ans.Unanswered(tc.basis)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Unanswered = %q, want %q", got, tc.want)
+			}
+			if ans.MayResolve(tc.basis) != (len(tc.want) == 0) {
+				t.Errorf("MayResolve disagrees with Unanswered")
+			}
+		})
+	}
+	if AnswersOf(nil).All() {
+		t.Error("a run with no source answered for everything")
+	}
+}
