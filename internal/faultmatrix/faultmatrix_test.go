@@ -1,0 +1,56 @@
+package faultmatrix
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// fake reports a temp table and a grant in dataset p1/ds, and fails a
+// unit when told to.
+type fake struct{ failAt *string }
+
+func (f fake) Collect(_ context.Context, sink collectors.Sink) error {
+	if f.failAt != nil && *f.failAt == "" {
+		return errors.New("connection refused")
+	}
+	scope := model.JoinScope("p1", "ds")
+	if f.failAt != nil {
+		sink.AddError(*f.failAt, errors.New("HTTP 500"))
+		return nil
+	}
+	sink.AddArtifact(model.Artifact{Kind: model.KindTable, Scope: scope, URI: "fake://p1/ds/bf_7001_tmp",
+		Name: "bf_7001_tmp", Labels: map[string]string{"backfill_id": "bf-7001"}, State: model.StateActive})
+	sink.AddArtifact(model.Artifact{Kind: model.KindGrant, Scope: "p1", URI: "fake://p1/iam/editor",
+		Name: "editor", Labels: map[string]string{"backfill_id": "bf-7001"}, State: model.StateActive,
+		Attributes: map[string]string{model.AttrPrincipal: "serviceAccount:bf-7001@proj.iam.gserviceaccount.com",
+			model.AttrRole: "roles/bigquery.dataEditor"}})
+	return nil
+}
+
+func unit(kind, scope string) Unit {
+	return Unit{Kind: kind, Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
+		c := &switchable{fake: &fake{}}
+		return c, func() { s := scope; c.fake.failAt = &s }
+	}}
+}
+
+type switchable struct{ fake *fake }
+
+func (s *switchable) Collect(ctx context.Context, sink collectors.Sink) error {
+	return s.fake.Collect(ctx, sink)
+}
+
+// TestHarnessOnAFake runs the matrix on a collector that reports its
+// failures at the right units. (Pointed at the wrong unit, the same fake
+// makes the harness report the resolutions and ticks it would cause.)
+func TestHarnessOnAFake(t *testing.T) {
+	Run(t, "fake", []Unit{
+		unit("source", ""),
+		unit("project", "p1"),
+		unit("dataset", model.JoinScope("p1", "ds")),
+	})
+}
