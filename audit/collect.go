@@ -3,12 +3,14 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -19,7 +21,9 @@ const planSourceType = "records"
 // Collect runs every source and returns the estate. Plan sources run first
 // and their declared assets go into the selector the other collectors
 // filter with; then the rest run concurrently, at most limit at a time;
-// then validation queries run on the sources plans name.
+// then validation queries run on the sources plans name. When ctx ends
+// (deadline or signal) it returns what was collected, unfinished sources
+// marked failed, with ctx's error.
 func Collect(ctx context.Context, instances []collectors.Instance, sel *correlate.Selector, limit int, now time.Time) (*model.Estate, error) {
 	var plans, rest []collectors.Instance
 	for _, in := range instances {
@@ -32,21 +36,19 @@ func Collect(ctx context.Context, instances []collectors.Instance, sel *correlat
 			rest = append(rest, in)
 		}
 	}
-	first, err := collectors.Run(ctx, plans, limit, now)
-	if err != nil {
-		return nil, err
-	}
+	first, err1 := collectors.Run(ctx, plans, limit, now)
 	sel.AddAssets(first.Backfills)
-	second, err := collectors.Run(ctx, rest, limit, now)
-	if err != nil {
-		return nil, err
-	}
+	second, err2 := collectors.Run(ctx, rest, limit, now)
 	est := &model.Estate{
 		Version: model.EstateVersion, CollectedAt: now,
 		Backfills: append(first.Backfills, second.Backfills...),
 		Artifacts: append(first.Artifacts, second.Artifacts...),
 		Records:   append(first.Records, second.Records...),
 		Coverage:  append(first.Coverage, second.Coverage...),
+	}
+	if err := cmp.Or(err1, err2); err != nil {
+		collectors.Sort(est)
+		return est, err
 	}
 	verify(ctx, est, instances)
 	collectors.Sort(est)
@@ -79,11 +81,30 @@ func verify(ctx context.Context, est *model.Estate, instances []collectors.Insta
 		}
 		res, err := v.Verify(ctx, *b)
 		if err != nil {
-			res = &model.Validation{Query: b.ValidationQuery, Error: err.Error()}
+			// The query could not run (connection lost, deadline): the
+			// source did not answer for this backfill's validation, which
+			// is a gap in coverage, not a verdict on the data.
+			res = &model.Validation{Query: b.ValidationQuery, Error: redact.String(err.Error())}
+			degrade(est, in.Name, model.JoinScope("validation", b.ID), err)
 		}
 		if res != nil {
 			res.Source = in.Name
 		}
 		b.Validation = res
+	}
+}
+
+// degrade records a failure at scope in a source's coverage.
+func degrade(est *model.Estate, source, scope string, err error) {
+	for i := range est.Coverage {
+		c := &est.Coverage[i]
+		if c.Source != source {
+			continue
+		}
+		c.Errors = append(c.Errors, model.ScopeError{Scope: scope, Error: redact.String(err.Error())})
+		if c.Status == model.CoverageOK || c.Status == "" {
+			c.Status = model.CoverageDegraded
+		}
+		return
 	}
 }

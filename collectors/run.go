@@ -2,11 +2,13 @@ package collectors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -17,9 +19,17 @@ type Instance struct {
 	Collector Collector
 }
 
+// StopGrace is how long Run waits, once ctx has ended, for collectors to
+// return before it abandons them: a collector that ignores its context
+// must not keep the audit from finishing.
+var StopGrace = 5 * time.Second
+
 // Run collects from every instance, at most limit at a time (0: all at
 // once), and returns the estate. A collector's failure is recorded in its
-// coverage; Run itself fails only when ctx ends.
+// coverage. When ctx ends (the run's deadline, a signal) Run still returns
+// what was collected, with every source that had not finished marked
+// failed, together with ctx's error: the audit reports what it has, marked
+// incomplete, instead of nothing.
 func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*model.Estate, error) {
 	if limit <= 0 {
 		limit = len(instances)
@@ -35,7 +45,8 @@ func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				s.fail(ctx.Err())
+				s.fail(stopped(ctx))
+				s.finish()
 				return
 			}
 			defer func() { <-sem }()
@@ -44,21 +55,45 @@ func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*
 					s.fail(fmt.Errorf("collector panicked: %v", r))
 				}
 			}()
-			if err := inst.Collector.Collect(ctx, s); err != nil {
+			err := inst.Collector.Collect(ctx, s)
+			switch {
+			case ctx.Err() != nil:
+				s.fail(stopped(ctx))
+			case err != nil:
 				s.fail(err)
 			}
+			s.finish()
 		}(sinks[i], inst)
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(StopGrace):
+		}
 	}
 	est := &model.Estate{Version: model.EstateVersion, CollectedAt: now}
 	for _, s := range sinks {
+		s.freeze(ctx)
 		s.mergeInto(est)
 	}
 	Sort(est)
-	return est, nil
+	return est, ctx.Err()
+}
+
+// stopped says why collection stopped early, in the words a user reads in
+// the report.
+func stopped(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return errors.New("stopped: the run's deadline was reached before this source finished (see --deadline)")
+	}
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return fmt.Errorf("stopped: %w", c)
+	}
+	return errors.New("stopped: the run was interrupted before this source finished")
 }
 
 // Sort puts an estate in a stable order so saved estates and reports diff
@@ -92,6 +127,26 @@ type sourceSink struct {
 	records   []model.DecisionRecord
 	errs      []model.ScopeError
 	failed    error
+	finished  bool
+	frozen    bool // abandoned after the run ended: later adds are dropped
+}
+
+// finish marks the collector as returned.
+func (s *sourceSink) finish() {
+	s.mu.Lock()
+	s.finished = true
+	s.mu.Unlock()
+}
+
+// freeze stops the sink taking more, and marks a source that had not
+// finished when the run ended as failed: part of its answer is missing.
+func (s *sourceSink) freeze(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.frozen = true
+	if !s.finished && s.failed == nil {
+		s.failed = stopped(ctx)
+	}
 }
 
 func (s *sourceSink) AddBackfill(b model.Backfill) {
@@ -99,7 +154,9 @@ func (s *sourceSink) AddBackfill(b model.Backfill) {
 		b.Source.Source = s.source
 	}
 	s.mu.Lock()
-	s.backfills = append(s.backfills, b)
+	if !s.frozen {
+		s.backfills = append(s.backfills, b)
+	}
 	s.mu.Unlock()
 }
 
@@ -109,7 +166,9 @@ func (s *sourceSink) AddArtifact(a model.Artifact) {
 		a.System = s.system
 	}
 	s.mu.Lock()
-	s.artifacts = append(s.artifacts, a)
+	if !s.frozen {
+		s.artifacts = append(s.artifacts, a)
+	}
 	s.mu.Unlock()
 }
 
@@ -118,7 +177,9 @@ func (s *sourceSink) AddRecord(r model.DecisionRecord) {
 		r.Source.Source = s.source
 	}
 	s.mu.Lock()
-	s.records = append(s.records, r)
+	if !s.frozen {
+		s.records = append(s.records, r)
+	}
 	s.mu.Unlock()
 }
 
@@ -127,7 +188,9 @@ func (s *sourceSink) AddError(scope string, err error) {
 		return
 	}
 	s.mu.Lock()
-	s.errs = append(s.errs, model.ScopeError{Scope: scope, Error: err.Error()})
+	if !s.frozen {
+		s.errs = append(s.errs, model.ScopeError{Scope: scope, Error: redact.String(err.Error())})
+	}
 	s.mu.Unlock()
 }
 
@@ -154,7 +217,7 @@ func (s *sourceSink) mergeInto(est *model.Estate) {
 	switch {
 	case s.failed != nil:
 		c.Status = model.CoverageFailed
-		c.Error = s.failed.Error()
+		c.Error = redact.String(s.failed.Error())
 	case len(s.errs) > 0:
 		c.Status = model.CoverageDegraded
 	}

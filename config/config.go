@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
@@ -19,19 +20,26 @@ import (
 	"github.com/bfaudit/bfaudit/rules"
 )
 
+// DefaultDeadline is how long a whole run may take unless `deadline` or
+// --deadline says otherwise: sized for a CronJob that runs hourly or less.
+const DefaultDeadline = 30 * time.Minute
+
 // Config is bfaudit's whole configuration.
 type Config struct {
 	// File is the config file that was read ("" when none).
 	File string `mapstructure:"-"`
 
-	Correlation Correlation      `mapstructure:"correlation"`
-	Concurrency int              `mapstructure:"concurrency"`
-	Sources     []map[string]any `mapstructure:"sources"`
-	Rules       Rules            `mapstructure:"rules"`
-	Owners      model.Owners     `mapstructure:"owners"`
-	Waivers     []map[string]any `mapstructure:"waivers"`
-	Report      Report           `mapstructure:"report"`
-	Sinks       `mapstructure:",squash"`
+	Correlation Correlation `mapstructure:"correlation"`
+	Concurrency int         `mapstructure:"concurrency"`
+	// Deadline bounds the whole run: when it passes, collection stops and
+	// the reports are written from what was collected, marked incomplete.
+	Deadline time.Duration    `mapstructure:"deadline"`
+	Sources  []map[string]any `mapstructure:"sources"`
+	Rules    Rules            `mapstructure:"rules"`
+	Owners   model.Owners     `mapstructure:"owners"`
+	Waivers  []map[string]any `mapstructure:"waivers"`
+	Report   Report           `mapstructure:"report"`
+	Sinks    `mapstructure:",squash"`
 
 	// Built by Load from the sections above.
 	Instances []collectors.Instance `mapstructure:"-"`
@@ -74,6 +82,7 @@ type Report struct {
 // Defaults are set on the viper instance so env vars can override them.
 func Defaults(v *viper.Viper) {
 	v.SetDefault("concurrency", 4)
+	v.SetDefault("deadline", DefaultDeadline)
 	v.SetDefault(Key("report", "formats"), []string{"table"})
 	v.SetDefault(Key("report", "fail_on"), "high")
 	v.SetDefault(Key("correlation", "label_keys"), correlate.DefaultLabelKeys)
@@ -154,6 +163,9 @@ func (c *Config) build() error {
 	c.Selector = sel
 	if c.Concurrency < 1 {
 		return fail("concurrency", fmt.Errorf("must be 1 or more, got %d", c.Concurrency))
+	}
+	if c.Deadline <= 0 || c.Deadline > 24*time.Hour {
+		return fail("deadline", fmt.Errorf("must be a duration between 1s and 24h such as 30m, got %s", c.Deadline))
 	}
 	base := ""
 	if c.File != "" {
