@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
 // KeyLines maps, for each plan document of a file, the line every key sits
@@ -20,7 +21,7 @@ type KeyLines map[int]map[string]int
 // ReadKeyLines reads a plan file's key lines. A file that does not parse
 // gives what was read before the error.
 func ReadKeyLines(path string) (KeyLines, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
 		return nil, err
 	}

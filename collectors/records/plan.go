@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bfaudit/bfaudit/internal/safefile"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -99,17 +99,26 @@ func (e *PlanError) Unwrap() error { return e.Err }
 // ReadPlanFile parses a plan file, which may hold several YAML documents.
 // It returns the plans it could read and one error per plan it could not.
 func ReadPlanFile(path string) ([]model.Backfill, []error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
-		return nil, []error{&PlanError{Path: path, Err: err}}
+		return nil, []error{&PlanError{Path: path, Err: unitErr(path, err)}}
 	}
 	return ParsePlans(path, b)
 }
 
-// ParsePlans parses the YAML documents of one plan file.
-func ParsePlans(path string, data []byte) ([]model.Backfill, []error) {
-	var plans []model.Backfill
-	var errs []error
+// errNoPlan is a plan file that holds nothing: read as "no backfills
+// here", an emptied file would resolve every finding of its plans.
+var errNoPlan = errors.New("holds no plan (the file is empty or only comments); a plan file describes at least one backfill")
+
+// ParsePlans parses the YAML documents of one plan file. A file without
+// any plan is an error, never an empty answer.
+func ParsePlans(path string, data []byte) (plans []model.Backfill, errs []error) {
+	docs := 0
+	defer func() {
+		if docs == 0 && len(errs) == 0 {
+			errs = append(errs, &PlanError{Path: path, Err: errNoPlan})
+		}
+	}()
 	// Two decoders walk the same documents in step: one keeps the node tree
 	// (for the line of a key), the other decodes strictly, so a misspelt key
 	// (expirey:) is an error with its line rather than a missing expiry.
@@ -131,9 +140,10 @@ func ParsePlans(path string, data []byte) ([]model.Backfill, []error) {
 		}
 		var p planDoc
 		strictErr := strict.Decode(&p)
-		if len(node.Content) == 0 {
+		if len(node.Content) == 0 || isNull(node.Content[0]) {
 			continue
 		}
+		docs++
 		b, err := parsePlanNode(path, &node, &p, strictErr)
 		if err != nil {
 			errs = append(errs, err)
@@ -144,6 +154,11 @@ func ParsePlans(path string, data []byte) ([]model.Backfill, []error) {
 		plans = append(plans, b)
 	}
 	return plans, errs
+}
+
+// isNull reports an empty document ("---" with nothing under it).
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null" && (n.Value == "" || n.Value == "~" || n.Value == "null")
 }
 
 func parsePlanNode(path string, node *yaml.Node, p *planDoc, strictErr error) (model.Backfill, error) {

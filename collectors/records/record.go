@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bfaudit/bfaudit/internal/safefile"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -27,9 +28,9 @@ type recordDoc struct {
 
 // ReadRecordFile parses a decision record: Markdown with YAML front matter.
 func ReadRecordFile(path string) (model.DecisionRecord, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
-		return model.DecisionRecord{}, &PlanError{Path: path, Err: err}
+		return model.DecisionRecord{}, &PlanError{Path: path, Err: unitErr(path, err)}
 	}
 	return ParseRecord(path, b)
 }
@@ -43,7 +44,9 @@ func ParseRecord(path string, data []byte) (model.DecisionRecord, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(front))
 	dec.KnownFields(true)
 	var d recordDoc
-	if err := dec.Decode(&d); err != nil {
+	if err := dec.Decode(&d); errors.Is(err, io.EOF) {
+		return model.DecisionRecord{}, &PlanError{Path: path, Line: 1 + offset, Err: errors.New("front matter is empty; a decision record names at least backfill_id")}
+	} else if err != nil {
 		pe := &PlanError{Path: path}
 		pe.Line, pe.Err = splitLine(cleanYAMLError(err))
 		if pe.Line > 0 {

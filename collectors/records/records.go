@@ -1,5 +1,11 @@
 // Package records collects backfill plans (YAML) and decision records
 // (Markdown with YAML front matter) from directories.
+//
+// Units: every plan or record file is its own unit, its scope path being
+// the file's path as reported in Location.Path (relative to the config
+// file's directory when under it, with "/" separators). A directory that
+// cannot be listed is an error at the directory's path, which covers every
+// file below it.
 package records
 
 import (
@@ -10,10 +16,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
 //go:embed sample.yaml
@@ -22,6 +29,10 @@ var sample string
 func init() {
 	collectors.Register("records", func() collectors.Collector { return &Records{} })
 }
+
+// maxFileBytes caps one plan or record file: far above any real one, far
+// below what would hurt the YAML decoder.
+const maxFileBytes = 16 << 20
 
 // Records reads plan files (*.yaml, *.yml) and decision records (*.md)
 // below its directories. A file that cannot be read is reported against
@@ -49,101 +60,166 @@ func (r *Records) Init() error {
 	return nil
 }
 
-// Collect reads every plan and record.
+// Collect reads every plan and record. It fails the source only when no
+// configured path could be listed at all.
 func (r *Records) Collect(ctx context.Context, sink collectors.Sink) error {
-	planFiles, err := r.files(r.Plans, ".yaml", ".yml")
+	var failed []string
+	planFiles, planOK, err := r.files(sink, &failed, r.Plans, ".yaml", ".yml")
 	if err != nil {
 		return err
+	}
+	recordFiles, recordOK, err := r.files(sink, &failed, r.Records, ".md", ".markdown")
+	if err != nil {
+		return err
+	}
+	if planOK+recordOK == 0 {
+		return fmt.Errorf("records: none of the configured paths could be read: %s", strings.Join(failed, ", "))
 	}
 	for _, f := range planFiles {
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			sink.AddError(r.display(f), err)
-			continue
-		}
-		plans, errs := ParsePlans(r.display(f), b)
-		for _, p := range plans {
-			sink.AddBackfill(p)
-		}
-		for _, e := range errs {
-			sink.AddError(r.display(f), e)
-		}
-	}
-	recordFiles, err := r.files(r.Records, ".md", ".markdown")
-	if err != nil {
-		return err
+		r.readPlans(sink, f)
 	}
 	for _, f := range recordFiles {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			sink.AddError(r.display(f), err)
-			continue
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		rec, err := ParseRecord(r.display(f), b)
-		if err != nil {
-			sink.AddError(r.display(f), err)
-			continue
-		}
-		sink.AddRecord(rec)
+		r.readRecord(sink, f)
 	}
 	return nil
 }
 
-// files expands directories (recursively) into files with the extensions.
-// A configured path that does not exist fails the source: it is a config
-// mistake, not an empty estate.
-func (r *Records) files(paths []string, exts ...string) ([]string, error) {
-	var out []string
+// readPlans emits a plan file's plans; every error is at the file's unit,
+// spelt as the plans' Location.Path.
+func (r *Records) readPlans(sink collectors.Sink, f string) {
+	unit := r.display(f)
+	b, err := safefile.ReadLimit(f, maxFileBytes)
+	if err != nil {
+		sink.AddError(unit, &PlanError{Path: unit, Err: unitErr(f, err)})
+		return
+	}
+	plans, errs := ParsePlans(unit, b)
+	for _, p := range plans {
+		sink.AddBackfill(p)
+	}
+	for _, e := range errs {
+		sink.AddError(unit, e)
+	}
+}
+
+func (r *Records) readRecord(sink collectors.Sink, f string) {
+	unit := r.display(f)
+	b, err := safefile.ReadLimit(f, maxFileBytes)
+	if err != nil {
+		sink.AddError(unit, &PlanError{Path: unit, Err: unitErr(f, err)})
+		return
+	}
+	rec, err := ParseRecord(unit, b)
+	if err != nil {
+		sink.AddError(unit, err)
+		return
+	}
+	sink.AddRecord(rec)
+}
+
+// unitErr drops the absolute path safefile and os put in front of their
+// errors: the PlanError around it names the file as reported.
+func unitErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
+		return plainError(msg)
+	}
+	return err
+}
+
+// files expands the configured paths (directories recursively) into the
+// regular files with the extensions. A configured path that is missing or
+// cannot be listed, a subdirectory that cannot be listed and an entry that
+// is not a regular file (a named pipe, a device) are errors at their own
+// path; ok counts the configured paths that could be listed, and failed
+// gets the others.
+func (r *Records) files(sink collectors.Sink, failed *[]string, paths []string, exts ...string) (out []string, ok int, err error) {
 	for _, p := range paths {
-		if !filepath.IsAbs(p) && r.Base != "" {
-			p = filepath.Join(r.Base, p)
-		}
+		p = r.resolve(p)
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("records: %w", err)
+			sink.AddError(r.display(p), fmt.Errorf("records: %s: %w", r.display(p), unitErr(p, err)))
+			*failed = append(*failed, r.display(p))
+			continue
 		}
 		if !st.IsDir() {
 			out = append(out, p)
+			ok++
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		rootOK := true
+		walkErr := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				sink.AddError(r.display(path), fmt.Errorf("records: list %s: %w", r.display(path), unitErr(path, err)))
+				if path == p {
+					rootOK = false
+				}
+				if d != nil && d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
 			}
-			if !d.IsDir() && hasExt(path, exts) {
-				out = append(out, path)
+			if d.IsDir() || !hasExt(path, exts) {
+				return nil
 			}
+			if !safefile.IsRegular(path, d) {
+				sink.AddError(r.display(path), fmt.Errorf("records: %s: skipped: %w", r.display(path), notRegular(path)))
+				return nil
+			}
+			out = append(out, path)
 			return nil
 		})
-		if err != nil {
-			return nil, fmt.Errorf("records: %w", err)
+		if walkErr != nil {
+			return nil, 0, fmt.Errorf("records: %w", walkErr)
+		}
+		if rootOK {
+			ok++
+		} else {
+			*failed = append(*failed, r.display(p))
 		}
 	}
-	sort.Strings(out)
-	return out, nil
+	slices.Sort(out)
+	return slices.Compact(out), ok, nil
+}
+
+// notRegular says what an odd entry is, without its absolute path.
+func notRegular(path string) error {
+	if err := safefile.Check(path); err != nil {
+		return unitErr(path, err)
+	}
+	return safefile.ErrNotRegular
+}
+
+func (r *Records) resolve(p string) string {
+	if !filepath.IsAbs(p) && r.Base != "" {
+		p = filepath.Join(r.Base, p)
+	}
+	return filepath.Clean(p)
 }
 
 // display names a file relative to Base, so reports and saved estates read
-// the same on every machine.
+// the same on every machine. It is the file's unit: a directory's display
+// is a prefix of its files' displays.
 func (r *Records) display(path string) string {
-	if r.Base == "" {
-		return path
+	path = filepath.Clean(path)
+	if r.Base != "" {
+		if rel, err := filepath.Rel(r.Base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
 	}
-	if rel, err := filepath.Rel(r.Base, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return path
+	return filepath.ToSlash(path)
 }
 
 func hasExt(path string, exts []string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
-	for _, e := range exts {
-		if ext == e {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(exts, ext)
 }
