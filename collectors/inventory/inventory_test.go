@@ -57,9 +57,9 @@ func TestParseBadEntriesKeepsGoodOnes(t *testing.T) {
 	want := []string{
 		`inv.yaml:4: artifacts[1].kind: unknown kind "spaceship"`,
 		"inv.yaml:6: artifacts[2].uri: missing",
-		"inv.yaml:7: artifacts[3].",
-		"inv.yaml:10: artifacts[4].created_at:",
-		`inv.yaml:13: artifacts[5].state: unknown state "gone"`,
+		"inv.yaml:9: artifacts[3].colour: unknown key",
+		"inv.yaml:12: artifacts[4].created_at:",
+		`inv.yaml:15: artifacts[5].state: unknown state "gone"`,
 	}
 	if len(errs) != len(want) {
 		t.Fatalf("errors = %v", errs)
