@@ -74,7 +74,7 @@ func TestArtifactsCarryTheirFileAsScope(t *testing.T) {
 	want := map[string]string{
 		"bigquery://shop-analytics/revenue/bf_1234_refunds_tmp": "inventory/warehouse.yaml",
 		"gcpiam://shop-analytics/bindings/editor":               "inventory/warehouse.yaml",
-		"mon://1":                                               "inventory/alerts.yaml",
+		"mon://1": "inventory/alerts.yaml",
 	}
 	for uri, scope := range want {
 		if scopes[uri] != scope {
