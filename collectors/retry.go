@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -149,21 +148,6 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// StatusError is an HTTP answer that was not a success.
-type StatusError struct {
-	Method, URL string
-	Status      int
-	Body        string // first bytes of the body, for the message
-}
-
-func (e *StatusError) Error() string {
-	msg := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.URL, e.Status)
-	if e.Body != "" {
-		msg += ": " + e.Body
-	}
-	return msg
-}
-
 // DoHTTP sends the request newReq builds, retrying 429 and 5xx answers and
 // transport errors under p, honouring Retry-After. Any other non-2xx answer
 // is returned as a *StatusError at once. On success the caller closes the
@@ -189,9 +173,7 @@ func DoHTTP(ctx context.Context, c *http.Client, p RetryPolicy, newReq func() (*
 			resp = r
 			return nil
 		}
-		body, _ := io.ReadAll(io.LimitReader(r.Body, 512))
-		r.Body.Close()
-		se := &StatusError{Method: req.Method, URL: redactURL(req), Status: r.StatusCode, Body: string(body)}
+		se := NewStatusError(req, r)
 		if r.StatusCode == http.StatusTooManyRequests || r.StatusCode >= 500 {
 			return Retryable(se, RetryAfter(r.Header, time.Now()))
 		}
