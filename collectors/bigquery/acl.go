@@ -49,7 +49,7 @@ func (c *Collector) emitACL(project, dsID string, ds *bq.Dataset, dsTie tie, m i
 func (c *Collector) aclGrant(project, dataset string, e *bq.DatasetAccess, member, uri, id, how string) model.Artifact {
 	a := model.Artifact{
 		Kind:        model.KindGrant,
-		Scope:       project,
+		Scope:       datasetScope(project, dataset),
 		URI:         uri,
 		Name:        member + " " + e.Role + " on " + dataset,
 		BackfillID:  id,

@@ -48,6 +48,7 @@ func init() {
 			Concurrency:        defaultConcurrency,
 			MaxBytesBilled:     defaultMaxBytesBilled,
 			QueryTimeout:       defaultQueryTimeout,
+			Timeout:            collectors.DefaultCallTimeout,
 			OwnerLabel:         defaultOwnerLabel,
 		}
 	})
@@ -90,6 +91,9 @@ type Collector struct {
 	// BigQuery infer it from the tables.
 	Location     string        `mapstructure:"location"`
 	QueryTimeout time.Duration `mapstructure:"query_timeout"`
+	// Timeout bounds each listing call (one page, one get), reading the
+	// answer included; a call that runs out is not retried.
+	Timeout time.Duration `mapstructure:"timeout"`
 	// Endpoint overrides the REST base URL (private endpoint, proxy);
 	// https://host is completed to https://host/bigquery/v2/.
 	Endpoint string `mapstructure:"endpoint"`
@@ -99,6 +103,8 @@ type Collector struct {
 	sel    *correlate.Selector
 	retry  collectors.RetryPolicy
 	now    func() time.Time
+	// maxPages bounds one listing's pages; 0 is gcp.MaxPages (tests lower it).
+	maxPages int
 	// clientOptions are added to the options Init builds clients with.
 	clientOptions []option.ClientOption
 }
@@ -130,6 +136,9 @@ func (c *Collector) Init() error {
 	if c.MaxBytesBilled < 0 || (c.RunValidation && c.MaxBytesBilled == 0) {
 		return fmt.Errorf("max_bytes_billed: %d; expected a positive byte count (default %d) when run_validation is true", c.MaxBytesBilled, int64(defaultMaxBytesBilled))
 	}
+	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+		return err
+	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = defaultConcurrency
 	}
@@ -145,44 +154,63 @@ func (c *Collector) Init() error {
 	if c.now == nil {
 		c.now = time.Now
 	}
-	opts, err := c.options()
+	endpoint, err := c.endpointOptions()
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
 	if c.svc == nil {
-		svc, err := bq.NewService(ctx, append([]option.ClientOption{option.WithScopes(bq.CloudPlatformReadOnlyScope)}, opts...)...)
+		// The HTTP client caps answers; deadlines come with each call.
+		hc, err := c.httpClient(ctx, bq.CloudPlatformReadOnlyScope)
 		if err != nil {
 			return fmt.Errorf("bigquery: REST client (Application Default Credentials): %w", err)
+		}
+		svc, err := bq.NewService(ctx, append(endpoint, hc)...)
+		if err != nil {
+			return fmt.Errorf("bigquery: REST client: %w", err)
 		}
 		c.svc = svc
 	}
 	if c.client == nil && c.RunValidation {
-		client, err := bqclient.NewClient(ctx, c.BillingProject, opts...)
+		hc, err := c.httpClient(ctx, bqclient.Scope)
 		if err != nil {
 			return fmt.Errorf("bigquery: query client for %s (Application Default Credentials): %w", c.BillingProject, err)
+		}
+		client, err := bqclient.NewClient(ctx, c.BillingProject, append(endpoint, hc)...)
+		if err != nil {
+			return fmt.Errorf("bigquery: query client for %s: %w", c.BillingProject, err)
 		}
 		c.client = client
 	}
 	return nil
 }
 
-func (c *Collector) options() ([]option.ClientOption, error) {
-	var opts []option.ClientOption
-	if c.Endpoint != "" {
-		u, err := url.Parse(c.Endpoint)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("endpoint: %q is not a URL (expected e.g. https://bigquery.example.com)", c.Endpoint)
-		}
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/bigquery/v2/"
-		}
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-		opts = append(opts, option.WithEndpoint(u.String()))
+// endpointOptions points the clients at Endpoint when it is set.
+func (c *Collector) endpointOptions() ([]option.ClientOption, error) {
+	if c.Endpoint == "" {
+		return nil, nil
 	}
-	return append(opts, c.clientOptions...), nil
+	u, err := url.Parse(c.Endpoint)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("endpoint: %q is not a URL (expected e.g. https://bigquery.example.com)", c.Endpoint)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/bigquery/v2/"
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	return []option.ClientOption{option.WithEndpoint(u.String())}, nil
+}
+
+// httpClient authenticates for scope as clientOptions say (Application
+// Default Credentials by default) and caps every answer's size.
+func (c *Collector) httpClient(ctx context.Context, scope string) (option.ClientOption, error) {
+	hc, err := gcp.HTTPClient(ctx, append([]option.ClientOption{option.WithScopes(scope)}, c.clientOptions...)...)
+	if err != nil {
+		return nil, err
+	}
+	return option.WithHTTPClient(hc), nil
 }
 
 // Close releases the query client.
@@ -217,8 +245,9 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 }
 
 // collectProject lists the datasets, then reads them a bounded number at a
-// time. Failing to list the datasets fails the project; a dataset that
-// fails is recorded against the project and the others go on.
+// time. Failing to list the datasets fails the project (the caller records
+// it there); a dataset that fails is recorded at that dataset's unit,
+// JoinScope(project, dataset), and the others go on.
 func (c *Collector) collectProject(ctx context.Context, project string, tie iamcond.Matcher, sink collectors.Sink) error {
 	datasets, err := c.listDatasets(ctx, project)
 	if err != nil {
@@ -227,14 +256,19 @@ func (c *Collector) collectProject(ctx context.Context, project string, tie iamc
 	gets := make(chan struct{}, c.Concurrency) // tables.get in flight, shared by all datasets
 	sem := make(chan struct{}, c.Concurrency)
 	var wg sync.WaitGroup
-	for _, ds := range datasets {
+	for i, ds := range datasets {
+		if ds.DatasetReference == nil || ds.DatasetReference.DatasetId == "" {
+			// Malformed, not absent: the project did not fully answer.
+			sink.AddError(project, fmt.Errorf("bigquery: list datasets of project %s: entry %d has no datasetReference", project, i))
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if err := c.collectDataset(ctx, project, ds, tie, gets, sink); err != nil {
-				sink.AddError(project, err)
+				sink.AddError(datasetScope(project, ds.DatasetReference.DatasetId), err)
 			}
 		}()
 	}

@@ -101,6 +101,7 @@ func newCollector(t *testing.T, srvURL string, projects ...string) *Collector {
 		Principals:         []Principal{{Member: "user:alice@example.com", BackfillID: "BF-1234"}},
 		OwnerLabel:         "owner",
 		MaxBytesBilled:     oneGiB,
+		Timeout:            5 * time.Second,
 		Endpoint:           srvURL,
 		now:                func() time.Time { return now },
 		retry:              collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
@@ -147,7 +148,7 @@ func TestCollectTables(t *testing.T) {
 			if a == nil {
 				t.Fatalf("no artifact %s; have %v", tt.uri, uris(sink))
 			}
-			if a.Kind != model.KindTable || a.Scope != "p-one" || a.BackfillID != tt.id || a.Correlation != tt.how || a.Owner != tt.owner {
+			if a.Kind != model.KindTable || a.Scope != "p-one/"+a.Attr(AttrDataset) || a.BackfillID != tt.id || a.Correlation != tt.how || a.Owner != tt.owner {
 				t.Errorf("kind/scope/id/how/owner = %s/%s/%s/%s/%s", a.Kind, a.Scope, a.BackfillID, a.Correlation, a.Owner)
 			}
 			if a.State != tt.state || !a.ExpiresAt.Equal(tt.expires) || !a.ModifiedAt.Equal(tt.modified) || !a.CreatedAt.Equal(jan2) {
@@ -305,8 +306,10 @@ func TestInitErrorsNameTheKey(t *testing.T) {
 		{"no projects", Collector{}, "projects: missing"},
 		{"bad acl mode", Collector{Projects: []string{"p"}, DatasetACLs: "some"}, "dataset_acls"},
 		{"validation without a byte cap", Collector{Projects: []string{"p"}, RunValidation: true}, "max_bytes_billed"},
-		{"endpoint not a URL", Collector{Projects: []string{"p"}, Endpoint: "bigquery"}, "endpoint"},
+		{"endpoint not a URL", Collector{Projects: []string{"p"}, Endpoint: "bigquery", Timeout: time.Second}, "endpoint"},
 		{"principal without member", Collector{Projects: []string{"p"}, Principals: []Principal{{}}}, "principals[0].member"},
+		{"no timeout", Collector{Projects: []string{"p"}}, "timeout: must be a positive duration"},
+		{"negative timeout", Collector{Projects: []string{"p"}, Timeout: -time.Second}, "timeout: must be a positive duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

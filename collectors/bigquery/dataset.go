@@ -22,14 +22,21 @@ const (
 
 type tie struct{ id, how string }
 
+// datasetScope is the unit of one dataset: its tables and ACL entries
+// carry it, and a failure to read them is recorded there.
+func datasetScope(project, dataset string) string { return model.JoinScope(project, dataset) }
+
 // collectDataset emits the dataset's backfill tables and its backfill ACL
 // entries. Tables in a dataset that is itself backfill machinery belong to
-// that backfill unless they say otherwise.
+// that backfill unless they say otherwise. A failed ACL read or tables.get
+// is recorded at the dataset and the rest goes on; a failed table listing
+// is returned, for the caller to record at the dataset.
 func (c *Collector) collectDataset(ctx context.Context, project string, entry *bq.DatasetListDatasets, m iamcond.Matcher, gets chan struct{}, sink collectors.Sink) error {
 	if entry.DatasetReference == nil {
 		return nil
 	}
 	dsID := entry.DatasetReference.DatasetId
+	scope := datasetScope(project, dsID)
 	var dsTie tie
 	if id, how, ok := c.sel.Match(datasetURI(project, dsID), dsID, entry.Labels); ok {
 		dsTie = tie{id, how}
@@ -41,7 +48,7 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 			return nil // deleted since it was listed
 		case err != nil:
 			// The tables may still be readable; record and go on.
-			sink.AddError(project, fmt.Errorf("bigquery: read ACL of dataset %s.%s: %w", project, dsID, err))
+			sink.AddError(scope, fmt.Errorf("bigquery: read ACL of dataset %s.%s: %w", project, dsID, err))
 		default:
 			c.emitACL(project, dsID, ds, dsTie, m, sink)
 		}
@@ -54,8 +61,11 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 		return fmt.Errorf("bigquery: list tables of dataset %s.%s: %w", project, dsID, err)
 	}
 	var wg sync.WaitGroup
-	for _, t := range tables {
-		if t.TableReference == nil {
+	for i, t := range tables {
+		if t.TableReference == nil || t.TableReference.TableId == "" {
+			// A listing entry that names no table is a malformed answer,
+			// not an absent table.
+			sink.AddError(scope, fmt.Errorf("bigquery: list tables of dataset %s.%s: entry %d has no tableReference", project, dsID, i))
 			continue
 		}
 		tID := t.TableReference.TableId
@@ -81,7 +91,7 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 			case isNotFound(err):
 				return // dropped since it was listed
 			case err != nil:
-				sink.AddError(project, fmt.Errorf("bigquery: read table %s.%s.%s: %w", project, dsID, tID, err))
+				sink.AddError(scope, fmt.Errorf("bigquery: read table %s.%s.%s: %w", project, dsID, tID, err))
 			default:
 				c.addStats(&a, full)
 			}
@@ -98,7 +108,7 @@ func (c *Collector) tableFromList(project, dataset string, t *bq.TableListTables
 	tID := t.TableReference.TableId
 	a := model.Artifact{
 		Kind:        model.KindTable,
-		Scope:       project,
+		Scope:       datasetScope(project, dataset),
 		URI:         tableURI(project, dataset, tID),
 		Name:        dataset + "." + tID,
 		BackfillID:  tt.id,

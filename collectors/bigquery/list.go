@@ -2,34 +2,40 @@ package bigquery
 
 import (
 	"context"
-	"errors"
-	"net/http"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	bq "google.golang.org/api/bigquery/v2"
-	"google.golang.org/api/googleapi"
 )
 
 // listPageSize is asked of datasets.list and tables.list; the service
 // answers with fewer when it likes and a nextPageToken.
 const listPageSize = 1000
 
+// listDatasets reads every page of datasets.list. A listing that fails on
+// any page, or that never stops paging, is an error: the caller records
+// it at the project, the listing's unit.
 func (c *Collector) listDatasets(ctx context.Context, project string) ([]*bq.DatasetListDatasets, error) {
 	var all []*bq.DatasetListDatasets
+	pages := gcp.Pages{Max: c.maxPages}
 	token := ""
 	for {
-		var page *bq.DatasetList
-		err := collectors.Retry(ctx, c.retry, func() error {
+		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.DatasetList, error) {
 			call := c.svc.Datasets.List(project).MaxResults(listPageSize).PageToken(token).Context(ctx)
 			if c.DatasetFilter != "" {
 				call = call.Filter(c.DatasetFilter)
 			}
-			var err error
-			page, err = call.Do()
-			return retryable(err)
+			return call.Do()
 		})
 		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, 0, len(page.Datasets))
+		for _, d := range page.Datasets {
+			if d.DatasetReference != nil {
+				ids = append(ids, d.DatasetReference.DatasetId)
+			}
+		}
+		if err := pages.Next(page.NextPageToken, ids...); err != nil {
 			return nil, err
 		}
 		all = append(all, page.Datasets...)
@@ -40,17 +46,27 @@ func (c *Collector) listDatasets(ctx context.Context, project string) ([]*bq.Dat
 	}
 }
 
+// listTables reads every page of tables.list, bounded like listDatasets
+// and by the totalItems the service announces.
 func (c *Collector) listTables(ctx context.Context, project, dataset string) ([]*bq.TableListTables, error) {
 	var all []*bq.TableListTables
+	pages := gcp.Pages{Max: c.maxPages}
 	token := ""
 	for {
-		var page *bq.TableList
-		err := collectors.Retry(ctx, c.retry, func() error {
-			var err error
-			page, err = c.svc.Tables.List(project, dataset).MaxResults(listPageSize).PageToken(token).Context(ctx).Do()
-			return retryable(err)
+		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.TableList, error) {
+			return c.svc.Tables.List(project, dataset).MaxResults(listPageSize).PageToken(token).Context(ctx).Do()
 		})
 		if err != nil {
+			return nil, err
+		}
+		pages.Announced = page.TotalItems
+		ids := make([]string, 0, len(page.Tables))
+		for _, t := range page.Tables {
+			if t.TableReference != nil {
+				ids = append(ids, t.TableReference.TableId)
+			}
+		}
+		if err := pages.Next(page.NextPageToken, ids...); err != nil {
 			return nil, err
 		}
 		all = append(all, page.Tables...)
@@ -64,30 +80,19 @@ func (c *Collector) listTables(ctx context.Context, project, dataset string) ([]
 // getDataset reads a dataset with its ACL; access policy version 3 is the
 // one that returns conditional entries with their conditions.
 func (c *Collector) getDataset(ctx context.Context, project, dataset string) (*bq.Dataset, error) {
-	var ds *bq.Dataset
-	err := collectors.Retry(ctx, c.retry, func() error {
-		var err error
-		ds, err = c.svc.Datasets.Get(project, dataset).AccessPolicyVersion(3).Context(ctx).Do()
-		return retryable(err)
+	return gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.Dataset, error) {
+		return c.svc.Datasets.Get(project, dataset).AccessPolicyVersion(3).Context(ctx).Do()
 	})
-	return ds, err
 }
 
 // getTable reads the storage statistics tables.list does not carry.
 func (c *Collector) getTable(ctx context.Context, project, dataset, table string) (*bq.Table, error) {
-	var t *bq.Table
-	err := collectors.Retry(ctx, c.retry, func() error {
-		var err error
-		t, err = c.svc.Tables.Get(project, dataset, table).View("STORAGE_STATS").Context(ctx).Do()
-		return retryable(err)
+	return gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.Table, error) {
+		return c.svc.Tables.Get(project, dataset, table).View("STORAGE_STATS").Context(ctx).Do()
 	})
-	return t, err
 }
 
 // retryable marks errors worth another try (429, 5xx, network).
 func retryable(err error) error { return gcp.Retryable(err) }
 
-func isNotFound(err error) bool {
-	var ge *googleapi.Error
-	return errors.As(err, &ge) && ge.Code == http.StatusNotFound
-}
+func isNotFound(err error) bool { return gcp.IsNotFound(err) }

@@ -8,8 +8,8 @@ import (
 
 	bqclient "cloud.google.com/go/bigquery"
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/model"
-	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 )
 
@@ -38,10 +38,10 @@ func (c *Collector) Verify(ctx context.Context, b model.Backfill) (*model.Valida
 	estimate, err := c.dryRun(ctx, b.ValidationQuery)
 	if err != nil {
 		if queryFault(err) {
-			v.Error = "dry run: " + err.Error()
+			v.Error = "dry run: " + gcp.Summarize(err).Error()
 			return v, nil
 		}
-		return nil, fmt.Errorf("bigquery: dry run of %s's validation query: %w", b.ID, err)
+		return nil, fmt.Errorf("bigquery: dry run of %s's validation query: %w", b.ID, gcp.Summarize(err))
 	}
 	v.BytesProcessed = estimate
 	if estimate > c.MaxBytesBilled {
@@ -56,10 +56,10 @@ func (c *Collector) Verify(ctx context.Context, b model.Backfill) (*model.Valida
 	it, err := q.Read(ctx)
 	if err != nil {
 		if queryFault(err) {
-			v.Error = err.Error()
+			v.Error = gcp.Summarize(err).Error()
 			return v, nil
 		}
-		return nil, fmt.Errorf("bigquery: run %s's validation query: %w", b.ID, err)
+		return nil, fmt.Errorf("bigquery: run %s's validation query: %w", b.ID, gcp.Summarize(err))
 	}
 	var rows [][]bqclient.Value
 	for {
@@ -70,10 +70,10 @@ func (c *Collector) Verify(ctx context.Context, b model.Backfill) (*model.Valida
 		}
 		if err != nil {
 			if queryFault(err) {
-				v.Error = err.Error()
+				v.Error = gcp.Summarize(err).Error()
 				return v, nil
 			}
-			return nil, fmt.Errorf("bigquery: read %s's validation result: %w", b.ID, err)
+			return nil, fmt.Errorf("bigquery: read %s's validation result: %w", b.ID, gcp.Summarize(err))
 		}
 		rows = append(rows, row)
 	}
@@ -116,9 +116,8 @@ func (c *Collector) dryRun(ctx context.Context, sql string) (int64, error) {
 // missing table, bytes billed over the cap): evidence about the plan, not
 // a failure to reach BigQuery.
 func queryFault(err error) bool {
-	var ge *googleapi.Error
-	if errors.As(err, &ge) {
-		return ge.Code == http.StatusBadRequest || ge.Code == http.StatusNotFound
+	if code := gcp.Code(err); code != 0 {
+		return code == http.StatusBadRequest || code == http.StatusNotFound
 	}
 	var be *bqclient.Error
 	return errors.As(err, &be)
