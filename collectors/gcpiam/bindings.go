@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	crm "google.golang.org/api/cloudresourcemanager/v3"
@@ -30,16 +31,18 @@ const policyVersion = 3
 // collectBindings reads one project's IAM policy and emits a grant for
 // each backfill member of each binding.
 func (c *Collector) collectBindings(ctx context.Context, project string, tie iamcond.Matcher, sink collectors.Sink, accounts *accountSet) error {
-	var pol *crm.Policy
-	err := collectors.Retry(ctx, c.retry, func() error {
-		var err error
-		pol, err = c.crm.Projects.GetIamPolicy("projects/"+project, &crm.GetIamPolicyRequest{
+	pol, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*crm.Policy, error) {
+		return c.crm.Projects.GetIamPolicy("projects/"+project, &crm.GetIamPolicyRequest{
 			Options: &crm.GetPolicyOptions{RequestedPolicyVersion: policyVersion},
 		}).Context(ctx).Do()
-		return retryable(err)
 	})
 	if err != nil {
 		return fmt.Errorf("gcpiam: get IAM policy of project %s: %w", project, err)
+	}
+	if pol.Etag == "" {
+		// Every policy has an etag, even one with no bindings; an answer
+		// without one is not a policy, and must not read as "no grants".
+		return fmt.Errorf("gcpiam: get IAM policy of project %s: the answer is not a policy (no etag)", project)
 	}
 	for _, b := range pol.Bindings {
 		var expr, title, desc string
@@ -66,7 +69,7 @@ func (c *Collector) collectBindings(ctx context.Context, project string, tie iam
 				// Only a principal that is itself backfill machinery has
 				// its keys read: a production account named in a
 				// backfill's conditional binding keeps its own keys.
-				accounts.add(account{email: email, backfillID: id, how: how})
+				accounts.add(account{email: email, backfillID: id, how: how, route: routeBinding, via: project})
 			}
 			sink.AddArtifact(c.grant(project, b.Role, m, expr, title, uri, id, how))
 		}

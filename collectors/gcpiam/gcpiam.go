@@ -27,7 +27,7 @@ var sampleConfig string
 
 func init() {
 	collectors.Register("gcpiam", func() collectors.Collector {
-		return &Collector{ListServiceAccounts: true, Concurrency: 8}
+		return &Collector{ListServiceAccounts: true, Concurrency: 8, Timeout: collectors.DefaultCallTimeout}
 	})
 }
 
@@ -45,6 +45,9 @@ type Collector struct {
 	ListServiceAccounts bool `mapstructure:"list_service_accounts"`
 	// Concurrency bounds the calls in flight (projects, key listings).
 	Concurrency int `mapstructure:"concurrency"`
+	// Timeout bounds each call (one policy, one page, one key listing),
+	// reading the answer included; a call that runs out is not retried.
+	Timeout time.Duration `mapstructure:"timeout"`
 	// Endpoint overrides both APIs' base URL (a private endpoint, a
 	// proxy, a test server); ResourceManagerEndpoint and IAMEndpoint
 	// override one each.
@@ -57,6 +60,8 @@ type Collector struct {
 	sel   *correlate.Selector
 	retry collectors.RetryPolicy
 	now   func() time.Time
+	// maxPages bounds one listing's pages; 0 is gcp.MaxPages (tests lower it).
+	maxPages int
 	// clientOptions are added to the options Init builds clients with;
 	// tests hand in an HTTP client pointed at their fake.
 	clientOptions []option.ClientOption
@@ -84,6 +89,9 @@ func (c *Collector) Init() error {
 			return fmt.Errorf("principals[%d].member: missing; expected e.g. serviceAccount:bf-1234@my-project.iam.gserviceaccount.com", i)
 		}
 	}
+	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+		return err
+	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = 8
 	}
@@ -94,25 +102,40 @@ func (c *Collector) Init() error {
 		c.now = time.Now
 	}
 	ctx := context.Background()
-	if c.crm == nil {
-		svc, err := crm.NewService(ctx, c.options(c.ResourceManagerEndpoint)...)
+	var hc option.ClientOption
+	if c.crm == nil || c.iam == nil {
+		// One HTTP client for both APIs: it caps answers; deadlines come
+		// with each call.
+		client, err := gcp.HTTPClient(ctx, append([]option.ClientOption{option.WithScopes(cloudPlatformScope)}, c.clientOptions...)...)
 		if err != nil {
-			return fmt.Errorf("gcpiam: resource manager client (Application Default Credentials): %w", err)
+			return fmt.Errorf("gcpiam: HTTP client (Application Default Credentials): %w", err)
+		}
+		hc = option.WithHTTPClient(client)
+	}
+	if c.crm == nil {
+		svc, err := crm.NewService(ctx, c.endpoint(c.ResourceManagerEndpoint, hc)...)
+		if err != nil {
+			return fmt.Errorf("gcpiam: resource manager client: %w", err)
 		}
 		c.crm = svc
 	}
 	if c.iam == nil {
-		svc, err := iam.NewService(ctx, c.options(c.IAMEndpoint)...)
+		svc, err := iam.NewService(ctx, c.endpoint(c.IAMEndpoint, hc)...)
 		if err != nil {
-			return fmt.Errorf("gcpiam: IAM client (Application Default Credentials): %w", err)
+			return fmt.Errorf("gcpiam: IAM client: %w", err)
 		}
 		c.iam = svc
 	}
 	return nil
 }
 
-func (c *Collector) options(specific string) []option.ClientOption {
-	var opts []option.ClientOption
+// cloudPlatformScope is what both APIs ask for by default; listing keys
+// has no narrower one.
+const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
+// endpoint adds the base URL override for one API to its client option.
+func (c *Collector) endpoint(specific string, hc option.ClientOption) []option.ClientOption {
+	opts := []option.ClientOption{hc}
 	endpoint := specific
 	if endpoint == "" {
 		endpoint = c.Endpoint
@@ -123,12 +146,16 @@ func (c *Collector) options(specific string) []option.ClientOption {
 		}
 		opts = append(opts, option.WithEndpoint(endpoint))
 	}
-	return append(opts, c.clientOptions...)
+	return opts
 }
 
-// Collect reads every project concurrently. A project that refuses (no
-// permission, not found) is recorded against that project and the others
-// go on; only when nothing at all answered does Collect fail.
+// Collect reads every project concurrently. Units: a project's IAM
+// policy is the project ("p"); its service-account listing is
+// JoinScope(p, "serviceAccounts"); one account's keys are
+// JoinScope(p, "serviceAccounts", email), p being the project the account
+// was found through (see account.unit). A unit that refuses (no
+// permission, not found, no answer in time) is recorded there and the
+// others go on; only when nothing at all answered does Collect fail.
 func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	tie := iamcond.NewMatcher(c.sel, c.Principals)
 	var (
@@ -161,9 +188,9 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 			}
 			record(err)
 			if c.ListServiceAccounts {
-				err := c.collectAccounts(ctx, p, tie, keyOwners)
+				err := c.collectAccounts(ctx, p, tie, keyOwners, sink)
 				if err != nil {
-					sink.AddError(p, err)
+					sink.AddError(accountsScope(p), err)
 				}
 				record(err)
 			}
@@ -173,7 +200,7 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	for _, p := range c.Principals {
 		if email, ok := iamcond.ServiceAccountEmail(p.Member); ok {
 			id, how := tie.Member(p.Member)
-			keyOwners.add(account{email: email, backfillID: id, how: how})
+			keyOwners.add(account{email: email, backfillID: id, how: how, route: routeDeclared})
 		}
 	}
 	// Plans' own elevated-access service accounts too: once the binding
@@ -182,7 +209,7 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	// are what lingers.
 	for member, id := range c.sel.Principals {
 		if email, ok := iamcond.ServiceAccountEmail(member); ok {
-			keyOwners.add(account{email: email, backfillID: id, how: "declared"})
+			keyOwners.add(account{email: email, backfillID: id, how: "declared", route: routeDeclared})
 		}
 	}
 	c.collectKeys(ctx, keyOwners.list(), sink, record)

@@ -83,6 +83,7 @@ func newCollector(t *testing.T, srvURL string, projects ...string) *Collector {
 	c := &Collector{
 		Projects:            projects,
 		ListServiceAccounts: true,
+		Timeout:             5 * time.Second,
 		Endpoint:            srvURL,
 		Principals: []Principal{
 			{Member: "user:alice@example.com", BackfillID: "BF-1234"},
@@ -240,10 +241,15 @@ func TestPermissionDeniedDegradesOneProject(t *testing.T) {
 	if len(sink.Errors) != 2 {
 		t.Fatalf("want the policy and the account listing of p-two recorded, got %+v", sink.Errors)
 	}
+	scopes := map[string]bool{}
 	for _, e := range sink.Errors {
-		if e.Scope != "p-two" || !strings.Contains(e.Error, "403") {
-			t.Errorf("error %+v: want scope p-two and the 403", e)
+		scopes[e.Scope] = true
+		if !strings.Contains(e.Error, "403") {
+			t.Errorf("error %+v: want the 403", e)
 		}
+	}
+	if !scopes["p-two"] || !scopes["p-two/serviceAccounts"] {
+		t.Errorf("error scopes %v; want the policy at p-two and the listing at p-two/serviceAccounts", scopes)
 	}
 	if sink.Artifact("gcpiam://p-one/bindings/roles/bigquery.dataEditor/serviceAccount:bf-1234-runner@p-one.iam.gserviceaccount.com") == nil {
 		t.Errorf("p-one was not collected: %v", uris(sink))
@@ -295,6 +301,8 @@ func TestInitErrorsNameTheKey(t *testing.T) {
 		{"no projects", Collector{}, "projects: missing"},
 		{"resource name instead of id", Collector{Projects: []string{"projects/p"}}, "projects[0]"},
 		{"principal without member", Collector{Projects: []string{"p"}, Principals: []Principal{{BackfillID: "BF-1"}}}, "principals[0].member"},
+		{"no timeout", Collector{Projects: []string{"p"}}, "timeout: must be a positive duration"},
+		{"negative timeout", Collector{Projects: []string{"p"}, Timeout: -1}, "timeout: must be a positive duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

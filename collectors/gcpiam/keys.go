@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	iam "google.golang.org/api/iam/v1"
@@ -28,21 +29,33 @@ var noExpiry = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // collectAccounts lists a project's service accounts and keeps those made
 // for a backfill: a backfill id in the e-mail, display name or description,
-// a declared principal, or a declared asset.
-func (c *Collector) collectAccounts(ctx context.Context, project string, tie iamcond.Matcher, accounts *accountSet) error {
+// a declared principal, or a declared asset. An error (any page, or a
+// listing that never stops paging) is the caller's to record at
+// accountsScope(project).
+func (c *Collector) collectAccounts(ctx context.Context, project string, tie iamcond.Matcher, accounts *accountSet, sink collectors.Sink) error {
+	pages := gcp.Pages{Max: c.maxPages}
 	token := ""
 	for {
-		var page *iam.ListServiceAccountsResponse
-		err := collectors.Retry(ctx, c.retry, func() error {
-			var err error
-			page, err = c.iam.Projects.ServiceAccounts.List("projects/" + project).
+		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*iam.ListServiceAccountsResponse, error) {
+			return c.iam.Projects.ServiceAccounts.List("projects/" + project).
 				PageSize(accountsPageSize).PageToken(token).Context(ctx).Do()
-			return retryable(err)
 		})
 		if err != nil {
 			return fmt.Errorf("gcpiam: list service accounts of project %s: %w", project, err)
 		}
+		ids := make([]string, 0, len(page.Accounts))
 		for _, sa := range page.Accounts {
+			ids = append(ids, sa.Email)
+		}
+		if err := pages.Next(page.NextPageToken, ids...); err != nil {
+			return fmt.Errorf("gcpiam: list service accounts of project %s: %w", project, err)
+		}
+		for i, sa := range page.Accounts {
+			if sa.Email == "" {
+				// Malformed, not absent: the listing did not fully answer.
+				sink.AddError(accountsScope(project), fmt.Errorf("gcpiam: list service accounts of project %s: entry %d of a page has no email", project, i))
+				continue
+			}
 			email := strings.ToLower(sa.Email)
 			id, how := tie.Member("serviceAccount:" + email)
 			if how == "" {
@@ -58,7 +71,7 @@ func (c *Collector) collectAccounts(ctx context.Context, project string, tie iam
 			if how == "" {
 				continue
 			}
-			accounts.add(account{email: email, project: project, backfillID: id, how: how, disabled: sa.Disabled})
+			accounts.add(account{email: email, project: project, backfillID: id, how: how, disabled: sa.Disabled, route: routeListed})
 		}
 		if page.NextPageToken == "" {
 			return nil
@@ -68,7 +81,8 @@ func (c *Collector) collectAccounts(ctx context.Context, project string, tie iam
 }
 
 // collectKeys reads the user-managed keys of each account, a bounded
-// number at a time: keys.list answers for one account only.
+// number at a time: keys.list answers for one account only. One account's
+// failure is recorded at its unit (account.unit) and taints nothing else.
 func (c *Collector) collectKeys(ctx context.Context, accounts []account, sink collectors.Sink, record func(error)) {
 	sem := make(chan struct{}, c.Concurrency)
 	var wg sync.WaitGroup
@@ -80,7 +94,7 @@ func (c *Collector) collectKeys(ctx context.Context, accounts []account, sink co
 			defer func() { <-sem }()
 			err := c.accountKeys(ctx, a, sink)
 			if err != nil {
-				sink.AddError(scopeOf(a), err)
+				sink.AddError(a.unit(), err)
 			}
 			record(err)
 		}()
@@ -96,16 +110,17 @@ func (c *Collector) accountKeys(ctx context.Context, a account, sink collectors.
 		project = "-"
 	}
 	name := "projects/" + project + "/serviceAccounts/" + a.email
-	var resp *iam.ListServiceAccountKeysResponse
-	err := collectors.Retry(ctx, c.retry, func() error {
-		var err error
-		resp, err = c.iam.Projects.ServiceAccounts.Keys.List(name).KeyTypes("USER_MANAGED").Context(ctx).Do()
-		return retryable(err)
+	resp, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*iam.ListServiceAccountKeysResponse, error) {
+		return c.iam.Projects.ServiceAccounts.Keys.List(name).KeyTypes("USER_MANAGED").Context(ctx).Do()
 	})
 	if err != nil {
 		return fmt.Errorf("gcpiam: list keys of service account %s: %w", a.email, err)
 	}
-	for _, k := range resp.Keys {
+	for i, k := range resp.Keys {
+		if lastSegment(k.Name) == "" {
+			sink.AddError(a.unit(), fmt.Errorf("gcpiam: list keys of service account %s: key %d has no name", a.email, i))
+			continue
+		}
 		sink.AddArtifact(c.key(a, k))
 	}
 	return nil
@@ -114,11 +129,17 @@ func (c *Collector) accountKeys(ctx context.Context, a account, sink collectors.
 func (c *Collector) key(a account, k *iam.ServiceAccountKey) model.Artifact {
 	project, keyID := keyProject(k.Name), lastSegment(k.Name)
 	if project == "" {
-		project = scopeOf(a)
+		project = a.project
+	}
+	if project == "" {
+		project = emailProject(a.email)
+	}
+	if project == "" {
+		project = "-"
 	}
 	art := model.Artifact{
 		Kind:        model.KindCredential,
-		Scope:       project,
+		Scope:       a.unit(),
 		URI:         fmt.Sprintf("gcpiam://%s/serviceAccounts/%s/keys/%s", project, a.email, keyID),
 		Name:        a.email + " key " + keyID,
 		BackfillID:  a.backfillID,
@@ -157,20 +178,6 @@ func (c *Collector) key(a account, k *iam.ServiceAccountKey) model.Artifact {
 
 func accountURI(project, email string) string {
 	return fmt.Sprintf("gcpiam://%s/serviceAccounts/%s", project, email)
-}
-
-// scopeOf is the project an account's failures are limited to: its listed
-// project, else the one in a user-managed account's e-mail domain.
-func scopeOf(a account) string {
-	if a.project != "" {
-		return a.project
-	}
-	if _, domain, ok := strings.Cut(a.email, "@"); ok {
-		if p, ok := strings.CutSuffix(domain, ".iam.gserviceaccount.com"); ok {
-			return p
-		}
-	}
-	return a.email
 }
 
 // keyProject reads the project out of projects/P/serviceAccounts/E/keys/K.

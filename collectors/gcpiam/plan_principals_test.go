@@ -26,6 +26,7 @@ func TestPlanPrincipalsKeysRead(t *testing.T) {
 	}}})
 	c := &Collector{
 		Projects:      []string{"p-two"},
+		Timeout:       5 * time.Second,
 		Endpoint:      srv.URL,
 		now:           func() time.Time { return now },
 		retry:         collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},

@@ -2,9 +2,11 @@ package gcpiam
 
 import (
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/model"
 )
 
 // Principal is an elevated-access principal of a backfill plan (member in
@@ -16,6 +18,61 @@ type account struct {
 	email, project  string // project may be empty: then "-" is asked
 	backfillID, how string
 	disabled        bool
+	// route is how the account was found, and via the project it was
+	// found in: its keys' unit lies under the unit that found it, so when
+	// that unit fails next time (and the account is not found, its keys
+	// not read) the keys are "not answered" rather than gone.
+	route route
+	via   string
+}
+
+// route orders the ways an account is found, the most dependable last:
+// a binding in some project's policy, a declared principal (config or
+// plan: needs no listing), the account listing of its own project.
+type route int
+
+const (
+	routeBinding route = iota + 1
+	routeDeclared
+	routeListed
+)
+
+// unit is the scope path of the account's keys:
+// JoinScope(project, "serviceAccounts", email), the project being the one
+// the account was listed in, the one its e-mail names (declared), or the
+// one whose policy bound it.
+func (a account) unit() string {
+	p := a.via
+	switch a.route {
+	case routeListed:
+		p = a.project
+	case routeDeclared:
+		p = emailProject(a.email)
+	}
+	if p == "" {
+		p = "-"
+	}
+	return model.JoinScope(p, "serviceAccounts", a.email)
+}
+
+// accountsScope is the unit of one project's service-account listing.
+func accountsScope(project string) string { return model.JoinScope(project, "serviceAccounts") }
+
+// emailProject reads the project out of a user-managed account's e-mail
+// (name@PROJECT.iam.gserviceaccount.com) or an App Engine default
+// account's (PROJECT@appspot.gserviceaccount.com); "" otherwise.
+func emailProject(email string) string {
+	local, domain, ok := strings.Cut(strings.ToLower(email), "@")
+	if !ok {
+		return ""
+	}
+	if p, ok := strings.CutSuffix(domain, ".iam.gserviceaccount.com"); ok {
+		return p
+	}
+	if domain == "appspot.gserviceaccount.com" {
+		return local
+	}
+	return ""
 }
 
 // accountSet gathers the service accounts to read keys of, from bindings,
@@ -42,6 +99,11 @@ func (s *accountSet) add(a account) {
 	}
 	if old.backfillID == "" && a.backfillID != "" {
 		old.backfillID, old.how = a.backfillID, a.how
+	}
+	// The unit follows the most dependable route; between two bindings,
+	// the first project in name order, so runs agree.
+	if a.route > old.route || (a.route == old.route && a.route == routeBinding && a.via < old.via) {
+		old.route, old.via = a.route, a.via
 	}
 	s.m[a.email] = old
 }

@@ -1,0 +1,112 @@
+package gcpiam
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Every artifact carries the unit that reported it, and every error names
+// the unit that failed, with the same spelling: the policy is the project,
+// the account listing p/serviceAccounts, one account's keys
+// p/serviceAccounts/<email>.
+func TestUnits(t *testing.T) {
+	f := estate(t)
+	delete(f.keys, "replay@p-one.iam.gserviceaccount.com") // its keys.list answers 403
+	srv := f.start()
+	c := newCollector(t, srv.URL, "p-one")
+	sink := collectors.NewTestSink()
+	if err := c.Collect(context.Background(), sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	const broken = "p-one/serviceAccounts/replay@p-one.iam.gserviceaccount.com"
+	if len(sink.Errors) != 1 || sink.Errors[0].Scope != broken {
+		t.Fatalf("errors %+v; want one at %s", sink.Errors, broken)
+	}
+	cov := model.Coverage{Status: model.CoverageDegraded, Errors: sink.Errors}
+	for _, a := range sink.Artifacts {
+		want := "p-one"
+		if a.Kind == model.KindCredential {
+			email := strings.TrimPrefix(a.Attr(model.AttrPrincipal), "serviceAccount:")
+			want = model.JoinScope(emailProject(email), "serviceAccounts", email)
+		}
+		if a.Scope != want {
+			t.Errorf("%s: scope %q; want %q", a.URI, a.Scope, want)
+		}
+		if !cov.Answered(a.Scope) {
+			t.Errorf("%s (%s) tainted by one account's failed keys", a.URI, a.Scope)
+		}
+	}
+	if cov.Answered(broken) {
+		t.Error("the failed account's keys count as answered")
+	}
+}
+
+// An account found only through a binding in another project's policy has
+// its keys under that project: when that policy fails next time, the
+// account is not found, and its keys must read as not answered, not gone.
+func TestKeysUnitFollowsDiscovery(t *testing.T) {
+	f := estate(t)
+	f.keys["bf-9009-x@p-far.iam.gserviceaccount.com"] = []string{
+		keyJSON("p-far", "bf-9009-x@p-far.iam.gserviceaccount.com", "k1", "2026-01-02T10:00:00Z", "9999-12-31T23:59:59Z", false),
+	}
+	f.policies["p-two"] = `{"version":1,"etag":"ACAB","bindings":[{"role":"roles/editor","members":["serviceAccount:bf-9009-x@p-far.iam.gserviceaccount.com"]}]}`
+	srv := f.start()
+	c := newCollector(t, srv.URL, "p-two")
+	c.Principals = nil
+	sink := collectors.NewTestSink()
+	if err := c.Collect(context.Background(), sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	a := sink.Artifact("gcpiam://p-far/serviceAccounts/bf-9009-x@p-far.iam.gserviceaccount.com/keys/k1")
+	if a == nil {
+		t.Fatalf("key missing: %v", uris(sink))
+	}
+	if !model.ScopeWithin(a.Scope, "p-two") {
+		t.Errorf("scope %q is not under p-two, the policy that found the account", a.Scope)
+	}
+
+	f.denied["p-two"] = true
+	sink = collectors.NewTestSink()
+	c.Collect(context.Background(), sink)
+	cov := model.Coverage{Status: model.CoverageDegraded, Errors: sink.Errors}
+	if cov.Answered(a.Scope) {
+		t.Errorf("with p-two's policy refused, the key's unit %q still counts as answered: %+v", a.Scope, sink.Errors)
+	}
+}
+
+func TestMalformedAnswersAreErrors(t *testing.T) {
+	f := estate(t)
+	f.policies["p-one"] = `{"bindings":[]}` // no etag: not a policy
+	f.accounts["p-one"] = append(f.accounts["p-one"], `{"displayName":"bf-1 no email"}`)
+	srv := f.start()
+	c := newCollector(t, srv.URL, "p-one")
+	sink := collectors.NewTestSink()
+	c.Collect(context.Background(), sink)
+	got := map[string]string{}
+	for _, e := range sink.Errors {
+		got[e.Scope] = e.Error
+	}
+	if !strings.Contains(got["p-one"], "not a policy") {
+		t.Errorf("policy without etag: %+v", sink.Errors)
+	}
+	if !strings.Contains(got["p-one/serviceAccounts"], "no email") {
+		t.Errorf("account without e-mail: %+v", sink.Errors)
+	}
+}
+
+func TestEmailProject(t *testing.T) {
+	for email, want := range map[string]string{
+		"a@p-one.iam.gserviceaccount.com":           "p-one",
+		"P-Two@appspot.gserviceaccount.com":         "p-two",
+		"123-compute@developer.gserviceaccount.com": "",
+		"not-an-email": "",
+	} {
+		if got := emailProject(email); got != want {
+			t.Errorf("emailProject(%q) = %q; want %q", email, got, want)
+		}
+	}
+}
