@@ -111,6 +111,9 @@ func Summarize(r *model.Report, ix *correlate.Index) {
 			s.Complete = false
 		}
 	}
+	if len(r.Problems) > 0 {
+		s.Complete = false
+	}
 	r.Summary = s
 }
 

@@ -18,6 +18,10 @@ type Report struct {
 	Coverage  []Coverage       `json:"coverage"`
 	// History is filled when a history store is configured.
 	History *History `json:"history,omitempty"`
+	// Problems are what kept the run from finishing its work, besides the
+	// sources in Coverage: a sink that failed, the deadline, a signal.
+	// Any problem makes the report incomplete.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Summary counts the report's findings.
@@ -29,7 +33,7 @@ type Summary struct {
 	Waived     int            `json:"waived"`
 	BySeverity map[string]int `json:"by_severity"` // not waived
 	ByOwner    map[string]int `json:"by_owner"`    // not waived
-	Complete   bool           `json:"complete"`    // every source answered
+	Complete   bool           `json:"complete"`    // every source answered, every sink delivered, the run finished
 }
 
 // BackfillReport is one backfill as the reports show it.

@@ -41,7 +41,10 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	if len(sev) > 0 {
 		p.f("by severity: %s\n", strings.Join(sev, ", "))
 	}
-	if !s.Complete {
+	for _, pr := range r.Problems {
+		p.f("\nINCOMPLETE RUN: %s\n", oneLine(pr))
+	}
+	if !s.Complete && !model.AnswersOf(r.Coverage).All() {
 		p.f("\nINCOMPLETE: some sources did not answer; nothing is concluded gone from them.\n")
 		for _, c := range r.Coverage {
 			if c.Status == model.CoverageOK {
@@ -53,7 +56,11 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 			}
 			p.f("\n")
 			for _, e := range c.Errors {
-				p.f("    - %s\n", oneLine(e.Error))
+				if e.Scope != "" {
+					p.f("    - %s: %s\n", e.Scope, oneLine(e.Error))
+				} else {
+					p.f("    - %s\n", oneLine(e.Error))
+				}
 			}
 		}
 	}

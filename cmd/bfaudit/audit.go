@@ -1,22 +1,27 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/history"
 )
 
 type auditFlags struct {
-	from    string
-	formats []string
-	outputs []string
-	failOn  string
-	dryRun  bool
-	force   bool
+	from     string
+	formats  []string
+	outputs  []string
+	failOn   string
+	dryRun   bool
+	force    bool
+	deadline time.Duration
 }
 
 func newAuditCmd(g *globals) *cobra.Command {
@@ -25,9 +30,16 @@ func newAuditCmd(g *globals) *cobra.Command {
 		Use:   "audit",
 		Short: "Collect, correlate, evaluate and report",
 		Long: `Collect from every configured source (or read a saved estate with --from),
-tie artifacts to backfills, run the rules and write the reports.`,
+tie artifacts to backfills, run the rules and write the reports.
+
+The run has a deadline (--deadline, or deadline: in the config; default 30m).
+When it passes, or on SIGINT or SIGTERM, collection stops, the reports are
+written from what was collected (sources that had not finished count as not
+answered, so nothing of theirs is ticked, closed or resolved), the reports
+say the run is incomplete, and the exit code is 3.`,
 		Example: `  bfaudit audit --config bfaudit.yaml
   bfaudit audit --config bfaudit.yaml --format table,json --output json=report.json --fail-on medium
+  bfaudit audit --config bfaudit.yaml --deadline 10m
   bfaudit audit --from estate.json --now 2026-11-30`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd, g, f) },
@@ -39,8 +51,13 @@ tie artifacts to backfills, run the rules and write the reports.`,
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this severity (critical, high, medium, low, info)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "show what sinks (GitHub, Slack) would do without doing it; the run is not recorded in history")
 	fl.BoolVar(&f.force, "force", false, "post the Slack digest even if this period's was already posted")
+	fl.DurationVar(&f.deadline, "deadline", 0, "stop the whole run after this long and report what was collected, marked incomplete (default: deadline in the config, 30m)")
 	return cmd
 }
+
+// finishBudget is how long the history store, the sinks' last words and the
+// report files get once the run's deadline or a signal has ended it.
+const finishBudget = 30 * time.Second
 
 func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	now, err := g.clock()
@@ -57,39 +74,116 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 			return usageError(fmt.Errorf("--fail-on: %w", err))
 		}
 	}
+	deadline := cfg.Deadline
+	if cmd.Flags().Changed("deadline") {
+		if f.deadline <= 0 {
+			return usageError(fmt.Errorf("--deadline: must be positive, got %s", f.deadline))
+		}
+		deadline = f.deadline
+	}
 	plan, err := planOutputs(cfg, f.formats, f.outputs)
 	if err != nil {
 		return usageError(err)
 	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), deadline)
+	defer cancel()
+	// What must still happen after the run was stopped (record, write)
+	// gets a short budget of its own.
+	finish, cancelFinish := context.WithTimeout(context.WithoutCancel(cmd.Context()), deadline+finishBudget)
+	defer cancelFinish()
+
+	var problems []string
+	var errs []error
 	var est *model.Estate
 	if f.from != "" {
 		if est, err = audit.LoadEstate(f.from); err != nil {
 			return usageError(err)
 		}
 	} else {
-		g.log.Debug("collecting", slog.Int("sources", len(cfg.Instances)))
+		g.log.Debug("collecting", slog.Int("sources", len(cfg.Instances)), slog.Duration("deadline", deadline))
 		progress(g, "collecting from %d sources...", len(cfg.Instances))
-		if est, err = audit.Collect(cmd.Context(), cfg.Instances, cfg.Selector, cfg.Concurrency, now); err != nil {
-			return &exitError{code: exitIncomplete, err: err}
-		}
+		est, err = audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
 		progress(g, "")
+		if err != nil {
+			p := stopReason(cmd.Context(), deadline)
+			problems = append(problems, p)
+			errs = append(errs, errors.New(p))
+		}
 	}
 	logCoverage(g, est)
-	result := audit.Evaluate(est, cfg.Selector, cfg.Engine, now)
+
+	var store *history.Store
+	if cfg.History != nil {
+		if store, err = history.Open(finish, *cfg.History); err != nil {
+			err = fmt.Errorf("history: %w", err)
+			problems, errs = append(problems, err.Error()), append(errs, err)
+		} else {
+			defer store.Close()
+		}
+	}
+	var mem audit.Memory
+	if store != nil {
+		mem = store
+	}
+	result, err := audit.EvaluateWith(finish, est, cfg.Selector, cfg.Engine, now, mem)
+	if err != nil {
+		err = fmt.Errorf("history: %w", err)
+		problems, errs = append(problems, err.Error()), append(errs, err)
+	}
 	report := result.Report
-	sinkErr := runSinks(cmd, g, cfg, result, f)
-	if err := writeReports(cmd.Context(), g, cfg, plan, report); err != nil {
+	report.Problems = append(report.Problems, problems...)
+	audit.Redact(report)
+
+	sinkErrs := runSinks(ctx, finish, g, cfg, result, store, f)
+	for _, e := range sinkErrs {
+		report.Problems = append(report.Problems, e.Error())
+	}
+	errs = append(errs, sinkErrs...)
+	result.Refresh()
+	audit.Redact(report)
+	if err := writeReports(finish, g, cfg, plan, report); err != nil {
 		return usageError(err)
 	}
+	for _, c := range report.Coverage {
+		if c.Status != model.CoverageOK {
+			errs = append(errs, coverageError(c))
+		}
+	}
 	switch {
-	case !report.Summary.Complete:
-		return &exitError{code: exitIncomplete}
-	case sinkErr != nil:
-		return &exitError{code: exitIncomplete, err: sinkErr}
+	case !report.Summary.Complete || len(errs) > 0:
+		return &exitError{code: exitIncomplete, err: errors.Join(errs...)}
 	case report.Failing(failOn):
 		return &exitError{code: exitFindings}
 	}
 	return nil
+}
+
+// stopReason says, for the report and the log, why collection stopped.
+func stopReason(parent context.Context, deadline time.Duration) string {
+	if parent.Err() != nil {
+		return "the run was interrupted (signal) before every source finished: reports hold what was collected"
+	}
+	return fmt.Sprintf("the run's deadline (%s) passed before every source finished: reports hold what was collected", deadline)
+}
+
+// coverageError is a source that did not answer fully, as one line for
+// stderr, naming every unit that failed.
+func coverageError(c model.Coverage) error {
+	if c.Status == model.CoverageFailed {
+		return fmt.Errorf("source %s (%s) failed: %s", c.Source, c.System, c.Error)
+	}
+	units := make([]error, 0, len(c.Errors))
+	for _, e := range c.Errors {
+		units = append(units, fmt.Errorf("source %s (%s) did not answer for %s: %s", c.Source, c.System, orWhole(e.Scope), e.Error))
+	}
+	return errors.Join(units...)
+}
+
+func orWhole(scope string) string {
+	if scope == "" {
+		return "the whole source"
+	}
+	return scope
 }
 
 func logCoverage(g *globals, est *model.Estate) {

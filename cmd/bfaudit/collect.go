@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -16,7 +17,8 @@ func newCollectCmd(g *globals) *cobra.Command {
 		Short: "Collect the inventory and save it as JSON, to audit later with `audit --from`",
 		Long: `Collect from every configured source and save the estate: collect where the
 credentials are, audit anywhere. Exits 3 when a source failed (the estate is
-still written, with that source's coverage marked).`,
+still written, with that source's coverage marked), and when the run's
+deadline or a signal stopped it (the estate holds what was collected).`,
 		Example: `  bfaudit collect --config bfaudit.yaml --out estate.json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -31,18 +33,25 @@ still written, with that source's coverage marked).`,
 			if err != nil {
 				return err
 			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), cfg.Deadline)
+			defer cancel()
 			progress(g, "collecting from %d sources...", len(cfg.Instances))
-			est, err := audit.Collect(cmd.Context(), cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+			est, stopErr := audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
 			progress(g, "")
-			if err != nil {
-				return &exitError{code: exitIncomplete, err: err}
+			for i := range est.Coverage {
+				audit.RedactCoverage(&est.Coverage[i])
 			}
+			// A stopped collection still saves what it has: the sources that
+			// had not finished are marked failed in the estate.
 			if err := audit.SaveEstate(out, est); err != nil {
 				return usageError(err)
 			}
 			logCoverage(g, est)
 			fmt.Fprintf(g.stdout, "saved %d backfills, %d artifacts, %d records from %d sources to %s\n",
 				len(est.Backfills), len(est.Artifacts), len(est.Records), len(est.Coverage), out)
+			if stopErr != nil {
+				return &exitError{code: exitIncomplete, err: errors.New(stopReason(cmd.Context(), cfg.Deadline))}
+			}
 			if !est.Complete() {
 				return &exitError{code: exitIncomplete}
 			}

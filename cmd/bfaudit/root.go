@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
 	"github.com/bfaudit/bfaudit/config"
+	"github.com/bfaudit/bfaudit/internal/redact"
 )
 
 // globals are the flags every command shares.
@@ -35,8 +37,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGINT (a terminal) and SIGTERM (Kubernetes, timeout(1)) end the run
+	// the same way its deadline does: reports are still written, exit 3.
+	// A second signal gets the default behaviour back and kills at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() { <-ctx.Done(); stop() }()
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -44,7 +50,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	code := codeOf(err)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.err != nil {
-		fmt.Fprintln(stderr, "bfaudit:", err)
+		for _, line := range strings.Split(redact.String(err.Error()), "\n") {
+			fmt.Fprintln(stderr, "bfaudit:", line)
+		}
 	}
 	return code
 }
@@ -106,7 +114,19 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 	if verbose {
 		level = slog.LevelDebug
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	// Every string and error logged passes the redactor: errors carry what
+	// servers answered, and servers echo requests.
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		switch a.Value.Kind() {
+		case slog.KindString:
+			a.Value = slog.StringValue(redact.String(a.Value.String()))
+		case slog.KindAny:
+			if err, ok := a.Value.Any().(error); ok {
+				a.Value = slog.StringValue(redact.String(err.Error()))
+			}
+		}
+		return a
+	}}
 	if isTerminal(w) {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}

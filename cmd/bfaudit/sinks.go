@@ -1,11 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-
-	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/config"
@@ -18,48 +17,53 @@ import (
 // runSinks delivers the report to the configured sinks, in the order each
 // needs: GitHub first (its issue links and waivers feed the files and the
 // digest). A failed sink is logged and returned; the others still run and
-// the report files are still written.
+// the report files are still written. Every error is returned, each naming
+// its sink.
 //
 // The history store records the run after GitHub (so waivers accepted on
 // GitHub are remembered) and before Slack and the files (which show what is
-// new, resolved and the trend).
-func runSinks(cmd *cobra.Command, g *globals, cfg *config.Config, a *audit.Audit, f auditFlags) error {
+// new, resolved and the trend). GitHub and Slack talk to the world under
+// the run's deadline (ctx): once it has passed they stop between calls.
+// The store records under finish, so a stopped run is still recorded.
+func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *audit.Audit, store *history.Store, f auditFlags) []error {
 	var errs []error
 	r := a.Report
 	if cfg.GitHub != nil {
-		if err := syncGitHub(cmd, g, *cfg.GitHub, cfg.Owners, a, f.dryRun); err != nil {
+		if ctx.Err() != nil {
+			errs = append(errs, errors.New("github: not synced: the run was stopped before the sinks ran"))
+		} else if err := syncGitHub(ctx, g, *cfg.GitHub, cfg.Owners, a, f.dryRun); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	var store *history.Store
-	if cfg.History != nil {
-		s, err := history.Open(cmd.Context(), *cfg.History)
-		if err != nil {
+	recorded := false
+	if store != nil {
+		// A dry run previews what the store would add (ages, new and
+		// resolved) without recording the run.
+		record := store.Record
+		if f.dryRun {
+			record = store.Preview
+		}
+		if err := record(finish, r); err != nil {
 			errs = append(errs, fmt.Errorf("history: %w", err))
 		} else {
-			defer s.Close()
-			// A dry run previews what the store would add (ages, new and
-			// resolved) without recording the run.
-			record := s.Record
-			if f.dryRun {
-				record = s.Preview
-			}
-			if err := record(cmd.Context(), r); err != nil {
-				errs = append(errs, fmt.Errorf("history: %w", err))
-			} else {
-				store = s
-			}
+			recorded = true
 		}
 	}
 	if cfg.Slack != nil {
-		if err := postSlack(cmd, g, *cfg.Slack, cfg.Owners, store, r, f); err != nil {
+		var s *history.Store
+		if recorded {
+			s = store
+		}
+		if ctx.Err() != nil {
+			errs = append(errs, errors.New("slack: not posted: the run was stopped before the sinks ran"))
+		} else if err := postSlack(ctx, g, *cfg.Slack, cfg.Owners, s, r, f); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
-func postSlack(cmd *cobra.Command, g *globals, sc slack.Config, owners model.Owners, store *history.Store, r *model.Report, f auditFlags) error {
+func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Owners, store *history.Store, r *model.Report, f auditFlags) error {
 	sc.DryRun = sc.DryRun || f.dryRun
 	sc.Force = sc.Force || f.force
 	if store == nil && sc.Period != slack.PeriodEvery && !sc.DryRun {
@@ -69,21 +73,21 @@ func postSlack(cmd *cobra.Command, g *globals, sc slack.Config, owners model.Own
 	if err != nil {
 		return err // the sink's errors already say "slack"
 	}
-	res, err := sink.Post(cmd.Context(), r)
+	res, err := sink.Post(ctx, r)
 	g.log.Info("slack digest", slog.String("period", res.Period), slog.Bool("posted", res.Posted),
 		slog.String("skipped", res.Skipped), slog.Int("messages", res.Messages),
 		slog.Int("direct_messages", res.DirectMessages), slog.Bool("dry_run", res.DryRun))
 	return err
 }
 
-func syncGitHub(cmd *cobra.Command, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool) error {
+func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool) error {
 	r := a.Report
 	gc.DryRun = gc.DryRun || dryRun
 	sink, err := github.New(gc, owners, github.WithOutput(g.stderr))
 	if err != nil {
 		return err
 	}
-	res, err := sink.Sync(cmd.Context(), r)
+	res, err := sink.Sync(ctx, r)
 	res.Apply(r)
 	a.Refresh()
 	g.log.Info("github issues", slog.Int("created", res.Created), slog.Int("edited", res.Edited),

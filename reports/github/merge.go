@@ -61,6 +61,9 @@ func mergeItems(prev []item, findings []model.Finding, ans model.Answers, descri
 			// Accepted is what was not yet ticked when the issue was closed
 			// with the waiver label; a ticked item that returns is news.
 			it.State = stateAccepted
+		case len(f.Unread) > 0:
+			// Carried from the history store: not re-checked this run.
+			it.State, it.unread = stateUnread, f.Unread
 		default:
 			it.State = stateOpen
 			if !had {
