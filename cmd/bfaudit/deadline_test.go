@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/internal/hostile"
+)
+
+// stalledConfig writes a config whose every network source is a server
+// that accepts and never answers, with per-call timeouts far longer than
+// the run's deadline, plus the quickstart's plans.
+func stalledConfig(t *testing.T) (cfg, reportPath string) {
+	t.Helper()
+	stall := hostile.Server(t, hostile.Stall())
+	dir := t.TempDir()
+	t.Setenv("BFAUDIT_TEST_AIRFLOW_TOKEN", hostile.Canary)
+	cfg = filepath.Join(dir, "c.yaml")
+	write(t, cfg, `sources:
+  - {type: records, name: plans, plans: [`+abs(t, "../../examples/quickstart/plans")+`]}
+  - {type: airflow, name: airflow-a, url: `+stall.URL+`, api_version: "1", token_env: BFAUDIT_TEST_AIRFLOW_TOKEN, timeout: 10m}
+  - {type: airflow, name: airflow-b, url: `+stall.URL+`, api_version: "2", token_env: BFAUDIT_TEST_AIRFLOW_TOKEN, timeout: 10m}
+`)
+	return cfg, filepath.Join(dir, "report.json")
+}
+
+// An audit whose sources all stall ends at its deadline, not theirs: the
+// report is written, marked incomplete, with the stalled sources failed,
+// and the exit code is 3 (issue 12).
+func TestDeadlineEndsAStalledAudit(t *testing.T) {
+	cfg, out := stalledConfig(t)
+	start := time.Now()
+	code, _, stderr := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30", "--deadline", "2s", "-f", "json", "-o", "json="+out)
+	took := time.Since(start)
+	if code != exitIncomplete {
+		t.Errorf("exit %d, want 3; stderr: %s", code, stderr)
+	}
+	if took > 2*time.Minute {
+		t.Errorf("the audit took %s with a 2s deadline", took)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no report written: %v", err)
+	}
+	r := decodeReport(t, string(b))
+	if r.Summary.Complete || !strings.Contains(strings.Join(r.Problems, " "), "deadline") {
+		t.Errorf("complete = %v, problems = %q", r.Summary.Complete, r.Problems)
+	}
+	for _, c := range r.Coverage {
+		if strings.HasPrefix(c.Source, "airflow") && c.Status != "failed" {
+			t.Errorf("%s: %s, want failed", c.Source, c.Status)
+		}
+	}
+	if len(r.Backfills) == 0 {
+		t.Error("the plans that did answer are missing from the report")
+	}
+	if strings.Contains(stderr, hostile.Canary) || strings.Contains(string(b), hostile.Canary) {
+		t.Error("the token leaked")
+	}
+}
+
+// SIGTERM (what Kubernetes sends) ends the run the same way: the reports
+// are written and the exit code is 3, not 143.
+func TestSIGTERMWritesReports(t *testing.T) {
+	if os.Getenv("BFAUDIT_TEST_CHILD") != "" {
+		return // the child is run by the test itself (TestMain-free re-exec)
+	}
+	cfg, out := stalledConfig(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildAudit$")
+	cmd.Env = append(os.Environ(), "BFAUDIT_TEST_CHILD=1",
+		"BFAUDIT_TEST_CHILD_ARGS=audit\n-c\n"+cfg+"\n--now\n2026-11-30\n-f\njson\n-o\njson="+out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // the sources are stalled by now
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the audit did not end within a minute of SIGTERM")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitIncomplete {
+		t.Errorf("exit %d after SIGTERM, want 3; stderr: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no report written after SIGTERM: %v; stderr: %s", err, stderr.String())
+	}
+	if r := decodeReport(t, string(b)); r.Summary.Complete || !strings.Contains(strings.Join(r.Problems, " "), "interrupted") {
+		t.Errorf("complete = %v, problems = %q", r.Summary.Complete, r.Problems)
+	}
+}
+
+// TestChildAudit runs the audit in a child process for TestSIGTERMWritesReports.
+func TestChildAudit(t *testing.T) {
+	args := os.Getenv("BFAUDIT_TEST_CHILD_ARGS")
+	if os.Getenv("BFAUDIT_TEST_CHILD") == "" || args == "" {
+		t.Skip("run by TestSIGTERMWritesReports in a child process")
+	}
+	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+}
