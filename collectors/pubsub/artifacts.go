@@ -33,7 +33,7 @@ func (c *Collector) topic(project string, t *pubsubpb.Topic) (model.Artifact, bo
 		return model.Artifact{}, false
 	}
 	a := model.Artifact{
-		Kind: model.KindQueue, Scope: project, URI: uri, Name: short,
+		Kind: model.KindQueue, Scope: topicsScope(project), URI: uri, Name: short,
 		BackfillID: id, Correlation: how, Labels: copyLabels(t.GetLabels()), State: model.StateActive,
 	}
 	if d := t.GetMessageRetentionDuration(); d != nil {
@@ -61,7 +61,7 @@ func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topic
 		return model.Artifact{}, false
 	}
 	a := model.Artifact{
-		Kind: model.KindSubscription, Scope: project, URI: uri, Name: short,
+		Kind: model.KindSubscription, Scope: subscriptionsScope(project), URI: uri, Name: short,
 		BackfillID: id, Correlation: how, Labels: copyLabels(s.GetLabels()), State: model.StateActive,
 	}
 	a.SetAttr(model.AttrDetached, strconv.FormatBool(s.GetDetached()))

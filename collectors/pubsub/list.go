@@ -2,85 +2,67 @@ package pubsub
 
 import (
 	"context"
-	"errors"
-	"time"
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	gax "github.com/googleapis/gax-go/v2"
-	"google.golang.org/api/iterator"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // noClientRetry turns off the client's own retries for list calls: they
 // do not cover RESOURCE_EXHAUSTED (429), and two retry layers multiply
-// waits. collectors.Retry retries each page instead.
+// waits. gcp.Call retries each page instead, within the retry budget.
 var noClientRetry = gax.WithRetry(func() gax.Retryer { return nil })
 
+// fetchFunc fetches one page: exactly one RPC. The iterators' own paging
+// (iterator.Pager) keeps fetching until a page is full, so a server
+// answering empty pages with fresh tokens would hold one "page" forever;
+// InternalFetch, the generated single-page call, does not.
+type fetchFunc[T any] func(pageSize int, pageToken string) ([]T, string, error)
+
 func (c *Collector) listTopics(ctx context.Context, project string) ([]*pubsubpb.Topic, error) {
-	return listAll[*pubsubpb.Topic](ctx, c, func() iterator.Pageable {
-		return c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry)
-	})
+	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Topic] {
+		return c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry).InternalFetch
+	}, (*pubsubpb.Topic).GetName)
 }
 
 func (c *Collector) listSubscriptions(ctx context.Context, project string) ([]*pubsubpb.Subscription, error) {
-	return listAll[*pubsubpb.Subscription](ctx, c, func() iterator.Pageable {
-		return c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry)
-	})
+	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Subscription] {
+		return c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry).InternalFetch
+	}, (*pubsubpb.Subscription).GetName)
 }
 
-// listAll reads every page of a list call, retrying each page on its own
-// (a fresh iterator from list resumes at the page token).
-func listAll[T any](ctx context.Context, c *Collector, list func() iterator.Pageable) ([]T, error) {
+// listAll reads every page of a list call, each page one call under its
+// own deadline and retried on its own. A listing that never stops paging
+// is an error.
+func listAll[T any](ctx context.Context, c *Collector, list func(context.Context) fetchFunc[T], name func(T) string) ([]T, error) {
+	type page struct {
+		items []T
+		next  string
+	}
 	var all []T
+	pages := gcp.Pages{Max: c.maxPages}
 	token := ""
 	for {
-		var page []T
-		next := ""
-		err := collectors.Retry(ctx, c.retry, func() error {
-			page = page[:0]
+		p, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (page, error) {
+			var p page
 			var err error
-			next, err = iterator.NewPager(list(), int(c.pageSize), token).NextPage(&page)
-			return retryable(err)
+			p.items, p.next, err = list(ctx)(int(c.pageSize), token)
+			return p, err
 		})
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, page...)
-		if next == "" {
+		ids := make([]string, len(p.items))
+		for i, it := range p.items {
+			ids[i] = name(it)
+		}
+		if err := pages.Next(p.next, ids...); err != nil {
+			return nil, err
+		}
+		all = append(all, p.items...)
+		if p.next == "" {
 			return all, nil
 		}
-		token = next
+		token = p.next
 	}
-}
-
-// retryable marks quota (RESOURCE_EXHAUSTED, HTTP 429) and transient
-// server answers for another try; permission and not-found answers are
-// final.
-func retryable(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	switch status.Code(err) {
-	case codes.ResourceExhausted, codes.Unavailable, codes.Internal, codes.Aborted, codes.Unknown:
-		return collectors.Retryable(err, retryDelay(err))
-	}
-	return err
-}
-
-// retryDelay reads the RetryInfo detail, gRPC's Retry-After, that Google
-// APIs attach to quota errors; zero when there is none.
-func retryDelay(err error) time.Duration {
-	st, ok := status.FromError(err)
-	if !ok {
-		return 0
-	}
-	for _, d := range st.Details() {
-		if ri, ok := d.(*errdetails.RetryInfo); ok && ri.GetRetryDelay() != nil {
-			return ri.GetRetryDelay().AsDuration()
-		}
-	}
-	return 0
 }

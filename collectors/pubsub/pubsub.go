@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"time"
 
 	"cloud.google.com/go/pubsub/v2"
 	vkit "cloud.google.com/go/pubsub/v2/apiv1"
@@ -16,6 +17,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/model"
 	gax "github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/option"
 )
@@ -24,7 +26,7 @@ import (
 var sampleConfig string
 
 func init() {
-	collectors.Register("pubsub", func() collectors.Collector { return &Collector{} })
+	collectors.Register("pubsub", func() collectors.Collector { return &Collector{Timeout: collectors.DefaultCallTimeout} })
 }
 
 // maxPageSize is the page size asked of the list calls; the service may
@@ -49,6 +51,9 @@ type Collector struct {
 	// Endpoint overrides the service address (host:port), e.g. a private
 	// endpoint; PUBSUB_EMULATOR_HOST is also honoured by the client.
 	Endpoint string `mapstructure:"endpoint"`
+	// Timeout bounds each call (one page of a listing); a call that runs
+	// out is not retried.
+	Timeout time.Duration `mapstructure:"timeout"`
 
 	topics   topicAdmin
 	subs     subscriptionAdmin
@@ -56,6 +61,8 @@ type Collector struct {
 	sel      *correlate.Selector
 	retry    collectors.RetryPolicy
 	pageSize int32
+	// maxPages bounds one listing's pages; 0 is gcp.MaxPages (tests lower it).
+	maxPages int
 	// clientOptions are added to the options Init builds the client with;
 	// tests point it at pstest.
 	clientOptions []option.ClientOption
@@ -71,6 +78,9 @@ func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
 // handed in.
 func (c *Collector) Init() error {
 	if err := gcp.CheckProjects(c.Projects, "topics and subscriptions"); err != nil {
+		return err
+	}
+	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
 	if c.sel == nil {
@@ -106,8 +116,12 @@ func (c *Collector) Close() error {
 }
 
 // Collect lists each project in turn (two paged calls per project carry
-// every field used). A project that refuses is recorded against that
-// project; only when no project answered does Collect fail.
+// every field used). Units: topics carry JoinScope(p, "topics") and
+// subscriptions JoinScope(p, "subscriptions"). A failed topic listing is
+// recorded at the project: subscriptions are tied through their topics, so
+// without the topics neither is answered. A failed subscription listing is
+// recorded at JoinScope(p, "subscriptions"), and the topics stand. Only
+// when no project answered does Collect fail.
 func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	var failures []error
 	answered := 0
@@ -128,13 +142,22 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	return nil
 }
 
+// Scope paths of a project's two listings.
+func topicsScope(project string) string        { return model.JoinScope(project, "topics") }
+func subscriptionsScope(project string) string { return model.JoinScope(project, "subscriptions") }
+
+// collectProject returns the error that fails the whole project (the
+// topics); a failed subscription listing is recorded here.
 func (c *Collector) collectProject(ctx context.Context, project string, sink collectors.Sink) error {
 	topics, err := c.listTopics(ctx, project)
 	if err != nil {
 		return fmt.Errorf("pubsub: list topics of project %s: %w", project, err)
 	}
 	topicTies := map[string]tie{}
-	for _, t := range topics {
+	for i, t := range topics {
+		if lastSegment(t.GetName()) == "" {
+			return fmt.Errorf("pubsub: list topics of project %s: entry %d has no name", project, i)
+		}
 		a, matched := c.topic(project, t)
 		if !matched {
 			continue
@@ -144,9 +167,17 @@ func (c *Collector) collectProject(ctx context.Context, project string, sink col
 	}
 	subs, err := c.listSubscriptions(ctx, project)
 	if err != nil {
-		return fmt.Errorf("pubsub: list subscriptions of project %s: %w", project, err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sink.AddError(subscriptionsScope(project), fmt.Errorf("pubsub: list subscriptions of project %s: %w", project, err))
+		return nil
 	}
-	for _, s := range subs {
+	for i, s := range subs {
+		if lastSegment(s.GetName()) == "" {
+			sink.AddError(subscriptionsScope(project), fmt.Errorf("pubsub: list subscriptions of project %s: entry %d has no name", project, i))
+			continue
+		}
 		if a, matched := c.subscription(project, s, topicTies); matched {
 			sink.AddArtifact(a)
 		}

@@ -61,6 +61,7 @@ func start(t *testing.T, reactors ...pstest.ServerReactorOption) *Collector {
 	c := &Collector{
 		Projects: []string{"alpha", "beta"},
 		Endpoint: srv.Addr,
+		Timeout:  5 * time.Second,
 		clientOptions: []option.ClientOption{
 			option.WithoutAuthentication(),
 			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
@@ -245,6 +246,7 @@ func TestInitErrorsNameTheKey(t *testing.T) {
 	}{
 		{"no projects", nil, "projects: missing"},
 		{"resource name", []string{"projects/alpha"}, "projects[0]"},
+		{"no timeout", []string{"alpha"}, "timeout: must be a positive duration"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := (&Collector{Projects: tt.projects}).Init()

@@ -2,8 +2,12 @@ package gcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/bfaudit/bfaudit/collectors"
 )
@@ -27,7 +31,9 @@ func Call[T any](ctx context.Context, p collectors.RetryPolicy, timeout time.Dur
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case cctx.Err() != nil:
+		case cctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded:
+			// gRPC may report the deadline (sent to the server with the
+			// call) a moment before the context's own timer fires.
 			return fmt.Errorf("no answer within %s (the per-call timeout)", timeout)
 		}
 		return Retryable(Summarize(err))

@@ -13,12 +13,18 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"google.golang.org/api/googleapi"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
-// Retryable marks quota (429) and server (5xx) answers, honouring
-// Retry-After, and network failures for another try under
-// collectors.Retry; other errors are returned as they are. An answer cut
-// off at MaxAnswerBytes is final: asking again gets the same.
+// Retryable marks what is worth another try under collectors.Retry: REST
+// quota (429) and server (5xx) answers, honouring Retry-After; gRPC
+// RESOURCE_EXHAUSTED, UNAVAILABLE, INTERNAL, ABORTED and UNKNOWN,
+// honouring the RetryInfo delay Google APIs attach (gRPC's Retry-After);
+// and network failures. collectors.Retry refuses a delay beyond its
+// budget. Other errors, and an answer cut off at MaxAnswerBytes (asking
+// again gets the same), are returned as they are.
 func Retryable(err error) error {
 	if err == nil {
 		return nil
@@ -29,6 +35,13 @@ func Retryable(err error) error {
 	if code := Code(err); code != 0 {
 		if code == http.StatusTooManyRequests || code >= 500 {
 			return collectors.Retryable(err, collectors.RetryAfter(header(err), time.Now()))
+		}
+		return err
+	}
+	if st := grpcStatus(err); st != nil {
+		switch st.Code() {
+		case codes.ResourceExhausted, codes.Unavailable, codes.Internal, codes.Aborted, codes.Unknown:
+			return collectors.Retryable(err, retryDelay(st))
 		}
 		return err
 	}
@@ -49,4 +62,25 @@ func header(err error) http.Header {
 		return ge.Header
 	}
 	return nil
+}
+
+// grpcStatus returns the gRPC status err carries, or nil.
+func grpcStatus(err error) *status.Status {
+	var se interface{ GRPCStatus() *status.Status }
+	if errors.As(err, &se) {
+		if st := se.GRPCStatus(); st != nil && st.Code() != codes.OK {
+			return st
+		}
+	}
+	return nil
+}
+
+// retryDelay reads the RetryInfo detail; zero when there is none.
+func retryDelay(st *status.Status) time.Duration {
+	for _, d := range st.Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok && ri.GetRetryDelay() != nil {
+			return ri.GetRetryDelay().AsDuration()
+		}
+	}
+	return 0
 }

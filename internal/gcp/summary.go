@@ -75,7 +75,7 @@ func Summarize(err error) error {
 	if errors.As(err, &ue) {
 		return &url.Error{Op: ue.Op, URL: stripQuery(ue.URL), Err: scrubbed(ue.Err)}
 	}
-	if st, ok := status.FromError(err); ok && st.Code() != 0 && !errors.Is(err, errAnswerTooLarge) {
+	if st := grpcStatus(err); st != nil {
 		return &RPCError{Status: st, Message: Scrub(st.Message())}
 	}
 	return scrubbed(err)

@@ -1,0 +1,121 @@
+package pubsub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"cloud.google.com/go/pubsub/v2/pstest"
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
+	"google.golang.org/grpc/codes"
+)
+
+// Topics carry p/topics, subscriptions p/subscriptions; a failed
+// subscription listing is recorded at p/subscriptions and leaves the
+// topics answered.
+func TestUnits(t *testing.T) {
+	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions",
+		Reactor: &failingList{project: "alpha", code: codes.Unavailable, times: -1}})
+	sink := collectors.NewTestSink()
+	if err := c.Collect(context.Background(), sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "alpha/subscriptions" {
+		t.Fatalf("errors %+v; want one at alpha/subscriptions", sink.Errors)
+	}
+	cov := model.Coverage{Status: model.CoverageDegraded, Errors: sink.Errors}
+	topic := sink.Artifact("pubsub://alpha/topics/bf-1234-retry")
+	if topic == nil || topic.Scope != "alpha/topics" || !cov.Answered(topic.Scope) {
+		t.Errorf("topic %+v: want scope alpha/topics, answered", topic)
+	}
+	sub := sink.Artifact("pubsub://beta/subscriptions/bf-3003-audit")
+	if sub == nil || sub.Scope != "beta/subscriptions" || !cov.Answered(sub.Scope) {
+		t.Errorf("beta's subscription %+v: want scope beta/subscriptions, answered", sub)
+	}
+	if cov.Answered("alpha/subscriptions") {
+		t.Error("alpha's failed subscription listing counts as answered")
+	}
+}
+
+// stall holds a list call until the test ends: a server that accepts and
+// never answers.
+type stall struct{ release chan struct{} }
+
+func (s stall) React(any) (bool, any, error) {
+	<-s.release
+	return false, nil, nil
+}
+
+func TestStalledListingEndsAtTheTimeout(t *testing.T) {
+	s := stall{release: make(chan struct{})}
+	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions", Reactor: s})
+	t.Cleanup(func() { close(s.release) })
+	c.Timeout = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sink := collectors.NewTestSink()
+	if err := c.Collect(ctx, sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Collect outlived the test's deadline")
+	}
+	// pstest runs reactors under its lock, so the stall holds beta's calls
+	// too: each unit that failed must say it timed out.
+	got := map[string]string{}
+	for _, e := range sink.Errors {
+		got[e.Scope] = e.Error
+		if !strings.Contains(e.Error, "no answer within 300ms") {
+			t.Errorf("%s: %q; want the timeout named", e.Scope, e.Error)
+		}
+	}
+	if _, ok := got["alpha/subscriptions"]; !ok {
+		t.Errorf("errors %+v; want alpha/subscriptions timed out", sink.Errors)
+	}
+	if sink.Artifact("pubsub://alpha/topics/bf-1234-retry") == nil {
+		t.Error("topics lost with the subscriptions")
+	}
+}
+
+// endless answers every ListTopics with a page and a next token: the same
+// token (or the same topic) again, or always fresh ones.
+type endless struct {
+	mu    sync.Mutex
+	fresh bool
+	n     int
+}
+
+func (e *endless) React(req any) (bool, any, error) {
+	r := req.(*pubsubpb.ListTopicsRequest)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.n++
+	name, next := r.Project+"/topics/bf-1-loop", "again"
+	if e.fresh {
+		name, next = fmt.Sprintf("%s/topics/bf-1-loop-%d", r.Project, e.n), fmt.Sprint(e.n)
+	}
+	return true, &pubsubpb.ListTopicsResponse{Topics: []*pubsubpb.Topic{{Name: name}}, NextPageToken: next}, nil
+}
+
+func TestEndlessPaginationStops(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		t.Run(fmt.Sprint("fresh=", fresh), func(t *testing.T) {
+			e := &endless{fresh: fresh}
+			c := start(t, pstest.ServerReactorOption{FuncName: "ListTopics", Reactor: e})
+			c.maxPages = 50
+			c.Projects = []string{"alpha"}
+			err := c.Collect(context.Background(), collectors.NewTestSink())
+			if err == nil || !strings.Contains(err.Error(), "listing is incomplete") {
+				t.Fatalf("Collect = %v; want the listing stopped", err)
+			}
+			if e.n > 50 {
+				t.Errorf("%d pages asked; want at most 50", e.n)
+			}
+		})
+	}
+}
