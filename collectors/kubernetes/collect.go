@@ -2,18 +2,27 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// maxPages bounds one listing: the API announces no page count, and a
+// server that hands out continue tokens forever must not keep the audit.
+const maxPages = 10_000
+
 // Collect lists labelled CronJobs and Jobs in every configured namespace
-// (or cluster-wide). A namespace that fails, e.g. Forbidden, degrades that
-// namespace only; a cluster-wide listing that fails fails the source.
+// (or cluster-wide). The unit is the namespace: every artifact carries its
+// namespace as scope, and a namespace whose listing fails (Forbidden, a
+// timeout, a malformed answer, on any page or kind) is an error at that
+// namespace, so nothing it held is concluded gone. A cluster-wide listing
+// that fails fails the source.
 func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
 	namespaces := c.Namespaces
 	if len(namespaces) == 0 {
@@ -25,7 +34,7 @@ func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
 			if ns == metav1.NamespaceAll {
 				return c.fail(err)
 			}
-			sink.AddError(ns, fmt.Errorf("kubernetes %s: namespace %s: %w", c.authority(), ns, err))
+			sink.AddError(model.JoinScope(ns), fmt.Errorf("kubernetes %s: namespace %s: %w", c.authority(), ns, err))
 			continue
 		}
 		for _, cj := range cronJobs {
@@ -57,12 +66,12 @@ func (c *Kubernetes) listNamespace(ctx context.Context, ns string) ([]batchv1.Cr
 		if c.LabelSelector != "" {
 			selector += "," + c.LabelSelector
 		}
-		cjs, err := listAll(ctx, c, func(opts metav1.ListOptions) ([]batchv1.CronJob, string, error) {
+		cjs, err := listAll(ctx, c, func(ctx context.Context, opts metav1.ListOptions) ([]batchv1.CronJob, metav1.ListMeta, error) {
 			l, err := c.Client.BatchV1().CronJobs(ns).List(ctx, opts)
 			if err != nil {
-				return nil, "", err
+				return nil, metav1.ListMeta{}, err
 			}
-			return l.Items, l.Continue, nil
+			return l.Items, l.ListMeta, nil
 		}, selector)
 		if err != nil {
 			return nil, nil, fmt.Errorf("list cronjobs: %w", err)
@@ -73,12 +82,12 @@ func (c *Kubernetes) listNamespace(ctx context.Context, ns string) ([]batchv1.Cr
 				cronJobs = append(cronJobs, cj)
 			}
 		}
-		js, err := listAll(ctx, c, func(opts metav1.ListOptions) ([]batchv1.Job, string, error) {
+		js, err := listAll(ctx, c, func(ctx context.Context, opts metav1.ListOptions) ([]batchv1.Job, metav1.ListMeta, error) {
 			l, err := c.Client.BatchV1().Jobs(ns).List(ctx, opts)
 			if err != nil {
-				return nil, "", err
+				return nil, metav1.ListMeta{}, err
 			}
-			return l.Items, l.Continue, nil
+			return l.Items, l.ListMeta, nil
 		}, selector)
 		if err != nil {
 			return nil, nil, fmt.Errorf("list jobs: %w", err)
@@ -94,26 +103,41 @@ func (c *Kubernetes) listNamespace(ctx context.Context, ns string) ([]batchv1.Cr
 }
 
 // listAll pages a list call with limit and continue tokens, retrying
-// throttled and failed answers under the policy.
-func listAll[T any](ctx context.Context, c *Kubernetes, list func(metav1.ListOptions) ([]T, string, error), selector string) ([]T, error) {
+// throttled and failed answers under the policy. Each call has the
+// collector's timeout; the walk stops with an error after maxPages pages
+// or when the server hands back a continue token it already gave.
+func listAll[T any](ctx context.Context, c *Kubernetes, list func(context.Context, metav1.ListOptions) ([]T, metav1.ListMeta, error), selector string) ([]T, error) {
 	opts := metav1.ListOptions{LabelSelector: selector, Limit: c.PageSize}
+	seen := map[string]bool{}
 	var all []T
-	for {
+	for page := 1; ; page++ {
+		if page > maxPages {
+			return all, fmt.Errorf("more than %d pages of %d: stopped (the server keeps handing out continue tokens)", maxPages, c.PageSize)
+		}
 		var items []T
-		var cont string
+		var lm metav1.ListMeta
 		err := collectors.Retry(ctx, c.Retry, func() error {
+			callCtx, cancel := context.WithTimeout(ctx, c.Timeout)
+			defer cancel()
 			var err error
-			items, cont, err = list(opts)
+			items, lm, err = list(callCtx, opts)
 			return retryable(err)
 		})
 		if err != nil {
 			return all, err
 		}
+		if c.strict && lm.ResourceVersion == "" {
+			return all, fmt.Errorf("page %d: the answer is not a Kubernetes list (no metadata.resourceVersion)", page)
+		}
 		all = append(all, items...)
-		if cont == "" {
+		if lm.Continue == "" {
 			return all, nil
 		}
-		opts.Continue = cont
+		if seen[lm.Continue] {
+			return all, fmt.Errorf("page %d: the server handed back a continue token it already gave: stopped", page)
+		}
+		seen[lm.Continue] = true
+		opts.Continue = lm.Continue
 	}
 }
 
@@ -124,7 +148,7 @@ func retryable(err error) error {
 		return nil
 	}
 	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err) ||
-		apierrors.IsInternalError(err) || apierrors.IsTimeout(err) {
+		apierrors.IsInternalError(err) || apierrors.IsTimeout(err) || statusCode(err) >= 500 {
 		var after time.Duration
 		if s, ok := apierrors.SuggestsClientDelay(err); ok {
 			after = time.Duration(s) * time.Second
@@ -132,4 +156,12 @@ func retryable(err error) error {
 		return collectors.Retryable(err, after)
 	}
 	return err
+}
+
+func statusCode(err error) int32 {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return st.Status().Code
+	}
+	return 0
 }

@@ -40,7 +40,7 @@ func (c *Kubernetes) uri(ns, resource, name string) string {
 func (c *Kubernetes) base(kind model.Kind, resource string, meta metav1.ObjectMeta) model.Artifact {
 	a := model.Artifact{
 		Kind:      kind,
-		Scope:     meta.Namespace,
+		Scope:     model.JoinScope(meta.Namespace),
 		URI:       c.uri(meta.Namespace, resource, meta.Name),
 		Name:      meta.Name,
 		Labels:    meta.Labels,

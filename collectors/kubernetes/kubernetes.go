@@ -7,6 +7,7 @@ package kubernetes
 import (
 	_ "embed"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/safefile"
 	"k8s.io/apimachinery/pkg/labels"
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -28,7 +30,7 @@ var sampleConfig string
 const (
 	defaultLabelKey = "backfill-id"
 	defaultPageSize = 500
-	defaultTimeout  = 30 * time.Second
+	defaultTimeout  = collectors.DefaultCallTimeout
 )
 
 func init() {
@@ -62,7 +64,8 @@ type Kubernetes struct {
 	OwnerLabel string `mapstructure:"owner_label"`
 	// PageSize is the limit asked per list call (continue tokens page on).
 	PageSize int64 `mapstructure:"page_size"`
-	// Timeout bounds each call to the API server.
+	// Timeout bounds each call to the API server, retries of one page
+	// by client-go included; 0 is refused (it would mean no deadline).
 	Timeout time.Duration `mapstructure:"timeout"`
 
 	// Client talks to the cluster; Init builds one when nil.
@@ -73,6 +76,11 @@ type Kubernetes struct {
 	sourceName string
 	host       string
 	sel        *correlate.Selector
+	// strict is set when Init built the client: answers then come from a
+	// real API server, which always gives a list its resourceVersion, so
+	// an answer without one is not a list (a proxy's page, a 200 with
+	// something else) and must not read as "nothing there".
+	strict bool
 }
 
 // SampleConfig returns the documented sample source entry.
@@ -112,6 +120,9 @@ func (c *Kubernetes) Init() error {
 	if c.PageSize <= 0 {
 		return fmt.Errorf("page_size: %d; expected a positive number", c.PageSize)
 	}
+	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+		return err
+	}
 	if c.Client != nil {
 		return nil
 	}
@@ -119,7 +130,8 @@ func (c *Kubernetes) Init() error {
 	if err != nil {
 		return err
 	}
-	cfg.Timeout = c.Timeout
+	bound(cfg, c.Timeout)
+	c.strict = true
 	if u, err := url.Parse(cfg.Host); err == nil {
 		c.host = u.Host
 	}
@@ -137,6 +149,11 @@ func (c *Kubernetes) restConfig() (*rest.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if c.Kubeconfig != "" {
 		rules.ExplicitPath = expandHome(c.Kubeconfig)
+		// A pipe or device named as the kubeconfig would block or fill
+		// memory when client-go reads it.
+		if err := safefile.Check(rules.ExplicitPath); err != nil {
+			return nil, fmt.Errorf("kubeconfig: %w", err)
+		}
 	} else if c.Context == "" {
 		if cfg, err := rest.InClusterConfig(); err == nil {
 			return cfg, nil
@@ -152,6 +169,20 @@ func (c *Kubernetes) restConfig() (*rest.Config, error) {
 		return nil, fmt.Errorf("kubeconfig: no usable configuration from %s: %v", where, err)
 	}
 	return cfg, nil
+}
+
+// bound gives every call the collector's timeout and puts guard between
+// client-go and the network (see guard), keeping any wrapper the
+// kubeconfig already set (an exec credential plugin's).
+func bound(cfg *rest.Config, timeout time.Duration) {
+	cfg.Timeout = timeout
+	prev := cfg.WrapTransport
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		if prev != nil {
+			rt = prev(rt)
+		}
+		return guard{next: rt}
+	}
 }
 
 func expandHome(p string) string {
