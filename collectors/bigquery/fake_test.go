@@ -30,6 +30,7 @@ type fakeBQ struct {
 	tableBodies map[string]string
 	denied      map[string]bool // project -> 403 on everything
 	throttle    map[string]int  // path fragment -> answer 429 this many times first
+	fail        map[string]int  // path suffix -> answer this status, always
 	pageSize    int
 
 	dryRunBytes int64
@@ -47,7 +48,7 @@ type fakeBQ struct {
 func newFakeBQ(t *testing.T) *fakeBQ {
 	return &fakeBQ{t: t, datasets: map[string][]string{}, datasetBodies: map[string]string{},
 		tables: map[string][]string{}, tableBodies: map[string]string{}, denied: map[string]bool{},
-		throttle: map[string]int{}, pageSize: 2}
+		throttle: map[string]int{}, fail: map[string]int{}, pageSize: 2}
 }
 
 func (f *fakeBQ) start() *httptest.Server {
@@ -70,6 +71,12 @@ func (f *fakeBQ) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.throttle[frag] = n - 1
 			w.Header().Set("Retry-After", "2")
 			bqError(w, http.StatusTooManyRequests, "rateLimitExceeded", "Exceeded rate limits: too many api requests per user per method")
+			return
+		}
+	}
+	for frag, code := range f.fail {
+		if strings.HasSuffix(r.URL.Path, frag) {
+			bqError(w, code, "backendError", "test fake: failing "+frag)
 			return
 		}
 	}
@@ -176,7 +183,7 @@ func (f *fakeBQ) getQueryResults(w http.ResponseWriter, q map[string][]string, p
 func bqError(w http.ResponseWriter, code int, reason, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(code)
-	status := map[int]string{400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED"}[code]
+	status := map[int]string{400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}[code]
 	fmt.Fprintf(w, `{"error":{"code":%d,"message":%q,"errors":[{"message":%q,"domain":"global","reason":%q}],"status":%q}}`,
 		code, msg, msg, reason, status)
 }
