@@ -73,6 +73,9 @@ func (c *Collector) SampleConfig() string { return sampleConfig }
 // UseSelector keeps the selector used to recognise backfill machinery.
 func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
 
+// SetClock makes "expired" mean expired at the audit's time (--now).
+func (c *Collector) SetClock(now func() time.Time) { c.now = now }
+
 // Init validates the config and builds the API clients with Application
 // Default Credentials unless they were handed in.
 func (c *Collector) Init() error {

@@ -1,0 +1,144 @@
+package gcpiam
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/model"
+	"golang.org/x/oauth2"
+	"google.golang.org/api/option"
+)
+
+// endlessAccounts answers a project's policy with an empty one and its
+// account listing with one account and a next page token, forever: the
+// same each time, or fresh ones.
+func endlessAccounts(fresh bool) http.Handler {
+	var mu sync.Mutex
+	n := 0
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ":getIamPolicy") {
+			fmt.Fprint(w, `{"version":1,"etag":"ACAB"}`)
+			return
+		}
+		mu.Lock()
+		n++
+		i := n
+		mu.Unlock()
+		email, next := "loop@bad.iam.gserviceaccount.com", "again"
+		if fresh {
+			email, next = fmt.Sprintf("loop-%d@bad.iam.gserviceaccount.com", i), fmt.Sprint(i)
+		}
+		fmt.Fprintf(w, `{"accounts":[%s],"nextPageToken":%q}`, accountJSON("bad", email, "x", false), next)
+	})
+}
+
+const runnerKeys = "/serviceAccounts/bf-1234-runner@p-one.iam.gserviceaccount.com/keys"
+
+// TestHostileServers puts a misbehaving server behind the real clients
+// for one project (policy and account listing) or one account's keys,
+// while the fake answers the rest: each case ends within the test's
+// deadline, degrades only the broken unit, and the canary (the bearer
+// token) appears in no error.
+func TestHostileServers(t *testing.T) {
+	const badProject, badKeys = "bad", "p-one/serviceAccounts/bf-1234-runner@p-one.iam.gserviceaccount.com"
+	cases := []struct {
+		name, unit string
+		h          http.Handler
+		want       string
+		failed     string // the unit whose error is expected, when below unit
+	}{
+		{"stall", badProject, hostile.Stall(), "no answer within 1s", ""},
+		{"drip", badProject, hostile.Drip(100 * time.Millisecond), "no answer within 1s", ""},
+		{"429 Retry-After 3600", badProject, hostile.RetryAfter(http.StatusTooManyRequests, 3600), "beyond the retry budget", ""},
+		{"endless pagination, same page", badProject, endlessAccounts(false), "repeats items", "bad/serviceAccounts"},
+		{"endless pagination, fresh pages", badProject, endlessAccounts(true), "after 100 pages", "bad/serviceAccounts"},
+		{"50 MB answer", badProject, hostile.Huge(50 << 20), "larger than 16 MiB", ""},
+		{"header-echoing 502", badProject, hostile.EchoHeaders(http.StatusBadGateway), "HTTP 502", ""},
+		{"stall on one account's keys", badKeys, hostile.Stall(), "no answer within 1s", ""},
+		{"header-echoing 502 on one account's keys", badKeys, hostile.EchoHeaders(http.StatusBadGateway), "HTTP 502", ""},
+		{"50 MB keys answer", badKeys, hostile.Huge(50 << 20), "larger than 16 MiB", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := estate(t)
+			isBad := func(p string) bool {
+				if tc.unit == badProject {
+					return strings.HasPrefix(p, "/v3/projects/bad:") || strings.HasPrefix(p, "/v1/projects/bad/")
+				}
+				return strings.HasSuffix(p, runnerKeys)
+			}
+			bad := hostile.Count(tc.h)
+			var seen sync.Once
+			authorized := make(chan bool, 1)
+			srv := hostile.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if isBad(r.URL.Path) {
+					seen.Do(func() { authorized <- strings.Contains(r.Header.Get("Authorization"), hostile.Canary) })
+					bad.ServeHTTP(w, r)
+					return
+				}
+				f.ServeHTTP(w, r)
+			}))
+			c := &Collector{
+				Projects: []string{"bad", "p-one"}, ListServiceAccounts: true, Timeout: time.Second,
+				Endpoint: srv.URL, maxPages: 100,
+				clientOptions: []option.ClientOption{option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: hostile.Canary}))},
+			}
+			if tc.unit != badProject {
+				c.Projects = []string{"p-one"}
+			}
+			if err := c.Init(); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			sink := collectors.NewTestSink()
+			err := c.Collect(ctx, sink)
+			if ctx.Err() != nil {
+				t.Fatal("Collect did not finish within 20s")
+			}
+			if err != nil {
+				t.Fatalf("Collect: %v (only one unit was broken)", err)
+			}
+			if !<-authorized {
+				t.Fatal("the hostile server never saw the canary token: the case proves nothing")
+			}
+			var texts []string
+			for _, e := range sink.Errors {
+				texts = append(texts, e.Error)
+				if !model.ScopeWithin(e.Scope, tc.unit) {
+					t.Errorf("error outside the broken unit %s: %s: %s", tc.unit, e.Scope, e.Error)
+				}
+			}
+			joined := strings.Join(texts, "\n")
+			if !strings.Contains(joined, tc.want) {
+				t.Errorf("errors %q; want %q", joined, tc.want)
+			}
+			if strings.Contains(joined, hostile.Canary) || strings.Contains(joined, "<html") {
+				t.Errorf("error text leaks the answer: %q", joined)
+			}
+			cov := model.Coverage{Status: model.CoverageDegraded, Errors: sink.Errors}
+			failed := cmp.Or(tc.failed, tc.unit)
+			if cov.Answered(failed) {
+				t.Errorf("%s counts as answered", failed)
+			}
+			if !cov.Answered("p-one") || sink.Artifact("gcpiam://p-one/bindings/roles/bigquery.dataEditor/serviceAccount:bf-1234-runner@p-one.iam.gserviceaccount.com") == nil {
+				t.Errorf("p-one's bindings were not collected: %v %v", sink.Errors, uris(sink))
+			}
+			if sink.Artifact("gcpiam://p-one/serviceAccounts/replay@p-one.iam.gserviceaccount.com/keys/k-old") == nil {
+				t.Errorf("another account's keys were not collected: %v", uris(sink))
+			}
+			if n := bad.N(); n > 110 {
+				t.Errorf("%d requests to the hostile unit; want a bounded number", n)
+			}
+		})
+	}
+}
