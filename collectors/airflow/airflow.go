@@ -27,10 +27,18 @@ var sampleConfig string
 // the operator raised it; asking for more only returns 100.
 const (
 	defaultPageSize      = 100
-	defaultConcurrency   = 4
+	defaultConcurrency   = 8
 	defaultCatchupMaxAge = 30 * 24 * time.Hour
 	defaultRunLookback   = 90 * 24 * time.Hour
-	defaultTimeout       = 30 * time.Second
+	defaultTimeout       = collectors.DefaultCallTimeout
+	defaultBudget        = 10 * time.Minute
+	// defaultMaxPages bounds one listing: 10,000 pages of 100 is a million
+	// DAGs or runs, far beyond any deployment, and a server that pages
+	// forever (a huge total_entries, fresh items on every page) stops there.
+	defaultMaxPages = 10000
+	// maxConcurrency keeps a typo (concurrency: 10000) from opening
+	// thousands of connections to one webserver.
+	maxConcurrency = 64
 )
 
 // API version settings.
@@ -54,6 +62,8 @@ func New() *Airflow {
 		PageSize:      defaultPageSize,
 		Concurrency:   defaultConcurrency,
 		Timeout:       defaultTimeout,
+		Budget:        defaultBudget,
+		MaxPages:      defaultMaxPages,
 	}
 }
 
@@ -87,8 +97,15 @@ type Airflow struct {
 	PageSize int `mapstructure:"page_size"`
 	// Concurrency bounds the per-DAG calls made at once.
 	Concurrency int `mapstructure:"concurrency"`
-	// Timeout bounds each HTTP call.
+	// Timeout bounds each HTTP call, reading the answer included.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// Budget bounds the whole collection of this source. When it runs
+	// out, the DAGs not yet read are errors at their units and the rest
+	// is reported: a slow Airflow degrades, it does not hang the audit.
+	Budget time.Duration `mapstructure:"budget"`
+	// MaxPages bounds each listing; past it the listing is an error at
+	// its unit.
+	MaxPages int `mapstructure:"max_pages"`
 
 	// HTTPClient is used for every call; Init builds one when nil.
 	HTTPClient *http.Client `mapstructure:"-"`
@@ -145,8 +162,17 @@ func (c *Airflow) Init() error {
 	if c.PageSize <= 0 {
 		return fmt.Errorf("page_size: %d; expected a positive number (Airflow caps it at 100 by default)", c.PageSize)
 	}
-	if c.Concurrency <= 0 {
-		return fmt.Errorf("concurrency: %d; expected a positive number", c.Concurrency)
+	if c.Concurrency <= 0 || c.Concurrency > maxConcurrency {
+		return fmt.Errorf("concurrency: %d; expected 1 to %d", c.Concurrency, maxConcurrency)
+	}
+	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+		return err
+	}
+	if c.Budget <= 0 {
+		return fmt.Errorf("budget: must be a positive duration such as 10m (got %s): it bounds the whole collection of this source", c.Budget)
+	}
+	if c.MaxPages <= 0 {
+		return fmt.Errorf("max_pages: %d; expected a positive number", c.MaxPages)
 	}
 	if c.CatchupMaxAge < 0 || c.RunLookback < 0 {
 		return fmt.Errorf("catchup_max_age / run_lookback: expected a duration of zero or more")
@@ -173,8 +199,15 @@ func (c *Airflow) Init() error {
 	if err := c.readSecrets(); err != nil {
 		return err
 	}
-	if c.HTTPClient == nil {
+	switch {
+	case c.HTTPClient == nil:
 		c.HTTPClient = &http.Client{Timeout: c.Timeout}
+	case c.HTTPClient.Timeout == 0 || c.HTTPClient.Timeout > c.Timeout:
+		// A client handed in without a deadline still gets the call's:
+		// Timeout covers the whole exchange, a dripping body included.
+		hc := *c.HTTPClient
+		hc.Timeout = c.Timeout
+		c.HTTPClient = &hc
 	}
 	return nil
 }

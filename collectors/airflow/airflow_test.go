@@ -29,6 +29,12 @@ func (s *sleeps) sleep(_ context.Context, d time.Duration) error {
 
 func newCollector(t *testing.T, f *fakeAirflow, apiVersion string) (*Airflow, *sleeps) {
 	t.Helper()
+	return newCollectorWith(t, f, apiVersion, nil)
+}
+
+// newCollectorWith applies opt to the configured collector before Init.
+func newCollectorWith(t *testing.T, f *fakeAirflow, apiVersion string, opt func(*Airflow)) (*Airflow, *sleeps) {
+	t.Helper()
 	t.Setenv("TEST_AIRFLOW_PASSWORD", f.password)
 	s := &sleeps{}
 	c := New()
@@ -40,6 +46,9 @@ func newCollector(t *testing.T, f *fakeAirflow, apiVersion string) (*Airflow, *s
 	c.Retry = collectors.RetryPolicy{Sleep: s.sleep}
 	c.Now = func() time.Time { return testNow }
 	c.SetSourceName("airflow-test")
+	if opt != nil {
+		opt(c)
+	}
 	if err := c.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +172,7 @@ func TestCollectAirflow3(t *testing.T) {
 				t.Errorf("%s = %q, want %q", k, a.Attr(k), v)
 			}
 		}
-		if a.BackfillID != "BF-3100" || a.State != model.StateActive || a.Scope != scopeRuns {
+		if a.BackfillID != "BF-3100" || a.State != model.StateActive || a.Scope != "dags/bf_3100_ledger_replay/runs" {
 			t.Errorf("queued run: id %q state %q scope %q", a.BackfillID, a.State, a.Scope)
 		}
 	})
@@ -220,7 +229,7 @@ func checkDAGs(t *testing.T, sink *collectors.TestSink) {
 				t.Errorf("id %q how %q state %q owner %q; want %q %q %q %q",
 					a.BackfillID, a.Correlation, a.State, a.Owner, tt.id, tt.how, tt.state, tt.owner)
 			}
-			if a.Kind != model.KindSchedulerJob || a.Name != tt.dag || a.Scope != scopeDAGs {
+			if a.Kind != model.KindSchedulerJob || a.Name != tt.dag || a.Scope != "dags/"+tt.dag {
 				t.Errorf("kind %q name %q scope %q", a.Kind, a.Name, a.Scope)
 			}
 			for k, v := range tt.attrs {
@@ -333,9 +342,19 @@ func TestPartialFailureDegradesScope(t *testing.T) {
 			t.Errorf("error does not name the source: %s", e.Error)
 		}
 	}
-	for _, want := range []string{"dags/daily_revenue", "dags/bf_1234_refund_replay"} {
+	for _, want := range []string{"dags/daily_revenue", "dags/bf_1234_refund_replay/backfills", "dags/bf_1234_refund_replay/runs"} {
 		if !scopes[want] {
 			t.Errorf("no error in scope %s: %v", want, sink.Errors)
+		}
+	}
+	// The DAG listing and the DAGs whose own calls answered still count.
+	cov := model.Coverage{Status: model.CoverageDegraded, Errors: sink.Errors}
+	for scope, want := range map[string]bool{
+		"dags": true, "dags/bf_1234_refund_replay": true, "dags/daily_revenue": false,
+		"dags/daily_revenue/runs": false, "dags/bf_1234_refund_replay/backfills/1": false,
+	} {
+		if got := cov.Answered(scope); got != want {
+			t.Errorf("answered(%s) = %v, want %v", scope, got, want)
 		}
 	}
 	if len(s.d) == 0 {

@@ -1,6 +1,7 @@
 package airflow
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,11 +12,17 @@ import (
 // airflow-core/.../v2-rest-api-generated.yaml (Airflow 3). One struct
 // carries the fields of both versions; the few that differ are noted.
 
+// The collections below are checked after decoding: a list that is
+// absent or null (an answer of `null`, a proxy's `{}`) is an error, never
+// an empty listing; `[]` is an empty listing.
+
 // dagCollection is DAGCollection (v1) / DAGCollectionResponse (v2).
 type dagCollection struct {
 	DAGs         []dagJSON `json:"dags"`
 	TotalEntries int       `json:"total_entries"`
 }
+
+func (c *dagCollection) check() error { return needList(c.DAGs == nil, "dags") }
 
 // dagJSON is DAG and DAGDetail (v1) / DAGResponse and DAGDetailsResponse (v2).
 type dagJSON struct {
@@ -80,6 +87,8 @@ type taskCollection struct {
 	Tasks []taskJSON `json:"tasks"`
 }
 
+func (c *taskCollection) check() error { return needList(c.Tasks == nil, "tasks") }
+
 // taskJSON keeps the fields of Task (v1) / TaskResponse (v2) we read.
 type taskJSON struct {
 	TaskID        string  `json:"task_id"`
@@ -92,6 +101,8 @@ type dagRunCollection struct {
 	DagRuns      []dagRunJSON `json:"dag_runs"`
 	TotalEntries int          `json:"total_entries"`
 }
+
+func (c *dagRunCollection) check() error { return needList(c.DagRuns == nil, "dag_runs") }
 
 // dagRunJSON is DAGRun (v1) / DAGRunResponse (v2).
 type dagRunJSON struct {
@@ -114,6 +125,26 @@ type dagRunJSON struct {
 type backfillCollection struct {
 	Backfills    []backfillJSON `json:"backfills"`
 	TotalEntries int            `json:"total_entries"`
+}
+
+func (c *backfillCollection) check() error { return needList(c.Backfills == nil, "backfills") }
+
+// check refuses details without their DAG (an answer of `null` or `{}`).
+func (d *dagJSON) check() error {
+	if d.DagID == "" {
+		return errors.New("no dag_id in the answer (empty or null)")
+	}
+	return nil
+}
+
+// checker is an answer that can say it is malformed.
+type checker interface{ check() error }
+
+func needList(missing bool, key string) error {
+	if missing {
+		return fmt.Errorf("no %q list in the answer (absent or null)", key)
+	}
+	return nil
 }
 
 // backfillJSON is BackfillResponse (v2 only).

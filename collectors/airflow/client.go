@@ -36,9 +36,7 @@ func (a *httpAPI) prefix() string { return "/api/v" + a.version }
 func detectVersion(ctx context.Context, c *Airflow) (string, error) {
 	probe := func(version string) error {
 		a := newHTTPAPI(c, version)
-		var v struct {
-			Version string `json:"version"`
-		}
+		var v versionInfo
 		return a.get(ctx, "/version", nil, &v)
 	}
 	errV2 := probe(versionV2)
@@ -55,9 +53,16 @@ func detectVersion(ctx context.Context, c *Airflow) (string, error) {
 	return "", fmt.Errorf("detect API version: neither /api/v2 (%v) nor /api/v1 (%v) answered", errV2, errV1)
 }
 
+// versionInfo is the answer of GET /version.
+type versionInfo struct {
+	Version string `json:"version"`
+}
+
+func (v *versionInfo) check() error { return nil }
+
 // get calls GET prefix+path and decodes the JSON answer into out. On
 // Airflow 3, a 401 with a token we minted refreshes the token once.
-func (a *httpAPI) get(ctx context.Context, path string, q url.Values, out any) error {
+func (a *httpAPI) get(ctx context.Context, path string, q url.Values, out checker) error {
 	a.mu.Lock()
 	minted := a.version == versionV2 && a.c.token == "" && a.bearer != ""
 	a.mu.Unlock()
@@ -71,7 +76,7 @@ func (a *httpAPI) get(ctx context.Context, path string, q url.Values, out any) e
 	return err
 }
 
-func (a *httpAPI) getOnce(ctx context.Context, path string, q url.Values, out any) error {
+func (a *httpAPI) getOnce(ctx context.Context, path string, q url.Values, out checker) error {
 	auth, err := a.authHeader(ctx, path)
 	if err != nil {
 		return err
@@ -95,8 +100,8 @@ func (a *httpAPI) getOnce(ctx context.Context, path string, q url.Values, out an
 		return err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("GET %s%s: decode answer: %w", a.prefix(), path, err)
+	if err := decodeAnswer(resp.Body, out); err != nil {
+		return fmt.Errorf("GET %s%s: %w", a.prefix(), path, err)
 	}
 	return nil
 }
@@ -151,13 +156,14 @@ func (a *httpAPI) mintToken(ctx context.Context) (string, error) {
 	defer resp.Body.Close()
 	var tr tokenResponse
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&tr); err != nil || tr.AccessToken == "" {
+		// Never the body: it may echo the password sent.
 		return "", fmt.Errorf("get a token: POST /auth/token answered without an access_token")
 	}
 	return tr.AccessToken, nil
 }
 
 func (a *httpAPI) listDAGs(ctx context.Context) ([]dagJSON, error) {
-	return pageAll(a.c.PageSize, func(offset, limit int) ([]dagJSON, int, error) {
+	return pageAll(a.c.PageSize, a.c.MaxPages, dagKey, func(offset, limit int) ([]dagJSON, int, error) {
 		q := pageQuery(offset, limit)
 		// Stale (v2) / inactive (v1) DAGs are listed too: their metadata
 		// is still in the scheduler and may be lingering machinery.
@@ -193,11 +199,15 @@ func (a *httpAPI) dagTasks(ctx context.Context, dagID string) ([]taskJSON, error
 	return tc.Tasks, err
 }
 
-// listRuns lists runs across DAGs with the `~` dag id. Airflow 3 filters
-// by run_type on the server; Airflow 2 cannot, so it is bounded by
-// updated_at_gte (Airflow 2.6+) and filtered here.
-func (a *httpAPI) listRuns(ctx context.Context, f runFilter) ([]dagRunJSON, error) {
-	runs, err := pageAll(a.c.PageSize, func(offset, limit int) ([]dagRunJSON, int, error) {
+// listRuns lists the runs of one DAG, or across DAGs with the `~` dag id.
+// Airflow 3 filters by run_type on the server; Airflow 2 cannot, so it is
+// bounded by updated_at_gte (Airflow 2.6+) and filtered here.
+func (a *httpAPI) listRuns(ctx context.Context, dagID string, f runFilter) ([]dagRunJSON, error) {
+	path := "/dags/" + url.PathEscape(dagID) + "/dagRuns"
+	if dagID == allDAGs {
+		path = "/dags/~/dagRuns"
+	}
+	runs, err := pageAll(a.c.PageSize, a.c.MaxPages, runKey, func(offset, limit int) ([]dagRunJSON, int, error) {
 		q := pageQuery(offset, limit)
 		for _, s := range f.states {
 			q.Add("state", s)
@@ -209,7 +219,7 @@ func (a *httpAPI) listRuns(ctx context.Context, f runFilter) ([]dagRunJSON, erro
 			q.Set("updated_at_gte", f.updatedAfter.UTC().Format(time.RFC3339))
 		}
 		var page dagRunCollection
-		err := a.get(ctx, "/dags/~/dagRuns", q, &page)
+		err := a.get(ctx, path, q, &page)
 		return page.DagRuns, page.TotalEntries, err
 	})
 	kept := runs[:0]
@@ -225,7 +235,7 @@ func (a *httpAPI) listBackfills(ctx context.Context, dagID string) ([]backfillJS
 	if a.version != versionV2 {
 		return nil, false, nil
 	}
-	bs, err := pageAll(a.c.PageSize, func(offset, limit int) ([]backfillJSON, int, error) {
+	bs, err := pageAll(a.c.PageSize, a.c.MaxPages, backfillKey, func(offset, limit int) ([]backfillJSON, int, error) {
 		q := pageQuery(offset, limit)
 		q.Set("dag_id", dagID)
 		var page backfillCollection

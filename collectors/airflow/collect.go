@@ -2,10 +2,10 @@ package airflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,17 +13,10 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 )
 
-// Scopes a partial failure is limited to. DAG artifacts are in scopeDAGs,
-// run artifacts in scopeRuns; a failed detail, task or backfill call for
-// one DAG is reported under "dags/<dag_id>" and taints neither listing.
-const (
-	scopeDAGs = "dags"
-	scopeRuns = "dagRuns"
-)
-
 const runTypeBackfill = "backfill"
 
-// dagInfo is what is known of one DAG while collecting.
+// dagInfo is what is known of one DAG while collecting. The per-DAG calls
+// write only their own DAG's info, one worker per DAG.
 type dagInfo struct {
 	dag        dagJSON
 	labels     map[string]string
@@ -36,30 +29,46 @@ type dagInfo struct {
 	dependsOn  bool // a task depends on its past run
 	tasksKnown bool
 	backfills  []backfillJSON
+	activeRuns []dagRunJSON // queued or running, from the DAG's own listing
 }
 
+// errBudget ends a collection that ran past the source's budget.
+var errBudget = errors.New("the source's budget ran out")
+
 // Collect lists DAGs, backfill runs and backfill objects and emits the
-// ones that are backfill machinery or a catch-up risk.
+// ones that are backfill machinery or a catch-up risk. Everything runs
+// within Budget; what could not be read in time is an error at its unit.
 func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.Budget, fmt.Errorf("%w (budget %s)", errBudget, c.Budget))
+	defer cancel()
 	src, err := c.open(ctx)
 	if err != nil {
-		return c.fail("connect", err)
+		return c.fail(ctx, "connect", err)
 	}
 	dags, err := src.listDAGs(ctx)
-	if err != nil {
-		return c.fail("list DAGs", err)
+	switch {
+	case isAuthError(err):
+		return c.fail(ctx, "list DAGs", err)
+	case err != nil:
+		// Everything this source reports lies under the DAG listing.
+		sink.AddError(scopeDAGs, c.wrap(ctx, "list DAGs", err))
+		return nil
 	}
 	infos := make(map[string]*dagInfo, len(dags))
 	order := make([]string, 0, len(dags))
 	for _, d := range dags {
+		if infos[d.DagID] != nil {
+			continue
+		}
 		info := &dagInfo{dag: d, labels: tagLabels(d.Tags)}
 		info.backfillID, info.how, info.selected = c.matchDAG(d, info.labels)
 		infos[d.DagID] = info
 		order = append(order, d.DagID)
 	}
 
-	runs := c.collectRuns(ctx, src, sink, infos)
-	c.enrich(ctx, src, sink, infos)
+	runs := c.backfillRuns(ctx, src, sink, infos)
+	c.enrich(ctx, src, sink, infos, order)
+	runs = mergeActiveRuns(runs, infos, order)
 
 	now := c.Now()
 	for _, id := range order {
@@ -89,7 +98,7 @@ func (c *Airflow) open(ctx context.Context) (api, error) {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("export_dir: %q is not a readable directory", dir)
 		}
-		return dirAPI{dir: dir}, nil
+		return newDirAPI(dir), nil
 	}
 	version := c.APIVersion
 	if version == versionAuto || version == "" {
@@ -102,11 +111,15 @@ func (c *Airflow) open(ctx context.Context) (api, error) {
 	return newHTTPAPI(c, version), nil
 }
 
+func isAuthError(err error) bool {
+	return isStatus(err, http.StatusUnauthorized) || isStatus(err, http.StatusForbidden)
+}
+
 // fail builds the error of a total failure: it names the source and, on
 // an authentication failure, the config keys to check (never a secret).
-func (c *Airflow) fail(what string, err error) error {
+func (c *Airflow) fail(ctx context.Context, what string, err error) error {
 	hint := ""
-	if isStatus(err, http.StatusUnauthorized) || isStatus(err, http.StatusForbidden) {
+	if isAuthError(err) {
 		switch {
 		case c.TokenEnv != "":
 			hint = fmt.Sprintf("; check the token in %s", c.TokenEnv)
@@ -116,49 +129,56 @@ func (c *Airflow) fail(what string, err error) error {
 			hint = "; set username and password_env (or token_env)"
 		}
 	}
-	return fmt.Errorf("airflow %s: %s: %w%s", c.where(), what, err, hint)
+	return fmt.Errorf("%w%s", c.wrap(ctx, what, err), hint)
 }
 
-// collectRuns lists the runs to emit: every run of type backfill, and the
-// queued or running runs of backfill DAGs (BF015 needs those whatever
-// their type). A failed listing degrades the dagRuns scope.
-func (c *Airflow) collectRuns(ctx context.Context, src api, sink collectors.Sink, infos map[string]*dagInfo) []dagRunJSON {
-	seen := map[string]bool{}
-	var out []dagRunJSON
-	add := func(rs []dagRunJSON, onlySelected bool) {
-		for _, r := range rs {
-			info := infos[r.DagID]
-			if onlySelected && (info == nil || !info.selected) {
-				continue
-			}
-			key := r.DagID + "\x00" + r.DagRunID
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			out = append(out, r)
-			if info != nil {
-				info.hasRuns = true
-				info.bfRuns = info.bfRuns || r.RunType == runTypeBackfill
-			}
-		}
+// wrap names the source and the call in an error, and says so when the
+// source's budget (not the call) is what ended it.
+func (c *Airflow) wrap(ctx context.Context, what string, err error) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errBudget) {
+		return fmt.Errorf("airflow %s: %s: %w: %v", c.where(), what, cause, err)
 	}
+	return fmt.Errorf("airflow %s: %s: %w", c.where(), what, err)
+}
 
+// backfillRuns lists every run of type backfill, across DAGs. It is one
+// listing over every DAG, so its failure is at the DAG listing's unit.
+func (c *Airflow) backfillRuns(ctx context.Context, src api, sink collectors.Sink, infos map[string]*dagInfo) []dagRunJSON {
 	f := runFilter{runType: runTypeBackfill}
 	if c.RunLookback > 0 {
 		f.updatedAfter = c.Now().Add(-c.RunLookback)
 	}
-	rs, err := src.listRuns(ctx, f)
-	add(rs, false)
+	rs, err := src.listRuns(ctx, allDAGs, f)
 	if err != nil {
-		sink.AddError(scopeRuns, fmt.Errorf("airflow %s: list backfill runs: %w", c.where(), err))
+		sink.AddError(scopeDAGs, c.wrap(ctx, "list backfill runs", err))
 	}
+	for _, r := range rs {
+		if info := infos[r.DagID]; info != nil {
+			info.hasRuns = true
+			info.bfRuns = true
+		}
+	}
+	return rs
+}
 
-	if slices.ContainsFunc(mapValues(infos), func(i *dagInfo) bool { return i.selected }) {
-		rs, err := src.listRuns(ctx, runFilter{states: []string{"queued", "running"}})
-		add(rs, true)
-		if err != nil {
-			sink.AddError(scopeRuns, fmt.Errorf("airflow %s: list active runs: %w", c.where(), err))
+// mergeActiveRuns adds the queued or running runs of backfill DAGs (BF015
+// needs those whatever their type) to the backfill runs, once each,
+// sorted.
+func mergeActiveRuns(runs []dagRunJSON, infos map[string]*dagInfo, order []string) []dagRunJSON {
+	seen := make(map[string]bool, len(runs))
+	out := make([]dagRunJSON, 0, len(runs))
+	add := func(r dagRunJSON) {
+		if k := runKey(r); !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	for _, r := range runs {
+		add(r)
+	}
+	for _, id := range order {
+		for _, r := range infos[id].activeRuns {
+			add(r)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -171,60 +191,86 @@ func (c *Airflow) collectRuns(ctx context.Context, src api, sink collectors.Sink
 }
 
 // enrich makes the per-DAG calls the listings do not cover, at most
-// Concurrency at a time: details (catchup, start date) for backfill DAGs
-// and, for the catch-up check, every scheduled DAG; tasks (pools) for
-// DAGs with emitted runs; and Airflow 3 backfill objects.
-func (c *Airflow) enrich(ctx context.Context, src api, sink collectors.Sink, infos map[string]*dagInfo) {
-	sem := make(chan struct{}, c.Concurrency)
+// Concurrency at a time: active runs of backfill DAGs; details (catchup,
+// start date) for backfill DAGs and, for the catch-up check, every
+// scheduled DAG; tasks (pools) for DAGs with emitted runs; and Airflow 3
+// backfill objects. Once the budget or the run's deadline is spent, each
+// DAG not yet read is an error at its unit.
+func (c *Airflow) enrich(ctx context.Context, src api, sink collectors.Sink, infos map[string]*dagInfo, order []string) {
+	jobs := make(chan *dagInfo)
 	var wg sync.WaitGroup
-	for _, info := range infos {
-		d := &info.dag
-		needDetails := (info.selected || (c.CatchupCheck && !d.stale() && d.schedule() != "")) &&
-			(d.Catchup == nil || d.StartDate == nil)
-		needTasks := info.selected || info.hasRuns
-		needBackfills := info.selected || info.bfRuns
-		if !needDetails && !needTasks && !needBackfills {
-			continue
-		}
+	for range c.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
+			for info := range jobs {
+				if ctx.Err() != nil {
+					sink.AddError(dagScope(info.dag.DagID), c.wrap(ctx, "DAG "+info.dag.DagID+" not read", context.Cause(ctx)))
+					continue
+				}
+				c.enrichOne(ctx, src, sink, info)
 			}
-			defer func() { <-sem }()
-			c.enrichOne(ctx, src, sink, info, needDetails, needTasks, needBackfills)
 		}()
 	}
+	for _, id := range order {
+		if info := infos[id]; c.needsCalls(info) {
+			jobs <- info
+		}
+	}
+	close(jobs)
 	wg.Wait()
 }
 
-func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, info *dagInfo, details, tasks, backfills bool) {
+func (c *Airflow) needsCalls(info *dagInfo) bool {
+	return c.needDetails(info) || info.selected || info.hasRuns || info.bfRuns
+}
+
+func (c *Airflow) needDetails(info *dagInfo) bool {
+	d := &info.dag
+	return (info.selected || (c.CatchupCheck && !d.stale() && d.schedule() != "")) &&
+		(d.Catchup == nil || d.StartDate == nil)
+}
+
+// enrichOne makes one DAG's calls. Each failure is at the unit whose
+// artifacts it leaves unsure: details and tasks at the DAG (its runs and
+// backfill objects carry its pools and owner too), active runs at the
+// DAG's runs, backfill objects at the DAG's backfills and, since backfill
+// runs are tied to their backfill object, at its runs too.
+func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, info *dagInfo) {
 	id := info.dag.DagID
-	scope := "dags/" + id
-	if details {
+	if info.selected {
+		rs, err := src.listRuns(ctx, id, runFilter{states: []string{"queued", "running"}})
+		if err != nil {
+			sink.AddError(runsScope(id), c.wrap(ctx, "active runs of DAG "+id, err))
+		}
+		info.activeRuns = rs
+		info.hasRuns = info.hasRuns || len(rs) > 0
+	}
+	if c.needDetails(info) {
 		det, err := src.dagDetails(ctx, id)
 		switch {
 		case err != nil:
-			sink.AddError(scope, fmt.Errorf("airflow %s: details of DAG %s: %w", c.where(), id, err))
+			sink.AddError(dagScope(id), c.wrap(ctx, "details of DAG "+id, err))
 		case det != nil:
 			info.dag.merge(*det)
 		}
 	}
-	if tasks {
+	if info.selected || info.hasRuns {
 		ts, err := src.dagTasks(ctx, id)
 		if err != nil {
-			sink.AddError(scope, fmt.Errorf("airflow %s: tasks of DAG %s: %w", c.where(), id, err))
+			sink.AddError(dagScope(id), c.wrap(ctx, "tasks of DAG "+id, err))
 		} else if ts != nil {
 			info.pools, info.dependsOn, info.tasksKnown = taskPools(ts), dependsOnPast(ts), true
 		}
 	}
-	if backfills {
+	if info.selected || info.bfRuns {
 		bs, _, err := src.listBackfills(ctx, id)
 		if err != nil {
-			sink.AddError(scope, fmt.Errorf("airflow %s: backfills of DAG %s: %w", c.where(), id, err))
+			err = c.wrap(ctx, "backfills of DAG "+id, err)
+			sink.AddError(backfillsScope(id), err)
+			if info.bfRuns {
+				sink.AddError(runsScope(id), fmt.Errorf("%w (its backfill runs cannot be tied to their backfill objects)", err))
+			}
 		}
 		info.backfills = bs
 	}
@@ -250,13 +296,10 @@ func taskPools(ts []taskJSON) []string {
 }
 
 func dependsOnPast(ts []taskJSON) bool {
-	return slices.ContainsFunc(ts, func(t taskJSON) bool { return t.DependsOnPast })
-}
-
-func mapValues[K comparable, V any](m map[K]V) []V {
-	out := make([]V, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
+	for _, t := range ts {
+		if t.DependsOnPast {
+			return true
+		}
 	}
-	return out
+	return false
 }

@@ -92,7 +92,7 @@ func (c *Airflow) dagArtifact(info *dagInfo) model.Artifact {
 	d := info.dag
 	a := model.Artifact{
 		Kind:        model.KindSchedulerJob,
-		Scope:       scopeDAGs,
+		Scope:       dagScope(d.DagID),
 		URI:         c.dagURI(d.DagID),
 		Name:        d.DagID,
 		BackfillID:  info.backfillID,
@@ -129,7 +129,7 @@ func (c *Airflow) dagArtifact(info *dagInfo) model.Artifact {
 func (c *Airflow) runArtifact(r dagRunJSON, info *dagInfo) model.Artifact {
 	a := model.Artifact{
 		Kind:  model.KindJobRun,
-		Scope: scopeRuns,
+		Scope: runsScope(r.DagID),
 		URI:   c.runURI(r.DagID, r.DagRunID),
 		Name:  r.DagRunID,
 	}
@@ -216,7 +216,7 @@ func (c *Airflow) backfill(b backfillJSON, info *dagInfo) (model.Backfill, bool)
 		Timeline:      model.Timeline{StartedAt: b.CreatedAt},
 		Concurrency:   b.MaxActiveRuns,
 		DependsOnPast: info.dependsOn,
-		Source:        model.Location{Path: "airflow://" + c.authority() + "/backfills/" + strconv.Itoa(b.ID)},
+		Source:        model.Location{Path: backfillScope(info.dag.DagID, b.ID)},
 	}
 	if info.tasksKnown {
 		bf.Pool = strings.Join(info.pools, ",")

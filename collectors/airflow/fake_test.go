@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bfaudit/bfaudit/internal/hostile"
 )
 
 // fakeAirflow serves Airflow's real REST paths and JSON for one API
@@ -44,12 +46,15 @@ type fakeAirflow struct {
 	srv      *httptest.Server
 	expireAt int // the token stops working after this many API calls (0: never)
 	calls    int
+	// misbehave answers a path (without query) with a hostile handler
+	// instead of the fake's own answer.
+	misbehave map[string]http.Handler
 }
 
 func newFakeAirflow(t *testing.T, version string) *fakeAirflow {
 	t.Helper()
 	f := &fakeAirflow{t: t, version: version, user: "bfaudit", password: "s3cret-pw", maxPage: 3,
-		fail: map[string][]int{}, failHdr: map[string]string{}, failAll: map[string]int{}}
+		fail: map[string][]int{}, failHdr: map[string]string{}, failAll: map[string]int{}, misbehave: map[string]http.Handler{}}
 	b, err := os.ReadFile(filepath.Join("testdata", "v"+version+".json"))
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +62,8 @@ func newFakeAirflow(t *testing.T, version string) *fakeAirflow {
 	if err := json.Unmarshal(b, &f.store); err != nil {
 		t.Fatal(err)
 	}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
+	// hostile.Server releases stalled handlers when the test ends.
+	f.srv = hostile.Server(t, http.HandlerFunc(f.serve))
 	return f
 }
 
@@ -80,6 +85,11 @@ func (f *fakeAirflow) seen(path string) []*http.Request {
 func (f *fakeAirflow) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, r)
+	if h, ok := f.misbehave[r.URL.Path]; ok {
+		f.mu.Unlock()
+		h.ServeHTTP(w, r)
+		return
+	}
 	if st, ok := f.failAll[r.URL.Path]; ok {
 		f.mu.Unlock()
 		f.problem(w, st, "injected failure")
@@ -124,8 +134,8 @@ func (f *fakeAirflow) serve(w http.ResponseWriter, r *http.Request) {
 			f.t.Errorf("GET %s: stale DAGs not asked for: %s", r.URL.Path, r.URL.RawQuery)
 		}
 		f.page(w, r, "dags", f.store.DAGs)
-	case path == "/dags/~/dagRuns":
-		f.listRuns(w, r)
+	case strings.HasPrefix(path, "/dags/") && strings.HasSuffix(path, "/dagRuns"):
+		f.listRuns(w, r, strings.TrimSuffix(strings.TrimPrefix(path, "/dags/"), "/dagRuns"))
 	case path == "/backfills" && f.version == "2":
 		f.listBackfills(w, r)
 	case strings.HasSuffix(path, "/details"):
@@ -189,7 +199,7 @@ func (f *fakeAirflow) mintToken(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, map[string]string{"access_token": tok})
 }
 
-func (f *fakeAirflow) listRuns(w http.ResponseWriter, r *http.Request) {
+func (f *fakeAirflow) listRuns(w http.ResponseWriter, r *http.Request, dagID string) {
 	q := r.URL.Query()
 	if f.version == "1" && q.Has("run_type") {
 		// Airflow 2 validates query parameters strictly.
@@ -198,11 +208,15 @@ func (f *fakeAirflow) listRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	var kept []json.RawMessage
 	for _, raw := range f.store.DagRuns {
-		var run struct{ RunType, State string }
+		var run struct{ RunType, State, DagID string }
 		var m map[string]any
 		_ = json.Unmarshal(raw, &m)
 		run.RunType, _ = m["run_type"].(string)
 		run.State, _ = m["state"].(string)
+		run.DagID, _ = m["dag_id"].(string)
+		if dagID != "~" && run.DagID != dagID {
+			continue
+		}
 		if types := q["run_type"]; len(types) > 0 && !slices.Contains(types, run.RunType) {
 			continue
 		}

@@ -2,6 +2,7 @@ package airflow
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -14,14 +15,19 @@ type api interface {
 	// DAG whose serialized form is gone answers 404).
 	dagDetails(ctx context.Context, dagID string) (*dagJSON, error)
 	dagTasks(ctx context.Context, dagID string) ([]taskJSON, error)
-	listRuns(ctx context.Context, f runFilter) ([]dagRunJSON, error)
+	// listRuns lists the runs of one DAG, or of every DAG when dagID is
+	// allDAGs.
+	listRuns(ctx context.Context, dagID string, f runFilter) ([]dagRunJSON, error)
 	// listBackfills returns Airflow 3's backfill objects of one DAG; ok
 	// is false when the source has none to give (Airflow 2).
 	listBackfills(ctx context.Context, dagID string) (bs []backfillJSON, ok bool, err error)
 }
 
-// runFilter selects DAG runs across all DAGs. Each API applies what it
-// can on the server; keep applies all of it on our side too.
+// allDAGs is the DAG id Airflow's API reads as "every DAG".
+const allDAGs = "~"
+
+// runFilter selects DAG runs. Each API applies what it can on the server;
+// keep applies all of it on our side too.
 type runFilter struct {
 	runType      string    // "" for any
 	states       []string  // empty for any
@@ -35,24 +41,61 @@ func (f runFilter) keep(r dagRunJSON) bool {
 	return len(f.states) == 0 || slices.Contains(f.states, r.State)
 }
 
-// pageAll walks a limit/offset listing to its end. fetch returns one
-// page and the total_entries the server reported.
-func pageAll[T any](limit int, fetch func(offset, limit int) ([]T, int, error)) ([]T, error) {
+// pageAll walks a limit/offset listing to its end, at most maxPages pages.
+// fetch returns one page and the total_entries the server reported; key
+// names an item. A page holding only items already read (a server that
+// ignores offset) or an item without a key ends the walk with an error,
+// as does reaching maxPages (a huge total_entries): a listing that does
+// not end is an error at its unit, never a loop.
+func pageAll[T any](limit, maxPages int, key func(T) string, fetch func(offset, limit int) ([]T, int, error)) ([]T, error) {
 	var all []T
-	for offset := 0; ; {
+	seen := map[string]bool{}
+	for offset, page := 0, 0; ; page++ {
+		if page >= maxPages {
+			return all, fmt.Errorf("stopped after %d pages (%d entries read, the server announced more): raise max_pages if the deployment is that large", page, len(all))
+		}
 		items, total, err := fetch(offset, limit)
 		if err != nil {
 			return all, err
 		}
-		all = append(all, items...)
+		fresh := 0
+		for _, it := range items {
+			k := key(it)
+			if k == "" {
+				return all, fmt.Errorf("page at offset %d holds an entry without its id", offset)
+			}
+			if !seen[k] {
+				seen[k] = true
+				all = append(all, it)
+				fresh++
+			}
+		}
 		offset += len(items)
 		switch {
 		case len(items) == 0:
 			return all, nil
+		case fresh == 0:
+			return all, fmt.Errorf("page at offset %d repeats entries already read (the server ignores offset?): stopped", offset-len(items))
 		case total > 0 && offset >= total:
 			return all, nil
-		case total == 0 && len(items) < limit:
+		case total <= 0 && len(items) < limit:
 			return all, nil
 		}
 	}
+}
+
+func dagKey(d dagJSON) string { return d.DagID }
+
+func runKey(r dagRunJSON) string {
+	if r.DagID == "" || r.DagRunID == "" {
+		return ""
+	}
+	return r.DagID + "\x00" + r.DagRunID
+}
+
+func backfillKey(b backfillJSON) string {
+	if b.ID <= 0 {
+		return ""
+	}
+	return fmt.Sprint(b.ID)
 }

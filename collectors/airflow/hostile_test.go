@@ -1,0 +1,115 @@
+package airflow
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/internal/hostile"
+)
+
+// failFromOffset serves the fake's DAG listing until offset n, then 500.
+func failFromOffset(f *fakeAirflow, n int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if off, _ := strconv.Atoi(r.URL.Query().Get("offset")); off >= n {
+			f.problem(w, http.StatusInternalServerError, "database is locked")
+			return
+		}
+		f.page(w, r, "dags", f.store.DAGs)
+	})
+}
+
+// endlessDAGs pages forever: a huge total_entries, and fresh DAGs on every
+// page, as a server with a broken count would.
+func endlessDAGs() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		dags := make([]map[string]any, 0, limit)
+		for i := range limit {
+			dags = append(dags, map[string]any{"dag_id": fmt.Sprintf("dag_%d", off+i), "is_paused": false, "tags": []any{}})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"dags": dags, "total_entries": 1 << 40})
+	})
+}
+
+// offsetIgnored answers the first page whatever the offset asked.
+func offsetIgnored() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dags := []map[string]any{{"dag_id": "a"}, {"dag_id": "b"}}
+		writeJSON(w, http.StatusOK, map[string]any{"dags": dags, "total_entries": 1000000})
+	})
+}
+
+// hostileCollector reads f with a one-second call timeout, real retry
+// waits under the default bounds, and hostile.Canary as its bearer token.
+func hostileCollector(t *testing.T, f *fakeAirflow) *Airflow {
+	t.Helper()
+	c := New()
+	c.URL, c.APIVersion, c.TokenEnv = f.URL(), "2", "TEST_AIRFLOW_TOKEN"
+	c.Timeout, c.Budget, c.MaxPages = time.Second, 15*time.Second, 20
+	c.Now = func() time.Time { return testNow }
+	c.SetSourceName("airflow-test")
+	if err := c.Init(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Issue 12: each hostile answer finishes within the source's bounds,
+// degrades only the unit it hit, and leaks nothing: the bearer token is
+// hostile.Canary and appears in no error.
+func TestHostileServers(t *testing.T) {
+	t.Setenv("TEST_AIRFLOW_TOKEN", hostile.Canary)
+	tests := []struct {
+		name    string
+		path    string
+		h       http.Handler
+		unit    string // the only scope errors may be at
+		maxReqs int    // bound on requests to path (0: not checked)
+	}{
+		{"stall on one DAG's details", "/api/v2/dags/daily_revenue/details", hostile.Stall(), "dags/daily_revenue", 0},
+		{"drip on one DAG's tasks", "/api/v2/dags/bf_1234_refund_replay/tasks", hostile.Drip(50 * time.Millisecond), "dags/bf_1234_refund_replay", 1},
+		{"429 Retry-After 3600 on one DAG's runs", "/api/v2/dags/bf_3100_ledger_replay/dagRuns", hostile.RetryAfter(429, 3600), "dags/bf_3100_ledger_replay/runs", 1},
+		{"header-echoing 502 with the token", "/api/v2/dags/daily_revenue/details", hostile.EchoHeaders(502), "dags/daily_revenue", 4},
+		{"50 MB answer to the DAG listing", "/api/v2/dags", hostile.Huge(50 << 20), "dags", 1},
+		{"endless pagination", "/api/v2/dags", endlessDAGs(), "dags", 20},
+		{"offset ignored", "/api/v2/dags", offsetIgnored(), "dags", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAirflow(t, "2")
+			counter := hostile.Count(tt.h)
+			f.misbehave[tt.path] = counter
+			f.token = hostile.Canary
+			c := hostileCollector(t, f)
+			sink := collectWithin(t, c, 40*time.Second)
+			if len(sink.Errors) == 0 {
+				t.Fatalf("no error for %s", tt.name)
+			}
+			for _, e := range sink.Errors {
+				if e.Scope != tt.unit {
+					t.Errorf("error outside %s: %+v", tt.unit, e)
+				}
+				if strings.Contains(e.Error, hostile.Canary) {
+					t.Errorf("the token leaked into an error: %s", e.Error)
+				}
+			}
+			out, _ := json.Marshal(sink)
+			if strings.Contains(string(out), hostile.Canary) {
+				t.Errorf("the token leaked into the output")
+			}
+			if tt.maxReqs > 0 && counter.N() > tt.maxReqs {
+				t.Errorf("%d requests to %s, want at most %d", counter.N(), tt.path, tt.maxReqs)
+			}
+			if tt.unit != "dags" && sink.Artifact(base+"bf_1234_refund_replay") == nil {
+				t.Errorf("the rest of the source was not reported: %v", uris(sink, ""))
+			}
+		})
+	}
+}
