@@ -48,6 +48,10 @@ var (
 type userFailure struct {
 	n     int
 	first string
+	// stopped says why the rule stopped early, skipped how many objects
+	// it was then not evaluated on.
+	stopped string
+	skipped int
 }
 
 // evaluateUser runs the user rules: one pass over the artifacts for the
@@ -69,11 +73,20 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.F
 		ctx[r] = e.context(ix, now, r, out)
 	}
 	failed := map[*Rule]*userFailure{}
+	budgets := map[*Rule]*userBudget{}
+	for _, r := range e.user {
+		budgets[r] = &userBudget{limits: r.program.limits}
+	}
 	act := &activation{now: types.Timestamp{Time: now}}
 	// subject names the object in messages; it is only built for a finding
 	// or an error, not for every evaluation.
 	eval := func(r *Rule, subject func() string, is Issue) {
-		val, _, err := r.program.prg.Eval(act)
+		bud := budgets[r]
+		if bud.stopped != "" {
+			bud.skipped++
+			return
+		}
+		val, err := bud.eval(r.program, act)
 		if err == nil {
 			b, ok := val.Value().(bool)
 			if !ok {
@@ -136,6 +149,16 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.F
 			eval(r, subject, Issue{Backfill: b})
 		}
 	}
+	for r, bud := range budgets {
+		if bud.stopped != "" {
+			f := failed[r]
+			if f == nil {
+				f = &userFailure{}
+				failed[r] = f
+			}
+			f.stopped, f.skipped = bud.stopped, bud.skipped
+		}
+	}
 	e.reportUserFailures(failed, out)
 }
 
@@ -153,7 +176,7 @@ func (e *Engine) reportUserFailures(failed map[*Rule]*userFailure, out *[]model.
 		fd := model.Finding{
 			RuleID: meta.ID, RuleName: meta.Name, Title: meta.Title, Step: meta.Step, Severity: sev,
 			ArtifactURI: "rule:" + r.ID, Remediation: meta.Remediation,
-			Message:  fmt.Sprintf("user rule %s failed on %d object(s); first error: %s", r.ID, f.n, f.first),
+			Message:  f.message(r.ID),
 			Evidence: []string{"expression: " + r.Expr},
 		}
 		fd.Fingerprint = model.Fingerprint(fd.RuleID, "", fd.ArtifactURI)
@@ -166,4 +189,15 @@ func nameOrURI(a *model.Artifact) string {
 		return a.Name + " (" + a.URI + ")"
 	}
 	return a.URI
+}
+
+func (f *userFailure) message(id string) string {
+	msg := fmt.Sprintf("user rule %s failed on %d object(s); first error: %s", id, f.n, f.first)
+	if f.n == 0 {
+		msg = "user rule " + id + " evaluated without errors"
+	}
+	if f.stopped != "" {
+		msg += fmt.Sprintf("; %s, %d object(s) not checked", f.stopped, f.skipped)
+	}
+	return msg
 }

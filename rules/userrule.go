@@ -46,7 +46,8 @@ func (e *SpecError) Error() string { return e.Key + ": " + e.Err.Error() }
 func (e *SpecError) Unwrap() error { return e.Err }
 
 type userProgram struct {
-	prg cel.Program
+	prg    cel.Program
+	limits UserLimits
 }
 
 var userIDRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
@@ -67,13 +68,20 @@ var userEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.Variable("record", cel.ObjectType("model.DecisionRecord")),
 		cel.Variable("now", cel.TimestampType),
 		ext.Strings(),
+		cel.ParserExpressionSizeLimit(DefaultUserLimits.MaxExprLength),
 	)
 })
 
 // CompileUserRules checks and compiles user rules once, when the config
 // loads. Errors name the rule by its position and id and, for the
-// expression, the line and column CEL points at.
+// expression, the line and column CEL points at. The programs run under
+// DefaultUserLimits; an expression certain to exceed them on every object
+// is refused here.
 func CompileUserRules(specs []UserRuleSpec) ([]*Rule, error) {
+	return compileUserRules(specs, DefaultUserLimits)
+}
+
+func compileUserRules(specs []UserRuleSpec, limits UserLimits) ([]*Rule, error) {
 	env, err := userEnv()
 	if err != nil {
 		return nil, fmt.Errorf("rules: build CEL environment: %w", err)
@@ -105,6 +113,8 @@ func CompileUserRules(specs []UserRuleSpec) ([]*Rule, error) {
 			return nil, bad("applies_to", "%q: expected artifact or backfill", s.AppliesTo)
 		case strings.TrimSpace(s.Expr) == "":
 			return nil, bad("expr", "missing: a CEL expression returning bool")
+		case len(s.Expr) > limits.MaxExprLength:
+			return nil, bad("expr", "%d bytes long, over the limit of %d", len(s.Expr), limits.MaxExprLength)
 		}
 		if _, builtin := Lookup(s.ID); builtin {
 			return nil, bad("id", "%s is a built-in rule's id or name", s.ID)
@@ -118,7 +128,12 @@ func CompileUserRules(specs []UserRuleSpec) ([]*Rule, error) {
 		if t := checked.OutputType(); !t.IsExactType(cel.BoolType) && !t.IsExactType(cel.DynType) {
 			return nil, &SpecError{Key: key + ".expr", Err: fmt.Errorf("returns %s, want bool (a rule fires when its expression is true)", t)}
 		}
-		prg, err := env.Program(checked, cel.EvalOptions(cel.OptOptimize))
+		if err := checkCost(env, checked, s.Expr, limits); err != nil {
+			return nil, &SpecError{Key: key + ".expr", Err: err}
+		}
+		prg, err := env.Program(checked, cel.EvalOptions(cel.OptOptimize),
+			cel.CostLimit(limits.EvalCost), cel.MemoryLimit(limits.EvalMemory),
+			cel.InterruptCheckFrequency(limits.InterruptEvery))
 		if err != nil {
 			return nil, &SpecError{Key: key + ".expr", Err: err}
 		}
@@ -133,7 +148,7 @@ func CompileUserRules(specs []UserRuleSpec) ([]*Rule, error) {
 		out = append(out, &Rule{
 			ID: s.ID, Name: name, Title: s.Title, Rationale: rationale, Seed: "config (rules.custom)",
 			Remediation: s.Remediation, Severity: s.Severity, Step: model.StepPlan,
-			Expr: s.Expr, AppliesTo: s.AppliesTo, program: &userProgram{prg: prg},
+			Expr: s.Expr, AppliesTo: s.AppliesTo, program: &userProgram{prg: prg, limits: limits},
 		})
 	}
 	return out, nil

@@ -81,7 +81,8 @@ func (w *Waiver) compile() error {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("^")
+	// (?s): * and ? match any character, a newline in a URI included.
+	b.WriteString("(?s)^")
 	for _, r := range w.Artifact {
 		switch r {
 		case '*':
@@ -95,7 +96,7 @@ func (w *Waiver) compile() error {
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	if err != nil {
-		return &FieldError{Field: "artifact", Err: err}
+		return &FieldError{Field: "artifact", Err: fmt.Errorf("glob %q: %v", w.Artifact, err)}
 	}
 	w.glob = re
 	return nil
