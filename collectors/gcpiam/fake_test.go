@@ -24,13 +24,14 @@ type fakeGCP struct {
 	// throttle answers 429 with Retry-After to the first n requests whose
 	// path contains the key.
 	throttle map[string]int
-	pageSize int // the fake's own page size for serviceAccounts.list
+	fail     map[string]int // path suffix -> answer this status, always
+	pageSize int            // the fake's own page size for serviceAccounts.list
 	requests []string
 }
 
 func newFake(t *testing.T) *fakeGCP {
 	return &fakeGCP{t: t, policies: map[string]string{}, accounts: map[string][]string{},
-		keys: map[string][]string{}, denied: map[string]bool{}, throttle: map[string]int{}, pageSize: 2}
+		keys: map[string][]string{}, denied: map[string]bool{}, throttle: map[string]int{}, fail: map[string]int{}, pageSize: 2}
 }
 
 func (f *fakeGCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -43,6 +44,12 @@ func (f *fakeGCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.throttle[key] = n - 1
 			w.Header().Set("Retry-After", "3")
 			apiError(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Read requests'")
+			return
+		}
+	}
+	for suffix, code := range f.fail {
+		if strings.HasSuffix(path, suffix) {
+			apiError(w, code, "INTERNAL", "test fake: failing "+suffix)
 			return
 		}
 	}
