@@ -1,0 +1,76 @@
+package pubsub
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"cloud.google.com/go/pubsub/v2/pstest"
+	"github.com/bfaudit/bfaudit/collectors"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// FaultFake lets faultmatrix_test.go (package pubsub_test) make pstest
+// refuse one listing between two collections.
+type FaultFake struct{ topics, subs *failingList }
+
+// NewFaultFixture runs pstest with project proj (topic bf-7001-retry and
+// a subscription on it, both BF006, next to production ones) and project
+// other (nothing of BF-7001's), so failing proj is not failing the whole
+// source. The collector is configured and Init-ed.
+func NewFaultFixture(t *testing.T) (*Collector, *FaultFake) {
+	ff := &FaultFake{topics: &failingList{code: codes.Unavailable}, subs: &failingList{code: codes.PermissionDenied}}
+	srv := pstest.NewServer(
+		pstest.ServerReactorOption{FuncName: "ListTopics", Reactor: ff.topics},
+		pstest.ServerReactorOption{FuncName: "ListSubscriptions", Reactor: ff.subs},
+	)
+	t.Cleanup(func() { srv.Close() })
+	c := &Collector{
+		Projects: []string{"proj", "other"},
+		Endpoint: srv.Addr,
+		Timeout:  5 * time.Second,
+		clientOptions: []option.ClientOption{
+			option.WithoutAuthentication(),
+			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
+		},
+		retry:    collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		pageSize: 2,
+	}
+	if err := c.Init(); err != nil {
+		t.Fatalf("Init: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	for _, tp := range []string{"projects/proj/topics/orders", "projects/proj/topics/bf-7001-retry", "projects/other/topics/audit"} {
+		if _, err := c.client.TopicAdminClient.CreateTopic(ctx, &pubsubpb.Topic{Name: tp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []*pubsubpb.Subscription{
+		{Name: "projects/proj/subscriptions/orders-warehouse", Topic: "projects/proj/topics/orders"},
+		{Name: "projects/proj/subscriptions/retry-worker", Topic: "projects/proj/topics/bf-7001-retry",
+			PushConfig: &pubsubpb.PushConfig{PushEndpoint: "https://worker.example.com/push"}},
+		{Name: "projects/other/subscriptions/audit-sink", Topic: "projects/other/topics/audit"},
+	} {
+		if _, err := c.client.SubscriptionAdminClient.CreateSubscription(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, ff
+}
+
+// FailTopics makes ListTopics of project ("" for every project) fail.
+func (ff *FaultFake) FailTopics(project string) { ff.topics.failFrom(project) }
+
+// FailSubscriptions makes ListSubscriptions of project fail.
+func (ff *FaultFake) FailSubscriptions(project string) { ff.subs.failFrom(project) }
+
+func (f *failingList) failFrom(project string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.project, f.times = project, -1
+}
