@@ -14,6 +14,9 @@ import (
 	gh "github.com/google/go-github/v60/github"
 )
 
+// callTimeout bounds one call to GitHub, reading the answer included.
+const callTimeout = 30 * time.Second
+
 // Sink keeps the configured repository's issues in step with reports.
 type Sink struct {
 	cfg      Config
@@ -80,10 +83,15 @@ func New(cfg Config, owners model.Owners, opts ...Option) (*Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc := &http.Client{}
+	// Every call has a deadline: a GitHub (or proxy) that accepts and never
+	// answers must not hold the run past its own deadline.
+	hc := &http.Client{Timeout: callTimeout}
 	if o.httpClient != nil {
 		c := *o.httpClient
 		hc = &c
+		if hc.Timeout == 0 {
+			hc.Timeout = callTimeout
+		}
 	}
 	base := hc.Transport
 	if base == nil {
