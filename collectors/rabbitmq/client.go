@@ -1,9 +1,11 @@
 package rabbitmq
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,19 +20,33 @@ const (
 	exchangeColumns = "name,vhost,type,durable,auto_delete,internal,arguments"
 )
 
-// page is the envelope of a paged listing (?page=&page_size=).
-type page[T any] struct {
-	Items     []T `json:"items"`
-	Page      int `json:"page"`
-	PageCount int `json:"page_count"`
+// page is the envelope of a paged listing (?page=&page_size=). Items
+// stays raw until checked: a missing or null list is a malformed answer,
+// not an empty one.
+type page struct {
+	Items     json.RawMessage `json:"items"`
+	Page      int             `json:"page"`
+	PageCount int             `json:"page_count"`
 }
 
-// get fetches one API path (already escaped) into out.
+// maxAnswerBytes caps one answer of the API: a page of 500 queues with
+// the columns asked is well under a megabyte.
+const maxAnswerBytes = 64 << 20
+
+// DefaultMaxPages bounds one paged listing whatever page_count says: 10,000
+// pages of 500 is five million objects, past any real broker.
+const DefaultMaxPages = 10_000
+
+// get fetches one API path (already escaped) into out, within the
+// source's per-call timeout. An answer that is JSON null is an error:
+// every path read here answers an object or a list.
 func (r *RabbitMQ) get(ctx context.Context, path string, query url.Values, out any) error {
 	u := r.base.String() + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
+	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
+	defer cancel()
 	resp, err := collectors.DoHTTP(ctx, r.HTTP, r.Retry, func() (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodGet, u, nil)
 		if err != nil {
@@ -44,33 +60,77 @@ func (r *RabbitMQ) get(ctx context.Context, path string, query url.Values, out a
 		return err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("GET %s: decode answer: %w", r.base.String()+path, err)
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	if err != nil {
+		return fmt.Errorf("GET %s: read answer: %w", r.base.String()+path, err)
+	}
+	if len(body) > maxAnswerBytes {
+		return fmt.Errorf("GET %s: answer larger than %d MiB: not read", r.base.String()+path, maxAnswerBytes>>20)
+	}
+	return decodeAnswer(r.base.String()+path, body, out)
+}
+
+// decodeAnswer decodes one answer of the API; errors name the address.
+func decodeAnswer(where string, body []byte, out any) error {
+	if t := bytes.TrimSpace(body); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return fmt.Errorf("GET %s: the answer is empty or null, not the object or list the API returns", where)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("GET %s: decode answer: %w", where, err)
 	}
 	return nil
 }
 
-// paged walks every page of a listing, handing each item to fn.
+// paged walks every page of a listing, handing each item to fn. The walk
+// is bounded: it stops with an error after maxPages pages, when the
+// server answers another page than the one asked (it ignores paging) or
+// hands back the same items again, and when a page is not a paged
+// listing. It ends normally on the last page announced, or on an empty
+// page (objects deleted while paging shrink page_count under us).
 func paged[T any](ctx context.Context, r *RabbitMQ, path, columns string, fn func(T)) error {
+	var prev json.RawMessage
 	for n := 1; ; n++ {
+		if n > r.maxPages() {
+			return fmt.Errorf("GET %s: more than %d pages: stopped", r.base.String()+path, r.maxPages())
+		}
 		q := url.Values{
 			"page":      {strconv.Itoa(n)},
 			"page_size": {strconv.Itoa(r.PageSize)},
 			"columns":   {columns},
 		}
-		var p page[T]
+		var p page
 		if err := r.get(ctx, path, q, &p); err != nil {
 			return err
 		}
-		for _, it := range p.Items {
+		where := fmt.Sprintf("GET %s page %d", r.base.String()+path, n)
+		if t := bytes.TrimSpace(p.Items); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+			return fmt.Errorf("%s: the answer has no items list", where)
+		}
+		if p.Page != n {
+			return fmt.Errorf("%s: the server answered page %d: it does not page this listing", where, p.Page)
+		}
+		var items []T
+		if err := json.Unmarshal(p.Items, &items); err != nil {
+			return fmt.Errorf("%s: decode items: %w", where, err)
+		}
+		if len(items) > 0 && bytes.Equal(prev, p.Items) {
+			return fmt.Errorf("%s: the same items as page %d again: stopped", where, n-1)
+		}
+		prev = p.Items
+		for _, it := range items {
 			fn(it)
 		}
-		// Stop on the last page, and on an empty one in case objects
-		// were deleted while paging and page_count shrank under us.
-		if n >= p.PageCount || len(p.Items) == 0 {
+		if n >= p.PageCount || len(items) == 0 {
 			return nil
 		}
 	}
+}
+
+func (r *RabbitMQ) maxPages() int {
+	if r.MaxPages > 0 {
+		return r.MaxPages
+	}
+	return DefaultMaxPages
 }
 
 // vhostPath is "/api/<kind>" across vhosts, or "/api/<kind>/<vhost>".
@@ -151,4 +211,22 @@ func (r *RabbitMQ) listBindings(ctx context.Context, vhost string) ([]binding, e
 	var out []binding
 	err := r.get(ctx, vhostPath("bindings", vhost), nil, &out)
 	return out, err
+}
+
+// listVhosts names every vhost the user can see.
+func (r *RabbitMQ) listVhosts(ctx context.Context) ([]string, error) {
+	var out []struct {
+		Name string `json:"name"`
+	}
+	if err := r.get(ctx, "/api/vhosts", url.Values{"columns": {"name"}}, &out); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(out))
+	for _, v := range out {
+		if v.Name == "" {
+			return nil, fmt.Errorf("GET %s/api/vhosts: a vhost without a name", r.base)
+		}
+		names = append(names, v.Name)
+	}
+	return names, nil
 }

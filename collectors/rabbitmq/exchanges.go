@@ -112,7 +112,7 @@ func (rt *routes) destinations() []string {
 func (r *RabbitMQ) exchangeArtifact(k vhostName, x exchange, uri string, labels map[string]string, m match, dests []string) model.Artifact {
 	a := model.Artifact{
 		Kind:        model.KindQueue,
-		Scope:       k.vhost,
+		Scope:       model.JoinScope(k.vhost),
 		URI:         uri,
 		Name:        k.name,
 		BackfillID:  m.id,

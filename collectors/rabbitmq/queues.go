@@ -117,7 +117,7 @@ func (r *RabbitMQ) queueArtifacts(found []backfillQueue, bindings []binding) []m
 		q := f.q
 		a := model.Artifact{
 			Kind:        model.KindQueue,
-			Scope:       q.Vhost,
+			Scope:       model.JoinScope(q.Vhost),
 			URI:         f.uri,
 			Name:        q.Name,
 			BackfillID:  f.m.id,

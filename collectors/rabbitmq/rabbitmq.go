@@ -19,6 +19,9 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/safefile"
+	"github.com/bfaudit/bfaudit/model"
 )
 
 //go:embed sample.yaml
@@ -28,7 +31,7 @@ var sampleConfig string
 const (
 	DefaultPageSize = 500
 	MaxPageSize     = 500
-	DefaultTimeout  = 30 * time.Second
+	DefaultTimeout  = collectors.DefaultCallTimeout
 )
 
 func init() {
@@ -56,8 +59,12 @@ type RabbitMQ struct {
 	// the system roots; InsecureSkipVerify turns verification off.
 	CAFile             string `mapstructure:"ca_file"`
 	InsecureSkipVerify bool   `mapstructure:"insecure_skip_verify"`
-	// Timeout bounds each HTTP request.
+	// Timeout bounds each HTTP request, retries of it included; 0 is
+	// refused (it would mean no deadline).
 	Timeout time.Duration `mapstructure:"timeout"`
+	// MaxPages bounds one paged listing whatever page_count the API
+	// announces (default DefaultMaxPages).
+	MaxPages int `mapstructure:"max_pages"`
 
 	// HTTP is the client; Init builds one when nil, so tests can hand in
 	// their own.
@@ -102,7 +109,7 @@ func (r *RabbitMQ) Init() error {
 	}
 	u, err := url.Parse(r.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url: %q is not an http(s) address of the management API", redact(r.URL))
+		return fmt.Errorf("url: %q is not an http(s) address of the management API", redactURL(r.URL))
 	}
 	// Credentials in the URL are accepted (handy locally) but the
 	// explicit keys win, and the URL kept for requests carries none.
@@ -131,14 +138,18 @@ func (r *RabbitMQ) Init() error {
 	if r.PageSize < 1 || r.PageSize > MaxPageSize {
 		return fmt.Errorf("page_size: must be between 1 and %d (the management API's maximum), got %d", MaxPageSize, r.PageSize)
 	}
-	if r.Timeout <= 0 {
-		return fmt.Errorf("timeout: must be positive, got %s", r.Timeout)
+	if err := collectors.CheckTimeout("timeout", r.Timeout); err != nil {
+		return err
+	}
+	if r.MaxPages < 0 {
+		return fmt.Errorf("max_pages: must be positive, got %d", r.MaxPages)
 	}
 	for i, v := range r.Vhosts {
 		if v == "" {
 			return fmt.Errorf("vhosts[%d]: empty; the default vhost is written \"/\"", i)
 		}
 	}
+	redact.Add(r.password)
 	if r.HTTP == nil {
 		c, err := r.httpClient()
 		if err != nil {
@@ -146,6 +157,7 @@ func (r *RabbitMQ) Init() error {
 		}
 		r.HTTP = c
 	}
+	r.HTTP = guarded(r.HTTP)
 	if r.sel == nil {
 		r.sel = correlate.MustSelector()
 	}
@@ -159,7 +171,7 @@ func (r *RabbitMQ) httpClient() (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: r.InsecureSkipVerify}
 	if r.CAFile != "" {
-		pem, err := os.ReadFile(r.CAFile)
+		pem, err := safefile.ReadLimit(r.CAFile, 1<<20)
 		if err != nil {
 			return nil, fmt.Errorf("ca_file: %w", err)
 		}
@@ -176,7 +188,7 @@ func (r *RabbitMQ) httpClient() (*http.Client, error) {
 }
 
 // redact drops credentials from an address before it goes into a message.
-func redact(raw string) string {
+func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparseable URL)"
@@ -186,7 +198,11 @@ func redact(raw string) string {
 }
 
 // Collect logs in once (a failure there fails the source), then reads
-// every vhost in one pass, or each configured vhost as its own scope.
+// each vhost as its own unit: the configured ones, or every vhost the user
+// can see (a failed vhost listing fails the source). Every artifact
+// carries its vhost as scope (model.JoinScope, so "/" is one segment), and
+// a vhost whose queues, exchanges or bindings cannot be read is an error
+// at that vhost only.
 func (r *RabbitMQ) Collect(ctx context.Context, sink collectors.Sink) error {
 	if r.base == nil {
 		return fmt.Errorf("rabbitmq source %s: not initialised (Init was not called)", r.sourceName())
@@ -194,19 +210,24 @@ func (r *RabbitMQ) Collect(ctx context.Context, sink collectors.Sink) error {
 	if err := r.whoami(ctx); err != nil {
 		return fmt.Errorf("rabbitmq source %s: log in to %s as %q: %w", r.sourceName(), r.base, r.Username, err)
 	}
-	if len(r.Vhosts) == 0 {
-		// One listing across vhosts: a failure cannot be pinned on one
-		// vhost, so it fails (queues) or taints (the rest) the source.
-		return r.collectScope(ctx, "", sink)
+	vhosts := r.Vhosts
+	if len(vhosts) == 0 {
+		var err error
+		if vhosts, err = r.listVhosts(ctx); err != nil {
+			return fmt.Errorf("rabbitmq source %s: list vhosts: %w", r.sourceName(), err)
+		}
+		if len(vhosts) == 0 {
+			return fmt.Errorf("rabbitmq source %s: user %q sees no vhost; grant it permissions, or list vhosts in the config", r.sourceName(), r.Username)
+		}
 	}
 	var firstErr error
 	answered := 0
-	for _, vh := range r.Vhosts {
-		if err := r.collectScope(ctx, vh, sink); err != nil {
+	for _, vh := range vhosts {
+		if err := r.collectVhost(ctx, vh, sink); err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
-			sink.AddError(vh, err)
+			sink.AddError(model.JoinScope(vh), err)
 			continue
 		}
 		answered++
@@ -217,16 +238,27 @@ func (r *RabbitMQ) Collect(ctx context.Context, sink collectors.Sink) error {
 	return nil
 }
 
-// collectScope reads one vhost ("" for all). The error it returns means
-// the queues could not be listed; later failures are recorded in the sink.
-func (r *RabbitMQ) collectScope(ctx context.Context, vhost string, sink collectors.Sink) error {
-	queues, err := r.listQueues(ctx, vhost)
-	if err != nil {
-		return fmt.Errorf("rabbitmq source %s: list queues%s: %w", r.sourceName(), inVhost(vhost), err)
+// collectVhost reads one vhost and emits what it holds. Any listing that
+// fails is returned: the vhost is then not answered, though what was read
+// is still emitted.
+func (r *RabbitMQ) collectVhost(ctx context.Context, vhost string, sink collectors.Sink) error {
+	wrap := func(what string, err error) error {
+		return fmt.Errorf("rabbitmq source %s: %s in vhost %q: %w", r.sourceName(), what, vhost, err)
 	}
-	exchanges, err := r.listExchanges(ctx, vhost)
+	queues, err := r.listQueues(ctx, vhost)
+	if err == nil {
+		err = sameVhost(vhost, queues, func(q queue) (string, string) { return q.Vhost, q.Name })
+	}
 	if err != nil {
-		sink.AddError(vhost, fmt.Errorf("rabbitmq source %s: list exchanges%s: %w", r.sourceName(), inVhost(vhost), err))
+		return wrap("list queues", err)
+	}
+	var failed error
+	exchanges, err := r.listExchanges(ctx, vhost)
+	if err == nil {
+		err = sameVhost(vhost, exchanges, func(x exchange) (string, string) { return x.Vhost, x.Name })
+	}
+	if err != nil {
+		failed = wrap("list exchanges", err)
 	}
 	found := r.selectQueues(queues)
 	foundX := r.selectExchanges(exchanges)
@@ -235,8 +267,11 @@ func (r *RabbitMQ) collectScope(ctx context.Context, vhost string, sink collecto
 		// Bindings are only needed to tie exchanges to backfill queues;
 		// the listing is not paged by the API, so skip it when idle.
 		bindings, err = r.listBindings(ctx, vhost)
-		if err != nil {
-			sink.AddError(vhost, fmt.Errorf("rabbitmq source %s: list bindings%s: %w", r.sourceName(), inVhost(vhost), err))
+		if err == nil {
+			err = sameVhost(vhost, bindings, func(b binding) (string, string) { return b.Vhost, b.Source })
+		}
+		if err != nil && failed == nil {
+			failed = wrap("list bindings", err)
 		}
 	}
 	for _, a := range r.queueArtifacts(found, bindings) {
@@ -245,12 +280,17 @@ func (r *RabbitMQ) collectScope(ctx context.Context, vhost string, sink collecto
 	for _, a := range r.exchangeArtifacts(exchanges, foundX, found, bindings) {
 		sink.AddArtifact(a)
 	}
-	return nil
+	return failed
 }
 
-func inVhost(vhost string) string {
-	if vhost == "" {
-		return ""
+// sameVhost checks that a vhost's listing holds only that vhost's objects:
+// each is reported under the vhost asked for, so an answer mixing vhosts
+// is not trusted.
+func sameVhost[T any](vhost string, items []T, of func(T) (vh, name string)) error {
+	for _, it := range items {
+		if vh, name := of(it); vh != vhost {
+			return fmt.Errorf("the answer holds %q of vhost %q", name, vh)
+		}
 	}
-	return fmt.Sprintf(" in vhost %q", vhost)
+	return nil
 }

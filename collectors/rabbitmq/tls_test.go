@@ -25,7 +25,7 @@ func tlsFront(t *testing.T, b broker) (srv *httptest.Server, caFile string, thro
 	proxy := httputil.NewSingleHostReverseProxy(&target)
 	throttled = &atomic.Int32{}
 	srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/queues" && throttled.CompareAndSwap(0, 1) {
+		if strings.HasPrefix(r.URL.Path, "/api/queues") && throttled.CompareAndSwap(0, 1) {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			w.Write([]byte(`{"error":"service_unavailable"}`))
