@@ -140,8 +140,9 @@ var secretish = regexp.MustCompile(`(?i)(authorization\s*[:=]\s*)(\S+\s+)?\S+|\b
 // registered secrets and anything that looks like a credential masked.
 func Scrub(s string) string {
 	s = redact.String(s)
-	s = secretish.ReplaceAllString(s, redact.Mask)
+	// One line first, so "Bearer\u00a0token" is seen as "Bearer token".
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }), " ")
+	s = secretish.ReplaceAllString(s, redact.Mask)
 	if r := []rune(s); len(r) > maxMessage {
 		s = string(r[:maxMessage]) + "…"
 	}
