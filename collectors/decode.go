@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +69,7 @@ func DecodeInto(in map[string]any, out any) error {
 		WeaklyTypedInput: true,
 		TagName:          "mapstructure",
 		DecodeHook: mapstructure.ComposeDecodeHookFunc(
-			durationHook,
+			DurationHook,
 			mapstructure.StringToTimeHookFunc(time.RFC3339),
 		),
 	})
@@ -131,9 +132,10 @@ func wholeNumber(s string) bool {
 
 var durationType = reflect.TypeOf(time.Duration(0))
 
-// durationHook reads durations as strings ("72h", "30d") or as a number of
+// DurationHook is the mapstructure decode hook for time.Duration fields:
+// it reads durations as strings ("72h", "30d") or as a number of
 // seconds (timeout: 30), range-checked either way.
-func durationHook(from, to reflect.Type, data any) (any, error) {
+func DurationHook(from, to reflect.Type, data any) (any, error) {
 	if to != durationType {
 		return data, nil
 	}
@@ -163,5 +165,9 @@ func cleanDecodeError(err error) error {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s):\n\n")
 	msg = strings.ReplaceAll(msg, "'' has invalid keys: ", "unknown key(s): ")
+	msg = quotedKey.ReplaceAllString(msg, "$1: ")
 	return fmt.Errorf("%s", msg)
 }
+
+// quotedKey is mapstructure's "'key' problem" at the start of a line.
+var quotedKey = regexp.MustCompile(`(?m)^'([^'\s]+)' `)

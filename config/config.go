@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -28,6 +29,8 @@ const DefaultDeadline = 30 * time.Minute
 type Config struct {
 	// File is the config file that was read ("" when none).
 	File string `mapstructure:"-"`
+	// raw is the file's content, for the lines of waivers.
+	raw []byte
 
 	Correlation Correlation `mapstructure:"correlation"`
 	Concurrency int         `mapstructure:"concurrency"`
@@ -130,19 +133,27 @@ func (e *Error) Unwrap() error { return e.Err }
 // Load reads path (when set) into v, decodes and validates everything, and
 // builds the collectors, selector and rule engine.
 func Load(v *viper.Viper, path string) (*Config, error) {
+	var raw []byte
 	if path != "" {
-		v.SetConfigFile(path)
-		if err := v.ReadInConfig(); err != nil {
-			return nil, &Error{File: path, Err: readError(err)}
+		data, err := readFile(v, path)
+		if err != nil {
+			return nil, &Error{File: path, Err: err}
 		}
+		raw = data
 	}
+	// Secrets are registered before anything can put them in an error.
+	registerSecrets("", v.AllSettings(), getenv)
 	var c Config
 	// Unknown keys are errors: a misspelt section is not silently ignored.
-	strict := func(dc *mapstructure.DecoderConfig) { dc.ErrorUnused = true }
+	// Durations read as everywhere else in the config (30d), range-checked.
+	strict := func(dc *mapstructure.DecoderConfig) {
+		dc.ErrorUnused = true
+		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(collectors.DurationHook, mapstructure.StringToSliceHookFunc(","))
+	}
 	if err := v.Unmarshal(&c, strict); err != nil {
 		return nil, &Error{File: path, Err: cleanDecodeError(err)}
 	}
-	c.File = path
+	c.File, c.raw = path, raw
 	// An empty section (`history: {}`) turns a sink on with its defaults,
 	// but decodes to nothing.
 	if c.History == nil && v.InConfig("history") {
@@ -181,6 +192,7 @@ func (c *Config) build() error {
 		if err != nil {
 			return fail(key, err)
 		}
+		registerStruct(in.Collector, getenv)
 		if names[in.Name] {
 			return fail(key, fmt.Errorf("name %q is used by another source; give each source its own name", in.Name))
 		}
@@ -190,9 +202,10 @@ func (c *Config) build() error {
 		}
 		c.Instances = append(c.Instances, in)
 	}
-	if err := c.Sinks.validate(base); err != nil {
+	if err := c.Sinks.validate(base, c.Owners); err != nil {
 		return &Error{File: c.File, Err: err}
 	}
+	c.registerSinkSecrets(getenv)
 	sev, err := model.ParseSeverity(c.Report.FailOn)
 	if err != nil {
 		return fail("report.fail_on", err)
@@ -207,6 +220,9 @@ func (c *Config) build() error {
 		if !validFormat(f) {
 			return fail("report.outputs."+f, fmt.Errorf("unknown format (expected %s)", strings.Join(Formats, ", ")))
 		}
+	}
+	if err := c.Report.resolveTemplates(base); err != nil {
+		return &Error{File: c.File, Err: err}
 	}
 	opts, err := c.ruleOptions()
 	if err != nil {
@@ -242,9 +258,13 @@ func cleanDecodeError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "decoding failed due to the following error(s):\n\n")
 	msg = strings.ReplaceAll(msg, "'config.Config' has invalid keys: ", "unknown top-level key(s): ")
 	msg = strings.ReplaceAll(msg, "' has invalid keys: ", ": unknown key(s): ")
+	msg = quotedKey.ReplaceAllString(msg, "$1: ")
 	msg = strings.ReplaceAll(msg, "'", "")
 	return errors.New(msg)
 }
+
+// quotedKey is mapstructure's "'key' problem" at the start of a line.
+var quotedKey = regexp.MustCompile(`(?m)^'([^'\s]+)' `)
 
 // readError makes viper's parse errors say what they are.
 func readError(err error) error {

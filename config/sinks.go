@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/github"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/reports/slack"
@@ -20,12 +21,17 @@ type Sinks struct {
 }
 
 // validate checks the sections; base is the config file's directory, which
-// a relative SQLite path is resolved against (so a cron job run from any
-// directory finds the same history).
-func (s *Sinks) validate(base string) error {
+// a relative SQLite path and relative template paths are resolved against
+// (so a cron job run from any directory finds the same history and
+// templates). The GitHub templates are parsed here, before any sink acts.
+func (s *Sinks) validate(base string, owners model.Owners) error {
 	var errs []error
 	if s.GitHub != nil {
-		errs = append(errs, s.GitHub.Validate())
+		if err := s.GitHub.Validate(); err != nil {
+			errs = append(errs, err)
+		} else {
+			errs = append(errs, checkGitHubTemplates(s.GitHub, base, owners))
+		}
 	}
 	if s.History != nil {
 		h := s.History.WithDefaults()

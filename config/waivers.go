@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -100,20 +99,16 @@ func waiverTime(v any) (time.Time, error) {
 }
 
 // sequenceLines returns the line of each item of a top-level YAML list in
-// the config file, so a waiver's findings can point at it. It returns an
-// empty map when the file is not YAML or cannot be read: lines are a help,
+// the config file (as read by Load), so a waiver's findings can point at
+// it. It returns an empty map when the file is not YAML: lines are a help,
 // not a requirement.
 func (c *Config) sequenceLines(key string) map[int]int {
 	out := map[int]int{}
-	if c.File == "" {
-		return out
-	}
-	data, err := os.ReadFile(c.File)
-	if err != nil {
+	if len(c.raw) == 0 || configType(c.File, c.raw) == "toml" {
 		return out
 	}
 	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+	if yaml.Unmarshal(c.raw, &doc) != nil || len(doc.Content) == 0 {
 		return out
 	}
 	m := doc.Content[0]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	texttemplate "text/template"
@@ -22,23 +23,51 @@ type Template struct {
 
 // Write implements Writer.
 func (t *Template) Write(_ context.Context, w io.Writer, r *model.Report) error {
-	text, err := templates.Load(t.Name)
+	tpl, err := t.parse()
 	if err != nil {
 		return err
 	}
-	data := newView(r)
+	return tpl.Execute(w, newView(r))
+}
+
+// executor is a parsed text or HTML template.
+type executor interface {
+	Execute(w io.Writer, data any) error
+}
+
+// parse loads and parses the template with the functions reports offer.
+func (t *Template) parse() (executor, error) {
+	text, err := templates.Load(t.Name)
+	if err != nil {
+		return nil, err
+	}
 	if t.HTML {
 		tpl, err := htmltemplate.New(t.Name).Funcs(htmlFuncs()).Parse(text)
 		if err != nil {
-			return fmt.Errorf("template %s: %w", t.Name, err)
+			return nil, fmt.Errorf("template %s: %w", t.Name, err)
 		}
-		return tpl.Execute(w, data)
+		return tpl, nil
 	}
 	tpl, err := texttemplate.New(t.Name).Funcs(textFuncs()).Parse(text)
 	if err != nil {
-		return fmt.Errorf("template %s: %w", t.Name, err)
+		return nil, fmt.Errorf("template %s: %w", t.Name, err)
 	}
-	return tpl.Execute(w, data)
+	return tpl, nil
+}
+
+// TemplateFormats are the report formats rendered from a template, which
+// report.templates may override.
+var TemplateFormats = []string{"markdown", "html"}
+
+// CheckTemplate loads and parses the template a format would be rendered
+// with (ref is an embedded name or "@path"), so a config that points at a
+// missing or broken template fails when it loads, before any sink acts.
+func CheckTemplate(format, ref string) error {
+	if !slices.Contains(TemplateFormats, format) {
+		return fmt.Errorf("format %q is not rendered from a template (only %s are)", format, strings.Join(TemplateFormats, " and "))
+	}
+	_, err := (&Template{Name: ref, HTML: format == "html"}).parse()
+	return err
 }
 
 // View is what templates see: the report plus groupings they need.
