@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -74,4 +75,9 @@ func TestClockFromTheAudit(t *testing.T) {
 	if a := sink.Artifact("bigquery://p-one/analytics/bf_1234_events_fix"); a == nil || a.State != model.StateExpired {
 		t.Errorf("a table past its expiration at the audit's time: %+v", a)
 	}
+}
+
+func TestBadTimeoutsRejected(t *testing.T) {
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
+	collectortest.RejectsBadTimeouts(t, map[string]any{"type": "bigquery", "projects": []any{"p"}})
 }

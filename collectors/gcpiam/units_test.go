@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -109,4 +110,9 @@ func TestEmailProject(t *testing.T) {
 			t.Errorf("emailProject(%q) = %q; want %q", email, got, want)
 		}
 	}
+}
+
+func TestBadTimeoutsRejected(t *testing.T) {
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
+	collectortest.RejectsBadTimeouts(t, map[string]any{"type": "gcpiam", "projects": []any{"p"}})
 }

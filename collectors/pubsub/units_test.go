@@ -11,6 +11,7 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/grpc/codes"
 )
@@ -118,4 +119,9 @@ func TestEndlessPaginationStops(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestBadTimeoutsRejected(t *testing.T) {
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
+	collectortest.RejectsBadTimeouts(t, map[string]any{"type": "pubsub", "projects": []any{"p"}})
 }

@@ -2,13 +2,14 @@
 package collectortest
 
 import (
-	"os"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
 // DecodeSample reads a collector's sample.yaml (one sources entry), decodes
@@ -16,7 +17,7 @@ import (
 // same text. It returns the instance for the caller's own checks.
 func DecodeSample(t *testing.T, path string) collectors.Instance {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	raw, err := safefile.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,4 +33,23 @@ func DecodeSample(t *testing.T, path string) collectors.Instance {
 		t.Errorf("SampleConfig does not return %s", path)
 	}
 	return inst
+}
+
+// RejectsBadTimeouts decodes entry (one sources entry, valid as given)
+// with `timeout` set to 0 and to a negative duration, and fails unless
+// both are refused with a message naming the key: a call without a
+// deadline can hang the audit.
+func RejectsBadTimeouts(t *testing.T, entry map[string]any) {
+	t.Helper()
+	for _, bad := range []any{"0s", 0, "-5s"} {
+		e := make(map[string]any, len(entry)+1)
+		for k, v := range entry {
+			e[k] = v
+		}
+		e["timeout"] = bad
+		_, err := collectors.Decode(e, correlate.MustSelector())
+		if err == nil || !strings.Contains(err.Error(), "timeout") {
+			t.Errorf("timeout: %v accepted (err %v); want it refused, naming the key", bad, err)
+		}
+	}
 }
