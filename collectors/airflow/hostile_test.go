@@ -1,6 +1,7 @@
 package airflow
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/hostile"
 )
 
@@ -111,5 +113,62 @@ func TestHostileServers(t *testing.T) {
 				t.Errorf("the rest of the source was not reported: %v", uris(sink, ""))
 			}
 		})
+	}
+}
+
+// When the whole server misbehaves, the source fails (or its DAG listing
+// does) within its bounds, and the token is in no error.
+func TestHostileWholeServer(t *testing.T) {
+	t.Setenv("TEST_AIRFLOW_TOKEN", hostile.Canary)
+	tests := []struct {
+		name string
+		url  func(t *testing.T) string
+	}{
+		{"accepts and stalls (TCP)", func(t *testing.T) string { return "http://" + hostile.AcceptAndStall(t) }},
+		{"stall", func(t *testing.T) string { return hostile.Server(t, hostile.Stall()).URL }},
+		{"drip", func(t *testing.T) string { return hostile.Server(t, hostile.Drip(100*time.Millisecond)).URL }},
+		{"503 Retry-After 3600", func(t *testing.T) string { return hostile.Server(t, hostile.RetryAfter(503, 3600)).URL }},
+		{"header-echoing 502", func(t *testing.T) string { return hostile.Server(t, hostile.EchoHeaders(502)).URL }},
+		{"50 MB answers", func(t *testing.T) string { return hostile.Server(t, hostile.Huge(50<<20)).URL }},
+	}
+	for _, tt := range tests {
+		for _, version := range []string{"auto", "2"} {
+			t.Run(tt.name+" api_version "+version, func(t *testing.T) {
+				t.Parallel()
+				c := New()
+				c.URL, c.APIVersion, c.TokenEnv = tt.url(t), version, "TEST_AIRFLOW_TOKEN"
+				c.Timeout, c.Budget = time.Second, 15*time.Second
+				if err := c.Init(); err != nil {
+					t.Fatal(err)
+				}
+				sink := collectors.NewTestSink()
+				done := make(chan error, 1)
+				go func() { done <- c.Collect(context.Background(), sink) }()
+				var err error
+				select {
+				case err = <-done:
+				case <-time.After(40 * time.Second):
+					t.Fatal("Collect did not return within 40s")
+				}
+				texts := []string{}
+				if err != nil {
+					texts = append(texts, err.Error())
+				}
+				for _, e := range sink.Errors {
+					if e.Scope != "dags" {
+						t.Errorf("error at %q, want the whole source or dags", e.Scope)
+					}
+					texts = append(texts, e.Error)
+				}
+				if len(texts) == 0 {
+					t.Fatal("no error from a hostile server")
+				}
+				for _, s := range texts {
+					if strings.Contains(s, hostile.Canary) {
+						t.Errorf("the token leaked: %s", s)
+					}
+				}
+			})
+		}
 	}
 }
