@@ -2,6 +2,7 @@ package pubsub
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,5 +44,36 @@ func TestRetryInfoHonoured(t *testing.T) {
 	}
 	if len(waits) != 1 || waits[0] != 7*time.Second {
 		t.Fatalf("waits %v; want one of 7s, the server's RetryInfo", waits)
+	}
+}
+
+// quotaForever answers RESOURCE_EXHAUSTED asking to wait an hour.
+type quotaForever struct{}
+
+func (quotaForever) React(any) (bool, any, error) {
+	st, err := status.New(codes.ResourceExhausted, "Quota exceeded").
+		WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Hour)})
+	if err != nil {
+		panic(err)
+	}
+	return true, nil, st.Err()
+}
+
+// A RetryInfo delay beyond the retry budget is not slept: the unit fails
+// at once instead of holding the audit for an hour.
+func TestRetryInfoBeyondBudgetNotWaited(t *testing.T) {
+	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions", Reactor: quotaForever{}})
+	c.retry = collectors.RetryPolicy{} // real sleeps, default budget
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sink := collectors.NewTestSink()
+	if err := c.Collect(ctx, sink); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Collect waited for the server's RetryInfo")
+	}
+	if len(sink.Errors) != 2 || !strings.Contains(sink.Errors[0].Error, "beyond the retry budget") {
+		t.Fatalf("errors %+v; want each project's subscriptions refused at once", sink.Errors)
 	}
 }
