@@ -48,10 +48,11 @@ func (p *Postgres) collectGrants(ctx context.Context, conn *pgx.Conn, db string,
 	if len(objs.tables) == 0 && len(objs.schemas) == 0 && len(roleOIDs) == 0 {
 		return nil
 	}
-	rows, err := conn.Query(ctx, grantsQuery, objs.tableOIDs(), nonNil(roleOIDs), objs.schemaOIDs())
+	rows, done, err := p.query(ctx, conn, grantsQuery, objs.tableOIDs(), nonNil(roleOIDs), objs.schemaOIDs())
 	if err != nil {
 		return fmt.Errorf("postgres source %s: list grants in database %q: %w", p.sourceName(), db, err)
 	}
+	defer done()
 	grants := map[string]*grant{}
 	var order []string
 	for rows.Next() {
@@ -97,7 +98,7 @@ func (p *Postgres) grantArtifact(db string, g *grant, objs backfillObjects, role
 	slices.Sort(g.grantable)
 	a := model.Artifact{
 		Kind:        model.KindGrant,
-		Scope:       db,
+		Scope:       grantsScope(db),
 		URI:         p.uri(db, "grant", grantee, g.objType, object),
 		Name:        strings.Join(g.privileges, ",") + " on " + g.objType + " " + object + " to " + grantee,
 		BackfillID:  m.id,

@@ -69,7 +69,7 @@ func uniqueN() string { return fmt.Sprint(rand.Int64N(1_000_000_000)) }
 // newCollector builds an initialised collector for dsn, as Decode would.
 func newCollector(t *testing.T, dsn string, mods ...func(*Postgres)) *Postgres {
 	t.Helper()
-	p := &Postgres{DSN: dsn, StatementTimeout: DefaultStatementTimeout, now: func() time.Time { return testNow }}
+	p := &Postgres{DSN: dsn, StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout, now: func() time.Time { return testNow }}
 	p.SetSourceName("test-pg")
 	for _, m := range mods {
 		m(p)

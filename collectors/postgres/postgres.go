@@ -15,6 +15,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/model"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -25,9 +27,13 @@ var sampleConfig string
 // validation queries included.
 const DefaultStatementTimeout = 30 * time.Second
 
+// DefaultTimeout is the client-side deadline of connecting and of each
+// query unless the config's timeout says otherwise.
+const DefaultTimeout = collectors.DefaultCallTimeout
+
 func init() {
 	collectors.Register("postgres", func() collectors.Collector {
-		return &Postgres{StatementTimeout: DefaultStatementTimeout}
+		return &Postgres{StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout}
 	})
 }
 
@@ -44,8 +50,15 @@ type Postgres struct {
 	Databases []string `mapstructure:"databases"`
 	// Schemas to read tables from; default every non-system schema.
 	Schemas []string `mapstructure:"schemas"`
-	// StatementTimeout bounds each catalog and validation query.
+	// StatementTimeout bounds each catalog and validation query on the
+	// server, which cancels the statement and says so.
 	StatementTimeout time.Duration `mapstructure:"statement_timeout"`
+	// Timeout is the client-side deadline, for a server that does not
+	// answer at all (a port that accepts and stalls, a frozen server, an
+	// HTTP port): connecting (unless the DSN sets connect_timeout) and
+	// each query, which waits at most the larger of Timeout and
+	// StatementTimeout + 5s.
+	Timeout time.Duration `mapstructure:"timeout"`
 
 	// name is the source name used in URIs and errors.
 	name string
@@ -81,14 +94,23 @@ func (p *Postgres) Init() error {
 	case dsn == "":
 		return errors.New("dsn: missing; set dsn or dsn_env")
 	}
-	if p.StatementTimeout <= 0 {
-		return fmt.Errorf("statement_timeout: must be positive, got %s", p.StatementTimeout)
+	if err := collectors.CheckTimeout("statement_timeout", p.StatementTimeout); err != nil {
+		return err
 	}
+	if err := collectors.CheckTimeout("timeout", p.Timeout); err != nil {
+		return err
+	}
+	redact.Add(dsn)
 	conf, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx redacts the password in its message, but the DSN may be
 		// malformed in ways that defeat that; say only what went wrong.
 		return fmt.Errorf("dsn: cannot be parsed as a PostgreSQL URL or key=value string")
+	}
+	if conf.ConnectTimeout <= 0 {
+		// No connect_timeout in the DSN: a port that accepts and never
+		// answers must not hold the audit.
+		conf.ConnectTimeout = p.Timeout
 	}
 	if conf.RuntimeParams == nil {
 		conf.RuntimeParams = map[string]string{}
@@ -131,6 +153,8 @@ func (p *Postgres) connect(ctx context.Context, database string) (*pgx.Conn, err
 	}
 	conf := p.conf.Copy()
 	conf.Database = database
+	ctx, cancel := context.WithTimeout(ctx, max(conf.ConnectTimeout, p.Timeout))
+	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, conf)
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: connect to database %q as %q: %w", p.sourceName(), database, conf.User, err)
@@ -138,13 +162,15 @@ func (p *Postgres) connect(ctx context.Context, database string) (*pgx.Conn, err
 	return conn, nil
 }
 
-// Collect reads every configured database. Roles and role memberships are
-// cluster-wide: they are emitted once, from the first database that
-// answers, but every database reads them to find the grants backfill roles
-// hold there. A database that cannot be read is recorded against its
-// scope; only when none can be read does Collect fail.
+// Collect reads every configured database. Units: each database
+// (model.JoinScope(db): its schemas and tables), the grants read in it
+// (JoinScope(db, "grants")), and the cluster-wide roles and memberships
+// ("roles"). Roles are emitted once, from the first database that reads
+// them, but every database reads them to find the grants backfill roles
+// hold there: where that fails, that database's grants are not answered.
+// Only when no database can be reached does Collect fail the source.
 func (p *Postgres) Collect(ctx context.Context, sink collectors.Sink) error {
-	var firstErr error
+	var firstErr, rolesErr error
 	rolesEmitted, answered := false, 0
 	for _, db := range p.Databases {
 		conn, err := p.connect(ctx, db)
@@ -153,7 +179,7 @@ func (p *Postgres) Collect(ctx context.Context, sink collectors.Sink) error {
 				firstErr = err
 			}
 			if len(p.Databases) > 1 {
-				sink.AddError(db, err)
+				sink.AddError(model.JoinScope(db), err)
 			}
 			continue
 		}
@@ -162,8 +188,9 @@ func (p *Postgres) Collect(ctx context.Context, sink collectors.Sink) error {
 		switch {
 		case err != nil:
 			// Grants on backfill tables can still be read; grants held by
-			// backfill roles cannot, and neither can the roles.
-			sink.AddError(scopeRoles, err)
+			// backfill roles cannot.
+			rolesErr = err
+			sink.AddError(grantsScope(db), fmt.Errorf("postgres source %s: grants held by backfill roles in database %q not read: %w", p.sourceName(), db, err))
 		case !rolesEmitted:
 			rolesEmitted = true
 			p.emitRoles(roles, sink)
@@ -171,23 +198,32 @@ func (p *Postgres) Collect(ctx context.Context, sink collectors.Sink) error {
 				sink.AddError(scopeRoles, err)
 			}
 		}
-		if err := p.collectDatabase(ctx, conn, db, roles, sink); err != nil {
-			sink.AddError(db, err)
-		}
-		conn.Close(ctx)
+		p.collectDatabase(ctx, conn, db, roles, sink)
+		p.close(ctx, conn)
 	}
 	if answered == 0 && firstErr != nil {
 		return firstErr
 	}
+	if !rolesEmitted && rolesErr != nil {
+		sink.AddError(scopeRoles, rolesErr)
+	}
 	return nil
 }
 
+// grantsScope is the unit of the grants read in one database.
+func grantsScope(db string) string { return model.JoinScope(db, "grants") }
+
 // collectDatabase emits one database's backfill schemas and tables and the
-// grants tied to them or held by backfill roles.
-func (p *Postgres) collectDatabase(ctx context.Context, conn *pgx.Conn, db string, roles *roleSet, sink collectors.Sink) error {
+// grants tied to them or held by backfill roles. A failed table listing
+// fails the database (its grants with it, as they are found through the
+// tables); a failed grant listing fails only its grants.
+func (p *Postgres) collectDatabase(ctx context.Context, conn *pgx.Conn, db string, roles *roleSet, sink collectors.Sink) {
 	objs, err := p.collectTables(ctx, conn, db, sink)
 	if err != nil {
-		return err
+		sink.AddError(model.JoinScope(db), err)
+		return
 	}
-	return p.collectGrants(ctx, conn, db, objs, roles, sink)
+	if err := p.collectGrants(ctx, conn, db, objs, roles, sink); err != nil {
+		sink.AddError(grantsScope(db), err)
+	}
 }

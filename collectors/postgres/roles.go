@@ -73,10 +73,11 @@ WHERE r.rolname !~ '^pg_'`
 // readRoles lists every role and marks the ones made for a backfill, by
 // name or by a backfill id in COMMENT ON ROLE.
 func (p *Postgres) readRoles(ctx context.Context, conn *pgx.Conn) (*roleSet, error) {
-	rows, err := conn.Query(ctx, rolesQuery)
+	rows, done, err := p.query(ctx, conn, rolesQuery)
 	if err != nil {
 		return nil, fmt.Errorf("postgres source %s: list roles: %w", p.sourceName(), err)
 	}
+	defer done()
 	rs := &roleSet{byOID: map[uint32]*role{}}
 	for rows.Next() {
 		var (
@@ -162,11 +163,11 @@ func (p *Postgres) collectMemberships(ctx context.Context, conn *pgx.Conn, rs *r
 	if len(rs.matched) == 0 {
 		return nil
 	}
-	rows, err := conn.Query(ctx, membershipsQuery, rs.matched)
+	rows, done, err := p.query(ctx, conn, membershipsQuery, rs.matched)
 	if err != nil {
 		return fmt.Errorf("postgres source %s: list role memberships: %w", p.sourceName(), err)
 	}
-	defer rows.Close()
+	defer done()
 	for rows.Next() {
 		var granted, member uint32
 		var admin bool

@@ -92,10 +92,11 @@ func (p *Postgres) collectTables(ctx context.Context, conn *pgx.Conn, db string,
 	if err := p.collectSchemas(ctx, conn, db, schemas, objs, sink); err != nil {
 		return objs, err
 	}
-	rows, err := conn.Query(ctx, tablesQuery, schemas)
+	rows, done, err := p.query(ctx, conn, tablesQuery, schemas)
 	if err != nil {
 		return objs, fmt.Errorf("postgres source %s: list tables in database %q: %w", p.sourceName(), db, err)
 	}
+	defer done()
 	var found []model.Artifact
 	var oids []uint32
 	for rows.Next() {
@@ -138,7 +139,7 @@ func (p *Postgres) collectTables(ctx context.Context, conn *pgx.Conn, db string,
 	if err != nil {
 		// The tables are known; only their sizes are not. Emit them and
 		// say so, rather than lose them.
-		sink.AddError(db, fmt.Errorf("postgres source %s: table sizes in database %q: %w", p.sourceName(), db, err))
+		sink.AddError(model.JoinScope(db), fmt.Errorf("postgres source %s: table sizes in database %q: %w", p.sourceName(), db, err))
 	}
 	for i := range found {
 		stats[oids[i]].apply(&found[i])
@@ -149,11 +150,11 @@ func (p *Postgres) collectTables(ctx context.Context, conn *pgx.Conn, db string,
 
 // collectSchemas emits backfill schemas and records them in objs.
 func (p *Postgres) collectSchemas(ctx context.Context, conn *pgx.Conn, db string, schemas []string, objs backfillObjects, sink collectors.Sink) error {
-	rows, err := conn.Query(ctx, schemasQuery, schemas)
+	rows, done, err := p.query(ctx, conn, schemasQuery, schemas)
 	if err != nil {
 		return fmt.Errorf("postgres source %s: list schemas in database %q: %w", p.sourceName(), db, err)
 	}
-	defer rows.Close()
+	defer done()
 	for rows.Next() {
 		var oid uint32
 		var name, comment, dbOwner string
@@ -184,7 +185,7 @@ func (p *Postgres) collectSchemas(ctx context.Context, conn *pgx.Conn, db string
 func (p *Postgres) objectArtifact(db, uri, name string, c parsedComment, m match) model.Artifact {
 	a := model.Artifact{
 		Kind:        model.KindTable,
-		Scope:       db,
+		Scope:       model.JoinScope(db),
 		URI:         uri,
 		Name:        name,
 		BackfillID:  m.id,
@@ -247,11 +248,11 @@ func (p *Postgres) tableStats(ctx context.Context, conn *pgx.Conn, oids []uint32
 		lastUsed = "greatest(s.last_seq_scan, s.last_idx_scan)"
 	}
 	out := map[uint32]*tableStats{}
-	rows, err := conn.Query(ctx, fmt.Sprintf(tableStatsQuery, lastUsed), oids)
+	rows, done, err := p.query(ctx, conn, fmt.Sprintf(tableStatsQuery, lastUsed), oids)
 	if err != nil {
 		return out, err
 	}
-	defer rows.Close()
+	defer done()
 	for rows.Next() {
 		var oid uint32
 		s := &tableStats{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,10 +18,13 @@ import (
 // database, and reads the result by the convention in collectors.Verifier.
 //
 // A failure of the query itself (a syntax error, a write refused by the
-// read-only transaction, the timeout firing, a result it cannot read) is
-// evidence about the query: it comes back in Validation.Error with a nil
-// error. An error is returned only when the source cannot be reached, so
-// the caller can tell "unverified" from "could not ask".
+// read-only transaction, statement_timeout firing, a result it cannot
+// read) is evidence about the query: it comes back in Validation.Error
+// with a nil error. A failure of the source (it cannot be reached, the
+// connection is lost, or the server goes silent past the client-side
+// deadline) is returned as a *collectors.VerifyError at the unit
+// <database>/validation/<backfill id>, so the audit degrades the source
+// instead of reporting it "ok".
 func (p *Postgres) Verify(ctx context.Context, b model.Backfill) (*model.Validation, error) {
 	if strings.TrimSpace(b.ValidationQuery) == "" {
 		return nil, fmt.Errorf("postgres source %s: backfill %s has no validation_query to run", p.sourceName(), b.ID)
@@ -29,15 +33,22 @@ func (p *Postgres) Verify(ctx context.Context, b model.Backfill) (*model.Validat
 		return nil, fmt.Errorf("postgres source %s: not initialised (Init was not called)", p.sourceName())
 	}
 	db := p.Databases[0]
+	unit := model.JoinScope(db, "validation", b.ID)
 	conn, err := p.connect(ctx, db)
 	if err != nil {
-		return nil, err
+		return nil, &collectors.VerifyError{Scope: unit,
+			Err: fmt.Errorf("backfill %s: validation query not run: %w", b.ID, err)}
 	}
-	defer conn.Close(ctx)
+	defer p.close(ctx, conn)
 
 	v := &model.Validation{Query: b.ValidationQuery, RanAt: p.now().UTC(), Source: p.sourceName()}
 	res, err := p.runValidation(ctx, conn, b.ValidationQuery)
 	if err != nil {
+		if lostSource(conn, err) {
+			return nil, &collectors.VerifyError{Scope: unit,
+				Err: fmt.Errorf("backfill %s: validation query on source %s database %q: the server stopped answering, so the range is not verified: %w",
+					b.ID, p.sourceName(), db, err)}
+		}
 		v.Error = p.describeQueryError(b.ID, err)
 		return v, nil
 	}
@@ -47,14 +58,44 @@ func (p *Postgres) Verify(ctx context.Context, b model.Backfill) (*model.Validat
 	return v, nil
 }
 
+// lostSource tells a failure of the source (connection lost, server gone
+// silent past the deadline, shutting down) from a failure of the query.
+func lostSource(conn *pgx.Conn, err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08 is a connection exception; 57P0x the server shutting
+		// down or not accepting connections.
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
+	}
+	var re *resultError
+	if errors.As(err, &re) {
+		return false
+	}
+	return conn.IsClosed() || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// resultError is a result the convention cannot read: evidence about the
+// query, not about the source.
+type resultError struct{ err error }
+
+func (e *resultError) Error() string { return e.err.Error() }
+func (e *resultError) Unwrap() error { return e.err }
+
 // runValidation runs query in a read-only transaction that is always
-// rolled back, and reads every row by column role.
+// rolled back, and reads every row by column role. The whole transaction
+// has the client-side deadline of one query.
 func (p *Postgres) runValidation(ctx context.Context, conn *pgx.Conn, query string) (*validationResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.queryTimeout())
+	defer cancel()
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		tx.Rollback(rctx)
+	}()
 	// SET LOCAL takes no parameters; the value is an integer we format.
 	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", p.StatementTimeout.Milliseconds())); err != nil {
 		return nil, err
@@ -71,7 +112,7 @@ func (p *Postgres) runValidation(ctx context.Context, conn *pgx.Conn, query stri
 			return nil, err
 		}
 		if err := res.add(vals); err != nil {
-			return nil, err
+			return nil, &resultError{err}
 		}
 	}
 	if err := rows.Err(); err != nil {
