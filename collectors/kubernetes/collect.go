@@ -76,7 +76,11 @@ func (c *Kubernetes) listNamespace(ctx context.Context, ns string) ([]batchv1.Cr
 		if err != nil {
 			return nil, nil, fmt.Errorf("list cronjobs: %w", err)
 		}
-		for _, cj := range cjs {
+		for i := range cjs {
+			if err := inNamespace(ns, &cjs[i].ObjectMeta); err != nil {
+				return nil, nil, fmt.Errorf("list cronjobs: %w", err)
+			}
+			cj := cjs[i]
 			if key := cj.Namespace + "/" + cj.Name; !seenCJ[key] {
 				seenCJ[key] = true
 				cronJobs = append(cronJobs, cj)
@@ -92,7 +96,11 @@ func (c *Kubernetes) listNamespace(ctx context.Context, ns string) ([]batchv1.Cr
 		if err != nil {
 			return nil, nil, fmt.Errorf("list jobs: %w", err)
 		}
-		for _, j := range js {
+		for i := range js {
+			if err := inNamespace(ns, &js[i].ObjectMeta); err != nil {
+				return nil, nil, fmt.Errorf("list jobs: %w", err)
+			}
+			j := js[i]
 			if key := j.Namespace + "/" + j.Name; !seenJob[key] {
 				seenJob[key] = true
 				jobs = append(jobs, j)
@@ -100,6 +108,23 @@ func (c *Kubernetes) listNamespace(ctx context.Context, ns string) ([]batchv1.Cr
 		}
 	}
 	return cronJobs, jobs, nil
+}
+
+// inNamespace ties an object of a namespaced listing to that namespace,
+// the unit its artifact is reported under. An API server answers only
+// with objects of the namespace asked for; an answer that holds another
+// namespace's object is not trusted.
+func inNamespace(ns string, m *metav1.ObjectMeta) error {
+	switch {
+	case ns == metav1.NamespaceAll && m.Namespace == "":
+		return fmt.Errorf("the answer holds %q without a namespace", m.Name)
+	case ns == metav1.NamespaceAll:
+	case m.Namespace == "":
+		m.Namespace = ns
+	case m.Namespace != ns:
+		return fmt.Errorf("the answer for namespace %s holds %q of namespace %s", ns, m.Name, m.Namespace)
+	}
+	return nil
 }
 
 // listAll pages a list call with limit and continue tokens, retrying
