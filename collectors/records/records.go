@@ -157,10 +157,13 @@ func (r *Records) files(sink collectors.Sink, failed *[]string, paths []string, 
 			continue
 		}
 		rootOK := true
-		walkErr := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		// The trailing separator makes WalkDir enter a configured path that
+		// is a symlink to a directory; symlinks below it are not followed.
+		root := p + string(filepath.Separator)
+		walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				sink.AddError(r.display(path), fmt.Errorf("records: list %s: %w", r.display(path), unitErr(path, err)))
-				if path == p {
+				if path == root {
 					rootOK = false
 				}
 				if d != nil && d.IsDir() {
@@ -168,7 +171,15 @@ func (r *Records) files(sink collectors.Sink, failed *[]string, paths []string, 
 				}
 				return nil
 			}
-			if d.IsDir() || !hasExt(path, exts) {
+			if d.IsDir() {
+				// Hidden directories (.git, a Kubernetes volume's ..data
+				// and ..<timestamp>) hold copies, not more plans.
+				if path != root && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !hasExt(path, exts) {
 				return nil
 			}
 			if !safefile.IsRegular(path, d) {

@@ -199,3 +199,32 @@ func TestUnlistableSubdirectory(t *testing.T) {
 		t.Errorf("errors %+v backfills %d", sink.Errors, len(sink.Backfills))
 	}
 }
+
+// A configured directory that is a symlink is read (WalkDir did not enter
+// it: an empty answer); a Kubernetes ConfigMap volume, whose files are
+// symlinks into a hidden ..<timestamp> directory, gives each plan once.
+func TestSymlinkedAndMountedDirectories(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "real", "a.yaml"), "id: BF-1\n")
+	if err := os.Symlink("real", filepath.Join(dir, "plans")); err != nil {
+		t.Fatal(err)
+	}
+	mount := filepath.Join(dir, "mount")
+	writeFile(t, filepath.Join(mount, "..2026_06_01_00_00_00.1", "b.yaml"), "id: BF-2\n")
+	os.Symlink("..2026_06_01_00_00_00.1", filepath.Join(mount, "..data"))
+	os.Symlink(filepath.Join("..data", "b.yaml"), filepath.Join(mount, "b.yaml"))
+	sink, err := collectWithin(t, &Records{Plans: []string{"plans", "mount"}, Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range sink.Backfills {
+		got = append(got, b.ID+"@"+b.Source.Path)
+	}
+	if strings.Join(got, " ") != "BF-2@mount/b.yaml BF-1@plans/a.yaml" && strings.Join(got, " ") != "BF-1@plans/a.yaml BF-2@mount/b.yaml" {
+		t.Errorf("plans %v, want BF-1 from plans/a.yaml and BF-2 once from mount/b.yaml", got)
+	}
+	if len(sink.Errors) != 0 {
+		t.Errorf("errors %+v", sink.Errors)
+	}
+}
