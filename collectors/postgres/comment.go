@@ -37,10 +37,10 @@ func parseComment(s string) parsedComment {
 	for _, word := range strings.Fields(s) {
 		word = strings.TrimRight(word, ",;")
 		k, v, ok := strings.Cut(word, "=")
+		v = strings.Trim(v, `"'`)
 		if !ok || k == "" || v == "" {
 			continue
 		}
-		v = strings.Trim(v, `"'`)
 		if c.Labels == nil {
 			c.Labels = map[string]string{}
 		}
