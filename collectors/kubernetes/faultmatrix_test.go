@@ -1,0 +1,83 @@
+package kubernetes_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/collectors/kubernetes"
+	"github.com/bfaudit/bfaudit/internal/faultmatrix"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// TestFaultMatrix fails each unit the collector reports under: the whole
+// source (a cluster-wide listing refused) and one namespace (its listings
+// refused while the other namespace still answers).
+func TestFaultMatrix(t *testing.T) {
+	faultmatrix.Run(t, "kubernetes", []faultmatrix.Unit{
+		{Kind: "source", Scope: "", Setup: setup(nil, "")},
+		{Kind: "namespace", Scope: "batch", Setup: setup([]string{"batch", "other"}, "batch")},
+	})
+}
+
+// setup builds a cluster holding BF-7001's replay CronJob (suspended) and
+// a finished run left without a TTL, in namespace batch, and a collector
+// reading namespaces (all when nil). breakUnit makes every list call for
+// namespace broken ("" for cluster-wide calls) answer 403.
+func setup(namespaces []string, broken string) func(t *testing.T) (collectors.Collector, func()) {
+	return func(t *testing.T) (collectors.Collector, func()) {
+		cs := fake.NewClientset(fixture()...)
+		var fail atomic.Bool
+		cs.PrependReactor("list", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			if !fail.Load() || a.GetNamespace() != broken {
+				return false, nil, nil
+			}
+			gr := schema.GroupResource{Group: "batch", Resource: a.GetResource().Resource}
+			return true, nil, apierrors.NewForbidden(gr, "", errString("RBAC: access removed"))
+		})
+		c := kubernetes.New()
+		c.Client = cs
+		c.Namespaces = namespaces
+		c.OwnerLabel = "owner"
+		c.Retry = collectors.RetryPolicy{Attempts: 1}
+		c.SetSourceName("k8s-matrix")
+		if err := c.Init(); err != nil {
+			t.Fatal(err)
+		}
+		return c, func() { fail.Store(true) }
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func fixture() []runtime.Object {
+	created := metav1.NewTime(time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC))
+	done := metav1.NewTime(time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC))
+	labels := map[string]string{"backfill-id": "bf-7001", "owner": "data-eng@example.com"}
+	suspend := true
+	return []runtime.Object{
+		&batchv1.CronJob{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "bf-7001-replay", Labels: labels, CreationTimestamp: created},
+			Spec:       batchv1.CronJobSpec{Schedule: "0 2 * * *", Suspend: &suspend},
+		},
+		&batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "bf-7001-replay-1", Labels: labels, CreationTimestamp: created},
+			Status: batchv1.JobStatus{StartTime: &created, CompletionTime: &done, Succeeded: 1,
+				Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: done}}},
+		},
+		&batchv1.CronJob{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "nightly", Labels: map[string]string{"backfill-id": "bf-1"}, CreationTimestamp: created},
+			Spec:       batchv1.CronJobSpec{Schedule: "@daily"},
+		},
+	}
+}
