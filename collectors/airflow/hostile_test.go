@@ -137,7 +137,9 @@ func TestHostileWholeServer(t *testing.T) {
 				t.Parallel()
 				c := New()
 				c.URL, c.APIVersion, c.TokenEnv = tt.url(t), version, "TEST_AIRFLOW_TOKEN"
-				c.Timeout, c.Budget = time.Second, 15*time.Second
+				// Everything is hostile here: short calls, short waits.
+				c.Timeout, c.Budget = 500*time.Millisecond, 15*time.Second
+				c.Retry = collectors.RetryPolicy{Base: 10 * time.Millisecond}
 				if err := c.Init(); err != nil {
 					t.Fatal(err)
 				}
