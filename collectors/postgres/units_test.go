@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/jackc/pgx/v5"
+)
+
+// Each artifact carries the unit that reported it, and each error names a
+// unit artifacts carry: database (tables, schemas), database/grants, roles.
+// When roles cannot be read, the grants a backfill role holds on ordinary
+// tables are not listed either: that database's grants must not answer,
+// or they would read as revoked.
+func TestUnitsOfArtifactsAndErrors(t *testing.T) {
+	dsn := testDSN(t)
+	n := uniqueN()
+	db, reader, loader := "bfaudit_units_"+n, "bfaudit_reader_"+n, "bf_"+n+"_loader"
+	admin := adminConn(t, dsn)
+	t.Cleanup(func() {
+		admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)")
+		admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+reader+", "+loader)
+	})
+	exec(t, admin, "CREATE ROLE "+reader+" LOGIN", "CREATE ROLE "+loader+" LOGIN", "CREATE DATABASE "+db)
+	conf, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.Database = db
+	inDB, err := pgx.ConnectConfig(context.Background(), conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inDB.Close(context.Background())
+	exec(t, inDB,
+		"CREATE TABLE public.bf_"+n+"_tmp (x int)",
+		"CREATE TABLE public.orders (x int)",
+		"GRANT SELECT ON public.orders TO "+loader,
+	)
+	u, _ := url.Parse(withUser(t, dsn, url.User(reader)))
+	u.Path = "/" + db
+	p := newCollector(t, u.String())
+
+	sink := collect(t, p)
+	if len(sink.Errors) != 0 {
+		t.Fatalf("errors %+v", sink.Errors)
+	}
+	want := map[string]string{
+		"postgres://test-pg/" + db + "/public.bf_" + n + "_tmp":                  db,
+		"postgres://test-pg/" + db + "/grant/" + loader + "/table/public.orders": db + "/grants",
+		"postgres://test-pg/role/" + loader:                                      "roles",
+	}
+	for uri, scope := range want {
+		if a := sink.Artifact(uri); a == nil || a.Scope != scope {
+			t.Errorf("%s: %+v, want scope %q", uri, a, scope)
+		}
+	}
+
+	exec(t, inDB, "REVOKE SELECT ON pg_catalog.pg_roles FROM PUBLIC")
+	sink = collect(t, p)
+	var scopes []string
+	for _, e := range sink.Errors {
+		scopes = append(scopes, e.Scope)
+	}
+	slices.Sort(scopes)
+	if !slices.Equal(scopes, []string{db + "/grants", "roles"}) {
+		t.Fatalf("error scopes %v, want the database's grants and roles", scopes)
+	}
+	cov := model.Coverage{Status: model.CoverageDegraded, Errors: sink.Errors}
+	if !cov.Answered(db) || cov.Answered(db+"/grants") || cov.Answered("roles") {
+		t.Errorf("answered: db %v, grants %v, roles %v; want only the tables", cov.Answered(db), cov.Answered(db+"/grants"), cov.Answered("roles"))
+	}
+}
