@@ -93,8 +93,16 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 			return nil, fmt.Errorf("history.dsn: not a valid PostgreSQL connection string")
 		}
 		s.dbLabel = fmt.Sprintf("postgres %s:%d/%s", pc.Host, pc.Port, pc.Database)
+		if pc.ConnectTimeout <= 0 {
+			// No connect_timeout in the DSN: a port that accepts and never
+			// answers (or an HTTP port) must not hold the audit.
+			pc.ConnectTimeout = pgConnectTimeout
+		}
 		if cfg.Schema != "" {
-			if err := createSchema(ctx, pc, cfg.Schema); err != nil {
+			sctx, cancel := context.WithTimeout(ctx, pgConnectTimeout+pgStatementTimeout)
+			err := createSchema(sctx, pc, cfg.Schema)
+			cancel()
+			if err != nil {
 				return nil, fmt.Errorf("history: %s: %w", s.dbLabel, err)
 			}
 			pc.RuntimeParams["search_path"] = cfg.Schema
@@ -102,7 +110,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 		}
 		s.db = stdlib.OpenDB(*pc)
 	}
-	if err := s.ping(ctx); err != nil {
+	if err := s.pingWithin(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("history: connect to %s: %w", s.dbLabel, err)
 	}
@@ -111,6 +119,27 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("history: migrate %s: %w", s.dbLabel, err)
 	}
 	return s, nil
+}
+
+// Deadlines of the PostgreSQL store while it opens: connecting, unless
+// the DSN sets connect_timeout, and each statement Open runs to check the
+// server and prepare its schema, so a server that accepts and never
+// answers, or freezes, fails Open instead of hanging the audit.
+// Variables so tests can shorten them.
+var (
+	pgConnectTimeout   = 10 * time.Second
+	pgStatementTimeout = 30 * time.Second
+)
+
+// pingWithin pings under a deadline for PostgreSQL (connecting included);
+// SQLite keeps its own busy-retry bound.
+func (s *Store) pingWithin(ctx context.Context) error {
+	if s.driver != DriverPostgres {
+		return s.ping(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, pgConnectTimeout+pgStatementTimeout)
+	defer cancel()
+	return s.ping(ctx)
 }
 
 // ping checks the connection. A fresh SQLite file opened by two audits at
