@@ -6,7 +6,12 @@ STATICCHECK_VERSION ?= v0.8.2
 # on any day; drop --now to audit as of today.
 QUICKSTART_NOW ?= 2026-11-30
 
-.PHONY: run test vet staticcheck unit build bench docs
+# Each fuzz target runs this long under `make fuzz`; their seed corpora
+# (f.Add and testdata/fuzz) already run as ordinary tests in `make test`.
+FUZZTIME ?= 10s
+FUZZPKGS ?= ./...
+
+.PHONY: run test vet staticcheck unit build bench docs fuzz
 
 run: build
 	@./bin/bfaudit audit --config examples/quickstart/bfaudit.yaml --now $(QUICKSTART_NOW); \
@@ -30,6 +35,22 @@ unit:
 
 bench:
 	./bench/run.sh
+
+# Run every fuzz target in the repository for FUZZTIME each (make fuzz
+# FUZZTIME=1m). Targets are discovered with `go test -list`, so new ones
+# join without editing this file; a failing target does not stop the
+# others, and the failures are listed at the end.
+fuzz:
+	@list=$$($(GO) test -list '^Fuzz' $(FUZZPKGS)) || { echo "$$list"; exit 1; }; \
+	echo "$$list" | awk '/^Fuzz/ { names = names " " $$1; next } /^ok / { if (names != "") print $$2 names; names = "" }' | \
+	{ failed=; \
+	  while read -r pkg targets; do \
+	    for t in $$targets; do \
+	      echo "== $$pkg $$t ($(FUZZTIME))"; \
+	      $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg || failed="$$failed $$pkg.$$t"; \
+	    done; \
+	  done; \
+	  if [ -n "$$failed" ]; then echo "fuzz failures:$$failed"; exit 1; fi; }
 
 # Regenerate docs/rules.md from the rules' metadata (make test fails when stale).
 docs:
