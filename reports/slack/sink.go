@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"io"
 	"net/http"
 	"os"
@@ -97,6 +98,9 @@ func New(cfg Config, owners model.Owners, store *history.Store, opts ...Option) 
 		if cfg.OwnerMessages {
 			return nil, fmt.Errorf("slack.owner_messages: needs a bot token (%s); an incoming webhook cannot send direct messages", cfg.TokenEnv)
 		}
+		// The URL is the secret: registered with the one redactor, it is
+		// masked in any spelling (HTTP://..., a stray space) wherever it lands.
+		secrets.Add(hook)
 		s.poster = webhookPoster{url: hook, client: s.client}
 		s.sink = "slack:webhook:" + cfg.WebhookURLEnv
 	case cfg.DryRun:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"net/http"
 	"strings"
 	"time"
@@ -121,9 +122,14 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
+// redact names the webhook URL for what it is where it appears verbatim,
+// then lets the shared redactor mask it in any other spelling.
 func redact(err error, secret string) error {
-	if err == nil || secret == "" {
-		return err
+	if err == nil {
+		return nil
 	}
-	return &redactedError{msg: strings.ReplaceAll(err.Error(), secret, "[webhook URL]"), err: err}
+	if secret != "" {
+		err = &redactedError{msg: strings.ReplaceAll(err.Error(), secret, "[webhook URL]"), err: err}
+	}
+	return secrets.Error(err)
 }
