@@ -5,6 +5,7 @@ package audit
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -85,26 +86,15 @@ func verify(ctx context.Context, est *model.Estate, instances []collectors.Insta
 			// source did not answer for this backfill's validation, which
 			// is a gap in coverage, not a verdict on the data.
 			res = &model.Validation{Query: b.ValidationQuery, Error: redact.String(err.Error())}
-			degrade(est, in.Name, model.JoinScope("validation", b.ID), err)
+			var ve *collectors.VerifyError
+			if !errors.As(err, &ve) {
+				err = &collectors.VerifyError{Scope: model.JoinScope("validation", b.ID), Err: err}
+			}
+			collectors.RecordVerifyError(est, in.Name, redact.Error(err))
 		}
 		if res != nil {
 			res.Source = in.Name
 		}
 		b.Validation = res
-	}
-}
-
-// degrade records a failure at scope in a source's coverage.
-func degrade(est *model.Estate, source, scope string, err error) {
-	for i := range est.Coverage {
-		c := &est.Coverage[i]
-		if c.Source != source {
-			continue
-		}
-		c.Errors = append(c.Errors, model.ScopeError{Scope: scope, Error: redact.String(err.Error())})
-		if c.Status == model.CoverageOK || c.Status == "" {
-			c.Status = model.CoverageDegraded
-		}
-		return
 	}
 }
