@@ -59,6 +59,20 @@ type stallingDetails struct {
 	maxInFlight int
 }
 
+// RoundTrip counts detail calls in flight on the client's side: the server
+// may still be winding down a call the client has already given up on, so
+// only the client knows how many calls it has open.
+func (s *stallingDetails) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/details") {
+		s.mu.Lock()
+		s.inFlight++
+		s.maxInFlight = max(s.maxInFlight, s.inFlight)
+		s.mu.Unlock()
+		defer func() { s.mu.Lock(); s.inFlight--; s.mu.Unlock() }()
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 func (s *stallingDetails) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/api/v2/dags":
@@ -70,11 +84,6 @@ func (s *stallingDetails) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/api/v2/dags/~/dagRuns":
 		writeJSON(w, http.StatusOK, map[string]any{"dag_runs": []any{}, "total_entries": 0})
 	case strings.HasSuffix(r.URL.Path, "/details"):
-		s.mu.Lock()
-		s.inFlight++
-		s.maxInFlight = max(s.maxInFlight, s.inFlight)
-		s.mu.Unlock()
-		defer func() { s.mu.Lock(); s.inFlight--; s.mu.Unlock() }()
 		hostile.Stall().ServeHTTP(w, r)
 	default:
 		http.NotFound(w, r)
@@ -91,6 +100,7 @@ func TestBudgetBoundsPerDAGCalls(t *testing.T) {
 	c := New()
 	c.URL, c.APIVersion = srv.URL, "2"
 	c.Timeout, c.Budget, c.Concurrency = time.Second, 3*time.Second, 4
+	c.HTTPClient = &http.Client{Timeout: time.Second, Transport: h}
 	c.Now = func() time.Time { return testNow }
 	if err := c.Init(); err != nil {
 		t.Fatal(err)
