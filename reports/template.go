@@ -130,7 +130,7 @@ func commonFuncs() map[string]any {
 
 func textFuncs() texttemplate.FuncMap {
 	f := texttemplate.FuncMap(commonFuncs())
-	f["md"] = mdEscape
+	f["md"] = markdownText
 	return f
 }
 
@@ -141,11 +141,4 @@ func htmlFuncs() htmltemplate.FuncMap {
 	f["trendChart"] = func(r *model.Report) htmltemplate.HTML { return htmltemplate.HTML(TrendChart(r)) }
 	f["lifecycleChart"] = func(b model.BackfillReport) htmltemplate.HTML { return htmltemplate.HTML(LifecycleChart(b)) }
 	return f
-}
-
-// mdEscape keeps estate text from breaking Markdown tables or formatting.
-func mdEscape(s string) string {
-	s = oneLine(s)
-	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`)
-	return r.Replace(s)
 }
