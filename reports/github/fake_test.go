@@ -47,6 +47,23 @@ type fakeGitHub struct {
 	// noPush is a token whose user may open issues but has no push access:
 	// GitHub then drops labels and assignees of a new issue silently.
 	noPush bool
+	// teams maps "org/team-slug" to its active members' logins.
+	teams map[string][]string
+	// eventID numbers issue events across issues, as GitHub does.
+	eventID int64
+}
+
+// botLogin is the user the token belongs to: the fake records bfaudit's
+// own label and state changes in the issue events under it.
+const botLogin = "bfaudit-bot"
+
+// fakeEvent is one entry of an issue's timeline of events.
+type fakeEvent struct {
+	id    int64
+	actor string
+	event string // labeled, unlabeled, closed, reopened
+	label string
+	at    time.Time
 }
 
 // fakeQuota is GitHub's primary rate limit: per requests a window. The
@@ -71,6 +88,7 @@ type fakeIssue struct {
 	created     time.Time
 	updated     time.Time
 	closed      time.Time
+	events      []fakeEvent
 }
 
 type fakeComment struct {
@@ -125,6 +143,8 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("POST "+prefix+"/issues", f.create)
 	mux.HandleFunc("PATCH "+prefix+"/issues/{number}", f.edit)
 	mux.HandleFunc("POST "+prefix+"/issues/{number}/comments", f.comment)
+	mux.HandleFunc("GET "+prefix+"/issues/{number}/events", f.listEvents)
+	mux.HandleFunc("GET /api/v3/orgs/{org}/teams/{team}/memberships/{user}", f.membership)
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.calls++
@@ -297,6 +317,11 @@ func (f *fakeGitHub) list(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Unlock()
 
+	writeJSON(w, http.StatusOK, pageLinks(r, page, last), out)
+}
+
+// pageLinks is GitHub's Link header for page of last.
+func pageLinks(r *http.Request, page, last int) http.Header {
 	link := func(p int, rel string) string {
 		u := *r.URL
 		u.Scheme, u.Host = "http", r.Host
@@ -319,7 +344,70 @@ func (f *fakeGitHub) list(w http.ResponseWriter, r *http.Request) {
 	if len(links) > 0 {
 		h.Set("Link", strings.Join(links, ", "))
 	}
-	writeJSON(w, http.StatusOK, h, out)
+	return h
+}
+
+// listEvents is GET /repos/{owner}/{repo}/issues/{number}/events: oldest
+// first, per_page (default 30, at most 100), page, Link header; each event
+// in GitHub's shape (actor, event, created_at, label for label events).
+func (f *fakeGitHub) listEvents(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	f.mu.Lock()
+	is := f.issue(w, r)
+	if is == nil {
+		f.mu.Unlock()
+		return
+	}
+	evs := slices.Clone(is.events)
+	f.mu.Unlock()
+	last := max((len(evs)+perPage-1)/perPage, 1)
+	out := []map[string]any{}
+	base := f.srv.URL + "/api/v3/repos/" + f.owner + "/" + f.repo + "/issues/events/"
+	for i := (page - 1) * perPage; i < min(page*perPage, len(evs)); i++ {
+		e := evs[i]
+		m := map[string]any{
+			"id": e.id, "node_id": "IE_" + strconv.FormatInt(e.id, 10), "url": base + strconv.FormatInt(e.id, 10),
+			"actor": map[string]any{"login": e.actor, "id": len(e.actor), "type": "User"},
+			"event": e.event, "commit_id": nil, "commit_url": nil,
+			"created_at": e.at.Format(time.RFC3339), "performed_via_github_app": nil,
+		}
+		if e.label != "" {
+			m["label"] = map[string]any{"name": e.label, "color": "ededed"}
+		}
+		out = append(out, m)
+	}
+	writeJSON(w, http.StatusOK, pageLinks(r, page, last), out)
+}
+
+// membership is GET /orgs/{org}/teams/{team_slug}/memberships/{username}:
+// 200 with state "active" for a member, 404 otherwise.
+func (f *fakeGitHub) membership(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	members := f.teams[r.PathValue("org")+"/"+r.PathValue("team")]
+	f.mu.Unlock()
+	user := r.PathValue("user")
+	if !slices.ContainsFunc(members, func(m string) bool { return strings.EqualFold(m, user) }) {
+		writeJSON(w, http.StatusNotFound, nil, map[string]string{
+			"message": "Not Found", "documentation_url": "https://docs.github.com/rest/teams/members#get-team-membership-for-a-user"})
+		return
+	}
+	writeJSON(w, http.StatusOK, nil, map[string]any{
+		"url":  f.srv.URL + "/api/v3/teams/1/memberships/" + user,
+		"role": "member", "state": "active",
+	})
+}
+
+// event records an event on is (f.mu held).
+func (f *fakeGitHub) event(is *fakeIssue, actor, event, label string) {
+	f.eventID++
+	is.events = append(is.events, fakeEvent{id: f.eventID, actor: actor, event: event, label: label, at: f.clock.Now()})
 }
 
 type issueRequest struct {
@@ -372,6 +460,9 @@ func (f *fakeGitHub) create(w http.ResponseWriter, r *http.Request) {
 	if req.Assignees != nil {
 		is.assignees = slices.Clone(*req.Assignees)
 	}
+	for _, l := range is.labels {
+		f.event(is, botLogin, "labeled", l)
+	}
 	f.issues = append(f.issues, is)
 	f.creates++
 	fail := f.createFails
@@ -419,6 +510,16 @@ func (f *fakeGitHub) edit(w http.ResponseWriter, r *http.Request) {
 		is.body = *req.Body
 	}
 	if req.Labels != nil {
+		for _, l := range is.labels {
+			if !slices.Contains(*req.Labels, l) {
+				f.event(is, botLogin, "unlabeled", l)
+			}
+		}
+		for _, l := range *req.Labels {
+			if !slices.Contains(is.labels, l) {
+				f.event(is, botLogin, "labeled", l)
+			}
+		}
 		is.labels = slices.Clone(*req.Labels)
 	}
 	if req.Assignees != nil {
@@ -426,6 +527,11 @@ func (f *fakeGitHub) edit(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.State != nil && *req.State != is.state {
 		is.state = *req.State
+		if is.state == "closed" {
+			f.event(is, botLogin, "closed", "")
+		} else {
+			f.event(is, botLogin, "reopened", "")
+		}
 		if is.state == "closed" {
 			is.closed, is.stateReason = now, "completed"
 			if req.StateReason != nil {
@@ -462,12 +568,22 @@ func (f *fakeGitHub) comment(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// closeByHand is a person closing an issue in the browser, with labels.
+// closeByHand is alice closing an issue in the browser, with labels.
 func (f *fakeGitHub) closeByHand(number int, labels ...string) {
+	f.closeByHandAs("alice", number, labels...)
+}
+
+// closeByHandAs is a person closing an issue in the browser, with labels;
+// the issue's events record who did it.
+func (f *fakeGitHub) closeByHandAs(actor string, number int, labels ...string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	is := f.issues[number-1]
 	is.state, is.stateReason, is.closed, is.updated = "closed", "not_planned", f.clock.Now(), f.clock.Now()
+	for _, l := range labels {
+		f.event(is, actor, "labeled", l)
+	}
+	f.event(is, actor, "closed", "")
 	is.labels = append(is.labels, labels...)
 }
 

@@ -44,9 +44,15 @@ type item struct {
 	Artifact string     `json:"artifact,omitempty"`
 	Source   string     `json:"source,omitempty"`
 	Scope    string     `json:"scope,omitempty"`
+	// Accepted says who accepted the item by closing the issue with the
+	// waiver label, and when they applied it; set when State is accepted.
+	Accepted *acceptance `json:"accepted,omitempty"`
 
 	finding *model.Finding // this run's finding, when there is one
 	unread  []string       // units that did not answer for it this run
+	listed  bool           // on the issue and not ticked: what the waiver label accepts
+	lapsed  *acceptance    // an acceptance that ran out this run
+	refused bool           // too severe to accept by label (github.accept_max_severity)
 }
 
 // marker is the state kept in the issue body.

@@ -26,14 +26,18 @@ type merged struct {
 	items    []item
 	cameBack []item // resolved before, found again
 	fresh    []item // never listed before
+	// label is what the waiver label on the closed issue came to, when
+	// there was something for it to accept.
+	label *labelVerdict
 }
 
 // mergeItems folds this run's findings into the items the issue already
-// lists. accepted says the issue was closed with the waiver label: what it
-// listed is accepted. Nothing is ticked unless every unit it rests on
-// answered (model.Answers.MayResolve); described is where the backfill was
-// described when the issue was last written, br the backfill this run.
-func mergeItems(prev []item, findings []model.Finding, ans model.Answers, described model.Location, br *model.BackfillReport, accepted bool) merged {
+// lists. An item accepted on the issue stays accepted (acceptances are
+// judged, expired and granted afterwards, in accept.go). Nothing is ticked
+// unless every unit it rests on answered (model.Answers.MayResolve);
+// described is where the backfill was described when the issue was last
+// written, br the backfill this run.
+func mergeItems(prev []item, findings []model.Finding, ans model.Answers, described model.Location, br *model.BackfillReport) merged {
 	var out merged
 	prevBy := make(map[string]item, len(prev))
 	for _, p := range prev {
@@ -57,18 +61,21 @@ func mergeItems(prev []item, findings []model.Finding, ans model.Answers, descri
 		switch {
 		case f.Waiver != nil && f.Waiver.Origin != "github":
 			it.State = stateWaived
-		case had && (p.State == stateAccepted || (accepted && p.State != stateResolved)):
-			// Accepted is what was not yet ticked when the issue was closed
-			// with the waiver label; a ticked item that returns is news.
-			it.State = stateAccepted
-		case len(f.Unread) > 0:
-			// Carried from the history store: not re-checked this run.
-			it.State, it.unread = stateUnread, f.Unread
+		case had && p.State == stateAccepted && p.Accepted != nil:
+			// An acceptance recorded with who and when; one an older
+			// bfaudit recorded without them is open again until accepted
+			// anew.
+			it.State, it.Accepted = stateAccepted, p.Accepted
 		default:
-			it.State = stateOpen
-			if !had {
+			it.State, it.unread = openState(f)
+			// Listed and not ticked: what closing the issue with the
+			// waiver label accepts. A ticked item that returns is news.
+			it.listed = had && p.State != stateResolved
+			switch {
+			case it.State != stateOpen:
+			case !had:
 				out.fresh = append(out.fresh, it)
-			} else if p.State == stateResolved {
+			case p.State == stateResolved:
 				out.cameBack = append(out.cameBack, it)
 			}
 		}
@@ -83,10 +90,11 @@ func mergeItems(prev []item, findings []model.Finding, ans model.Answers, descri
 		case p.State == stateResolved:
 		case ans.MayResolve(basisOf(p, described, br)):
 			p.State = stateResolved
-		case p.State == stateOpen:
-			p.State = stateUnread
+		case p.State == stateOpen || (p.State == stateAccepted && p.Accepted == nil):
+			p.State, p.Accepted = stateUnread, nil
 			p.unread = ans.Unanswered(basisOf(p, described, br))
 		}
+		p.listed = p.State.blocking()
 		p.finding = nil
 		out.items = append(out.items, p)
 	}
@@ -114,6 +122,16 @@ func severityRank(s string) int {
 		return 0
 	}
 	return int(v)
+}
+
+// openState is where a finding in this run's report stands when nothing
+// waives or accepts it: open, or unread when the history store carried it
+// without a re-check this run.
+func openState(f *model.Finding) (itemState, []string) {
+	if len(f.Unread) > 0 {
+		return stateUnread, f.Unread
+	}
+	return stateOpen, nil
 }
 
 // blocking reports whether any item keeps the issue open.

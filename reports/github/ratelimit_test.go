@@ -75,7 +75,7 @@ func TestRateLimits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
 			s, _ := newTestSink(t, f)
-			s.cfg.WriteInterval = 0 // keep the clock for the rate limit alone
+			s.cfg.WriteInterval = durationPtr(0) // keep the clock for the rate limit alone
 			e := manyBackfills(20, 1)
 			limitWrites(f, 6, tc.status, f.clock.Now().Add(tc.wait), tc.secondary)
 
@@ -194,7 +194,7 @@ func TestQuotaSpentOnASuccessIsWaitedOut(t *testing.T) {
 	f.clock.now = time.Now().UTC().Truncate(time.Second)
 	f.quota = &fakeQuota{per: 5, window: 2 * time.Minute}
 	s, _ := newTestSink(t, f)
-	s.cfg.WriteInterval = 0
+	s.cfg.WriteInterval = durationPtr(0)
 
 	res, err := s.Sync(t.Context(), manyBackfills(12, 1).report())
 

@@ -58,6 +58,11 @@ type itemView struct {
 	Evidence    []string
 	Remediation string
 	Note        string
+	// AcceptedBy (a GitHub login), AcceptedOn and AcceptedUntil (dates)
+	// say who accepted the item with the waiver label, and until when.
+	AcceptedBy    string
+	AcceptedOn    string
+	AcceptedUntil string
 }
 
 // stepHeadings name the lifecycle steps of backfill-cleanup.txt.
@@ -175,8 +180,21 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// newEvidence drops the evidence lines the message already says (rules
+// often state a fact in both), so the owner reads each once.
+func newEvidence(message string, evidence []string) []string {
+	var out []string
+	for _, e := range evidence {
+		if t := strings.TrimSpace(e); t == "" || strings.Contains(message, t) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // view builds the template data from the merged items.
-func view(id string, br *model.BackfillReport, owner, assignee string, assigned bool, waiverLabel string, items []item, unread []string, m marker) (issueView, error) {
+func view(id string, br *model.BackfillReport, owner, assignee string, assigned bool, waiverLabel string, acceptDays int, items []item, unread []string, m marker) (issueView, error) {
 	v := issueView{ID: id, Owner: owner, Assignee: assignee, Assigned: assigned && assignee != "", WaiverLabel: waiverLabel, Unread: unread, Total: len(items)}
 	if br != nil {
 		v.Backfill, v.Lifecycle = br.Backfill, br.Lifecycle
@@ -195,10 +213,13 @@ func view(id string, br *model.BackfillReport, owner, assignee string, assigned 
 			v.Resolved++
 		}
 		if f := it.finding; f != nil {
-			iv.Message, iv.Evidence, iv.Remediation = f.Message, f.Evidence, f.Remediation
+			iv.Message, iv.Evidence, iv.Remediation = f.Message, newEvidence(f.Message, f.Evidence), f.Remediation
 			if f.Waiver != nil {
 				iv.Note = f.Waiver.Reason
 			}
+		}
+		if a := it.Accepted; a != nil && it.State == stateAccepted {
+			iv.AcceptedBy, iv.AcceptedOn, iv.AcceptedUntil = a.By, day(a.At), day(a.expires(acceptDays))
 		}
 		i, ok := byStep[it.Step]
 		if !ok {

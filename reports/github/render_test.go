@@ -30,7 +30,7 @@ func TestBodyShowsLifecyclePosition(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			br := &model.BackfillReport{Backfill: model.Backfill{ID: "BF-7"}, Lifecycle: tc.lc}
-			v, err := view("BF-7", br, "", "", false, DefaultWaiverLabel, nil, nil, marker{Backfill: "BF-7"})
+			v, err := view("BF-7", br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, nil, nil, marker{Backfill: "BF-7"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,20 +33,30 @@ type Result struct {
 	// Warnings are problems that did not stop the run (an assignee GitHub
 	// refused, for instance).
 	Warnings []string `json:"warnings,omitempty"`
+	// NotSynced lists the backfills (as the report spells them) whose
+	// issue could not be brought in step: their sync failed, or the run
+	// stopped before them (a refused token, an outage, a rate limit past
+	// github.rate_limit_wait). Their issues are as the last run left them.
+	NotSynced []string `json:"not_synced,omitempty"`
 }
 
 // Waived is a GitHub waiver: the findings (by fingerprint) a person
-// accepted on a backfill's issue.
+// accepted on a backfill's issue by closing it with the waiver label.
 type Waived struct {
-	BackfillID   string   `json:"backfill_id"`
-	IssueURL     string   `json:"issue_url"`
-	Reason       string   `json:"reason"`
-	Fingerprints []string `json:"fingerprints"`
+	BackfillID string `json:"backfill_id"`
+	IssueURL   string `json:"issue_url"`
+	Reason     string `json:"reason"`
+	// Approver is the GitHub login that applied the label, Accepted when,
+	// and Expires when the acceptance stops waiving (github.accept_days).
+	Approver     string    `json:"approver"`
+	Accepted     time.Time `json:"accepted"`
+	Expires      time.Time `json:"expires"`
+	Fingerprints []string  `json:"fingerprints"`
 }
 
 // Apply copies the result into the report: each backfill's IssueURL, and a
-// Waiver{Origin: "github"} on every finding accepted on GitHub that no
-// config waiver already covers. Sync itself never changes the report; the
+// Waiver{Origin: "github", Approver: login, Expires: ...} on every finding
+// accepted on GitHub that no config waiver already covers. Sync itself never changes the report; the
 // caller recomputes the summary after Apply.
 func (res Result) Apply(r *model.Report) {
 	for i := range r.Backfills {
@@ -62,7 +72,7 @@ func (res Result) Apply(r *model.Report) {
 		for i := range r.Findings {
 			f := &r.Findings[i]
 			if f.Waiver == nil && model.SameID(f.BackfillID, w.BackfillID) && slices.Contains(w.Fingerprints, f.Fingerprint) {
-				f.Waiver = &model.Waiver{Origin: "github", Reason: w.Reason}
+				f.Waiver = &model.Waiver{Origin: "github", Reason: w.Reason, Approver: w.Approver, Expires: w.Expires}
 			}
 		}
 	}

@@ -29,7 +29,7 @@ func Simulate(prev *Simulation, r *model.Report) *Simulation {
 		if w.issue != nil && described.Source != "" && !ans.Answered(described.Source, described.Path) {
 			continue // keepStale: nothing moves
 		}
-		m := mergeItems(pm.Items, w.findings, ans, described, w.report, false)
+		m := mergeItems(pm.Items, w.findings, ans, described, w.report)
 		if w.issue == nil && !blocking(m.items) {
 			continue
 		}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -27,7 +29,8 @@ type Sink struct {
 	now      func() time.Time
 	sleep    func(context.Context, time.Duration) error
 	out      io.Writer
-	wroteAny bool // a write was made (or printed) this run, for WriteInterval
+	wroteAny bool            // a write was made (or printed) this run, for WriteInterval
+	members  map[string]bool // team memberships looked up this run
 }
 
 type options struct {
@@ -50,7 +53,8 @@ func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpCli
 // URL ("/api/v3/" is added when missing).
 func WithBaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
 
-// WithClock sets the clock used for rate-limit resets and comments.
+// WithClock sets the clock used for rate-limit resets, and for comments
+// and acceptances when the report carries no time of its own.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
 // WithSleep sets how the sink waits; it must return ctx's error when ctx
@@ -59,8 +63,13 @@ func WithSleep(sleep func(context.Context, time.Duration) error) Option {
 	return func(o *options) { o.sleep = sleep }
 }
 
-// WithOutput sets where dry-run calls are printed (default stdout).
-func WithOutput(w io.Writer) Option { return func(o *options) { o.out = w } }
+// WithDryRunWriter sets where a dry run writes its plan, one JSON object
+// per line for each write it would make (default stdout). Nothing else is
+// written there.
+func WithDryRunWriter(w io.Writer) Option { return func(o *options) { o.out = w } }
+
+// WithOutput is WithDryRunWriter, under its older name.
+func WithOutput(w io.Writer) Option { return WithDryRunWriter(w) }
 
 // WithGetenv sets how the token variable is read (default os.Getenv).
 func WithGetenv(getenv func(string) string) Option { return func(o *options) { o.getenv = getenv } }
@@ -118,8 +127,9 @@ func New(cfg Config, owners model.Owners, opts ...Option) (*Sink, error) {
 // error wrapping ErrIncomplete means the run stopped early; the Result
 // still tells what was done.
 func (s *Sink) Sync(ctx context.Context, r *model.Report) (res Result, err error) {
-	s.tr.reset(s.cfg.RateLimitWait)
+	s.tr.reset(s.cfg.rateLimitWait())
 	s.wroteAny = false
+	s.members = map[string]bool{}
 	res = Result{IssueURLs: map[string]string{}}
 	defer func() { res.Reads, res.Writes, res.RateLimitWaited = s.tr.counts() }()
 
@@ -132,23 +142,82 @@ func (s *Sink) Sync(ctx context.Context, r *model.Report) (res Result, err error
 	res.Duplicates = dups
 
 	var errs []error
-	for _, w := range collectWork(r, existing) {
-		if err := s.syncOne(ctx, r, w, &res); err != nil {
-			if refused(err) {
-				// Not this backfill's problem: every write would fail alike.
-				errs = append(errs, fmt.Errorf("%w; stopping: the token may not write issues in %s (it needs Issues: read and write)", err, s.cfg.Repo))
-				break
+	works := collectWork(r, existing)
+	streak := 0 // backfills in a row that failed on GitHub's side
+	for i, w := range works {
+		err := s.syncOne(ctx, r, w, &res)
+		if err == nil {
+			streak = 0
+			continue
+		}
+		res.NotSynced = append(res.NotSynced, w.id)
+		errs = append(errs, err)
+		var stop string
+		switch {
+		case refused(err):
+			// Not this backfill's problem: every write would fail alike.
+			stop = fmt.Sprintf("the token may not write issues in %s (it needs Issues: read and write)", s.cfg.Repo)
+		case errors.Is(err, ErrIncomplete) || ctx.Err() != nil:
+			stop = "the run could not go on"
+		case serverTrouble(err):
+			if streak++; streak >= breakerThreshold {
+				stop = fmt.Sprintf("%d backfills in a row failed with server or connection errors, so GitHub looks down", streak)
 			}
-			errs = append(errs, err)
-			if errors.Is(err, ErrIncomplete) || ctx.Err() != nil {
-				break
+		default:
+			streak = 0
+		}
+		if stop != "" {
+			rest := works[i+1:]
+			for _, w := range rest {
+				res.NotSynced = append(res.NotSynced, w.id)
 			}
+			errs = append(errs, fmt.Errorf("github: stopped: %s; not synced: %s", stop, listIDs(res.NotSynced)))
+			break
 		}
 	}
 	if len(errs) > 0 {
 		return res, incomplete(errors.Join(errs...))
 	}
 	return res, nil
+}
+
+// breakerThreshold is how many backfills in a row may fail on GitHub's
+// side (5xx, a broken connection) before the run stops calling GitHub:
+// in an outage every backfill would spend its retries and backoff alike.
+const breakerThreshold = 3
+
+// serverTrouble reports a failure on GitHub's side or on the way to it: a
+// 5xx answer or a call that got no answer (not one the run cancelled).
+func serverTrouble(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errUnchecked) {
+		return false
+	}
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) {
+		return er.Response != nil && er.Response.StatusCode >= 500
+	}
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
+// listIDs names backfills for an error message: the first ten, then how
+// many more (Result.NotSynced has them all).
+func listIDs(ids []string) string {
+	const shown = 10
+	if len(ids) <= shown {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more (%d in all)", strings.Join(ids[:shown], ", "), len(ids)-shown, len(ids))
+}
+
+// auditTime is the time of the audit the report comes from (--now), which
+// comments, notes and acceptances are judged by; the sink's clock when the
+// report has none.
+func (s *Sink) auditTime(r *model.Report) time.Time {
+	if !r.Now.IsZero() {
+		return r.Now
+	}
+	return s.now()
 }
 
 // refused reports an authentication or permission error (401, 403 that

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -167,14 +168,28 @@ func TestWaiverLabel(t *testing.T) {
 	e := threeBackfills()
 	runSync(t, s, e)
 	bf1 := issueFor(t, f, "BF-1")
-	f.closeByHand(bf1.number, "bfaudit:accepted")
+	f.clock.Advance(time.Hour)
+	labelledAt := f.clock.Now()
+	f.closeByHandAs("carol", bf1.number, "bfaudit:accepted")
 
+	// Recorded once: one read of the issue's events (who applied the
+	// label, and when) and one edit of the closed issue's body.
 	res := runSync(t, s, e)
-	if res.Writes != 0 || res.Reopened != 0 {
-		t.Fatalf("accepted issue touched: %+v", res)
+	if res.Writes != 1 || res.Edited != 1 || res.Reads != 2 || res.Reopened != 0 || issueFor(t, f, "BF-1").state != "closed" {
+		t.Fatalf("accepted issue: %+v", res)
 	}
 	if len(res.Waived) != 1 || res.Waived[0].BackfillID != "BF-1" || len(res.Waived[0].Fingerprints) != 3 {
 		t.Fatalf("Waived = %+v, want BF-1's 3 findings", res.Waived)
+	}
+	wv := res.Waived[0]
+	if wv.Approver != "carol" || !wv.Accepted.Equal(labelledAt) || !wv.Expires.Equal(labelledAt.AddDate(0, 0, 90)) {
+		t.Errorf("waiver by %q at %s until %s; want carol at %s for 90 days", wv.Approver, wv.Accepted, wv.Expires, labelledAt)
+	}
+	if body := issueFor(t, f, "BF-1").body; strings.Count(body, "(accepted on this issue by `carol` on 2025-03-10, until 2025-06-08)") != 3 {
+		t.Errorf("body does not say who accepted until when:\n%s", body)
+	}
+	if again := runSync(t, s, e); again.Writes != 0 || again.Reads != 1 || len(again.Waived) != 1 {
+		t.Errorf("re-run after recording: %+v, want one list call and the acceptance kept", again)
 	}
 	r := e.report()
 	res.Apply(r)
@@ -182,6 +197,9 @@ func TestWaiverLabel(t *testing.T) {
 		waived := fd.Waiver != nil && fd.Waiver.Origin == "github"
 		if waived != (fd.BackfillID == "BF-1") {
 			t.Errorf("finding %s/%s waiver %+v", fd.BackfillID, fd.RuleID, fd.Waiver)
+		}
+		if waived && (fd.Waiver.Approver != "carol" || !fd.Waiver.Expires.Equal(labelledAt.AddDate(0, 0, 90))) {
+			t.Errorf("finding %s/%s waiver %+v, want approver carol and the expiry", fd.BackfillID, fd.RuleID, fd.Waiver)
 		}
 	}
 	if r.Backfills[0].IssueURL == "" {
@@ -195,7 +213,7 @@ func TestWaiverLabel(t *testing.T) {
 		if res.Reopened != 1 || is.state != "open" || strings.Contains(strings.Join(is.labels, ","), "accepted") {
 			t.Fatalf("result %+v, state %s, labels %v", res, is.state, is.labels)
 		}
-		if strings.Count(is.body, "(accepted on this issue)") != 3 || !strings.Contains(is.body, "- [ ] **BF007**") {
+		if strings.Count(is.body, "(accepted on this issue by `carol`") != 3 || !strings.Contains(is.body, "- [ ] **BF007**") {
 			t.Errorf("body:\n%s", is.body)
 		}
 		if len(res.Waived) != 1 || len(res.Waived[0].Fingerprints) != 3 {
@@ -424,7 +442,7 @@ func TestWaiverLabelDoesNotHideAResolvedItemComingBack(t *testing.T) {
 	if res.Reopened != 1 || is.state != "open" {
 		t.Fatalf("result %+v, state %s; want the issue reopened for the table that came back", res, is.state)
 	}
-	if !strings.Contains(is.body, "- [ ] **BF005**") || strings.Count(is.body, "(accepted on this issue)") != 2 {
+	if !strings.Contains(is.body, "- [ ] **BF005**") || strings.Count(is.body, "(accepted on this issue by `alice`") != 2 {
 		t.Errorf("body:\n%s", is.body)
 	}
 	if c := commentsOn(f, bf1.number); len(c) != 1 || !strings.Contains(c[0], "Found again after being resolved") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 	gh "github.com/google/go-github/v60/github"
@@ -38,10 +39,10 @@ const (
 // and open or closed state all rest on that plan, and rewriting them from
 // what is left would regress them (the second sink to disagree with the
 // history store). Only a note at the top says why nothing moved.
-func (s *Sink) keepStale(ctx context.Context, w *work, units []string, res *Result) error {
+func (s *Sink) keepStale(ctx context.Context, w *work, units []string, now time.Time, res *Result) error {
 	is := w.issue
 	res.IssueURLs[w.id] = is.url
-	body := withStaleNote(is.body, units, s.now().UTC().Format("2006-01-02"))
+	body := withStaleNote(is.body, units, day(now))
 	if body == is.body {
 		res.Unchanged++
 		return nil

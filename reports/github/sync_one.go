@@ -21,10 +21,11 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 		prev = w.issue.marker
 		id = prev.Backfill // keep the issue's spelling: no churn between sources
 	}
-	accepted := w.issue != nil && !w.issue.open && w.issue.hasLabel(s.cfg.WaiverLabel)
+	now := s.auditTime(r)
 	ans := model.AnswersOf(r.Coverage)
 	described := describedBy(prev, w.report, ans)
-	m := mergeItems(prev.Items, w.findings, ans, described, w.report, accepted)
+	m := mergeItems(prev.Items, w.findings, ans, described, w.report)
+	m.expire(now, s.cfg.acceptDays())
 	if w.issue == nil && !blocking(m.items) {
 		return nil // nothing open and nothing filed: no issue needed
 	}
@@ -32,8 +33,22 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	if described.Source != "" && !ans.Answered(described.Source, described.Path) {
 		unreadDesc = []string{model.Unit(described.Source, described.Path)}
 		if w.issue != nil {
-			return s.keepStale(ctx, w, unreadDesc, res)
+			s.noteWaived(res, w, m.items)
+			return s.keepStale(ctx, w, unreadDesc, now, res)
 		}
+	}
+	// A person closed the issue with the waiver label: find out who and
+	// when, once, while something listed is still to be accepted.
+	labelled := w.issue != nil && !w.issue.open && w.issue.hasLabel(s.cfg.WaiverLabel)
+	if labelled && len(m.acceptable()) > 0 {
+		v, err := s.judgeLabel(ctx, w.issue)
+		if err != nil {
+			res.IssueURLs[w.id] = w.issue.url
+			s.noteWaived(res, w, m.items)
+			return fmt.Errorf("github: issue #%d for %s was closed with the label %q, but %w; "+
+				"its findings are not waived this run and the issue is left as it is", w.issue.number, id, s.cfg.WaiverLabel, err)
+		}
+		m.accept(v, now, s.cfg.acceptDays(), s.cfg.maxSeverity())
 	}
 
 	owner, login := s.assignee(w)
@@ -43,7 +58,7 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	assigned := w.issue == nil || slices.Contains(w.issue.assignees, login) || login != prev.Assignee
 	mk := marker{Backfill: id, Assignee: login, Items: m.items, Described: described}
 	renderAs := func(assigned bool) (title, body string, err error) {
-		v, err := view(id, w.report, owner, login, assigned, s.cfg.WaiverLabel, m.items, unreadUnits(m.items, unreadDesc), mk)
+		v, err := view(id, w.report, owner, login, assigned, s.cfg.WaiverLabel, s.cfg.acceptDays(), m.items, unreadUnits(m.items, unreadDesc), mk)
 		if err != nil {
 			return "", "", err
 		}
@@ -77,14 +92,7 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 
 	is := w.issue
 	res.IssueURLs[w.id] = is.url
-	if fps := acceptedFingerprints(m.items); len(fps) > 0 {
-		res.Waived = append(res.Waived, Waived{BackfillID: w.id, IssueURL: is.url, Fingerprints: fps,
-			Reason: fmt.Sprintf("accepted on %s (closed with label %s)", is.url, s.cfg.WaiverLabel)})
-	}
-	if accepted && len(m.fresh) == 0 && len(m.cameBack) == 0 {
-		res.Unchanged++ // a person accepted it: never reopened for what they saw
-		return nil
-	}
+	s.noteWaived(res, w, m.items)
 	if !is.open && w.report == nil && len(w.findings) == 0 {
 		// A closed issue whose backfill has left the estate: re-rendering
 		// it without the backfill's details would only lose information.
@@ -109,14 +117,15 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	switch {
 	case is.open && !wantOpen:
 		req.State, req.StateReason = gh.String("closed"), gh.String("completed")
-		comment = closeComment(m.items, s.now())
+		comment = closeComment(m.items, now)
 	case !is.open && wantOpen:
 		req.State = gh.String("open")
-		if accepted {
+		if labelled {
+			// Off, so that accepting again is a new label event to judge.
 			labels := slices.DeleteFunc(slices.Clone(is.labels), func(l string) bool { return strings.EqualFold(l, s.cfg.WaiverLabel) })
 			req.Labels = &labels
 		}
-		comment = reopenComment(m, accepted, s.cfg.WaiverLabel, s.now())
+		comment = reopenComment(m, s.commentSettings(), now)
 	}
 	if !changed && comment == "" {
 		res.Unchanged++
@@ -158,16 +167,6 @@ func (s *Sink) assignee(w *work) (owner, login string) {
 		return owner, ""
 	}
 	return owner, c.GitHub
-}
-
-func acceptedFingerprints(items []item) []string {
-	var fps []string
-	for _, it := range items {
-		if it.State == stateAccepted && it.finding != nil {
-			fps = append(fps, it.FP)
-		}
-	}
-	return fps
 }
 
 func describe(req *gh.IssueRequest, number int, id string) string {

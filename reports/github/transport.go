@@ -41,6 +41,7 @@ type transport struct {
 	sleep func(context.Context, time.Duration) error
 
 	mu         sync.Mutex
+	total      time.Duration // github.rate_limit_wait, for messages
 	budget     time.Duration // rate-limit waiting left this run
 	waited     time.Duration
 	reads      int
@@ -55,7 +56,7 @@ type transport struct {
 func (t *transport) reset(budget time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.budget, t.waited, t.reads, t.writes, t.secondarys = budget, 0, 0, 0, 0
+	t.total, t.budget, t.waited, t.reads, t.writes, t.secondarys = budget, budget, 0, 0, 0, 0
 }
 
 func (t *transport) counts() (reads, writes int, waited time.Duration) {
@@ -175,10 +176,14 @@ func (t *transport) awaitQuota(ctx context.Context, req *http.Request) error {
 func (t *transport) spend(ctx context.Context, req *http.Request, d time.Duration) error {
 	t.mu.Lock()
 	if d > t.budget {
-		left := t.budget
+		left, total := t.budget, t.total
 		t.mu.Unlock()
-		return fmt.Errorf("%w: rate limited on %s %s for %s, more than the %s left of github.rate_limit_wait",
-			ErrIncomplete, req.Method, req.URL.Path, d.Round(time.Second), left.Round(time.Second))
+		if total == 0 {
+			return fmt.Errorf("%w: rate limited on %s %s for %s; github.rate_limit_wait is 0, so bfaudit does not wait",
+				ErrIncomplete, req.Method, req.URL.Path, humanWait(d))
+		}
+		return fmt.Errorf("%w: rate limited on %s %s for %s, more than the %s left of github.rate_limit_wait (%s)",
+			ErrIncomplete, req.Method, req.URL.Path, humanWait(d), humanWait(left), humanWait(total))
 	}
 	t.budget -= d
 	t.waited += d
@@ -250,6 +255,15 @@ func rewind(req *http.Request, attempt int) (*http.Request, error) {
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
+}
+
+// humanWait prints a wait to the second, or to the millisecond when it is
+// under a second: a budget of 400ms left must not read as "0s".
+func humanWait(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 func backoff(attempt int) time.Duration { return serverBackoff << (attempt - 1) }

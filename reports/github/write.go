@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,8 +19,8 @@ func (s *Sink) pace(ctx context.Context) error {
 	if s.cfg.DryRun {
 		return nil
 	}
-	if s.wroteAny && s.cfg.WriteInterval > 0 {
-		if err := s.sleep(ctx, s.cfg.WriteInterval); err != nil {
+	if d := s.cfg.writeInterval(); s.wroteAny && d > 0 {
+		if err := s.sleep(ctx, d); err != nil {
 			return err
 		}
 	}
@@ -35,8 +36,7 @@ func (s *Sink) issuesPath() string { return "/repos/" + s.cfg.Repo + "/issues" }
 // this backfill's marker: never a duplicate.
 func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, unassigned func() (string, error), res *Result) (string, error) {
 	if s.cfg.DryRun {
-		s.printCall(http.MethodPost, s.issuesPath(), "create issue for "+w.id, req, "")
-		return "", nil
+		return "", s.printCall(http.MethodPost, s.issuesPath(), "create issue for "+w.id, w.id, 0, req)
 	}
 	started := s.now()
 	for attempt := 1; ; attempt++ {
@@ -91,8 +91,7 @@ func (s *Sink) checkLabelled(is *gh.Issue) error {
 func (s *Sink) edit(ctx context.Context, is *ghIssue, req *gh.IssueRequest, what string, unassigned func() (string, error), res *Result) error {
 	path := fmt.Sprintf("%s/%d", s.issuesPath(), is.number)
 	if s.cfg.DryRun {
-		s.printCall(http.MethodPatch, path, what, req, "")
-		return nil
+		return s.printCall(http.MethodPatch, path, what, is.marker.Backfill, is.number, req)
 	}
 	for {
 		if err := s.pace(ctx); err != nil {
@@ -124,8 +123,7 @@ func rebody(req *gh.IssueRequest, unassigned func() (string, error)) error {
 func (s *Sink) comment(ctx context.Context, number int, body, id string) error {
 	path := fmt.Sprintf("%s/%d/comments", s.issuesPath(), number)
 	if s.cfg.DryRun {
-		s.printCall(http.MethodPost, path, fmt.Sprintf("comment on #%d for %s", number, id), nil, body)
-		return nil
+		return s.printCall(http.MethodPost, path, fmt.Sprintf("comment on #%d for %s", number, id), id, number, &gh.IssueComment{Body: &body})
 	}
 	if err := s.pace(ctx); err != nil {
 		return err
@@ -147,42 +145,28 @@ func dropAssignees(err error, req *gh.IssueRequest, res *Result, id string) bool
 	return true
 }
 
-// printCall is the dry run's account of a write: the method and path it
-// would call and everything it would send.
-func (s *Sink) printCall(method, path, what string, req *gh.IssueRequest, comment string) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[dry-run] %s %s  (%s)\n", method, path, what)
-	if req != nil {
-		if req.State != nil {
-			fmt.Fprintf(&b, "  state: %s", *req.State)
-			if req.StateReason != nil {
-				fmt.Fprintf(&b, " (%s)", *req.StateReason)
-			}
-			b.WriteString("\n")
-		}
-		if req.Labels != nil {
-			fmt.Fprintf(&b, "  labels: %s\n", strings.Join(*req.Labels, ", "))
-		}
-		if req.Assignees != nil {
-			fmt.Fprintf(&b, "  assignees: %s\n", strings.Join(*req.Assignees, ", "))
-		}
-		if req.Title != nil {
-			fmt.Fprintf(&b, "  title: %s\n", *req.Title)
-		}
-		if req.Body != nil {
-			b.WriteString("  body:\n" + indent(*req.Body))
-		}
-	}
-	if comment != "" {
-		b.WriteString("  comment:\n" + indent(comment))
-	}
-	fmt.Fprint(s.out, b.String())
+// plannedCall is one line of a dry run's plan: a write the run would
+// make, as JSON, so the plan can be piped to jq. Request is exactly the
+// body the call would send (for a comment, {"body": ...}).
+type plannedCall struct {
+	Sink     string `json:"sink"`
+	Method   string `json:"method"`
+	Path     string `json:"path"`
+	What     string `json:"what"`
+	Backfill string `json:"backfill"`
+	Issue    int    `json:"issue,omitempty"` // 0 for a new issue
+	Request  any    `json:"request"`
 }
 
-func indent(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
-		b.WriteString("  | " + l + "\n")
+// printCall writes one planned call to the dry-run writer, on one line.
+func (s *Sink) printCall(method, path, what, backfill string, issue int, request any) error {
+	b, err := json.Marshal(plannedCall{Sink: "github", Method: method, Path: path, What: what,
+		Backfill: backfill, Issue: issue, Request: request})
+	if err != nil {
+		return fmt.Errorf("github: dry run: encode %s %s: %w", method, path, err)
 	}
-	return b.String()
+	if _, err := s.out.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("github: dry run: write the plan: %w", err)
+	}
+	return nil
 }
