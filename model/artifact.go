@@ -23,13 +23,16 @@ const (
 	KindDashboard    Kind = "dashboard"
 	KindNotebook     Kind = "notebook"
 	KindDoc          Kind = "doc"
+	// KindSilence is an Alertmanager silence: it mutes alerts rather than
+	// raising them, so alert rules (BF007) do not judge it.
+	KindSilence Kind = "silence"
 )
 
 // Kinds lists every artifact kind.
 func Kinds() []Kind {
 	return []Kind{KindSchedulerJob, KindJobRun, KindTable, KindCheckpoint, KindQueue,
 		KindSubscription, KindGrant, KindCredential, KindFeatureFlag, KindAlert,
-		KindDashboard, KindNotebook, KindDoc}
+		KindDashboard, KindNotebook, KindDoc, KindSilence}
 }
 
 // IsValid reports whether k is a known kind.
@@ -93,6 +96,12 @@ const (
 	AttrWatchesOnly   = "watches_backfill" // "true" when an alert only watched the backfill
 	AttrRunbook       = "runbook"          // runbook entry a kept job was converted into
 	AttrFinished      = "finished"         // "true" for a finished run that stays as an object until deleted (a Kubernetes Job)
+	AttrExpr          = "expr"             // the expression an alert or recording rule evaluates
+	AttrAlertState    = "alert_state"      // inactive, pending or firing (an alerting rule)
+	AttrMatchers      = "matchers"         // a silence's matchers, {name="v", name=~"re", name!="v"}
+	AttrCreatedBy     = "created_by"       // who created the artifact, as its system records it
+	AttrMutesCritical = "mutes_critical"   // "true" when a silence mutes a severity="critical" alert
+	AttrAPIURL        = "api_url"          // the API address of the system holding the artifact (no credentials)
 )
 
 // Artifact is one piece of machinery found in a system.
