@@ -93,11 +93,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 			return nil, fmt.Errorf("history.dsn: not a valid PostgreSQL connection string")
 		}
 		s.dbLabel = fmt.Sprintf("postgres %s:%d/%s", pc.Host, pc.Port, pc.Database)
-		if pc.ConnectTimeout <= 0 {
-			// No connect_timeout in the DSN: a port that accepts and never
-			// answers (or an HTTP port) must not hold the audit.
-			pc.ConnectTimeout = pgConnectTimeout
-		}
+		withDeadlines(pc)
 		if cfg.Schema != "" {
 			sctx, cancel := context.WithTimeout(ctx, pgConnectTimeout+pgStatementTimeout)
 			err := createSchema(sctx, pc, cfg.Schema)
