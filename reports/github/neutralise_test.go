@@ -8,52 +8,45 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-func TestMarkdownTextDefusesMentionsAndReferences(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"ping @payments-team now", "ping @" + zwj + "payments-team now"},
-		{"see #123 and acme/repo#45", "see #" + zwj + "123 and acme/repo#" + zwj + "45"},
-		{"GH-77 and gh-8", "GH-" + zwj + "77 and gh-" + zwj + "8"},
-		// GitHub mentions only after a non-word character: addresses stay
-		// intact, so they can be copied into gcloud without a hidden character.
-		{"mail ops@example.com", "mail ops@example.com"},
-		{"serviceAccount:runner@proj.iam.gserviceaccount.com", "serviceAccount:runner@proj.iam.gserviceaccount.com"},
-		{"cc:@ops,(@dba)/@x", "cc:@" + zwj + "ops,(@" + zwj + "dba)/@" + zwj + "x"},
-		{"@lead@example.com", "@" + zwj + "lead@example.com"},
-		{"*@team*", `\*@` + zwj + `team\*`},
-		{"a\n- [ ] fake item\n# heading", "a - \\[ \\] fake item #" + " heading"},
-		{"[click](https://evil.example)", `\[click\](https://evil.example)`},
-		{"<!-- hide --> <img src=x>", "&lt;!-- hide --&gt; &lt;img src=x&gt;"},
-		{"bf_1234_tmp | x", `bf\_1234\_tmp \| x`},
-		{"#channel without digits", "#channel without digits"},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			if got := markdownText(tc.in); got != tc.want {
-				t.Errorf("markdownText(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestCodeSpan(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"bigquery://p/d/t", "`bigquery://p/d/t`"},
-		{"a`b", "``a`b``"},
-		{"`edge`", "`` `edge` ``"},
-		{"multi\nline", "`multi line`"},
-		{"", ""},
-	} {
-		if got := codeSpan(tc.in); got != tc.want {
-			t.Errorf("codeSpan(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // liveMention finds a mention or reference GitHub would act on, outside
 // code spans.
 var (
 	codeSpans   = regexp.MustCompile("`+[^`]*`+")
 	liveMention = regexp.MustCompile(`(^|[^\w])@[A-Za-z0-9]|#[0-9]|\bGH-[0-9]`)
+	bareURL     = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://|\bwww\.`)
+	mdLink      = regexp.MustCompile(`(?:^|[^\\])\]\(([^)]*)\)`) // not an escaped \]
 )
+
+// docs/reports/github.md promises no injected links: a bare URL in a
+// plan's purpose or a finding's message would be autolinked by GitHub, so
+// it is shown whole in a code span instead (issue 13.2).
+func TestNeutralIssueBodyHasNoInjectedLinks(t *testing.T) {
+	f := newFakeGitHub(t)
+	s, _ := newTestSink(t, f)
+	e := newEstate()
+	e.backfills = append(e.backfills, model.BackfillReport{Backfill: model.Backfill{
+		ID: "BF-67", Owner: "alice", Purpose: "re-run for https://evil.example/login?next=x (see www.evil.example)"},
+		Lifecycle: model.Lifecycle{Blockers: []string{"grant listed at HTTPS://evil.example/g"}}})
+	e.finding("BF-67", "BF005", model.StepRetired, "bigquery://p/tmp/bf_67", func(f *model.Finding) {
+		f.Message = "copy left at ftp://files.example/x."
+		f.Evidence = []string{"[docs](https://evil.example/docs)"}
+	})
+	runSync(t, s, e)
+	is := issueFor(t, f, "BF-67")
+	body, _, _ := strings.Cut(is.body, markerPrefix) // the marker is an HTML comment: not rendered
+	prose := mdLink.ReplaceAllString(codeSpans.ReplaceAllString(body, ""), "]()")
+	if m := bareURL.FindString(prose); m != "" {
+		t.Errorf("body has a bare URL %q GitHub would link:\n%s", m, is.body)
+	}
+	if l := mdLink.FindString(is.body); l != "" {
+		t.Errorf("body has a Markdown link %q:\n%s", l, is.body)
+	}
+	for _, want := range []string{"`https://evil.example/login?next=x`", "`www.evil.example`", "`HTTPS://evil.example/g`", "`ftp://files.example/x`."} {
+		if !strings.Contains(is.body, want) {
+			t.Errorf("body lacks the URL whole in a code span, %s:\n%s", want, is.body)
+		}
+	}
+}
 
 func TestEstateTextInIssuesPingsNobody(t *testing.T) {
 	f := newFakeGitHub(t)
