@@ -1,0 +1,142 @@
+// Package alertmanager collects the Alertmanager silences a backfill left
+// behind: silences whose matchers or comment name a backfill id, read from
+// the API v2 (/api/v2/silences), with who created them, when they start
+// and end, and whether they mute a severity="critical" alert. Inhibition
+// rules are out of scope.
+package alertmanager
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/collectors/prometheus/apiclient"
+	"github.com/bfaudit/bfaudit/correlate"
+)
+
+//go:embed sample.yaml
+var sampleConfig string
+
+// ScopeSilences is the unit of everything this collector reports: the
+// silence listing and the alert listing that says which alerts each
+// silence mutes. A failed silence listing fails the whole source.
+const ScopeSilences = "silences"
+
+func init() {
+	collectors.Register("alertmanager", func() collectors.Collector { return New() })
+}
+
+// New returns an Alertmanager collector with its defaults filled in.
+func New() *Alertmanager {
+	return &Alertmanager{Config: apiclient.Config{Timeout: collectors.DefaultCallTimeout}, CheckAlerts: true}
+}
+
+// Alertmanager is one Alertmanager (or one cluster behind one address).
+type Alertmanager struct {
+	apiclient.Config `mapstructure:",squash"`
+	// CheckAlerts reads /api/v2/alerts once to learn which alerts each
+	// backfill silence mutes right now (a muted severity="critical" alert
+	// makes its finding critical).
+	CheckAlerts bool `mapstructure:"check_alerts"`
+
+	// HTTP is the client; Init builds one when nil, so tests can hand in
+	// their own.
+	HTTP *http.Client `mapstructure:"-"`
+	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
+	Retry collectors.RetryPolicy `mapstructure:"-"`
+
+	name   string
+	client *apiclient.Client
+	sel    *correlate.Selector
+}
+
+// SampleConfig returns the documented sample source entry.
+func (a *Alertmanager) SampleConfig() string { return sampleConfig }
+
+// UseSelector keeps the selector that says which silences are backfill
+// machinery; its Assets are read at Collect time.
+func (a *Alertmanager) UseSelector(s *correlate.Selector) { a.sel = s }
+
+// SetSourceName sets the name this source reports under, the host part of
+// its URIs. Until it is called the URL's host is used.
+func (a *Alertmanager) SetSourceName(name string) { a.name = name }
+
+func (a *Alertmanager) sourceName() string {
+	if a.name != "" {
+		return a.name
+	}
+	if u, err := url.Parse(a.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "alertmanager"
+}
+
+// Init validates the config, reads the secrets it names and builds the
+// client. It does not call the server: one that is down fails the run's
+// coverage, not the config.
+func (a *Alertmanager) Init() error {
+	if a.URL == "" {
+		return errors.New("url: missing; set the Alertmanager address, e.g. http://alertmanager:9093")
+	}
+	c, err := apiclient.New(a.Config, a.HTTP, a.Retry)
+	if err != nil {
+		return err
+	}
+	a.client = c
+	if a.sel == nil {
+		a.sel = correlate.MustSelector()
+	}
+	return nil
+}
+
+// Collect lists the silences (a failure fails the source), keeps those
+// tied to a backfill, and when one of them is live reads the alerts to
+// count the ones each mutes (a failure there degrades the silences unit:
+// their severity evidence is missing).
+func (a *Alertmanager) Collect(ctx context.Context, sink collectors.Sink) error {
+	if a.client == nil {
+		return fmt.Errorf("alertmanager source %s: not initialised (Init was not called)", a.sourceName())
+	}
+	list, err := a.listSilences(ctx)
+	if err != nil {
+		return fmt.Errorf("alertmanager source %s: list silences: %w", a.sourceName(), err)
+	}
+	var found []tiedSilence
+	live := false
+	for i, s := range list {
+		if err := s.check(); err != nil {
+			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: GET %s/api/v2/silences: entry %d: %w", a.sourceName(), a.client.Base(), i, err))
+			continue
+		}
+		t, ok := a.tie(s)
+		if !ok {
+			continue
+		}
+		found = append(found, t)
+		live = live || s.Status.State != stateExpired
+	}
+	var muted map[string]mutedCount
+	if a.CheckAlerts && live {
+		alerts, err := a.listAlerts(ctx)
+		if err != nil {
+			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: list the alerts silences mute: %w", a.sourceName(), err))
+		} else {
+			muted = countMuted(alerts)
+		}
+	}
+	for _, t := range found {
+		sink.AddArtifact(a.artifact(t, muted))
+	}
+	return nil
+}
+
+// uri is the stable address of a silence.
+func (a *Alertmanager) uri(id string) string {
+	return "alertmanager://" + a.sourceName() + "/silences/" + url.PathEscape(id)
+}
+
+var _ collectors.Collector = (*Alertmanager)(nil)

@@ -1,0 +1,237 @@
+// Package apiclient reads the JSON HTTP APIs of the Prometheus project's
+// servers (Prometheus /api/v1, Alertmanager /api/v2), which share their
+// authentication (web.config basic auth, or a bearer token in front) and
+// their TLS setup. Every call has a deadline, is retried under a bounded
+// policy and reads a bounded answer.
+package apiclient
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/safefile"
+)
+
+// Config is the connection part of a source entry; collectors embed it
+// with `mapstructure:",squash"`, so its keys sit beside their own.
+type Config struct {
+	// URL is the server's base address, e.g. http://prometheus:9090 (a
+	// path prefix, as behind a proxy, is kept).
+	URL string `mapstructure:"url"`
+	// Username and PasswordEnv log in with HTTP basic auth; TokenEnv names
+	// an environment variable holding a bearer token instead.
+	Username    string `mapstructure:"username"`
+	PasswordEnv string `mapstructure:"password_env"`
+	TokenEnv    string `mapstructure:"token_env"`
+	// CAFile is a PEM bundle trusted for an https URL besides the system
+	// roots; InsecureSkipVerify turns verification off.
+	CAFile             string `mapstructure:"ca_file"`
+	InsecureSkipVerify bool   `mapstructure:"insecure_skip_verify"`
+	// Timeout bounds each call, retries and reading the answer included.
+	Timeout time.Duration `mapstructure:"timeout"`
+}
+
+// MaxAnswerBytes caps one answer: far above the rules or silences of any
+// real server, and small enough that a hostile server cannot fill memory.
+const MaxAnswerBytes = 64 << 20
+
+// Client calls one server.
+type Client struct {
+	base    *url.URL
+	http    *http.Client
+	auth    string // the Authorization header, or ""
+	retry   collectors.RetryPolicy
+	timeout time.Duration
+}
+
+// New validates cfg, reads the secrets it names (registering them with the
+// redactor) and returns a client. hc is used when not nil (tests); it is
+// given the call timeout when it has none or a longer one.
+func New(cfg Config, hc *http.Client, retry collectors.RetryPolicy) (*Client, error) {
+	if err := collectors.CheckTimeout("timeout", cfg.Timeout); err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("url: %q is not an http(s) address", Redact(cfg.URL))
+	}
+	if u.User != nil {
+		return nil, errors.New("url: must not carry credentials; use username and password_env, or token_env")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("url: %q: a query or fragment has no place in a base address", Redact(cfg.URL))
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	c := &Client{base: u, retry: retry, timeout: cfg.Timeout}
+	if c.auth, err = authHeader(cfg); err != nil {
+		return nil, err
+	}
+	switch {
+	case hc == nil:
+		if hc, err = newHTTPClient(cfg); err != nil {
+			return nil, err
+		}
+	case hc.Timeout == 0 || hc.Timeout > cfg.Timeout:
+		cp := *hc
+		cp.Timeout = cfg.Timeout
+		hc = &cp
+	}
+	c.http = hc
+	return c, nil
+}
+
+func authHeader(cfg Config) (string, error) {
+	switch {
+	case cfg.TokenEnv != "" && (cfg.Username != "" || cfg.PasswordEnv != ""):
+		return "", errors.New("token_env and username/password_env: set one way to log in, not both")
+	case cfg.TokenEnv != "":
+		tok := os.Getenv(cfg.TokenEnv)
+		if tok == "" {
+			return "", fmt.Errorf("token_env: environment variable %s is empty or unset", cfg.TokenEnv)
+		}
+		redact.Add(tok)
+		return "Bearer " + tok, nil
+	case cfg.PasswordEnv != "":
+		if cfg.Username == "" {
+			return "", errors.New("username: missing; password_env is set, so username is needed too")
+		}
+		pw := os.Getenv(cfg.PasswordEnv)
+		if pw == "" {
+			return "", fmt.Errorf("password_env: environment variable %s is empty or unset", cfg.PasswordEnv)
+		}
+		redact.Add(pw)
+		req, _ := http.NewRequest(http.MethodGet, "/", nil)
+		req.SetBasicAuth(cfg.Username, pw)
+		h := req.Header.Get("Authorization")
+		redact.Add(strings.TrimPrefix(h, "Basic "))
+		return h, nil
+	case cfg.Username != "":
+		return "", fmt.Errorf("password_env: missing; name the environment variable that holds %s's password", cfg.Username)
+	}
+	return "", nil
+}
+
+func newHTTPClient(cfg Config) (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify}
+	if cfg.CAFile != "" {
+		pem, err := safefile.ReadLimit(cfg.CAFile, 1<<20)
+		if err != nil {
+			return nil, fmt.Errorf("ca_file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("ca_file: %s holds no PEM certificate", cfg.CAFile)
+		}
+		tr.TLSClientConfig.RootCAs = pool
+	}
+	return &http.Client{Transport: tr, Timeout: cfg.Timeout}, nil
+}
+
+// Base is the server's address, without credentials.
+func (c *Client) Base() string { return c.base.String() }
+
+// Get calls GET base+path?query and decodes the JSON answer into out,
+// within the call timeout. Errors name the address (never a credential,
+// never the answer's body beyond the API's own error fields). An empty
+// or null answer is an error: every path read here answers a document.
+func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
+	where := c.base.String() + path
+	target := where
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	resp, err := collectors.DoHTTP(ctx, c.http, c.retry, func() (*http.Request, error) {
+		req, err := http.NewRequest(http.MethodGet, target, nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "application/json")
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		return req, nil
+	})
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", where, plainURLError(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
+	if err != nil {
+		return fmt.Errorf("GET %s: read the answer: %w", where, plainURLError(err))
+	}
+	if len(body) > MaxAnswerBytes {
+		return fmt.Errorf("GET %s: answer larger than %d MiB: not read", where, MaxAnswerBytes>>20)
+	}
+	if err := Decode(body, out); err != nil {
+		return fmt.Errorf("GET %s: %w", where, err)
+	}
+	return nil
+}
+
+// Decode reads one JSON answer into out. It never quotes the answer.
+func Decode(body []byte, out any) error {
+	t := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return errors.New("the answer is empty or null, not the document the API returns")
+	}
+	if err := json.Unmarshal(t, out); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return fmt.Errorf("the answer is not JSON (offset %d)", se.Offset)
+		case errors.As(err, &te):
+			return fmt.Errorf("the answer does not have the API's shape: %s is a JSON %s", orTop(te.Field), te.Value)
+		}
+		return errors.New("the answer does not have the API's shape")
+	}
+	return nil
+}
+
+func orTop(field string) string {
+	if field == "" {
+		return "the document"
+	}
+	return "field " + field
+}
+
+// plainURLError drops the query from the address a *url.Error quotes
+// (the transport's errors name the whole address asked).
+func plainURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = Redact(ue.URL)
+	}
+	return err
+}
+
+// Redact drops credentials, query and fragment from an address before it
+// goes into a message.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
