@@ -144,7 +144,7 @@ func TestDurationOutOfRangeNamesKey(t *testing.T) {
 		}
 	}
 	c, err := Load(NewViper(), write(t, "github:\n  repo: o/r\n  rate_limit_wait: 1d\n  dry_run: true\n"))
-	if err != nil || c.GitHub.RateLimitWait != 24*time.Hour {
+	if err != nil || c.GitHub.RateLimitWait == nil || *c.GitHub.RateLimitWait != 24*time.Hour {
 		t.Errorf("rate_limit_wait: 1d: %v", err)
 	}
 }
