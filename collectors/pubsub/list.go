@@ -6,12 +6,18 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	gax "github.com/googleapis/gax-go/v2"
+	"google.golang.org/grpc"
 )
 
 // noClientRetry turns off the client's own retries for list calls: they
 // do not cover RESOURCE_EXHAUSTED (429), and two retry layers multiply
 // waits. gcp.Call retries each page instead, within the retry budget.
 var noClientRetry = gax.WithRetry(func() gax.Retryer { return nil })
+
+// answerCap bounds one page's answer as the REST collectors' answers are
+// bounded: the admin clients accept up to 2 GiB per message, so a server
+// sending 50 MB (or 2 GB) would be read whole into memory.
+var answerCap = gax.WithGRPCOptions(grpc.MaxCallRecvMsgSize(gcp.MaxAnswerBytes))
 
 // fetchFunc fetches one page: exactly one RPC. The iterators' own paging
 // (iterator.Pager) keeps fetching until a page is full, so a server
@@ -21,13 +27,13 @@ type fetchFunc[T any] func(pageSize int, pageToken string) ([]T, string, error)
 
 func (c *Collector) listTopics(ctx context.Context, project string) ([]*pubsubpb.Topic, error) {
 	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Topic] {
-		return c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry).InternalFetch
+		return c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry, answerCap).InternalFetch
 	}, (*pubsubpb.Topic).GetName)
 }
 
 func (c *Collector) listSubscriptions(ctx context.Context, project string) ([]*pubsubpb.Subscription, error) {
 	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Subscription] {
-		return c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry).InternalFetch
+		return c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry, answerCap).InternalFetch
 	}, (*pubsubpb.Subscription).GetName)
 }
 

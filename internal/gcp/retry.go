@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -39,6 +40,9 @@ func Retryable(err error) error {
 		return err
 	}
 	if st := grpcStatus(err); st != nil {
+		if isClientSizeLimit(st) {
+			return err // the same answer would be refused again
+		}
 		switch st.Code() {
 		case codes.ResourceExhausted, codes.Unavailable, codes.Internal, codes.Aborted, codes.Unknown:
 			return collectors.Retryable(err, retryDelay(st))
@@ -83,4 +87,11 @@ func retryDelay(st *status.Status) time.Duration {
 		}
 	}
 	return 0
+}
+
+// isClientSizeLimit reports the gRPC client refusing an answer over its
+// receive limit. It comes as RESOURCE_EXHAUSTED, like a server's quota
+// answer, but is the client's own verdict on a message it already got.
+func isClientSizeLimit(st *status.Status) bool {
+	return st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "received message larger than max")
 }
