@@ -1,0 +1,184 @@
+package cloudasset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/collectors"
+)
+
+// Collect reads the files, searches each scope, completes what the
+// searches found with follow-up searches, and emits the artifacts.
+//
+// Units are the per-project collectors' (a project, its datasets, topics,
+// subscriptions and accounts): every artifact carries the unit bigquery,
+// pubsub or gcpiam would give it. A search of projects/P that fails (any
+// page, or paging that never ends) is recorded at P; a search of a folder
+// or an organization that fails, at the whole source, since which
+// projects it holds is exactly what did not answer. A follow-up that fails
+// is recorded at the units it was about. Only when no scope and no file
+// answered does Collect fail.
+func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
+	inv := newInventory()
+	var failures []error
+	answered := 0
+	for _, f := range c.Files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := c.readFile(f, inv); err != nil {
+			sink.AddError("", err)
+			failures = append(failures, err)
+			continue
+		}
+		answered++
+	}
+	var searched []string
+	for _, s := range c.Scopes {
+		if err := c.searchScope(ctx, s, inv); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			sink.AddError(scopeUnit(s), err)
+			failures = append(failures, err)
+			continue
+		}
+		searched = append(searched, s)
+		answered++
+	}
+	c.followUp(ctx, searched, inv)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := c.build(inv)
+	for _, a := range b.artifacts {
+		sink.AddArtifact(a)
+	}
+	for _, e := range b.errs {
+		sink.AddError(e.unit, e.err)
+	}
+	if answered == 0 {
+		return fmt.Errorf("cloudasset: no scope or file answered: %w", errors.Join(failures...))
+	}
+	return nil
+}
+
+// scopeUnit is the unit a failed search of scope is recorded at: the
+// project, for projects/<id>; else the whole source.
+func scopeUnit(scope string) string {
+	if id, ok := strings.CutPrefix(scope, "projects/"); ok && !allDigits(id) {
+		return id
+	}
+	return ""
+}
+
+// searchScope runs the resource and IAM policy searches of one scope.
+func (c *Collector) searchScope(ctx context.Context, scope string, inv *inventory) error {
+	origin := "search of " + scope
+	for _, q := range c.resourceQueries() {
+		rs, err := c.searchResources(ctx, scope, q, resourceTypes)
+		if err != nil {
+			return fmt.Errorf("cloudasset: search resources in %s: %w", scope, err)
+		}
+		for _, r := range rs {
+			inv.addSearchResult(r, origin)
+		}
+	}
+	for _, q := range c.policyQueries() {
+		ps, err := c.searchPolicies(ctx, scope, q, policyTypes)
+		if err != nil {
+			return fmt.Errorf("cloudasset: search IAM policies in %s: %w", scope, err)
+		}
+		for _, p := range ps {
+			inv.addPolicyResult(p, origin)
+		}
+	}
+	return nil
+}
+
+// followUp searches, in every scope that answered, for what belongs to
+// the backfill machinery found but matches no filter: the tables and ACL
+// entries of a backfill dataset, the subscriptions on a backfill topic,
+// the keys of a backfill account. Calls grow with that machinery,
+// batchSize names a call.
+func (c *Collector) followUp(ctx context.Context, scopes []string, inv *inventory) {
+	if len(scopes) == 0 {
+		return
+	}
+	b := c.build(inv)
+	datasets := sortedKeys(b.datasets)
+	topics := sortedKeys(b.topics)
+	accounts := b.accounts.list()
+	emails := make([]string, len(accounts))
+	units := map[string]string{}
+	for i, a := range accounts {
+		emails[i] = a.email
+		units[a.email] = a.unit()
+	}
+	datasetUnit := func(n string) string { return unitOf(typeDataset, n) }
+	for _, s := range scopes {
+		origin := "search of " + s
+		c.each(ctx, s, "tables of", datasets, tablesOf, datasetUnit, inv, func(q string) error {
+			rs, err := c.searchResources(ctx, s, q, []string{typeTable})
+			for _, r := range rs {
+				inv.addSearchResult(r, origin)
+			}
+			return err
+		})
+		c.each(ctx, s, "IAM policies of", datasets, policiesOf, datasetUnit, inv, func(q string) error {
+			ps, err := c.searchPolicies(ctx, s, q, []string{typeDataset})
+			for _, p := range ps {
+				inv.addPolicyResult(p, origin)
+			}
+			return err
+		})
+		// A subscription on a topic may live in any project: when the
+		// search for it fails, no project's subscriptions answered.
+		c.each(ctx, s, "subscriptions on", topics, subscriptionsOf, func(string) string { return "" }, inv, func(q string) error {
+			rs, err := c.searchResources(ctx, s, q, []string{typeSubscription})
+			for _, r := range rs {
+				inv.addSearchResult(r, origin)
+			}
+			return err
+		})
+		c.each(ctx, s, "keys of", emails, keysOf, func(e string) string { return units[e] }, inv, func(q string) error {
+			rs, err := c.searchResources(ctx, s, q, []string{typeKey})
+			for _, r := range rs {
+				inv.addSearchResult(r, origin)
+			}
+			return err
+		})
+	}
+}
+
+// each runs one follow-up search per batch of names; a batch that fails is
+// recorded at the unit of each of its names.
+func (c *Collector) each(ctx context.Context, scope, what string, names []string, query func([]string) []string, unit func(string) string, inv *inventory, search func(q string) error) {
+	for len(names) > 0 && ctx.Err() == nil {
+		n := min(batchSize, len(names))
+		batch := names[:n]
+		names = names[n:]
+		for _, q := range query(batch) {
+			if err := search(q); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				for _, name := range batch {
+					inv.fail(unit(name), fmt.Errorf("cloudasset: search %s %s in %s: %w", what, name, scope, err))
+				}
+			}
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
