@@ -146,7 +146,7 @@ func ParsePlans(path string, data []byte) (plans []model.Backfill, errs []error)
 		docs++
 		b, err := parsePlanNode(path, &node, &p, strictErr)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, split(err)...)
 			if b.ID == "" {
 				continue
 			}
@@ -169,9 +169,8 @@ func parsePlanNode(path string, node *yaml.Node, p *planDoc, strictErr error) (m
 	}
 	id := scalarAt(doc, "id")
 	if strictErr != nil {
-		pe := &PlanError{Path: path, ID: id}
-		pe.Line, pe.Err = splitLine(cleanYAMLError(strictErr))
-		return partialPlan(path, line, id, pe), pe
+		err := explain(path, id, doc, planDocType, strictErr)
+		return partialPlan(path, line, id, err), err
 	}
 	var loc *time.Location
 	if p.Range.TimeZone != "" {

@@ -47,12 +47,16 @@ func ParseRecord(path string, data []byte) (model.DecisionRecord, error) {
 	if err := dec.Decode(&d); errors.Is(err, io.EOF) {
 		return model.DecisionRecord{}, &PlanError{Path: path, Line: 1 + offset, Err: errors.New("front matter is empty; a decision record names at least backfill_id")}
 	} else if err != nil {
-		pe := &PlanError{Path: path}
-		pe.Line, pe.Err = splitLine(cleanYAMLError(err))
-		if pe.Line > 0 {
-			pe.Line += offset
+		var node yaml.Node
+		if yaml.Unmarshal(front, &node) != nil || len(node.Content) == 0 {
+			pe := &PlanError{Path: path}
+			pe.Line, pe.Err = splitLine(cleanYAMLError(err))
+			if pe.Line > 0 {
+				pe.Line += offset
+			}
+			return model.DecisionRecord{}, pe
 		}
-		return model.DecisionRecord{}, pe
+		return model.DecisionRecord{}, explainAt(path, "", node.Content[0], recordDocType, err, offset)
 	}
 	if d.BackfillID == "" {
 		return model.DecisionRecord{}, &PlanError{Path: path, Line: 1 + offset, Key: "backfill_id",

@@ -59,7 +59,7 @@ func TestParsePlansErrors(t *testing.T) {
 		{"syntax", "id: BF-1\npurpose: [unclosed\n", "p.yaml:", 0, false},
 		{"unknown key", "id: BF-1\nexpirey: 2026-01-01\n", "expirey", 2, true},
 		{"bad status", "id: BF-1\nstatus: done\n", `status: unknown status "done"`, 2, true},
-		{"bad date", "id: BF-1\nexpiry: next week\n", "not a date", 2, true},
+		{"bad date", "id: BF-1\nexpiry: next week\n", `expiry: expected a date (2026-03-01) or timestamp (2026-03-01T12:00:00Z), got "next week"`, 2, true},
 		{"bad range", "id: BF-1\nrange: {start: 2026-02-01, end: 2026-01-01}\n", "range: end 2026-01-01 is not after start", 2, true},
 		{"missing id", "purpose: x\n", "id: missing", 1, false},
 		{"not a mapping", "- a\n- b\n", "expected a mapping", 1, false},

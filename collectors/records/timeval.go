@@ -26,6 +26,11 @@ func (t timeValue) in(loc *time.Location) time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, loc)
 }
 
+// ExpectedValue says what a person writes here (decodeerr.Describer).
+func (timeValue) ExpectedValue() string {
+	return "a date (2026-03-01) or timestamp (2026-03-01T12:00:00Z)"
+}
+
 func (t *timeValue) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("line %d: expected a date (2026-03-01) or timestamp (2026-03-01T12:00:00Z)", n.Line)

@@ -1,12 +1,56 @@
 package records
 
 import (
+	"errors"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bfaudit/bfaudit/internal/decodeerr"
 )
+
+var (
+	planDocType   = reflect.TypeOf(planDoc{})
+	recordDocType = reflect.TypeOf(recordDoc{})
+)
+
+// explain turns the strict decoder's error for doc into one PlanError per
+// bad key, in the author's words: the key's path, the value, what was
+// expected, the nearest known key ("did you mean completed_at?"), where
+// the decoder says `cannot unmarshal !!str into records.rangeDoc` and
+// stops at the first. Should the walk find nothing, the decoder's own
+// error is kept. offset is added to every line (front matter).
+func explain(path, id string, doc *yaml.Node, t reflect.Type, decodeErr error) error {
+	return explainAt(path, id, doc, t, decodeErr, 0)
+}
+
+func explainAt(path, id string, doc *yaml.Node, t reflect.Type, decodeErr error, offset int) error {
+	problems := decodeerr.YAML(doc, t, "")
+	if len(problems) == 0 {
+		pe := &PlanError{Path: path, ID: id}
+		pe.Line, pe.Err = splitLine(cleanYAMLError(decodeErr))
+		if pe.Line > 0 {
+			pe.Line += offset
+		}
+		return pe
+	}
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = &PlanError{Path: path, Line: p.Line + offset, Key: p.Key, ID: id, Err: plainError(p.Msg)}
+	}
+	return errors.Join(errs...)
+}
+
+// split returns the PlanErrors an error joins, or the error alone.
+func split(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
 
 var lineRE = regexp.MustCompile(`^line (\d+): `)
 
