@@ -13,7 +13,8 @@ func init() {
 		Rationale: "A special alert that only watched the backfill is removed once normal pipeline alerting covers the path; left active it pages people about a replay that is over, " +
 			"and a backfill feature flag left on keeps a special path alive.",
 		Seed:        seedCleanup,
-		Remediation: "Delete the alert, dashboard or feature flag once the normal schedule and alerting are back; if it is worth keeping, take it off the backfill (remove the label) and give it an owner.",
+		Remediation: "Delete the alert, dashboard or feature flag once the normal schedule and alerting are back (a Prometheus rule: remove it from its rule file or PrometheusRule and reload); " +
+			"if it is worth keeping, take it off the backfill (remove the label) and give it an owner.",
 		Severity:    model.SeverityLow, Step: model.StepNormalized,
 		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill-only alert counts as lingering"}},
 		Check:  lingeringSpecialAlert,
@@ -24,6 +25,9 @@ func init() {
 // backfill (the watches_backfill or temporary attribute, or declared in the
 // plan's assets to remove) and any feature flag tied to a backfill, while
 // they are still switched on. A paused or disabled alert pages nobody.
+// Prometheus rules come with the expression they watch and their state
+// (the prometheus collector sets watches_backfill when every selector of
+// the expression is restricted to backfill series).
 func lingeringSpecialAlert(c *rules.Context) {
 	grace := c.Duration("grace")
 	kinds := []model.Kind{model.KindAlert, model.KindDashboard, model.KindFeatureFlag}
@@ -40,8 +44,16 @@ func lingeringSpecialAlert(c *rules.Context) {
 		if !over {
 			return
 		}
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Evidence: []string{stateNote(a), why},
-			Message: fmt.Sprintf("%s %s only served backfill %s and is still active", a.Kind, nameOr(a), b.ID)})
+		ev := []string{stateNote(a), why}
+		if expr := a.Attr(model.AttrExpr); expr != "" {
+			ev = append(ev, "watches "+expr)
+		}
+		msg := fmt.Sprintf("%s %s only served backfill %s and is still active", a.Kind, nameOr(a), b.ID)
+		if st := a.Attr(model.AttrAlertState); st != "" {
+			msg += " (" + st + ")"
+			ev = append(ev, "alert state "+st)
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Evidence: ev, Message: msg})
 	})
 }
 
