@@ -25,7 +25,7 @@ var noClientRetry = gax.WithRetry(func() gax.Retryer { return nil })
 // (versionedResources), which the search leaves out by default: it holds
 // what the per-project APIs return (a table's expiration and row count, a
 // subscription's topic and expiration policy, a key's validity).
-var readMask = &fieldmaskpb.FieldMask{Paths: []string{"name", "assetType", "project", "versionedResources"}}
+var readMask = &fieldmaskpb.FieldMask{Paths: []string{"name", "asset_type", "project", "versioned_resources"}}
 
 // Asset types searched.
 const (
