@@ -28,8 +28,8 @@ import (
 type fakeAsset struct {
 	t        testing.TB
 	mu       sync.Mutex
-	org      string // organizations/N: every project lies in it
-	folder   string // folders/N: so does every project
+	org      string            // organizations/N: every project lies in it
+	folder   string            // folders/N: so does every project
 	projects map[string]string // number -> id
 	assets   []fxAsset
 	policies []fxPolicy
