@@ -158,7 +158,7 @@ func (s *Sink) Sync(ctx context.Context, r *model.Report) (res Result, err error
 			// Not this backfill's problem: every write would fail alike.
 			stop = fmt.Sprintf("the token may not write issues in %s (it needs Issues: read and write)", s.cfg.Repo)
 		case errors.Is(err, ErrIncomplete) || ctx.Err() != nil:
-			stop = "the run could not go on"
+			stop = "the error above ends the run" // a rate limit past the budget, the deadline
 		case serverTrouble(err):
 			if streak++; streak >= breakerThreshold {
 				stop = fmt.Sprintf("%d backfills in a row failed with server or connection errors, so GitHub looks down", streak)
