@@ -54,6 +54,7 @@ var wantURIs = []string{
 	"bigquery://proj/analytics/bf_7001_tmp",
 	"bigquery://proj/bf_7001_scratch/acl/READER/group:analysts@example.com?condition=until+feb",
 	"bigquery://proj/bf_7001_scratch/joined",
+	"bigquery://proj/bf_7001_scratch/staging",
 	"gcpiam://proj/bindings/roles/bigquery.dataEditor/serviceAccount:" + faultAccount,
 	"gcpiam://proj/bindings/roles/bigquery.dataViewer/user:carol@example.com?condition=BF-7001+temporary+read",
 	"gcpiam://proj/serviceAccounts/" + faultAccount + "/keys/k1",

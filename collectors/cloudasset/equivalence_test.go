@@ -148,9 +148,11 @@ func findingsJSON(r *model.Report) string {
 		if f.Source != "plans" {
 			f.Evidence = slices.Clone(f.Evidence)
 			for i, e := range f.Evidence {
+				e = strings.ReplaceAll(e, `"`+f.Source+`"`, "<source>")
 				if strings.HasSuffix(e, " in "+f.Source) {
-					f.Evidence[i] = strings.TrimSuffix(e, f.Source) + "<source>"
+					e = strings.TrimSuffix(e, f.Source) + "<source>"
 				}
+				f.Evidence[i] = e
 			}
 			f.Source = ""
 		}

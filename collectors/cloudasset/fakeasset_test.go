@@ -43,12 +43,14 @@ type fakeAsset struct {
 	quota      int
 	quotaDelay string
 	retryAfter string
-	requests   []string
+	// stripped resources come without versionedResources.
+	stripped map[string]bool
+	requests []string
 }
 
 func newFakeAsset(t testing.TB, e *fxEstate) *fakeAsset {
 	f := &fakeAsset{t: t, org: "organizations/42", folder: "folders/7", projects: map[string]string{}, pageSize: 500,
-		denied: map[string]bool{}, failing: map[string]int{}, quotaDelay: "7s"}
+		denied: map[string]bool{}, failing: map[string]int{}, stripped: map[string]bool{}, quotaDelay: "7s"}
 	f.load(e)
 	return f
 }
@@ -121,7 +123,7 @@ func (f *fakeAsset) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for _, a := range f.assets {
 			if f.inScope(scope, a.result.GetProject()) && typeOK(types, a.result.GetAssetType()) && matchResource(terms, a) {
 				r := proto.Clone(a.result).(*assetpb.ResourceSearchResult)
-				if !withData {
+				if !withData || f.stripped[r.GetName()] {
 					r.VersionedResources = nil
 				}
 				all = append(all, r)

@@ -106,6 +106,7 @@ func sampleEstate() *fxEstate {
 				},
 				tables: []fxTable{
 					{id: "joined", created: jan2, modified: jan20, expires: feb1, rows: 5, bytes: 50},
+					{id: "staging", created: jan2, modified: jan20, rows: 7, bytes: 70},
 				}},
 		},
 		topics: []*pubsubpb.Topic{
