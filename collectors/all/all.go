@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/bfaudit/bfaudit/collectors/airflow"
 	_ "github.com/bfaudit/bfaudit/collectors/bigquery"
+	_ "github.com/bfaudit/bfaudit/collectors/cloudasset"
 	_ "github.com/bfaudit/bfaudit/collectors/gcpiam"
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
 	_ "github.com/bfaudit/bfaudit/collectors/kubernetes"
