@@ -35,12 +35,14 @@ func tied(ix *correlate.Index, kinds []model.Kind, fn func(b *model.Backfill, a 
 	}
 }
 
-// stateNote says what state an artifact is in, for evidence.
+// stateNote says what state an artifact is in, for evidence. The source
+// is a name from the config ("exports"), so it is called a source: "is
+// active in exports" read to owners as if the artifact were in some export.
 func stateNote(a *model.Artifact) string {
 	if a.State == "" {
-		return fmt.Sprintf("%s %s seen in %s", a.Kind, a.URI, a.Source)
+		return fmt.Sprintf("%s %s is reported by source %q", a.Kind, a.URI, a.Source)
 	}
-	return fmt.Sprintf("%s %s is %s in %s", a.Kind, a.URI, a.State, a.Source)
+	return fmt.Sprintf("%s %s is %s, as source %q reports it", a.Kind, a.URI, a.State, a.Source)
 }
 
 func day(t interface{ Format(string) string }) string { return t.Format("2006-01-02") }
