@@ -4,12 +4,17 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/slack-go/slack"
 )
 
 // Defaults.
 const (
 	DefaultTokenEnv  = "SLACK_BOT_TOKEN"
 	DefaultMaxOldest = 10
+	DefaultTimeout   = collectors.DefaultCallTimeout
 )
 
 // Config is the `slack` section of the config file.
@@ -36,10 +41,15 @@ type Config struct {
 	MaxOldest int `mapstructure:"max_oldest"`
 	// DryRun prints the exact payloads and posts nothing.
 	DryRun bool `mapstructure:"dry_run"`
-	// Force posts even when this period's digest was already posted.
+	// Force posts the digest even when this period's was already posted.
+	// Owners' messages keep their own once-per-period rule.
 	Force bool `mapstructure:"force"`
-	// APIURL overrides Slack's Web API base URL (tests, proxies).
+	// APIURL overrides Slack's Web API base URL (tests, proxies), with or
+	// without its /api/ path.
 	APIURL string `mapstructure:"api_url"`
+	// Timeout bounds each call to Slack (default 30s); nil means the
+	// default, zero or negative is an error.
+	Timeout *time.Duration `mapstructure:"timeout"`
 }
 
 // WithDefaults fills unset fields.
@@ -52,6 +62,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxOldest == 0 {
 		c.MaxOldest = DefaultMaxOldest
+	}
+	if c.Timeout == nil {
+		c.Timeout = new(DefaultTimeout)
 	}
 	return c
 }
@@ -73,8 +86,22 @@ func (c Config) Validate() error {
 	if c.APIURL != "" {
 		u, err := url.Parse(c.APIURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("slack.api_url: %q is not an http(s) URL", c.APIURL)
+			return fmt.Errorf("slack.api_url: %q is not an http(s) URL", showURL(c.APIURL))
 		}
 	}
-	return nil
+	return collectors.CheckTimeout("slack.timeout", *c.Timeout)
+}
+
+// apiBase is the Web API base URL for api_url: Slack's when unset, and
+// with /api/ added when the URL does not end in it, so
+// "https://slack.com" and "https://slack.com/api/" both work.
+func apiBase(apiURL string) string {
+	if apiURL == "" {
+		return slack.APIURL
+	}
+	u := strings.TrimRight(apiURL, "/")
+	if !strings.HasSuffix(u, "/api") {
+		u += "/api"
+	}
+	return u + "/"
 }

@@ -18,6 +18,12 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown period", Config{Channel: "#x", Period: "monthly"}, "slack.period"},
 		{"max_oldest too large", Config{Channel: "#x", MaxOldest: 1000}, "slack.max_oldest"},
 		{"api_url not http", Config{Channel: "#x", APIURL: "ftp://x"}, "slack.api_url"},
+		{"api_url without /api/", Config{Channel: "#x", APIURL: "https://slack-proxy.example"}, ""},
+		// A call without a deadline can hang the audit: zero is refused,
+		// not taken for the default.
+		{"timeout zero", Config{Channel: "#x", Timeout: new(time.Duration(0))}, "slack.timeout"},
+		{"timeout negative", Config{Channel: "#x", Timeout: new(-time.Second)}, "slack.timeout"},
+		{"timeout set", Config{Channel: "#x", Timeout: new(5 * time.Second)}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -31,7 +37,7 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 	d := Config{}.WithDefaults()
-	if d.TokenEnv != "SLACK_BOT_TOKEN" || d.Period != PeriodWeekly || d.MaxOldest != 10 {
+	if d.TokenEnv != "SLACK_BOT_TOKEN" || d.Period != PeriodWeekly || d.MaxOldest != 10 || *d.Timeout != 30*time.Second {
 		t.Errorf("defaults = %+v", d)
 	}
 }
@@ -64,5 +70,19 @@ func TestPeriodKey(t *testing.T) {
 				t.Errorf("periodKey = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAPIBase(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                "https://slack.com/api/",
+		"https://slack.com":               "https://slack.com/api/",
+		"https://slack.com/api":           "https://slack.com/api/",
+		"https://slack.com/api/":          "https://slack.com/api/",
+		"http://proxy.example:8080/slack": "http://proxy.example:8080/slack/api/",
+	} {
+		if got := apiBase(in); got != want {
+			t.Errorf("apiBase(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

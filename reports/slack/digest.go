@@ -67,7 +67,7 @@ func (d *digest) fallbackText() string {
 			parts = append(parts, fmt.Sprintf("%d %s", by[s], s))
 		}
 	}
-	t := fmt.Sprintf("%s: %d open findings", d.title(), len(open))
+	t := d.title() + ": " + plural(len(open), "open finding")
 	if len(parts) > 0 {
 		t += " (" + strings.Join(parts, ", ") + ")"
 	}
@@ -94,7 +94,7 @@ func (d *digest) totals() slack.Block {
 	for _, s := range model.Severities() {
 		sev = append(sev, fmt.Sprintf("%s %d", s, by[s]))
 	}
-	t := fmt.Sprintf("*%d open findings* across %d backfills", len(open), len(groupByBackfill(open)))
+	t := spread(open, "across")
 	if w := len(d.r.Findings) - len(open); w > 0 {
 		t += fmt.Sprintf(" (%d waived)", w)
 	}
@@ -133,23 +133,33 @@ func (d *digest) changeBlocks() []slack.Block {
 	return out
 }
 
+// oldestBlocks lists the items open longest, from a day on: on a first
+// digest nothing has an age yet, and there is no such list.
 func (d *digest) oldestBlocks() []slack.Block {
-	open := d.open()
-	if len(open) == 0 || d.maxOldest <= 0 {
+	if d.maxOldest <= 0 {
 		return nil
 	}
-	sort.SliceStable(open, func(i, j int) bool {
-		a, b := seen(open[i], d.r.Now), seen(open[j], d.r.Now)
+	var aged []model.Finding
+	for _, f := range d.open() {
+		if ageDays(f, d.r.Now) > 0 {
+			aged = append(aged, f)
+		}
+	}
+	if len(aged) == 0 {
+		return nil
+	}
+	sort.SliceStable(aged, func(i, j int) bool {
+		a, b := seen(aged[i], d.r.Now), seen(aged[j], d.r.Now)
 		if !a.Equal(b) {
 			return a.Before(b)
 		}
-		if open[i].Severity != open[j].Severity {
-			return open[i].Severity > open[j].Severity
+		if aged[i].Severity != aged[j].Severity {
+			return aged[i].Severity > aged[j].Severity
 		}
-		return open[i].Fingerprint < open[j].Fingerprint
+		return aged[i].Fingerprint < aged[j].Fingerprint
 	})
-	n := min(d.maxOldest, len(open))
-	return sections(fmt.Sprintf("*Oldest lingering items (%d of %d)*", n, len(open)), d.lines(open[:n], true))
+	n := min(d.maxOldest, len(aged))
+	return sections(fmt.Sprintf("*Oldest lingering items* (%d of the %d open a day or more)", n, len(aged)), d.lines(aged[:n], true))
 }
 
 func (d *digest) ownerBlocks() []slack.Block {
@@ -250,7 +260,7 @@ func (d *digest) itemText(f model.Finding, age, inBackfill bool, bfOwner string)
 	if !inBackfill || (f.Owner != "" && !strings.EqualFold(ownerOf(f), strings.TrimSpace(bfOwner))) {
 		parts = append(parts, ownerLabel(f))
 	}
-	if days := int(d.r.Now.Sub(seen(f, d.r.Now)).Hours() / 24); age && days > 0 {
+	if days := ageDays(f, d.r.Now); age && days > 0 {
 		parts = append(parts, fmt.Sprintf("open %d d", days))
 	}
 	return strings.Join(parts, " · ")
@@ -272,6 +282,42 @@ func ownerLabel(f model.Finding) string {
 }
 
 func ownerOf(f model.Finding) string { return strings.TrimSpace(f.Owner) }
+
+// ageDays is how many whole days f has been open.
+func ageDays(f model.Finding, now time.Time) int { return int(now.Sub(seen(f, now)).Hours() / 24) }
+
+// plural counts a noun: "1 backfill", "2 backfills".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// spread says how many open findings there are and where, counting those
+// tied to no backfill apart: "*6 open findings* across 3 backfills", or
+// "*6 open findings*: 4 across 3 backfills, 2 with no backfill".
+func spread(fs []model.Finding, prep string) string {
+	if len(fs) == 0 {
+		return "*No open findings*"
+	}
+	var backfills, loose int
+	for _, g := range groupByBackfill(fs) {
+		if g.id == "" {
+			loose = len(g.findings)
+		} else {
+			backfills++
+		}
+	}
+	total := "*" + plural(len(fs), "open finding") + "*"
+	switch {
+	case loose == 0:
+		return total + " " + prep + " " + plural(backfills, "backfill")
+	case backfills == 0:
+		return total + ", none tied to a backfill"
+	}
+	return fmt.Sprintf("%s: %d %s %s, %d with no backfill", total, len(fs)-loose, prep, plural(backfills, "backfill"), loose)
+}
 
 // seen is when a finding was first seen; a report without history counts
 // from now.

@@ -20,15 +20,26 @@ type postPayload struct {
 	UnfurlMedia bool          `json:"unfurl_media"`
 }
 
-// dryRun prints every payload a real run would send, as JSON values one
-// after another (jq reads the stream), and posts nothing. It makes no
-// network call: a direct message's channel names the e-mail a real run
+// plannedCall is one line of a dry run's plan: a call a real run would
+// make. Method is the Web API method, or "webhook".
+type plannedCall struct {
+	Sink    string `json:"sink"`
+	Method  string `json:"method"`
+	Channel string `json:"channel,omitempty"`
+	Body    any    `json:"body"`
+}
+
+// dryRun writes the plan of a real run as JSON Lines, one compact object
+// per call it would make, in its order (jq reads it line by line), and
+// calls nothing. Only what is due is planned: no digest when the period's
+// went out (res.Skipped says so), no owner whose message went out. It makes
+// no network call: a direct message's channel names the e-mail a real run
 // would look up, and a reply's thread_ts stands for the first message's ts.
-// When the period's digest was already posted, res.Skipped says a real run
-// would post nothing.
 func (s *Sink) dryRun(ctx context.Context, key history.DigestKey, d *digest, groups []ownerItems, res *Result) error {
+	due := true
 	if s.store != nil && !s.cfg.Force {
 		if posted, err := s.store.DigestPosted(ctx, key); err == nil && posted {
+			due = false
 			res.Skipped = "the digest for " + key.Period + " was already posted: a real run would skip it (use force to post again)"
 		}
 	}
@@ -40,34 +51,49 @@ func (s *Sink) dryRun(ctx context.Context, key history.DigestKey, d *digest, gro
 			dms = append(dms, g)
 		}
 	}
-	if err := s.print(s.cfg.Channel, append(d.messages(), fallbackMessages(d, fallbacks)...)); err != nil {
-		return err
+	enc := json.NewEncoder(s.out) // one compact value a line
+	enc.SetEscapeHTML(false)      // print the text exactly as sent
+	plan := func(c plannedCall) error {
+		c.Sink = "slack"
+		if err := enc.Encode(c); err != nil {
+			return fmt.Errorf("slack: dry run: write the plan: %w", err)
+		}
+		return nil
 	}
 	for _, o := range dms {
-		if err := s.print("(users.lookupByEmail "+o.email+")", directMessages(d, o)); err != nil {
+		if err := plan(plannedCall{Method: "users.lookupByEmail", Body: map[string]string{"email": o.email}}); err != nil {
+			return err
+		}
+	}
+	if due {
+		if err := s.planThread(plan, s.cfg.Channel, append(d.messages(), fallbackMessages(d, fallbacks)...)); err != nil {
+			return err
+		}
+	}
+	for _, o := range dms {
+		if err := s.planThread(plan, "(users.lookupByEmail "+o.email+")", directMessages(d, o)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Sink) print(channel string, msgs []message) error {
-	enc := json.NewEncoder(s.out)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // print the text exactly as sent
+// planThread plans the calls that post msgs, the later ones as replies to
+// the first.
+func (s *Sink) planThread(plan func(plannedCall) error, channel string, msgs []message) error {
 	for i, m := range msgs {
-		var v any
+		c := plannedCall{Method: "chat.postMessage", Channel: channel}
 		if _, ok := s.poster.(webhookPoster); ok {
-			v = webhookMessage(m)
+			c = plannedCall{Method: "webhook", Body: webhookMessage(m)}
 		} else {
 			p := postPayload{Channel: channel, Text: m.Text, Blocks: m.Blocks}
 			if i > 0 {
 				p.ThreadTS = "(ts of the first message)"
 			}
-			v = p
+			c.Body = p
 		}
-		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("slack: dry run: print payload: %w", err)
+		if err := plan(c); err != nil {
+			return err
 		}
 	}
 	return nil

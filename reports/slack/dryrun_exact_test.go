@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -50,11 +48,9 @@ func TestDryRunPrintsWhatTheRealRunPosts(t *testing.T) {
 			t.Fatalf("dry run: %+v, %v", res, err)
 		}
 		var printed []sent
-		for dec := json.NewDecoder(&out); ; {
+		for _, c := range planned(t, out.String()) {
 			var p sent
-			if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
+			if err := json.Unmarshal(c.Body, &p); err != nil {
 				t.Fatal(err)
 			}
 			printed = append(printed, p)

@@ -1,11 +1,13 @@
 package slack
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,15 +29,23 @@ type sent struct {
 	TS                      string
 }
 
+// request is one HTTP request as the fake received it.
+type request struct {
+	Path, Query, Body, Auth string
+}
+
 // fakeSlack is slack-go's slacktest server with handlers that capture
-// chat.postMessage and users.lookupByEmail and can answer with errors.
+// chat.postMessage and users.lookupByEmail and can answer with errors. Like
+// Slack, it takes the bot token from the Authorization header; unlike Slack,
+// it accepts it nowhere else, and answers not_authed without it.
 type fakeSlack struct {
 	srv *slacktest.Server
 
-	mu      sync.Mutex
-	posts   []sent
-	lookups []string
-	users   map[string]string // e-mail -> user id
+	mu       sync.Mutex
+	requests []request
+	posts    []sent
+	lookups  []string
+	users    map[string]string // e-mail -> user id
 	// lookupErr, when set, is the error code every lookup answers with.
 	lookupErr string
 	// answer, when set, may answer the nth postMessage call (1-based)
@@ -47,12 +57,30 @@ type fakeSlack struct {
 func newFakeSlack(t *testing.T) *fakeSlack {
 	f := &fakeSlack{users: map[string]string{}}
 	f.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
-		c.Handle("/chat.postMessage", f.postMessage)
-		c.Handle("/users.lookupByEmail", f.lookupByEmail)
+		c.Handle("/chat.postMessage", f.authed(f.postMessage))
+		c.Handle("/users.lookupByEmail", f.authed(f.lookupByEmail))
 	})
 	f.srv.Start()
 	t.Cleanup(f.srv.Stop)
 	return f
+}
+
+// authed records every request whole and refuses those without the bot
+// token in the Authorization header.
+func (f *fakeSlack) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		auth := r.Header.Get("Authorization")
+		f.mu.Lock()
+		f.requests = append(f.requests, request{Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body), Auth: auth})
+		f.mu.Unlock()
+		if auth != "Bearer "+testToken {
+			writeJSON(w, map[string]any{"ok": false, "error": "not_authed"})
+			return
+		}
+		h(w, r)
+	}
 }
 
 func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
@@ -107,6 +135,18 @@ func (f *fakeSlack) lookupByEmail(w http.ResponseWriter, r *http.Request) {
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (f *fakeSlack) lookedUp() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.lookups...)
+}
+
+func (f *fakeSlack) seen() []request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]request(nil), f.requests...)
 }
 
 func (f *fakeSlack) sent() []sent {
@@ -275,9 +315,11 @@ func audit(t *testing.T, store *history.Store, s *Sink, r *model.Report) (Result
 	return s.Post(context.Background(), r)
 }
 
+const testToken = "xoxb-test-token"
+
 func botEnv(name string) string {
 	if name == DefaultTokenEnv {
-		return "xoxb-test-token"
+		return testToken
 	}
 	return ""
 }

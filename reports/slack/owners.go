@@ -52,13 +52,38 @@ func ownerGroups(r *model.Report, owners model.Owners) []ownerItems {
 	return out
 }
 
+// dmKey is the once-per-period claim of an owner's message.
+func dmKey(owner, period string) history.DigestKey {
+	return history.DigestKey{Sink: "slack-dm:" + strings.ToLower(owner), Period: period}
+}
+
+// ownersDue drops the owners whose message went out this period already, so
+// a rerun neither looks them up nor messages them again. Owners without an
+// e-mail stay: they are listed in the digest's thread when it is posted.
+func (s *Sink) ownersDue(ctx context.Context, period string, groups []ownerItems) []ownerItems {
+	if s.store == nil {
+		return groups
+	}
+	var due []ownerItems
+	for _, g := range groups {
+		if g.email != "" {
+			// An unreadable state counts as due: the claim decides later.
+			if posted, err := s.store.DigestPosted(ctx, dmKey(g.owner, period)); err == nil && posted {
+				continue
+			}
+		}
+		due = append(due, g)
+	}
+	return due
+}
+
 // resolveOwners looks each owner up by e-mail; those Slack does not know,
 // or that cannot be looked up, fall back to the channel.
 func (s *Sink) resolveOwners(ctx context.Context, groups []ownerItems) (dms, fallbacks []ownerItems) {
 	for _, g := range groups {
 		if g.email != "" {
 			var id string
-			err := retrying(ctx, s.sleep, func() error {
+			err := s.retrying(ctx, func() error {
 				var err error
 				id, err = s.poster.lookup(ctx, g.email)
 				return err
@@ -116,18 +141,19 @@ func directMessages(d *digest, o ownerItems) []message {
 		title += " · " + d.period
 	}
 	blocks := []slack.Block{header(title),
-		section(fmt.Sprintf("You own *%d open findings* in %d backfills. Close them in the order the checklist gives: verify, normalize, revoke access, archive the record, retire.",
-			len(o.findings), len(groupByBackfill(o.findings))))}
+		section("You own " + spread(o.findings, "in") + ". Close them in the order the checklist gives: verify, normalize, revoke access, archive the record, retire.")}
 	blocks = append(blocks, od.backfillBlocks()...)
-	return paginate(fmt.Sprintf("%s: %d open findings", title, len(o.findings)), blocks)
+	return paginate(title+": "+plural(len(o.findings), "open finding"), blocks)
 }
 
 // postDirect sends one owner their message, once per period: each owner's
-// message has its own claim, so a rerun sends only those that failed.
+// message has its own claim, so a rerun sends only those that failed. Force
+// is for the channel digest only: a forced digest does not message every
+// owner again.
 func (s *Sink) postDirect(ctx context.Context, key history.DigestKey, r *model.Report, d *digest, o ownerItems, res *Result) error {
-	dk := history.DigestKey{Sink: "slack-dm:" + strings.ToLower(o.owner), Period: key.Period}
+	dk := dmKey(o.owner, key.Period)
 	if s.store != nil {
-		ok, err := s.store.ClaimDigest(ctx, dk, s.cfg.Force)
+		ok, err := s.store.ClaimDigest(ctx, dk, false)
 		if err != nil || !ok {
 			return err
 		}

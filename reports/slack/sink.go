@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"io"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
+	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/slack-go/slack"
@@ -20,7 +21,8 @@ import (
 // and the digest is not recorded as posted, so the next run tries again.
 var ErrIncomplete = errors.New("slack: digest incomplete")
 
-// Sink posts digests and owner messages.
+// Sink posts digests and owner messages. A Sink posts one report at a
+// time.
 type Sink struct {
 	cfg    Config
 	owners model.Owners
@@ -32,7 +34,9 @@ type Sink struct {
 	out    io.Writer
 	getenv func(string) string
 	client *http.Client
-	apiURL string
+	apiURL string // set by WithAPIURL: used as given
+	// waitLeft is what is left of this Post's retry budget.
+	waitLeft time.Duration
 }
 
 // Option adjusts a Sink.
@@ -41,7 +45,8 @@ type Option func(*Sink)
 // WithHTTPClient sets the HTTP client for the Web API and the webhook.
 func WithHTTPClient(c *http.Client) Option { return func(s *Sink) { s.client = c } }
 
-// WithAPIURL points the Web API client at another base URL (slacktest).
+// WithAPIURL points the Web API client at another base URL, used as given
+// (slacktest serves the methods at its root, without /api/).
 func WithAPIURL(u string) Option { return func(s *Sink) { s.apiURL = u } }
 
 // WithClock sets the clock (tests).
@@ -52,7 +57,8 @@ func WithSleep(f func(context.Context, time.Duration) error) Option {
 	return func(s *Sink) { s.sleep = f }
 }
 
-// WithDryRunWriter sets where a dry run prints its payloads (default stdout).
+// WithDryRunWriter sets where a dry run writes its plan, one JSON object
+// per call a real run would make (default stdout).
 func WithDryRunWriter(w io.Writer) Option { return func(s *Sink) { s.out = w } }
 
 // WithEnv replaces os.Getenv for reading the token and webhook URL (tests).
@@ -68,8 +74,9 @@ func New(cfg Config, owners model.Owners, store *history.Store, opts ...Option) 
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
-	s := &Sink{cfg: cfg, owners: owners, store: store, now: time.Now, sleep: sleepContext,
-		out: os.Stdout, getenv: os.Getenv, client: &http.Client{Timeout: 30 * time.Second}, apiURL: cfg.APIURL}
+	timeout := *cfg.Timeout
+	s := &Sink{cfg: cfg, owners: owners, store: store, now: time.Now, sleep: collectors.SleepContext,
+		out: os.Stdout, getenv: os.Getenv, client: &http.Client{}} // each call has its own deadline
 	for _, o := range opts {
 		o(s)
 	}
@@ -87,12 +94,13 @@ func New(cfg Config, owners model.Owners, store *history.Store, opts ...Option) 
 		if cfg.Channel == "" {
 			return nil, fmt.Errorf("slack.channel: required with a bot token (%s)", cfg.TokenEnv)
 		}
-		var sopts []slack.Option
-		sopts = append(sopts, slack.OptionHTTPClient(s.client))
+		secrets.Add(token)
+		base := apiBase(cfg.APIURL)
 		if s.apiURL != "" {
-			sopts = append(sopts, slack.OptionAPIURL(strings.TrimSuffix(s.apiURL, "/")+"/"))
+			base = strings.TrimSuffix(s.apiURL, "/") + "/"
 		}
-		s.poster = botPoster{api: slack.New(token, sopts...)}
+		api := slack.New(token, slack.OptionHTTPClient(withBearer(s.client, token)), slack.OptionAPIURL(base))
+		s.poster = botPoster{api: api, base: base, timeout: timeout}
 		s.sink = "slack:" + cfg.Channel
 	case hook != "":
 		if cfg.OwnerMessages {
@@ -101,7 +109,7 @@ func New(cfg Config, owners model.Owners, store *history.Store, opts ...Option) 
 		// The URL is the secret: registered with the one redactor, it is
 		// masked in any spelling (HTTP://..., a stray space) wherever it lands.
 		secrets.Add(hook)
-		s.poster = webhookPoster{url: hook, client: s.client}
+		s.poster = webhookPoster{url: hook, env: cfg.WebhookURLEnv, client: s.client, timeout: timeout}
 		s.sink = "slack:webhook:" + cfg.WebhookURLEnv
 	case cfg.DryRun:
 		s.sink = "slack:" + cfg.Channel
@@ -137,7 +145,9 @@ type Result struct {
 
 // Post delivers the digest for r's period, then any owner messages. An
 // error wrapping ErrIncomplete means some message did not go out; what did
-// go out is counted in the Result.
+// go out is counted in the Result. Only what is due is done: owners whose
+// message went out this period are not looked up again, and a rerun with
+// nothing due makes no call to Slack.
 func (s *Sink) Post(ctx context.Context, r *model.Report) (Result, error) {
 	if r == nil || r.Now.IsZero() {
 		return Result{}, fmt.Errorf("slack: report has no time (Now)")
@@ -151,19 +161,26 @@ func (s *Sink) Post(ctx context.Context, r *model.Report) (Result, error) {
 	d := newDigest(r, periodLabel(s.cfg.Period, key.Period, r.Now), ch, s.cfg.MaxOldest)
 	var groups []ownerItems
 	if s.cfg.OwnerMessages {
-		groups = ownerGroups(r, s.owners)
+		groups = s.ownersDue(ctx, key.Period, ownerGroups(r, s.owners))
 	}
 	if s.cfg.DryRun {
 		return res, s.dryRun(ctx, key, d, groups, &res)
 	}
 
+	s.waitLeft = retryBudget
+	due, err := s.claimDigest(ctx, key, &res)
+	if err != nil {
+		return res, fmt.Errorf("%w: %w", ErrIncomplete, err)
+	}
 	dms, fallbacks := s.resolveOwners(ctx, groups)
 	for _, f := range fallbacks {
 		res.Fallbacks = append(res.Fallbacks, f.owner+": "+f.reason)
 	}
 	var errs []error
-	if err := s.postDigest(ctx, key, r, d, fallbacks, &res); err != nil {
-		errs = append(errs, err)
+	if due {
+		if err := s.postDigest(ctx, key, r, d, fallbacks, &res); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	for _, o := range dms {
 		if err := s.postDirect(ctx, key, r, d, o, &res); err != nil {
@@ -211,20 +228,27 @@ func (s *Sink) changes(ctx context.Context, r *model.Report) (changes, error) {
 		New: fresh, Resolved: h.Resolved}, nil
 }
 
-// postDigest claims the period, posts the digest (continuations and the
-// owner fallback list threaded under it) and records it posted; on any
-// failure the claim is released so the next run posts it again.
-func (s *Sink) postDigest(ctx context.Context, key history.DigestKey, r *model.Report, d *digest, fallbacks []ownerItems, res *Result) error {
-	if s.store != nil {
-		ok, err := s.store.ClaimDigest(ctx, key, s.cfg.Force)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			res.Skipped = "the digest for " + key.Period + " was already posted or is being posted by another audit (use force to post again)"
-			return nil
-		}
+// claimDigest reserves the period's digest for this run: false (with
+// res.Skipped saying why) when it was posted already, unless forced, or
+// another audit is posting it. Without a store every run posts.
+func (s *Sink) claimDigest(ctx context.Context, key history.DigestKey, res *Result) (bool, error) {
+	if s.store == nil {
+		return true, nil
 	}
+	ok, err := s.store.ClaimDigest(ctx, key, s.cfg.Force)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		res.Skipped = "the digest for " + key.Period + " was already posted or is being posted by another audit (use force to post again)"
+	}
+	return ok, nil
+}
+
+// postDigest posts the claimed digest (continuations and the owner
+// fallback list threaded under it) and records it posted; on any failure
+// the claim is released so the next run posts it again.
+func (s *Sink) postDigest(ctx context.Context, key history.DigestKey, r *model.Report, d *digest, fallbacks []ownerItems, res *Result) error {
 	msgs := append(d.messages(), fallbackMessages(d, fallbacks)...)
 	if _, err := s.postThread(ctx, s.cfg.Channel, "digest", msgs, &res.Messages); err != nil {
 		if s.store != nil {
@@ -252,7 +276,7 @@ func (s *Sink) postThread(ctx context.Context, channel, what string, msgs []mess
 		if i > 0 && s.poster.threads() {
 			target, thread = replyChannel, ts
 		}
-		err := retrying(ctx, s.sleep, func() error {
+		err := s.retrying(ctx, func() error {
 			c, t, err := s.poster.post(ctx, target, thread, m)
 			if err == nil && i == 0 {
 				replyChannel, ts = c, t

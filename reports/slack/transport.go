@@ -1,14 +1,20 @@
 package slack
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	secrets "github.com/bfaudit/bfaudit/internal/redact"
+	"io"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
+	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/slack-go/slack"
 )
 
@@ -25,10 +31,18 @@ type poster interface {
 	threads() bool
 }
 
-// botPoster posts with chat.postMessage.
-type botPoster struct{ api *slack.Client }
+// botPoster calls the Web API. Each call has its own deadline (timeout),
+// and its errors name the method's URL (without credentials), so a wrong
+// api_url reads as such rather than as a bare "404 Not Found".
+type botPoster struct {
+	api     *slack.Client
+	base    string // API base URL, ending in /api/
+	timeout time.Duration
+}
 
 func (b botPoster) post(ctx context.Context, channel, threadTS string, m message) (string, string, error) {
+	call, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
 	opts := []slack.MsgOption{
 		slack.MsgOptionText(m.Text, false),
 		slack.MsgOptionBlocks(m.Blocks...),
@@ -38,30 +52,112 @@ func (b botPoster) post(ctx context.Context, channel, threadTS string, m message
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
 	}
-	return b.api.PostMessageContext(ctx, channel, opts...)
+	c, ts, err := b.api.PostMessageContext(call, channel, opts...)
+	return c, ts, b.fail(ctx, call, "chat.postMessage", err)
 }
 
 func (b botPoster) lookup(ctx context.Context, email string) (string, error) {
-	u, err := b.api.GetUserByEmailContext(ctx, email)
+	call, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	u, err := b.api.GetUserByEmailContext(call, email)
 	if err != nil {
-		return "", err
+		return "", b.fail(ctx, call, "users.lookupByEmail", err)
 	}
 	return u.ID, nil
 }
 
 func (botPoster) threads() bool { return true }
 
-// webhookPoster posts to an incoming webhook, which has its own channel and
-// returns no ts: a long digest continues as further messages, each saying
-// which part it is.
-type webhookPoster struct {
-	url    string
-	client *http.Client
+// fail names the method and its URL in err; net/http's own "Post <url>:"
+// is dropped so the URL shows once, always without credentials.
+func (b botPoster) fail(run, call context.Context, method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = callError(run, call, b.timeout, err)
+	return secrets.Error(fmt.Errorf("%s %s: %w", method, showURL(b.base+method), err))
 }
 
+// callError drops net/http's "Post <url>:" (the caller names the URL its
+// own way) and says when the call's own timeout, not the run, ended it.
+func callError(run, call context.Context, timeout time.Duration, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if call.Err() != nil && run.Err() == nil {
+		err = fmt.Errorf("%w (no answer within slack.timeout, %s)", err, timeout)
+	}
+	return err
+}
+
+// webhookPoster posts to an incoming webhook, which has its own channel and
+// returns no ts: a long digest continues as further messages, each saying
+// which part it is. The URL is a credential: errors name only its host and
+// the variable it came from.
+type webhookPoster struct {
+	url     string
+	env     string // variable the URL came from
+	client  *http.Client
+	timeout time.Duration
+}
+
+// webhookCode is the plain error code an incoming webhook answers with
+// (invalid_payload, channel_not_found); any other body is not repeated.
+var webhookCode = regexp.MustCompile(`^[a-z_]{1,60}$`)
+
 func (w webhookPoster) post(ctx context.Context, _, _ string, m message) (string, string, error) {
-	err := slack.PostWebhookCustomHTTPContext(ctx, w.url, w.client, webhookMessage(m))
-	return "", "", redact(err, w.url)
+	call, cancel := context.WithTimeout(ctx, w.timeout)
+	defer cancel()
+	return "", "", w.fail(ctx, call, w.send(call, m))
+}
+
+func (w webhookPoster) send(ctx context.Context, m message) error {
+	body, err := json.Marshal(webhookMessage(m))
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	// Slack answers "ok" or a short error code; 64 bytes tell them apart.
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64))
+	if err != nil {
+		return err
+	}
+	answer := strings.TrimSpace(string(b))
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return &slack.RateLimitedError{RetryAfter: collectors.RetryAfter(resp.Header, time.Now())}
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
+		if webhookCode.MatchString(answer) {
+			msg += ": " + answer
+		}
+		return errors.New(msg)
+	case answer != "ok":
+		return fmt.Errorf("unexpected answer: HTTP %d without Slack's \"ok\" (a proxy's page?)", resp.StatusCode)
+	}
+	return nil
+}
+
+func (w webhookPoster) fail(run, call context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = callError(run, call, w.timeout, err)
+	where := "incoming webhook"
+	if u, perr := url.Parse(w.url); perr == nil && u.Host != "" {
+		where += " at " + u.Scheme + "://" + u.Host
+	}
+	return redact(fmt.Errorf("%s (URL from %s): %w", where, w.env, err), w.url)
 }
 
 func (webhookPoster) lookup(context.Context, string) (string, error) {
@@ -75,41 +171,14 @@ func webhookMessage(m message) *slack.WebhookMessage {
 	return &slack.WebhookMessage{Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}, UnfurlLinks: &f, UnfurlMedia: &f}
 }
 
-// maxAttempts bounds how often one call is retried after 429s.
-const maxAttempts = 5
-
-// retrying waits out Slack's 429 answers (Retry-After, which slack-go
-// returns as *slack.RateLimitedError and does not wait on by itself) and
-// tries again; any other error is returned at once.
-func retrying(ctx context.Context, sleep func(context.Context, time.Duration) error, op func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := op()
-		var rl *slack.RateLimitedError
-		if err == nil || !errors.As(err, &rl) {
-			return err
-		}
-		if attempt >= maxAttempts {
-			return fmt.Errorf("still rate limited after %d attempts: %w", attempt, err)
-		}
-		wait := rl.RetryAfter
-		if wait <= 0 {
-			wait = time.Second
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return fmt.Errorf("%w (while waiting out the rate limit: %v)", rl, err)
-		}
+// showURL is u for an error message: no user or password, no query.
+func showURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unreadable URL)"
 	}
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return p.String()
 }
 
 // redactedError hides a secret (the webhook URL, which is a credential)
