@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/go-viper/mapstructure/v2"
+
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/decodeerr"
 )
 
 // Decode builds the collector one `sources:` entry of the config describes:
@@ -77,7 +78,7 @@ func DecodeInto(in map[string]any, out any) error {
 		return err
 	}
 	if err := dec.Decode(in); err != nil {
-		return cleanDecodeError(err)
+		return decodeerr.Mapstructure(err, out)
 	}
 	return nil
 }
@@ -159,15 +160,3 @@ func DurationHook(from, to reflect.Type, data any) (any, error) {
 	}
 	return time.Duration(secs * float64(time.Second)), nil
 }
-
-// cleanDecodeError turns mapstructure's wording into "key: problem".
-func cleanDecodeError(err error) error {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s):\n\n")
-	msg = strings.ReplaceAll(msg, "'' has invalid keys: ", "unknown key(s): ")
-	msg = quotedKey.ReplaceAllString(msg, "$1: ")
-	return fmt.Errorf("%s", msg)
-}
-
-// quotedKey is mapstructure's "'key' problem" at the start of a line.
-var quotedKey = regexp.MustCompile(`(?m)^'([^'\s]+)' `)

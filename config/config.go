@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/decodeerr"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/rules"
@@ -118,14 +118,23 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	file := e.File
-	if file == "" {
-		file = "config"
+	prefix := e.File
+	if prefix == "" {
+		prefix = "config"
 	}
-	if e.Key == "" {
-		return fmt.Sprintf("%s: %v", file, e.Err)
+	if e.Key != "" {
+		prefix += ": " + e.Key
 	}
-	return fmt.Sprintf("%s: %s: %v", file, e.Key, e.Err)
+	// Several problems (each key of a section) are a line each, every
+	// line naming the file, so none reads as if it were about another.
+	if j, ok := e.Err.(interface{ Unwrap() []error }); ok {
+		lines := make([]string, 0, len(j.Unwrap()))
+		for _, err := range j.Unwrap() {
+			lines = append(lines, prefix+": "+err.Error())
+		}
+		return strings.Join(lines, "\n")
+	}
+	return fmt.Sprintf("%s: %v", prefix, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -151,7 +160,7 @@ func Load(v *viper.Viper, path string) (*Config, error) {
 		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(collectors.DurationHook, mapstructure.StringToSliceHookFunc(","))
 	}
 	if err := v.Unmarshal(&c, strict); err != nil {
-		return nil, &Error{File: path, Err: cleanDecodeError(err)}
+		return nil, &Error{File: path, Err: decodeerr.Mapstructure(err, &c)}
 	}
 	c.File, c.raw = path, raw
 	// An empty section (`history: {}`) turns a sink on with its defaults,
@@ -252,19 +261,6 @@ func validFormat(f string) bool {
 	}
 	return false
 }
-
-// cleanDecodeError trims mapstructure's wording down to "key: problem".
-func cleanDecodeError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "decoding failed due to the following error(s):\n\n")
-	msg = strings.ReplaceAll(msg, "'config.Config' has invalid keys: ", "unknown top-level key(s): ")
-	msg = strings.ReplaceAll(msg, "' has invalid keys: ", ": unknown key(s): ")
-	msg = quotedKey.ReplaceAllString(msg, "$1: ")
-	msg = strings.ReplaceAll(msg, "'", "")
-	return errors.New(msg)
-}
-
-// quotedKey is mapstructure's "'key' problem" at the start of a line.
-var quotedKey = regexp.MustCompile(`(?m)^'([^'\s]+)' `)
 
 // readError makes viper's parse errors say what they are.
 func readError(err error) error {

@@ -53,7 +53,7 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"unknown param", "rules:\n  params:\n    BF001: {days: 3}\n", "unknown parameter"},
 		{"pattern", "correlation:\n  name_patterns: ['bf-\\d+']\n", "correlation: name_patterns[0]"},
 		{"owner", "owners:\n  a@b.c: {github: ''}\n", "owners.a@b.c: give github, email or both"},
-		{"unknown section", "reprot:\n  fail_on: high\n", "unknown top-level key(s): reprot"},
+		{"unknown section", "reprot:\n  fail_on: high\n", "reprot: unknown key; did you mean report?"},
 		{"owner key typo", "owners:\n  a@b.c: {slack: x}\n", "slack"},
 		{"concurrency", "concurrency: 0\n", "concurrency: must be 1 or more"},
 	}
