@@ -70,5 +70,5 @@ var (
 	codeSpans   = regexp.MustCompile("`+[^`]*`+")
 	liveMention = regexp.MustCompile(`(^|[^\w])@[A-Za-z0-9]|#[0-9]|\bGH-[0-9]`)
 	bareURL     = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://|\bwww\.`)
-	mdLink      = regexp.MustCompile(`\]\(([^)]*)\)`)
+	mdLink      = regexp.MustCompile(`(?:^|[^\\])\]\(([^)]*)\)`) // not an escaped \]
 )
