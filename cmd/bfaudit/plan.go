@@ -68,12 +68,16 @@ medium), 2 when a file cannot be read or parsed.`,
 				fmt.Fprintln(g.stderr, "error:", e)
 			}
 			findings := planFindings(g, eng, est, now)
-			if err := printPlanFindings(cmd, g, format, findings, now); err != nil {
-				return usageError(err)
+			// A plan that could not be read was not checked: "no findings"
+			// (or an empty report) would read as a clean bill.
+			if len(findings) > 0 || len(parseErrs) == 0 {
+				if err := printPlanFindings(cmd, g, format, findings, now); err != nil {
+					return usageError(err)
+				}
 			}
 			switch {
 			case len(parseErrs) > 0:
-				return &exitError{code: exitUsage, err: fmt.Errorf("%d plan file error(s)", len(parseErrs))}
+				return &exitError{code: exitUsage, err: fmt.Errorf("%s in plan files: not every plan was checked", plural(len(parseErrs), "problem"))}
 			case failing(findings, min):
 				return &exitError{code: exitFindings}
 			}
@@ -145,6 +149,13 @@ func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings [
 		return w.Write(cmd.Context(), g.stdout, r)
 	}
 	return errors.New("--format: expected text, json or sarif")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func failing(fs []model.Finding, min model.Severity) bool {

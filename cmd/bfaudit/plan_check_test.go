@@ -94,3 +94,33 @@ func TestPlanCheckSameIDInTwoFiles(t *testing.T) {
 		t.Errorf("clash not reported: %s", stderr)
 	}
 }
+
+// A plan that cannot be read was not checked: plan check prints the error
+// and nothing that reads as a clean result ("no findings", an empty
+// report), and exits 2.
+func TestPlanCheckUnreadablePlanPrintsOnlyTheError(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("id: BF-9\nrange: 2026-02-01..2026-03-01\n"), 0o644)
+	missing := filepath.Join(dir, "missing.yaml")
+	for name, file := range map[string]string{"does not parse": bad, "missing": missing} {
+		for _, format := range []string{"text", "json", "sarif"} {
+			t.Run(name+"/"+format, func(t *testing.T) {
+				code, out, stderr := bfaudit(t, "plan", "check", "-f", format, file)
+				if code != exitUsage {
+					t.Errorf("exit %d, want %d", code, exitUsage)
+				}
+				if out != "" {
+					t.Errorf("stdout must be empty, got:\n%s", out)
+				}
+				if !strings.Contains(stderr, file) {
+					t.Errorf("the error must name the file:\n%s", stderr)
+				}
+			})
+		}
+	}
+	_, _, stderr := bfaudit(t, "plan", "check", bad)
+	if want := bad + `:2: range: expected a mapping with keys start, end, time_zone, got "2026-02-01..2026-03-01"`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}
