@@ -130,6 +130,19 @@ func runUnit(t *testing.T, typ string, u Unit) {
 			resolved[f.Fingerprint] = true
 		}
 	}
+	// Nothing but the unit changes between the runs, so nothing at all may
+	// resolve: this also catches a collector that puts artifacts at a scope
+	// too broad (or too narrow) for restingOn to see them under the unit.
+	for _, f := range r1.Findings {
+		if resolved[f.Fingerprint] && !restsOn(rests, f.Fingerprint) {
+			t.Errorf("history resolved %s %s (%s) though only %s changed between the runs (it did not answer)",
+				f.RuleID, f.ArtifactURI, f.Fingerprint, model.Unit(typ, u.Scope))
+		}
+		if gh2.Ticked(f.Fingerprint) && !restsOn(rests, f.Fingerprint) {
+			t.Errorf("GitHub ticked %s %s though only %s changed between the runs (it did not answer)",
+				f.RuleID, f.ArtifactURI, model.Unit(typ, u.Scope))
+		}
+	}
 	backfills := map[string]bool{}
 	for _, f := range rests {
 		if resolved[f.Fingerprint] {
@@ -159,6 +172,15 @@ func runUnit(t *testing.T, typ string, u Unit) {
 				id, l1.Reached, l1.Next, l2.Reached, l2.Next, model.Unit(typ, u.Scope))
 		}
 	}
+}
+
+func restsOn(rests []model.Finding, fp string) bool {
+	for _, f := range rests {
+		if f.Fingerprint == fp {
+			return true
+		}
+	}
+	return false
 }
 
 // restingOn lists run 1's findings that rest on the unit: found in it, or
