@@ -257,8 +257,12 @@ func checkParam(p Param, v string) error {
 		return nil
 	}
 	if _, err := collectors.ParseDuration(p.Default); err == nil {
-		if d, err := collectors.ParseDuration(v); err != nil || d < 0 {
-			return fmt.Errorf("expected a duration such as 72h or 14d, got %q", v)
+		d, err := collectors.ParseDuration(v)
+		switch {
+		case err != nil:
+			return fmt.Errorf("expected a duration such as 72h or 14d, got %q: %v", v, err)
+		case d < 0:
+			return fmt.Errorf("expected a duration such as 72h or 14d, got %q: negative", v)
 		}
 	}
 	return nil
