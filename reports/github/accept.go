@@ -82,39 +82,40 @@ func (s *Sink) judgeLabel(ctx context.Context, is *ghIssue) (labelVerdict, error
 }
 
 // labelApplied reads the issue's events for the latest "labeled" event of
-// the waiver label. Events come oldest first, so the last page is read
-// first; at most maxEventPages pages.
+// the waiver label. Events come oldest first, so the pages are read from
+// the last back; at most maxEventPages of them.
 func (s *Sink) labelApplied(ctx context.Context, number int) (acceptance, bool, error) {
-	opts := &gh.ListOptions{PerPage: 100}
-	page, resp, err := s.client.Issues.ListIssueEvents(ctx, s.cfg.owner(), s.cfg.name(), number, opts)
+	read := func(page int) ([]*gh.IssueEvent, int, error) {
+		evs, resp, err := s.client.Issues.ListIssueEvents(ctx, s.cfg.owner(), s.cfg.name(), number, &gh.ListOptions{PerPage: 100, Page: page})
+		if err != nil {
+			return nil, 0, err
+		}
+		return evs, resp.LastPage, nil
+	}
+	first, last, err := read(1)
 	if err != nil {
 		return acceptance{}, false, err
 	}
-	first := page
-	for n, reads := resp.LastPage, 1; ; n-- {
-		if n <= 1 {
-			page = first
-		} else {
-			if reads >= maxEventPages {
-				return acceptance{}, false, fmt.Errorf("the label was not found in the newest %d pages of events", maxEventPages-1)
+	for page, reads := max(last, 1), 1; page >= 1; page-- {
+		evs := first
+		if page > 1 {
+			if reads == maxEventPages {
+				return acceptance{}, false, fmt.Errorf("the label is not among the newest %d pages of events", maxEventPages-1)
 			}
-			opts.Page = n
-			if page, _, err = s.client.Issues.ListIssueEvents(ctx, s.cfg.owner(), s.cfg.name(), number, opts); err != nil {
+			if evs, _, err = read(page); err != nil {
 				return acceptance{}, false, err
 			}
 			reads++
 		}
-		for i := len(page) - 1; i >= 0; i-- {
-			ev := page[i]
-			if ev.GetEvent() == "labeled" && ev.Label != nil && strings.EqualFold(ev.Label.GetName(), s.cfg.WaiverLabel) &&
+		for i := len(evs) - 1; i >= 0; i-- {
+			ev := evs[i]
+			if ev.GetEvent() == "labeled" && strings.EqualFold(ev.GetLabel().GetName(), s.cfg.WaiverLabel) &&
 				ev.GetActor().GetLogin() != "" && !ev.GetCreatedAt().IsZero() {
 				return acceptance{By: ev.GetActor().GetLogin(), At: ev.GetCreatedAt().UTC()}, true, nil
 			}
 		}
-		if n <= 1 {
-			return acceptance{}, false, nil
-		}
 	}
+	return acceptance{}, false, nil
 }
 
 // mayAccept tells whether login is in github.accept_from, directly or as

@@ -270,3 +270,23 @@ func TestLegacyAcceptanceIsJudgedAgain(t *testing.T) {
 		t.Errorf("%+v, want the unrecorded acceptance judged (mallory may not accept) and the issue reopened", res)
 	}
 }
+
+// The events are read a bounded number of pages: a label buried deeper
+// is reported as unchecked, not searched for without end.
+func TestAcceptanceEventPagesAreBounded(t *testing.T) {
+	f, s, e, is := acceptedEstate(t)
+	f.closeByHandAs("carol", is.number, "bfaudit:accepted")
+	f.mu.Lock()
+	for i := 0; i < 1200; i++ {
+		f.event(f.issues[is.number-1], "bob", "subscribed", "")
+	}
+	f.mu.Unlock()
+	f.resetCounts()
+	res, err := s.Sync(t.Context(), e.report())
+	if !errors.Is(err, ErrIncomplete) || len(res.Waived) != 0 || !strings.Contains(err.Error(), "pages of events") {
+		t.Fatalf("err %v, %+v", err, res)
+	}
+	if reads, _ := f.counts(); reads != 1+maxEventPages {
+		t.Errorf("%d reads, want the listing and %d pages of events", reads, maxEventPages)
+	}
+}

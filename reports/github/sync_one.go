@@ -46,7 +46,7 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 			res.IssueURLs[w.id] = w.issue.url
 			s.noteWaived(res, w, m.items)
 			return fmt.Errorf("github: issue #%d for %s was closed with the label %q, but %w; "+
-				"its findings are not waived this run and the issue is left as it is", w.issue.number, id, s.cfg.WaiverLabel, err)
+				"what it would accept is not waived this run, and the issue is left as it is", w.issue.number, id, s.cfg.WaiverLabel, err)
 		}
 		m.accept(v, now, s.cfg.acceptDays(), s.cfg.maxSeverity())
 	}
