@@ -58,6 +58,9 @@ func (s *silence) check() error {
 	if s.ends, err = parseTime(s.EndsAt); err != nil {
 		return fmt.Errorf("silence %s: endsAt: %w", s.ID, err)
 	}
+	if s.ends.Before(s.starts) {
+		return fmt.Errorf("silence %s: ends (%s) before it starts (%s)", s.ID, clip(s.EndsAt, 40), clip(s.StartsAt, 40))
+	}
 	if s.UpdatedAt != "" {
 		if s.updated, err = parseTime(s.UpdatedAt); err != nil {
 			return fmt.Errorf("silence %s: updatedAt: %w", s.ID, err)
@@ -84,7 +87,7 @@ func parseTime(s string) (time.Time, error) {
 		return time.Time{}, errors.New("missing")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	if err != nil || t.IsZero() {
 		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time", clip(s, 40))
 	}
 	return t.UTC(), nil

@@ -172,12 +172,12 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 		return req, nil
 	})
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", where, plainURLError(err))
+		return fmt.Errorf("GET %s: %w", where, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
 	if err != nil {
-		return fmt.Errorf("GET %s: read the answer: %w", where, plainURLError(err))
+		return fmt.Errorf("GET %s: read the answer: %w", where, err)
 	}
 	if len(body) > MaxAnswerBytes {
 		return fmt.Errorf("GET %s: answer larger than %d MiB: not read", where, MaxAnswerBytes>>20)
@@ -213,16 +213,6 @@ func orTop(field string) string {
 		return "the document"
 	}
 	return "field " + field
-}
-
-// plainURLError drops the query from the address a *url.Error quotes
-// (the transport's errors name the whole address asked).
-func plainURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		ue.URL = Redact(ue.URL)
-	}
-	return err
 }
 
 // Redact drops credentials, query and fragment from an address before it

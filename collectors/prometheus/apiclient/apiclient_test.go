@@ -1,0 +1,129 @@
+package apiclient
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+)
+
+func server(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func client(t *testing.T, cfg Config) *Client {
+	t.Helper()
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	c, err := New(cfg, nil, collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestAnswers(t *testing.T) {
+	const marker = "SECRET-MARKER-123"
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		want   string // in the error; "" for success
+	}{
+		{"a document", 200, `{"a": "x"}`, ""},
+		{"null", 200, `null`, "empty or null"},
+		{"empty", 200, ``, "empty or null"},
+		{"not JSON", 200, `<html>` + marker, "not JSON"},
+		{"another shape", 200, `[1, "` + marker + `"]`, "shape"},
+		{"Prometheus error", 400, `{"status":"error","errorType":"bad_data","error":"invalid parameter \"type\""}`, `HTTP 400: invalid parameter "type"`},
+		{"Alertmanager error", 422, `{"code":601,"message":"silenceID in path must be of type uuid"}`, "HTTP 422: silenceID in path must be of type uuid"},
+		{"HTML error page", 404, `<html>` + marker + `</html>`, "HTTP 404"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := server(t, func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				w.Write([]byte(tt.body))
+			})
+			var out struct{ A string }
+			err := client(t, Config{URL: url}).Get(context.Background(), "/api/x", nil, &out)
+			switch {
+			case tt.want == "" && (err != nil || out.A != "x"):
+				t.Errorf("Get = %v, %+v", err, out)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Get = %v, want an error saying %q", err, tt.want)
+			case err != nil && (strings.Contains(err.Error(), marker) || !strings.Contains(err.Error(), url+"/api/x")):
+				t.Errorf("the error quotes the answer or names no address: %v", err)
+			}
+		})
+	}
+}
+
+func TestAnswerOverTheCap(t *testing.T) {
+	url := server(t, func(w http.ResponseWriter, r *http.Request) {
+		chunk := []byte(strings.Repeat("a", 1<<20))
+		w.Write([]byte(`"`))
+		for range MaxAnswerBytes>>20 + 1 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	var out string
+	err := client(t, Config{URL: url, Timeout: 5 * time.Minute}).Get(context.Background(), "/big", nil, &out)
+	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
+		t.Errorf("Get = %v, want the answer refused for its size", err)
+	}
+}
+
+func TestAuthAndQuery(t *testing.T) {
+	var got *http.Request
+	url := server(t, func(w http.ResponseWriter, r *http.Request) {
+		got = r
+		w.Write([]byte(`{}`))
+	})
+	t.Setenv("T_PW", "pw-123456")
+	t.Setenv("T_TOK", "tok-123456")
+	var out struct{}
+	c := client(t, Config{URL: url + "/prefix/", Username: "u", PasswordEnv: "T_PW"})
+	if err := c.Get(context.Background(), "/api/v1/rules", map[string][]string{"group_limit": {"2"}}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if u, p, ok := got.BasicAuth(); !ok || u != "u" || p != "pw-123456" || got.URL.Path != "/prefix/api/v1/rules" || got.URL.Query().Get("group_limit") != "2" {
+		t.Errorf("request %s %v", got.URL, got.Header)
+	}
+	c = client(t, Config{URL: url, TokenEnv: "T_TOK"})
+	if err := c.Get(context.Background(), "/x", nil, &out); err != nil || got.Header.Get("Authorization") != "Bearer tok-123456" {
+		t.Errorf("bearer: %v %v", err, got.Header)
+	}
+	if c.Base() != url {
+		t.Errorf("Base = %s", c.Base())
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	t.Setenv("T_EMPTY", "")
+	for _, tt := range []struct {
+		cfg Config
+		key string
+	}{
+		{Config{URL: "http://x", Timeout: -time.Second}, "timeout"},
+		{Config{URL: "ftp://x", Timeout: time.Second}, "url"},
+		{Config{URL: "http://u:p@x", Timeout: time.Second}, "url"},
+		{Config{URL: "http://x/?a=b", Timeout: time.Second}, "url"},
+		{Config{URL: "http://x", Timeout: time.Second, TokenEnv: "T_EMPTY"}, "token_env"},
+		{Config{URL: "http://x", Timeout: time.Second, CAFile: "/nonexistent"}, "ca_file"},
+	} {
+		if _, err := New(tt.cfg, nil, collectors.RetryPolicy{}); err == nil || !strings.HasPrefix(err.Error(), tt.key) {
+			t.Errorf("%+v: %v, want an error about %s", tt.cfg, err, tt.key)
+		}
+	}
+}
