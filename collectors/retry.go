@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/bfaudit/bfaudit/internal/httplog"
 )
 
 // RetryPolicy bounds retries of a call to a remote system. The zero value
@@ -162,7 +164,10 @@ func DoHTTP(ctx context.Context, c *http.Client, p RetryPolicy, newReq func() (*
 		if err != nil {
 			return err
 		}
-		r, err := c.Do(req.WithContext(ctx))
+		req = req.WithContext(ctx)
+		start := time.Now()
+		r, err := c.Do(req)
+		httplog.Log(ctx, req, r, err, time.Since(start)) // --verbose
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/bfaudit/bfaudit/config"
+	"github.com/bfaudit/bfaudit/internal/httplog"
 	"github.com/bfaudit/bfaudit/internal/redact"
 )
 
@@ -72,13 +73,15 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
 			g.log = newLogger(g.stderr, g.verbose)
+			// Sources and sinks log each HTTP call to it at debug level.
+			cmd.SetContext(httplog.WithLogger(cmd.Context(), g.log))
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	pf := root.PersistentFlags()
-	pf.StringVarP(&g.configPath, "config", "c", os.Getenv("BFAUDIT_CONFIG"), "config file (env BFAUDIT_CONFIG)")
-	pf.StringVar(&g.now, "now", "", "audit as of this time (RFC 3339 or YYYY-MM-DD) instead of the clock, for reproducible runs")
-	pf.BoolVarP(&g.verbose, "verbose", "v", false, "debug logging")
+	pf.StringVarP(&g.configPath, "config", "c", os.Getenv("BFAUDIT_CONFIG"), "config `FILE` (env BFAUDIT_CONFIG)")
+	pf.StringVar(&g.now, "now", "", "audit as of this `TIME` (RFC 3339 or YYYY-MM-DD) instead of the clock, for reproducible runs")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "debug logging, with every HTTP call to a source or sink (method, URL without credentials, status, duration)")
 	root.AddCommand(newAuditCmd(g), newCollectCmd(g), newPlanCmd(g), newRulesCmd(g), newConfigCmd(g), newVersionCmd(g))
 	return root
 }

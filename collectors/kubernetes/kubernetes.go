@@ -16,6 +16,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/httplog"
 	"github.com/bfaudit/bfaudit/internal/safefile"
 	"k8s.io/apimachinery/pkg/labels"
 	k8s "k8s.io/client-go/kubernetes"
@@ -181,7 +182,7 @@ func bound(cfg *rest.Config, timeout time.Duration) {
 		if prev != nil {
 			rt = prev(rt)
 		}
-		return guard{next: rt}
+		return guard{next: httplog.Wrap(rt)} // --verbose logs each call
 	}
 }
 

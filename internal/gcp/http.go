@@ -9,6 +9,8 @@ import (
 
 	"google.golang.org/api/option"
 	htransport "google.golang.org/api/transport/http"
+
+	"github.com/bfaudit/bfaudit/internal/httplog"
 )
 
 // MaxAnswerBytes caps the body of one answer from a Google REST API. The
@@ -25,7 +27,8 @@ func IsAnswerTooLarge(err error) bool { return errors.Is(err, errAnswerTooLarge)
 // HTTPClient builds the client the generated REST clients are given
 // (option.WithHTTPClient): authenticated as opts say (Application Default
 // Credentials, a token source, or none), with every answer's body capped
-// at MaxAnswerBytes. Deadlines are the caller's: each call's context.
+// at MaxAnswerBytes, and each call logged under --verbose (httplog).
+// Deadlines are the caller's: each call's context.
 func HTTPClient(ctx context.Context, opts ...option.ClientOption) (*http.Client, error) {
 	hc, _, err := htransport.NewClient(ctx, opts...)
 	if err != nil {
@@ -35,7 +38,7 @@ func HTTPClient(ctx context.Context, opts ...option.ClientOption) (*http.Client,
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &http.Client{Transport: cappedTransport{base: base, max: MaxAnswerBytes}}, nil
+	return &http.Client{Transport: httplog.Wrap(cappedTransport{base: base, max: MaxAnswerBytes})}, nil
 }
 
 type cappedTransport struct {
