@@ -19,7 +19,7 @@ type auditFlags struct {
 	formats  []string
 	outputs  []string
 	failOn   string
-	dryRun   bool
+	dryRun   dryRunFlag
 	force    bool
 	deadline time.Duration
 }
@@ -41,17 +41,25 @@ say the run is incomplete, and the exit code is 3.`,
   bfaudit audit --config bfaudit.yaml --format table,json --output json=report.json --fail-on medium
   bfaudit audit --config bfaudit.yaml --deadline 10m
   bfaudit audit --from estate.json --now 2026-11-30`,
-		Args: cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && f.dryRun.on() {
+				return usageError(fmt.Errorf("unexpected argument %q: --dry-run takes a file with '=' (--dry-run=%s)", args[0], args[0]))
+			}
+			return cobra.NoArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd, g, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.from, "from", "", "audit a saved estate (from `bfaudit collect --out`) without touching any system")
-	fl.StringSliceVarP(&f.formats, "format", "f", nil, "report formats: table, json, markdown, html, sarif (comma-separated or repeated)")
-	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "write a format to a file: FORMAT=PATH (repeatable); a bare PATH applies to the only format")
-	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this severity (critical, high, medium, low, info)")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "show what sinks (GitHub, Slack) would do without doing it; the run is not recorded in history")
+	// A backquoted word in a usage is the flag's value name in --help.
+	fl.StringVar(&f.from, "from", "", "audit the estate in `FILE` (written by bfaudit collect --out) without touching any system")
+	fl.StringSliceVarP(&f.formats, "format", "f", nil, "report `FORMAT`s: table, json, markdown, html, sarif (comma-separated or repeated)")
+	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "write a format to a file: `FORMAT=PATH` (repeatable); a bare PATH applies to the only format")
+	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this `SEVERITY` (critical, high, medium, low, info)")
+	fl.Var(&f.dryRun, "dry-run", "print what the sinks (GitHub, Slack) would do as JSON Lines and do none of it, nor record the run in history; "+
+		"bare, the plan goes to stdout (the report meant for stdout to stderr); --dry-run=FILE writes it to FILE")
+	fl.Lookup("dry-run").NoOptDefVal = "true"
 	fl.BoolVar(&f.force, "force", false, "post the Slack digest even if this period's was already posted")
-	fl.DurationVar(&f.deadline, "deadline", 0, "stop the whole run after this long and report what was collected, marked incomplete (default: deadline in the config, 30m)")
+	fl.DurationVar(&f.deadline, "deadline", 0, "stop the whole run after this `DURATION` and report what was collected, marked incomplete (default: deadline in the config, 30m)")
 	return cmd
 }
 
@@ -84,6 +92,18 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	plan, err := planOutputs(cfg, f.formats, f.outputs)
 	if err != nil {
 		return usageError(err)
+	}
+	// The dry-run plan's stream is opened before anything runs, so a path
+	// that cannot be written fails the run at once.
+	dry, err := openDryRun(g, f.dryRun)
+	if err != nil {
+		return usageError(err)
+	}
+	defer dry.close()
+	reportOut := g.stdout
+	if dry.onStdout {
+		// stdout carries the plan alone, so it can be piped to jq.
+		reportOut = g.stderr
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), deadline)
 	defer cancel()
@@ -134,14 +154,17 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	report.Problems = append(report.Problems, problems...)
 	audit.Redact(report)
 
-	sinkErrs := runSinks(ctx, finish, g, cfg, result, store, f)
+	sinkErrs := runSinks(ctx, finish, g, cfg, result, store, f, dry.w)
 	for _, e := range sinkErrs {
 		report.Problems = append(report.Problems, e.Error())
 	}
 	errs = append(errs, sinkErrs...)
 	result.Refresh()
 	audit.Redact(report)
-	if err := writeReports(finish, g, cfg, plan, report); err != nil {
+	if err := dry.close(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := writeReports(finish, g, reportOut, cfg, plan, report); err != nil {
 		return usageError(err)
 	}
 	for _, c := range report.Coverage {

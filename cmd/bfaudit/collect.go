@@ -58,6 +58,6 @@ deadline or a signal stopped it (the estate holds what was collected).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "where to write the estate JSON")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the estate (JSON) to `FILE`")
 	return cmd
 }

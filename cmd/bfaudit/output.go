@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,14 +64,16 @@ func planOutputs(cfg *config.Config, formats, outputs []string) ([]output, error
 	return plan, nil
 }
 
-func writeReports(ctx context.Context, g *globals, cfg *config.Config, plan []output, r *model.Report) error {
+// writeReports writes the reports; the one without a file goes to stdout
+// (stderr while a dry run's plan has stdout).
+func writeReports(ctx context.Context, g *globals, stdout io.Writer, cfg *config.Config, plan []output, r *model.Report) error {
 	for _, o := range plan {
-		w, err := reports.New(o.format, reports.Options{Color: o.path == "" && isTerminal(g.stdout), Templates: cfg.Report.Templates})
+		w, err := reports.New(o.format, reports.Options{Color: o.path == "" && isTerminal(stdout), Templates: cfg.Report.Templates})
 		if err != nil {
 			return err
 		}
 		if o.path == "" {
-			if err := w.Write(ctx, g.stdout, r); err != nil {
+			if err := w.Write(ctx, stdout, r); err != nil {
 				return fmt.Errorf("%s report: %w", o.format, err)
 			}
 			continue

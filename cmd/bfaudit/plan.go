@@ -84,8 +84,8 @@ medium), 2 when a file cannot be read or parsed.`,
 			return nil
 		},
 	}
-	check.Flags().StringVar(&failOn, "fail-on", "medium", "exit 1 when a finding is at or above this severity")
-	check.Flags().StringVarP(&format, "format", "f", "text", "text, json or sarif")
+	check.Flags().StringVar(&failOn, "fail-on", "medium", "exit 1 when a finding is at or above this `SEVERITY` (critical, high, medium, low, info)")
+	check.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text, json or sarif")
 	cmd.AddCommand(check)
 	return cmd
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/config"
+	"github.com/bfaudit/bfaudit/internal/httplog"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/github"
 	"github.com/bfaudit/bfaudit/reports/history"
@@ -25,13 +28,16 @@ import (
 // new, resolved and the trend). GitHub and Slack talk to the world under
 // the run's deadline (ctx): once it has passed they stop between calls.
 // The store records under finish, so a stopped run is still recorded.
-func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *audit.Audit, store *history.Store, f auditFlags) []error {
+//
+// dryOut gets the sinks' dry-run plan, JSON Lines only: every HTTP call
+// they would make, one a line (a file, stdout or stderr; see dryRunOut).
+func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *audit.Audit, store *history.Store, f auditFlags, dryOut io.Writer) []error {
 	var errs []error
 	r := a.Report
 	if cfg.GitHub != nil {
 		if ctx.Err() != nil {
 			errs = append(errs, errors.New("github: not synced: the run was stopped before the sinks ran"))
-		} else if err := syncGitHub(ctx, g, *cfg.GitHub, cfg.Owners, a, f.dryRun); err != nil {
+		} else if err := syncGitHub(ctx, g, *cfg.GitHub, cfg.Owners, a, f.dryRun.on(), dryOut); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -40,7 +46,7 @@ func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *au
 		// A dry run previews what the store would add (ages, new and
 		// resolved) without recording the run.
 		record := store.Record
-		if f.dryRun {
+		if f.dryRun.on() {
 			record = store.Preview
 		}
 		if err := record(finish, r); err != nil {
@@ -56,20 +62,21 @@ func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *au
 		}
 		if ctx.Err() != nil {
 			errs = append(errs, errors.New("slack: not posted: the run was stopped before the sinks ran"))
-		} else if err := postSlack(ctx, g, *cfg.Slack, cfg.Owners, s, r, f); err != nil {
+		} else if err := postSlack(ctx, g, *cfg.Slack, cfg.Owners, s, r, f, dryOut); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errs
 }
 
-func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Owners, store *history.Store, r *model.Report, f auditFlags) error {
-	sc.DryRun = sc.DryRun || f.dryRun
+func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Owners, store *history.Store, r *model.Report, f auditFlags, dryOut io.Writer) error {
+	sc.DryRun = sc.DryRun || f.dryRun.on()
 	sc.Force = sc.Force || f.force
 	if store == nil && sc.Period != slack.PeriodEvery && !sc.DryRun {
 		return errors.New("slack: the history store is unavailable, so the digest cannot be posted once per period; not posting")
 	}
-	sink, err := slack.New(sc, owners, store, slack.WithDryRunWriter(g.stderr))
+	sink, err := slack.New(sc, owners, store, slack.WithDryRunWriter(dryOut),
+		slack.WithHTTPClient(&http.Client{Transport: httplog.Wrap(nil)})) // --verbose logs each call
 	if err != nil {
 		return err // the sink's errors already say "slack"
 	}
@@ -80,10 +87,11 @@ func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Ow
 	return err
 }
 
-func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool) error {
+func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool, dryOut io.Writer) error {
 	r := a.Report
 	gc.DryRun = gc.DryRun || dryRun
-	sink, err := github.New(gc, owners, github.WithOutput(g.stderr))
+	sink, err := github.New(gc, owners, github.WithOutput(dryOut),
+		github.WithHTTPClient(&http.Client{Transport: httplog.Wrap(nil)})) // --verbose logs each call
 	if err != nil {
 		return err
 	}

@@ -45,11 +45,17 @@ github:
 	if writes.Load() != 0 {
 		t.Errorf("%d write calls in a dry run", writes.Load())
 	}
-	if !strings.Contains(stderr, "BF-3100") || !strings.Contains(strings.ToLower(stderr), "create") {
-		t.Errorf("dry run should print the issues it would create:\n%s", stderr)
+	// A bare --dry-run gives stdout to the plan; the report goes to stderr.
+	if !strings.Contains(out, "BF-3100") || !strings.Contains(strings.ToLower(out), "create") {
+		t.Errorf("dry run should print the issues it would create:\n%s", out)
 	}
-	if !strings.HasPrefix(out, "{") {
-		t.Errorf("dry-run text must not mix into the JSON report on stdout:\n%s", out)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(line, "{") {
+			t.Errorf("stdout holds something other than the JSON Lines plan: %q", line)
+		}
+	}
+	if !strings.Contains(stderr, `"findings"`) {
+		t.Errorf("the JSON report should be on stderr:\n%.500s", stderr)
 	}
 }
 
@@ -87,7 +93,7 @@ slack:
 	}
 	first := posts.Load()
 	// A dry run prints the payloads, posts nothing and records nothing.
-	_, _, dry := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30T09:00:00Z", "--dry-run", "--force", "-f", "json")
+	_, dry, _ := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30T09:00:00Z", "--dry-run", "--force", "-f", "json")
 	if posts.Load() != first || !strings.Contains(dry, "blocks") {
 		t.Errorf("dry run posted (%d) or printed no payload:\n%.500s", posts.Load()-first, dry)
 	}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 13.8: --verbose logs every HTTP call of the sources and sinks:
+// method, URL without credentials, status, duration; never a token.
+func TestVerboseLogsEachHTTPCall(t *testing.T) {
+	const token = "canary-airflow-token-7f3e"
+	t.Setenv("BFAUDIT_TEST_AIRFLOW_TOKEN", token)
+	airflow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"title":"Not Found"}`, http.StatusNotFound)
+	}))
+	defer airflow.Close()
+	fake := newGHFake(t)
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	write(t, cfg, `sources:
+  - {type: records, plans: [`+abs(t, "../../examples/quickstart/plans")+`]}
+  - {type: airflow, name: af, url: `+airflow.URL+`, api_version: "1", token_env: BFAUDIT_TEST_AIRFLOW_TOKEN}
+github:
+  repo: acme/cleanup
+  base_url: `+fake.srv.URL+`
+  token_env: BFAUDIT_TEST_NO_SUCH_TOKEN
+  dry_run: true
+`)
+	args := []string{"audit", "-c", cfg, "--now", "2026-11-30", "-f", "json", "-o", filepath.Join(t.TempDir(), "r.json")}
+	_, _, stderr := bfaudit(t, append(args, "--verbose")...)
+	type call struct {
+		Msg      string  `json:"msg"`
+		Level    string  `json:"level"`
+		Method   string  `json:"method"`
+		URL      string  `json:"url"`
+		Status   int     `json:"status"`
+		Duration float64 `json:"duration"`
+	}
+	var calls []call
+	sc := bufio.NewScanner(strings.NewReader(stderr))
+	for sc.Scan() {
+		var c call
+		if json.Unmarshal(sc.Bytes(), &c) == nil && c.Msg == "http call" {
+			calls = append(calls, c)
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range calls {
+		if c.Level != "DEBUG" || c.Method == "" || c.Status == 0 {
+			t.Errorf("incomplete call log: %+v", c)
+		}
+		switch {
+		case strings.HasPrefix(c.URL, airflow.URL+"/api/v1/") && c.Status == http.StatusNotFound:
+			seen["airflow"] = true
+		case strings.HasPrefix(c.URL, fake.srv.URL+"/api/v3/repos/acme/cleanup/issues") && c.Method == http.MethodGet && c.Status == http.StatusOK:
+			seen["github"] = true
+		}
+	}
+	if !seen["airflow"] || !seen["github"] {
+		t.Errorf("want the airflow source's and the GitHub sink's calls logged, got %+v\nstderr:\n%.2000s", calls, stderr)
+	}
+	if strings.Contains(stderr, token) {
+		t.Error("the airflow token is in the log")
+	}
+	// Without --verbose, no call is logged.
+	_, _, quiet := bfaudit(t, args...)
+	if strings.Contains(quiet, `"http call"`) {
+		t.Errorf("calls logged without --verbose:\n%.1000s", quiet)
+	}
+}
