@@ -1,7 +1,11 @@
 # bfaudit: `make run` audits the bundled quickstart estate; `make test` runs
-# vet, staticcheck and the race-enabled tests.
+# vet, staticcheck, the race-enabled tests, actionlint on the GitHub Actions
+# examples and `goreleaser check`; `make image` builds the container image.
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
+ACTIONLINT_VERSION ?= v1.7.12
+# Newer goreleaser releases need a newer Go than this project's.
+GORELEASER_VERSION ?= v2.15.1
 # The quickstart is audited as of a fixed day so its report reads the same
 # on any day; drop --now to audit as of today.
 QUICKSTART_NOW ?= 2026-11-30
@@ -11,7 +15,13 @@ QUICKSTART_NOW ?= 2026-11-30
 FUZZTIME ?= 10s
 FUZZPKGS ?= ./...
 
-.PHONY: run test vet staticcheck unit build bench docs fuzz
+# make image: the OCI image of cmd/bfaudit, with no Docker daemon, in
+# dist/image/ (oci/ layout, bfaudit.tar for docker/podman load). IMAGE_ARCH
+# picks the platform (amd64, arm64), IMAGE_REPO the name it is tagged under.
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+IMAGE_REPO ?= bfaudit
+
+.PHONY: run test vet staticcheck unit build bench docs fuzz image actionlint goreleaser-check
 
 run: build
 	@./bin/bfaudit audit --config examples/quickstart/bfaudit.yaml --now $(QUICKSTART_NOW); \
@@ -22,7 +32,7 @@ run: build
 build:
 	@$(GO) build -o bin/bfaudit ./cmd/bfaudit
 
-test: vet staticcheck unit
+test: vet staticcheck unit actionlint goreleaser-check
 
 vet:
 	$(GO) vet ./...
@@ -32,6 +42,23 @@ staticcheck:
 
 unit:
 	$(GO) test -race ./...
+
+image:
+	$(GO) run ./tools/image -arch $(IMAGE_ARCH) -repo $(IMAGE_REPO) -out dist/image
+
+# The example workflows, linted with the root action.yml standing in for
+# bfaudit/bfaudit@v1, so actionlint also checks the inputs they pass to it
+# (errors name the copies under .github/workflows/, same file names and lines).
+actionlint:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	mkdir -p "$$tmp/.github/workflows" && cp action.yml "$$tmp/" && \
+	for f in examples/github-actions/*.yml; do \
+	  sed 's#uses: bfaudit/bfaudit@.*#uses: ./#' "$$f" > "$$tmp/.github/workflows/$${f##*/}"; \
+	done && \
+	cd "$$tmp" && git init -q && $(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
+goreleaser-check:
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) check
 
 bench:
 	./bench/run.sh
