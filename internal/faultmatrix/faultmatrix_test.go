@@ -17,14 +17,19 @@ func (f fake) Collect(_ context.Context, sink collectors.Sink) error {
 	if f.failAt != nil && *f.failAt == "" {
 		return errors.New("connection refused")
 	}
-	scope := model.JoinScope("p1", "ds")
+	// What lies outside the failed unit is still reported, as a real
+	// collector does: only the unit's own artifacts go missing.
+	add := func(a model.Artifact) {
+		if f.failAt == nil || !model.ScopeWithin(a.Scope, *f.failAt) {
+			sink.AddArtifact(a)
+		}
+	}
 	if f.failAt != nil {
 		sink.AddError(*f.failAt, errors.New("HTTP 500"))
-		return nil
 	}
-	sink.AddArtifact(model.Artifact{Kind: model.KindTable, Scope: scope, URI: "fake://p1/ds/bf_7001_tmp",
+	add(model.Artifact{Kind: model.KindTable, Scope: model.JoinScope("p1", "ds"), URI: "fake://p1/ds/bf_7001_tmp",
 		Name: "bf_7001_tmp", Labels: map[string]string{"backfill_id": "bf-7001"}, State: model.StateActive})
-	sink.AddArtifact(model.Artifact{Kind: model.KindGrant, Scope: "p1", URI: "fake://p1/iam/editor",
+	add(model.Artifact{Kind: model.KindGrant, Scope: "p1", URI: "fake://p1/iam/editor",
 		Name: "editor", Labels: map[string]string{"backfill_id": "bf-7001"}, State: model.StateActive,
 		Attributes: map[string]string{model.AttrPrincipal: "serviceAccount:bf-7001@proj.iam.gserviceaccount.com",
 			model.AttrRole: "roles/bigquery.dataEditor"}})
