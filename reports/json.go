@@ -2,19 +2,19 @@ package reports
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 
+	"github.com/bfaudit/bfaudit/internal/jsonstream"
 	"github.com/bfaudit/bfaudit/model"
 )
 
 // JSON writes the report as indented JSON; its schema is versioned by
-// model.ReportVersion.
+// model.ReportVersion. The backfills and findings are written one at a
+// time through a buffer, so a report of a million findings is never held
+// in memory as text.
 type JSON struct{}
 
 // Write implements Writer.
 func (JSON) Write(_ context.Context, w io.Writer, r *model.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return jsonstream.Encode(w, r)
 }

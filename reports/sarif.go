@@ -2,9 +2,9 @@ package reports
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 
+	"github.com/bfaudit/bfaudit/internal/jsonstream"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/rules"
 )
@@ -13,17 +13,6 @@ import (
 // findings on the plan file's line. Fingerprints go into
 // partialFingerprints so tools track a finding across runs.
 type SARIF struct{}
-
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
-}
 
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
@@ -53,8 +42,14 @@ type sarifResult struct {
 	Level               string            `json:"level"`
 	Message             sarifText         `json:"message"`
 	Locations           []sarifLocation   `json:"locations,omitempty"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	PartialFingerprints sarifFingerprints `json:"partialFingerprints"`
 	Suppressions        []sarifSuppress   `json:"suppressions,omitempty"`
+}
+
+// sarifFingerprints is the one partial fingerprint bfaudit gives: the
+// same JSON as a map with that key, without a map per result.
+type sarifFingerprints struct {
+	V1 string `json:"bfaudit/v1"`
 }
 
 type sarifLocation struct {
@@ -85,40 +80,74 @@ type sarifSuppress struct {
 	Justification string `json:"justification,omitempty"`
 }
 
-// Write implements Writer.
+// Write implements Writer. Results are built and written one finding at a
+// time, so a large report is never held as SARIF values or text.
 func (SARIF) Write(_ context.Context, w io.Writer, r *model.Report) error {
-	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "bfaudit"}}, Results: []sarifResult{}}
+	driver := sarifDriver{Name: "bfaudit"}
 	for _, rule := range rules.All() {
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
+		driver.Rules = append(driver.Rules, sarifRule{
 			ID: rule.ID, Name: rule.Name, ShortDescription: sarifText{rule.Title},
 			FullDescription: sarifText{rule.Rationale}, Help: sarifText{rule.Remediation},
 			Properties: map[string]any{"severity": rule.Severity.String(), "seed": rule.Seed},
 		})
 	}
-	for _, f := range r.Findings {
-		res := sarifResult{RuleID: f.RuleID, Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
-			PartialFingerprints: map[string]string{"bfaudit/v1": f.Fingerprint}}
-		var loc sarifLocation
-		if f.Location != nil && f.Location.Path != "" {
-			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: f.Location.Path}}
-			if f.Location.Line > 0 {
-				loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Location.Line}
-			}
-		}
-		if f.ArtifactURI != "" {
-			loc.LogicalLocations = []sarifLogical{{FullyQualifiedName: f.ArtifactURI, Kind: "resource"}}
-		}
-		if loc.PhysicalLocation != nil || loc.LogicalLocations != nil {
-			res.Locations = []sarifLocation{loc}
-		}
-		if f.Waived() {
-			res.Suppressions = []sarifSuppress{{Kind: "external", Justification: f.Waiver.Reason}}
-		}
-		run.Results = append(run.Results, res)
+	// {"$schema", "version", "runs": [{"tool", "results": [...]}]}
+	s := jsonstream.New(w)
+	doc := s.Object()
+	doc.Field("$schema", "https://json.schemastore.org/sarif-2.1.0.json")
+	doc.Field("version", "2.1.0")
+	runs := doc.Array("runs")
+	run := runs.Object()
+	run.Field("tool", sarifTool{Driver: driver})
+	results := run.Array("results")
+	var res resultBuf
+	for i := range r.Findings {
+		results.Elem(res.of(&r.Findings[i]))
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+	results.End()
+	run.End()
+	runs.End()
+	doc.End()
+	return s.Flush()
+}
+
+// resultBuf builds one result at a time in the same storage: each is
+// written before the next is built.
+type resultBuf struct {
+	res      sarifResult
+	loc      [1]sarifLocation
+	physical sarifPhysical
+	region   sarifRegion
+	logical  [1]sarifLogical
+	suppress [1]sarifSuppress
+}
+
+// of returns a finding's result.
+func (b *resultBuf) of(f *model.Finding) *sarifResult {
+	b.res = sarifResult{RuleID: f.RuleID, Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
+		PartialFingerprints: sarifFingerprints{f.Fingerprint}}
+	loc := sarifLocation{}
+	if f.Location != nil && f.Location.Path != "" {
+		b.physical = sarifPhysical{ArtifactLocation: sarifArtifact{URI: f.Location.Path}}
+		if f.Location.Line > 0 {
+			b.region = sarifRegion{StartLine: f.Location.Line}
+			b.physical.Region = &b.region
+		}
+		loc.PhysicalLocation = &b.physical
+	}
+	if f.ArtifactURI != "" {
+		b.logical[0] = sarifLogical{FullyQualifiedName: f.ArtifactURI, Kind: "resource"}
+		loc.LogicalLocations = b.logical[:]
+	}
+	if loc.PhysicalLocation != nil || loc.LogicalLocations != nil {
+		b.loc[0] = loc
+		b.res.Locations = b.loc[:]
+	}
+	if f.Waived() {
+		b.suppress[0] = sarifSuppress{Kind: "external", Justification: f.Waiver.Reason}
+		b.res.Suppressions = b.suppress[:]
+	}
+	return &b.res
 }
 
 func sarifLevel(s model.Severity) string {

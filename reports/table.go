@@ -1,12 +1,15 @@
 package reports
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -24,7 +27,8 @@ var severityColor = map[model.Severity]string{
 
 // Write implements Writer.
 func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
-	p := &printer{w: w}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	p := &printer{w: bw}
 	s := r.Summary
 	p.f("bfaudit report as of %s\n", r.Now.Format("2006-01-02 15:04 MST"))
 	p.f("%d backfills, %d artifacts, %d decision records; %d open findings", s.Backfills, s.Artifacts, s.Records, s.Findings)
@@ -66,38 +70,38 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	}
 	if len(r.Backfills) > 0 {
 		p.f("\nBACKFILLS\n")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tSTATUS\tLIFECYCLE\tFINDINGS\tOWNER\tNEXT")
-		for _, b := range r.Backfills {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", b.Backfill.ID, orDash(string(b.Backfill.Status)),
-				LifecycleLabel(b), b.Findings, orDash(b.Backfill.Owner), nextStep(b))
-		}
-		tw.Flush()
+		p.table([]string{"ID", "STATUS", "LIFECYCLE", "FINDINGS", "OWNER", "NEXT"}, len(r.Backfills), func(i int, row []string) {
+			b := &r.Backfills[i]
+			row[0], row[1], row[2] = b.Backfill.ID, orDash(string(b.Backfill.Status)), LifecycleLabel(*b)
+			row[3], row[4], row[5] = strconv.Itoa(b.Findings), orDash(b.Backfill.Owner), nextStep(*b)
+		})
 	}
 	if len(r.Findings) > 0 {
 		p.f("\nFINDINGS\n")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		// Ages are known once a history store remembers first sightings.
 		withAge := r.History != nil
+		header := []string{"SEVERITY", "RULE", "BACKFILL", "WHERE", "MESSAGE"}
 		if withAge {
-			fmt.Fprintln(tw, "SEVERITY\tRULE\tBACKFILL\tAGE\tWHERE\tMESSAGE")
-		} else {
-			fmt.Fprintln(tw, "SEVERITY\tRULE\tBACKFILL\tWHERE\tMESSAGE")
+			header = []string{"SEVERITY", "RULE", "BACKFILL", "AGE", "WHERE", "MESSAGE"}
 		}
-		for _, f := range r.Findings {
+		p.table(header, len(r.Findings), func(i int, row []string) {
+			f := &r.Findings[i]
 			sevText := f.Severity.String()
 			if f.Waived() {
 				sevText = "waived"
 			}
-			age := ""
+			row[0], row[1], row[2] = t.paint(f.Severity, sevText), f.RuleID, orDash(f.BackfillID)
+			k := 3
 			if withAge {
-				age = orDash(Age(f, r.Now)) + "\t"
+				row[3], k = orDash(Age(*f, r.Now)), 4
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\t%s\n", t.paint(f.Severity, sevText), f.RuleID, orDash(f.BackfillID), age, shorten(Where(f), 64), oneLine(f.Message))
-		}
-		tw.Flush()
+			row[k], row[k+1] = shorten(Where(*f), 64), oneLine(f.Message)
+		})
 	} else {
 		p.f("\nNo findings.\n")
+	}
+	if p.err == nil {
+		p.err = bw.Flush()
 	}
 	return p.err
 }
@@ -159,10 +163,10 @@ func Where(f model.Finding) string {
 // shorten keeps a long URI readable in a table: its start and its end,
 // which name the system and the object. JSON and HTML keep it whole.
 func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
+	r := []rune(s)
 	head := n / 3
 	return string(r[:head]) + "…" + string(r[len(r)-(n-head-1):])
 }
@@ -174,10 +178,32 @@ func orDash(s string) string {
 	return s
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string {
+	if isOneLine(s) {
+		return s // most are: no copy
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether s is already what oneLine makes of it: no
+// space at either end, and no space but single ASCII spaces between words.
+func isOneLine(s string) bool {
+	space := true
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if r != ' ' || space {
+				return false
+			}
+			space = true
+		} else {
+			space = false
+		}
+	}
+	return !space || s == ""
+}
 
 type printer struct {
-	w   io.Writer
+	w   *bufio.Writer
 	err error
 }
 
@@ -185,4 +211,65 @@ func (p *printer) f(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format, args...)
 	}
+}
+
+func (p *printer) s(s string) {
+	if p.err == nil {
+		_, p.err = p.w.WriteString(s)
+	}
+}
+
+// table writes a header and n rows in columns, as text/tabwriter does with
+// two spaces of padding (widths counted in runes, the last cell not
+// padded), but without holding the rows: a first pass measures them and a
+// second writes them, each made by row(i, cells) into the same cells.
+// Tabs and line breaks in a cell become spaces: they would break the
+// columns.
+func (p *printer) table(header []string, n int, row func(i int, cells []string)) {
+	widths := make([]int, len(header)-1)
+	cells := make([]string, len(header))
+	measure := func() {
+		for j := range widths {
+			cells[j] = cellText(cells[j])
+			widths[j] = max(widths[j], utf8.RuneCountInString(cells[j]))
+		}
+	}
+	line := func() {
+		for j, w := range widths {
+			p.s(cells[j])
+			for pad := w + 2 - utf8.RuneCountInString(cells[j]); pad > 0; pad -= len(spaces) {
+				p.s(spaces[:min(pad, len(spaces))])
+			}
+		}
+		p.s(cellText(cells[len(widths)]))
+		p.s("\n")
+	}
+	copy(cells, header)
+	measure()
+	for i := range n {
+		row(i, cells)
+		measure()
+	}
+	copy(cells, header)
+	measure()
+	line()
+	for i := range n {
+		row(i, cells)
+		measure()
+		line()
+	}
+}
+
+const spaces = "                                "
+
+func cellText(s string) string {
+	if !strings.ContainsAny(s, "\t\n\v\f\r") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune("\t\n\v\f\r", r) {
+			return ' '
+		}
+		return r
+	}, s)
 }

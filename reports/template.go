@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	htmltemplate "html/template"
@@ -21,13 +22,24 @@ type Template struct {
 	HTML bool
 }
 
-// Write implements Writer.
+// MaxRows is how many findings the Markdown and HTML reports list: a
+// table of a million rows helps no one and would take minutes to render.
+// The rest are counted on a line that points at the JSON report, which
+// holds them all.
+const MaxRows = 1000
+
+// Write implements Writer. Templates write many small pieces, so they go
+// through a buffer.
 func (t *Template) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	tpl, err := t.parse()
 	if err != nil {
 		return err
 	}
-	return tpl.Execute(w, newView(r))
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := tpl.Execute(bw, newView(r)); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // executor is a parsed text or HTML template.
@@ -77,12 +89,29 @@ type View struct {
 	Steps []model.Step
 	// Severities in order, most severe first.
 	Severities []model.Severity
-	// ByBackfill groups findings by backfill id ("" for those with none).
-	ByBackfill map[string][]model.Finding
+	// Listed are the findings the tables list: the first MaxRows, in
+	// report order (most severe first).
+	Listed []model.Finding
+	// Unlisted counts the findings past MaxRows, left to the JSON report.
+	Unlisted int
 	// Owners are the owners with open findings, most findings first.
 	Owners []OwnerCount
 	// Incomplete lists sources that did not answer fully.
 	Incomplete []model.Coverage
+
+	byBackfill map[string][]model.Finding
+}
+
+// ByBackfill groups findings by backfill id ("" for those with none). It
+// is built on first use: the bundled templates do not use it.
+func (v *View) ByBackfill() map[string][]model.Finding {
+	if v.byBackfill == nil {
+		v.byBackfill = map[string][]model.Finding{}
+		for _, f := range v.Findings {
+			v.byBackfill[f.BackfillID] = append(v.byBackfill[f.BackfillID], f)
+		}
+	}
+	return v.byBackfill
 }
 
 // OwnerCount is one owner's open findings.
@@ -92,9 +121,9 @@ type OwnerCount struct {
 }
 
 func newView(r *model.Report) *View {
-	v := &View{Report: r, Steps: model.Steps(), Severities: model.Severities(), ByBackfill: map[string][]model.Finding{}}
-	for _, f := range r.Findings {
-		v.ByBackfill[f.BackfillID] = append(v.ByBackfill[f.BackfillID], f)
+	v := &View{Report: r, Steps: model.Steps(), Severities: model.Severities(), Listed: r.Findings}
+	if len(v.Listed) > MaxRows {
+		v.Listed, v.Unlisted = v.Listed[:MaxRows], len(v.Listed)-MaxRows
 	}
 	for o, n := range r.Summary.ByOwner {
 		v.Owners = append(v.Owners, OwnerCount{o, n})

@@ -1,0 +1,294 @@
+// Package jsonstream writes a large JSON document a piece at a time, with
+// the bytes json.MarshalIndent(v, "", "  ") would give for the whole
+// value, so reports and saved estates of a million entries never sit in
+// memory twice (once marshalled, once re-indented). The caller walks its
+// value: objects and arrays it opens here, everything else it hands to
+// Value, which encoding/json marshals and indents at the right depth.
+package jsonstream
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// Writer writes one JSON document through a buffer. The first error sticks
+// and is returned by Flush.
+type Writer struct {
+	w    *bufio.Writer
+	encs []*json.Encoder // by depth
+	err  error
+}
+
+// New returns a Writer on w.
+func New(w io.Writer) *Writer { return &Writer{w: bufio.NewWriterSize(w, 64<<10)} }
+
+// Flush writes what is buffered and returns the first error met.
+func (s *Writer) Flush() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.w.Flush()
+}
+
+func (s *Writer) raw(str string) {
+	if s.err == nil {
+		_, s.err = s.w.WriteString(str)
+	}
+}
+
+// newline starts a line at depth.
+func (s *Writer) newline(depth int) {
+	s.raw("\n")
+	for range depth {
+		s.raw("  ")
+	}
+}
+
+// value writes v marshalled and indented as if it sat at depth.
+func (s *Writer) value(depth int, v any) {
+	if s.err != nil {
+		return
+	}
+	for len(s.encs) <= depth {
+		enc := json.NewEncoder(dropNewline{s})
+		enc.SetIndent(strings.Repeat("  ", len(s.encs)), "  ")
+		s.encs = append(s.encs, enc)
+	}
+	if err := s.encs[depth].Encode(v); err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// dropNewline drops the newline json.Encoder ends every value with: a
+// value inside a document is followed by a comma or a closing bracket.
+type dropNewline struct{ s *Writer }
+
+func (d dropNewline) Write(b []byte) (int, error) {
+	if d.s.err == nil {
+		_, d.s.err = d.s.w.Write(b[:len(b)-1])
+	}
+	return len(b), d.s.err
+}
+
+// Object opens the document's top-level object.
+func (s *Writer) Object() *Object {
+	s.raw("{")
+	return &Object{s: s}
+}
+
+// Object is an object being written, one field at a time.
+type Object struct {
+	s      *Writer
+	depth  int
+	fields int
+}
+
+// key starts a field. Names are the caller's own field names, plain
+// ASCII that JSON needs no escape for.
+func (o *Object) key(name string) {
+	if o.fields > 0 {
+		o.s.raw(",")
+	}
+	o.fields++
+	o.s.newline(o.depth + 1)
+	o.s.raw(`"`)
+	o.s.raw(name)
+	o.s.raw(`": `)
+}
+
+// Field writes a field whose value encoding/json marshals.
+func (o *Object) Field(name string, v any) {
+	o.key(name)
+	o.s.value(o.depth+1, v)
+}
+
+// Object opens a field that is an object.
+func (o *Object) Object(name string) *Object {
+	o.key(name)
+	o.s.raw("{")
+	return &Object{s: o.s, depth: o.depth + 1}
+}
+
+// Array opens a field that is an array.
+func (o *Object) Array(name string) *Array {
+	o.key(name)
+	o.s.raw("[")
+	return &Array{s: o.s, depth: o.depth + 1}
+}
+
+// End closes the object.
+func (o *Object) End() {
+	if o.fields > 0 {
+		o.s.newline(o.depth)
+	}
+	o.s.raw("}")
+	if o.depth == 0 {
+		o.s.raw("\n") // as json.Encoder ends a document
+	}
+}
+
+// Array is an array being written, one element at a time.
+type Array struct {
+	s     *Writer
+	depth int
+	elems int
+}
+
+func (a *Array) next() {
+	if a.elems > 0 {
+		a.s.raw(",")
+	}
+	a.elems++
+	a.s.newline(a.depth + 1)
+}
+
+// Elem writes an element that encoding/json marshals. Pass a pointer to a
+// large struct: it marshals the same and is not copied.
+func (a *Array) Elem(v any) {
+	a.next()
+	a.s.value(a.depth+1, v)
+}
+
+// Object opens an element that is an object.
+func (a *Array) Object() *Object {
+	a.next()
+	a.s.raw("{")
+	return &Object{s: a.s, depth: a.depth + 1}
+}
+
+// End closes the array.
+func (a *Array) End() {
+	if a.elems > 0 {
+		a.s.newline(a.depth)
+	}
+	a.s.raw("]")
+}
+
+// Slice writes a field holding a slice, element by element: null for a nil
+// slice and [] for an empty one, as encoding/json does.
+func Slice[T any](o *Object, name string, s []T) {
+	if s == nil {
+		o.Field(name, nil)
+		return
+	}
+	a := o.Array(name)
+	for i := range s {
+		a.Elem(&s[i])
+	}
+	a.End()
+}
+
+// Encode writes the struct v points to as a whole document, field by field
+// in the order and with the names, omitempty and omitzero of its json tags;
+// a field that is a slice of structs or of pointers is written element by
+// element, everything else is marshalled whole. A new field of the struct
+// is written without any change here. A value this does not handle (not a
+// pointer to a struct, a custom marshaller, an embedded field or the
+// string option) is marshalled whole, the ordinary way.
+func Encode(w io.Writer, v any) error {
+	s := New(w)
+	if !fieldwise(v) {
+		s.value(0, v)
+		s.raw("\n")
+		return s.Flush()
+	}
+	o := s.Object()
+	o.writeFields(v)
+	o.End()
+	return s.Flush()
+}
+
+func fieldwise(v any) bool {
+	if _, ok := v.(json.Marshaler); ok {
+		return false
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	t := rv.Elem().Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous || hasOpt(opts, "string") {
+			return false
+		}
+	}
+	return true
+}
+
+func (o *Object) writeFields(v any) {
+	rv := reflect.ValueOf(v).Elem()
+	t := rv.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fv := rv.Field(i)
+		if hasOpt(opts, "omitempty") && isEmpty(fv) || hasOpt(opts, "omitzero") && isZero(fv) {
+			continue
+		}
+		if fv.Kind() == reflect.Slice && !fv.IsNil() && streamable(fv.Type().Elem().Kind()) {
+			a := o.Array(name)
+			for j := range fv.Len() {
+				a.Elem(fv.Index(j).Addr().Interface())
+			}
+			a.End()
+			continue
+		}
+		o.Field(name, fv.Interface())
+	}
+}
+
+func streamable(k reflect.Kind) bool { return k == reflect.Struct || k == reflect.Pointer }
+
+func hasOpt(opts, name string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// isEmpty is encoding/json's omitempty test.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+// isZero is encoding/json's omitzero test: an IsZero method, or the zero value.
+func isZero(v reflect.Value) bool {
+	if z, ok := v.Interface().(interface{ IsZero() bool }); ok {
+		if v.Kind() == reflect.Pointer && v.IsNil() {
+			return true
+		}
+		return z.IsZero()
+	}
+	if v.CanAddr() {
+		if z, ok := v.Addr().Interface().(interface{ IsZero() bool }); ok {
+			return z.IsZero()
+		}
+	}
+	return v.IsZero()
+}
