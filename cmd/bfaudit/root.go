@@ -35,6 +35,8 @@ type globals struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	g := &globals{v: config.NewViper(), stdout: stdout, stderr: stderr}
 	root := newRoot(g)
+	stopProfiling := withProfiling(root)
+	defer stopProfiling()
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
