@@ -102,6 +102,7 @@ func NewViper() *viper.Viper {
 	v.SetEnvPrefix("BFAUDIT")
 	v.SetEnvKeyReplacer(strings.NewReplacer(keyDelimiter, "_"))
 	v.AutomaticEnv()
+	bindEnv(v)
 	return v
 }
 
@@ -142,6 +143,22 @@ func (e *Error) Unwrap() error { return e.Err }
 // Load reads path (when set) into v, decodes and validates everything, and
 // builds the collectors, selector and rule engine.
 func Load(v *viper.Viper, path string) (*Config, error) {
+	c, err := decode(v, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.build(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// sinkSections are the sections that turn a sink on by being in the file.
+var sinkSections = []string{"github", "slack", "history"}
+
+// decode reads path (when set) into v and decodes the file, env vars and
+// defaults into a Config, unchecked.
+func decode(v *viper.Viper, path string) (*Config, error) {
 	var raw []byte
 	if path != "" {
 		data, err := readFile(v, path)
@@ -150,16 +167,31 @@ func Load(v *viper.Viper, path string) (*Config, error) {
 		}
 		raw = data
 	}
+	settings := v.AllSettings()
+	// An env var sets a key of a sink the file has; it does not turn on a
+	// sink the file leaves out (a BFAUDIT_GITHUB_TOKEN in a CI
+	// environment would otherwise start filing issues).
+	for _, s := range sinkSections {
+		if !v.InConfig(s) {
+			delete(settings, s)
+		}
+	}
 	// Secrets are registered before anything can put them in an error.
-	registerSecrets("", v.AllSettings(), getenv)
+	registerSecrets("", settings, getenv)
 	var c Config
 	// Unknown keys are errors: a misspelt section is not silently ignored.
 	// Durations read as everywhere else in the config (30d), range-checked.
-	strict := func(dc *mapstructure.DecoderConfig) {
-		dc.ErrorUnused = true
-		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(collectors.DurationHook, mapstructure.StringToSliceHookFunc(","))
+	// Otherwise as viper's Unmarshal: weakly typed, lists from "a,b".
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		Result:           &c,
+		WeaklyTypedInput: true,
+		ErrorUnused:      true,
+		DecodeHook:       mapstructure.ComposeDecodeHookFunc(collectors.DurationHook, mapstructure.StringToSliceHookFunc(",")),
+	})
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
 	}
-	if err := v.Unmarshal(&c, strict); err != nil {
+	if err := dec.Decode(settings); err != nil {
 		return nil, &Error{File: path, Err: decodeerr.Mapstructure(err, &c)}
 	}
 	c.File, c.raw = path, raw
@@ -167,9 +199,6 @@ func Load(v *viper.Viper, path string) (*Config, error) {
 	// but decodes to nothing.
 	if c.History == nil && v.InConfig("history") {
 		c.History = &history.Config{}
-	}
-	if err := c.build(); err != nil {
-		return nil, err
 	}
 	return &c, nil
 }
