@@ -17,13 +17,18 @@ import (
 // Writer writes one JSON document through a buffer. The first error sticks
 // and is returned by Flush.
 type Writer struct {
-	w    *bufio.Writer
-	encs []*json.Encoder // by depth
-	err  error
+	w     *bufio.Writer
+	enc   *json.Encoder // compact, into indenter
+	depth int           // of the value being encoded
+	err   error
 }
 
 // New returns a Writer on w.
-func New(w io.Writer) *Writer { return &Writer{w: bufio.NewWriterSize(w, 64<<10)} }
+func New(w io.Writer) *Writer {
+	s := &Writer{w: bufio.NewWriterSize(w, 64<<10)}
+	s.enc = json.NewEncoder(indenter{s})
+	return s
+}
 
 // Flush writes what is buffered and returns the first error met.
 func (s *Writer) Flush() error {
@@ -39,11 +44,21 @@ func (s *Writer) raw(str string) {
 	}
 }
 
+func (s *Writer) bytes(b []byte) {
+	if s.err == nil {
+		_, s.err = s.w.Write(b)
+	}
+}
+
+const indents = "\n                                                                "
+
 // newline starts a line at depth.
 func (s *Writer) newline(depth int) {
-	s.raw("\n")
-	for range depth {
-		s.raw("  ")
+	n := min(2*depth, len(indents)-1)
+	s.raw(indents[:1+n])
+	for rest := 2*depth - n; rest > 0; rest -= n {
+		n = min(rest, len(indents)-1)
+		s.raw(indents[1 : 1+n])
 	}
 }
 
@@ -52,25 +67,65 @@ func (s *Writer) value(depth int, v any) {
 	if s.err != nil {
 		return
 	}
-	for len(s.encs) <= depth {
-		enc := json.NewEncoder(dropNewline{s})
-		enc.SetIndent(strings.Repeat("  ", len(s.encs)), "  ")
-		s.encs = append(s.encs, enc)
-	}
-	if err := s.encs[depth].Encode(v); err != nil && s.err == nil {
+	s.depth = depth
+	if err := s.enc.Encode(v); err != nil && s.err == nil {
 		s.err = err
 	}
 }
 
-// dropNewline drops the newline json.Encoder ends every value with: a
-// value inside a document is followed by a comma or a closing bracket.
-type dropNewline struct{ s *Writer }
+// indenter receives a value json.Encoder marshalled (compact, with a
+// newline after it) and writes it indented as json.Indent would, with two
+// spaces a level. encoding/json's own indenting runs its validating
+// scanner over every byte and cost more than the marshalling; this needs
+// only to find strings and the brackets, commas and colons between them,
+// since what json.Encoder wrote is valid JSON without any spaces.
+type indenter struct{ s *Writer }
 
-func (d dropNewline) Write(b []byte) (int, error) {
-	if d.s.err == nil {
-		_, d.s.err = d.s.w.Write(b[:len(b)-1])
+func (in indenter) Write(b []byte) (int, error) {
+	s := in.s
+	n := len(b)
+	b = b[:n-1] // the newline json.Encoder ends a value with
+	depth, start, open := s.depth, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if open && c != '}' && c != ']' {
+			// The first thing in an object or array starts a line;
+			// an empty one stays {} or [].
+			s.bytes(b[start:i])
+			s.newline(depth)
+			start, open = i, false
+		}
+		switch c {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+			open = true
+		case '}', ']':
+			depth--
+			if open {
+				open = false
+				continue
+			}
+			s.bytes(b[start:i])
+			s.newline(depth)
+			start = i
+		case ',':
+			s.bytes(b[start : i+1])
+			s.newline(depth)
+			start = i + 1
+		case ':':
+			s.bytes(b[start : i+1])
+			s.raw(" ")
+			start = i + 1
+		}
 	}
-	return len(b), d.s.err
+	s.bytes(b[start:])
+	return n, s.err
 }
 
 // Object opens the document's top-level object.

@@ -131,3 +131,29 @@ func TestNested(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got.String(), want)
 	}
 }
+
+// The indenting matches json.Indent on what encoding/json writes: strings
+// with escaped quotes and backslashes, empty objects and arrays, scalars,
+// and nesting deeper than the run of spaces kept for indents.
+func TestIndent(t *testing.T) {
+	type wrap struct {
+		V any `json:"v"`
+	}
+	var deep any = "bottom"
+	for i := range 45 {
+		if i%2 == 0 {
+			deep = []any{deep, map[string]any{}, []int{}}
+		} else {
+			deep = map[string]any{"k": deep, "e": []any{}}
+		}
+	}
+	for name, v := range map[string]any{
+		"strings": []string{`a"b`, `a\`, `\"`, `\\"{[,:]}"`, "é\u2028<>&", ""},
+		"scalars": []any{1, -2.5e10, true, false, nil, 0},
+		"empties": map[string]any{"a": map[string]any{}, "b": []any{}, "c": []any{map[string]any{}, []any{}}},
+		"deep":    deep,
+		"scalar":  "just a string",
+	} {
+		same(t, name, &wrap{v})
+	}
+}
