@@ -8,10 +8,11 @@ import (
 	"github.com/spf13/viper"
 )
 
-// EnvVar is the environment variable that sets key (given with dots, as
-// the docs write it: github.token -> BFAUDIT_GITHUB_TOKEN).
-func EnvVar(key string) string {
-	return "BFAUDIT_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
+// EnvVar is the environment variable that sets the key with these parts:
+// EnvVar("github", "token") is BFAUDIT_GITHUB_TOKEN. A part is kept as it
+// is, dots and all (owners, alice@example.com, github).
+func EnvVar(parts ...string) string {
+	return "BFAUDIT_" + strings.ToUpper(strings.Join(parts, "_"))
 }
 
 // bindEnv binds every key of the config to its BFAUDIT_* variable. viper's

@@ -94,17 +94,17 @@ func TestEveryKeyFromEnv(t *testing.T) {
 	for key, typ := range keys {
 		t.Run(key, func(t *testing.T) {
 			env, want := envValue(typ)
-			t.Setenv(EnvVar(key), env)
+			t.Setenv(EnvVar(strings.Split(key, ".")...), env)
 			c, err := decode(NewViper(), path)
 			if err != nil {
-				t.Fatalf("%s=%s: %v", EnvVar(key), env, err)
+				t.Fatalf("%s=%s: %v", EnvVar(strings.Split(key, ".")...), env, err)
 			}
 			got, ok := fieldAt(reflect.ValueOf(c), key)
 			if !ok {
 				t.Fatalf("%s did not reach the config (section missing)", key)
 			}
 			if fmt.Sprint(got.Interface()) != fmt.Sprint(want) {
-				t.Errorf("%s=%s: %s = %v, want %v", EnvVar(key), env, key, got.Interface(), want)
+				t.Errorf("%s=%s: %s = %v, want %v", EnvVar(strings.Split(key, ".")...), env, key, got.Interface(), want)
 			}
 		})
 	}
@@ -159,16 +159,14 @@ func TestEnvDoesNotTurnOnASink(t *testing.T) {
 }
 
 func TestEnvVar(t *testing.T) {
-	for key, want := range map[string]string{
-		"github.token":      "BFAUDIT_GITHUB_TOKEN",
-		"report.fail_on":    "BFAUDIT_REPORT_FAIL_ON",
-		"history.dsn_env":   "BFAUDIT_HISTORY_DSN_ENV",
-		"concurrency":       "BFAUDIT_CONCURRENCY",
-		"slack.max_oldest":  "BFAUDIT_SLACK_MAX_OLDEST",
-		"correlation.label": "BFAUDIT_CORRELATION_LABEL",
+	for want, parts := range map[string][]string{
+		"BFAUDIT_GITHUB_TOKEN":                    {"github", "token"},
+		"BFAUDIT_REPORT_FAIL_ON":                  {"report", "fail_on"},
+		"BFAUDIT_CONCURRENCY":                     {"concurrency"},
+		"BFAUDIT_OWNERS_ALICE@EXAMPLE.COM_GITHUB": {"owners", "alice@example.com", "github"},
 	} {
-		if got := EnvVar(key); got != want {
-			t.Errorf("EnvVar(%s) = %s, want %s", key, got, want)
+		if got := EnvVar(parts...); got != want {
+			t.Errorf("EnvVar(%q) = %s, want %s", parts, got, want)
 		}
 	}
 }
