@@ -158,27 +158,44 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 // is kept once. Every built-in rule is one pass over the index, and the
 // user rules share one pass over the artifacts and one over the backfills,
 // so the cost is linear in the estate.
+//
+// Each rule reports into a slice of its own, and the findings are then
+// moved once into one slice of the exact size, with room for the waiver
+// findings, and sorted in place: one slice shared by every rule, grown by
+// append, used to copy each finding about three times and to hold up to
+// twice the memory it needed.
 func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
-	var out []model.Finding
+	parts := make([][]model.Finding, 0, len(e.rules)+1)
 	for _, r := range e.rules {
 		if r.meta {
 			continue
 		}
-		r.Check(e.context(ix, now, r, &out))
+		var mine []model.Finding
+		r.Check(e.context(ix, now, r, &mine))
+		parts = append(parts, mine)
 	}
-	e.evaluateUser(ix, now, &out)
-	seen := make(map[string]bool, len(out))
-	uniq := out[:0]
-	for _, f := range out {
-		if seen[f.Fingerprint] {
-			continue
+	var user []model.Finding
+	e.evaluateUser(ix, now, &user)
+	parts = append(parts, user)
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	seen := make(map[string]struct{}, n)
+	out := make([]model.Finding, 0, n+len(e.waivers))
+	for i, p := range parts {
+		for j := range p {
+			if _, dup := seen[p[j].Fingerprint]; dup {
+				continue
+			}
+			seen[p[j].Fingerprint] = struct{}{}
+			out = append(out, p[j])
 		}
-		seen[f.Fingerprint] = true
-		uniq = append(uniq, f)
+		parts[i] = nil // the rule's slice can go
 	}
-	uniq = e.applyWaivers(ix, uniq, now)
-	SortFindings(uniq)
-	return uniq
+	out = e.applyWaivers(ix, out, now)
+	SortFindings(out)
+	return out
 }
 
 func (e *Engine) context(ix *correlate.Index, now time.Time, r *Rule, out *[]model.Finding) *Context {
@@ -201,14 +218,15 @@ func (e *Engine) running(id string) *Rule {
 }
 
 // SortFindings orders findings for reports: most severe first, then by
-// backfill, rule and artifact. It sorts indexes and moves each finding
-// once, since findings are large structs and estates can raise many.
+// backfill, rule and artifact. It sorts indexes, then moves each finding
+// once into its place, without a second slice: findings are large structs
+// and estates can raise millions.
 func SortFindings(fs []model.Finding) {
-	idx := make([]int, len(fs))
+	idx := make([]int32, len(fs))
 	for i := range idx {
-		idx[i] = i
+		idx[i] = int32(i)
 	}
-	slices.SortStableFunc(idx, func(i, j int) int {
+	slices.SortStableFunc(idx, func(i, j int32) int {
 		a, b := &fs[i], &fs[j]
 		if a.Severity != b.Severity {
 			return cmp.Compare(b.Severity, a.Severity)
@@ -221,11 +239,25 @@ func SortFindings(fs []model.Finding) {
 		}
 		return cmp.Compare(a.ArtifactURI, b.ArtifactURI)
 	})
-	sorted := make([]model.Finding, len(fs))
-	for i, j := range idx {
-		sorted[i] = fs[j]
+	// Place k takes the finding at idx[k]; follow each cycle of the
+	// permutation, marking places done.
+	for k := range idx {
+		if idx[k] < 0 || idx[k] == int32(k) {
+			continue
+		}
+		held := fs[k]
+		j := k
+		for {
+			from := int(idx[j])
+			idx[j] = -1
+			if from == k {
+				fs[j] = held
+				break
+			}
+			fs[j] = fs[from]
+			j = from
+		}
 	}
-	copy(fs, sorted)
 }
 
 func (r *Rule) param(name string) *Param {
