@@ -174,7 +174,9 @@ func decode(v *viper.Viper, path string) (*Config, error) {
 	for _, s := range sinkSections {
 		if !v.InConfig(s) {
 			delete(settings, s)
+			continue
 		}
+		sameSecret(v, s, settings)
 	}
 	// Secrets are registered before anything can put them in an error.
 	registerSecrets("", settings, getenv)

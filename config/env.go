@@ -27,6 +27,28 @@ func bindEnv(v *viper.Viper) {
 	}
 }
 
+// sameSecret drops a secret key's value that only its own env var gave
+// when the section's <key>_env names that very variable: with history's
+// `dsn_env: BFAUDIT_HISTORY_DSN` (as docs/deploy.md sets it up), the
+// variable is also history.dsn's own, and the two would be refused as
+// "set dsn or dsn_env, not both" though they are one secret.
+func sameSecret(v *viper.Viper, section string, settings map[string]any) {
+	m, ok := settings[section].(map[string]any)
+	if !ok {
+		return
+	}
+	for k, val := range m {
+		base, isEnv := strings.CutSuffix(k, "_env")
+		name, isText := val.(string)
+		if !isEnv || !isText || name != EnvVar(section, base) {
+			continue
+		}
+		if _, set := m[base]; set && !v.InConfig(Key(section, base)) {
+			delete(m, base)
+		}
+	}
+}
+
 var durationType = reflect.TypeOf(time.Duration(0))
 
 // envKeys lists the keys of t (viper's spelling, "::"-joined) that hold a

@@ -170,3 +170,21 @@ func TestEnvVar(t *testing.T) {
 		}
 	}
 }
+
+// The deployment guide names BFAUDIT_HISTORY_DSN in dsn_env; that is also
+// history.dsn's own variable, and the one secret must not count as both.
+func TestEnvNamedByItsOwnEnvKey(t *testing.T) {
+	defer redact.Reset()
+	t.Setenv("BFAUDIT_HISTORY_DSN", "postgres://bfaudit:pw-in-env@db:5432/audit")
+	c, err := Load(NewViper(), write(t, "history: {driver: postgres, dsn_env: BFAUDIT_HISTORY_DSN}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.History.DSN != "" || c.History.DSNEnv != "BFAUDIT_HISTORY_DSN" {
+		t.Errorf("history = dsn %q, dsn_env %q; want the DSN read through dsn_env only", c.History.DSN, c.History.DSNEnv)
+	}
+	// A dsn the file gives, with a dsn_env too, is still refused.
+	if _, err := Load(NewViper(), write(t, "history: {driver: postgres, dsn: postgres://x@db/a, dsn_env: BFAUDIT_HISTORY_DSN}\n")); err == nil {
+		t.Error("dsn and dsn_env both in the file were accepted")
+	}
+}
