@@ -12,10 +12,10 @@ func init() {
 		ID: "BF007", Name: "lingering-special-alert", Title: "Alert, dashboard or feature flag made for the backfill is still active",
 		Rationale: "A special alert that only watched the backfill is removed once normal pipeline alerting covers the path; left active it pages people about a replay that is over, " +
 			"and a backfill feature flag left on keeps a special path alive.",
-		Seed:        seedCleanup,
+		Seed: seedCleanup,
 		Remediation: "Delete the alert, dashboard or feature flag once the normal schedule and alerting are back (a Prometheus rule: remove it from its rule file or PrometheusRule and reload); " +
 			"if it is worth keeping, take it off the backfill (remove the label) and give it an owner.",
-		Severity:    model.SeverityLow, Step: model.StepNormalized,
+		Severity: model.SeverityLow, Step: model.StepNormalized,
 		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill-only alert counts as lingering"}},
 		Check:  lingeringSpecialAlert,
 	})

@@ -101,7 +101,9 @@ var silenceFiring = []ruleCase{
 		}},
 	{rule: "BF016", name: "within the grace, but set to end 8 days after the expiry", want: 1, now: done.Add(time.Hour),
 		check: all(severity(model.SeverityHigh), mentions("8d after the backfill's expiry 2027-01-01")),
-		build: func() *estate { return monEstate().plan(completed).artifact(silence(planExpiry.Add(8 * 24 * time.Hour))) }},
+		build: func() *estate {
+			return monEstate().plan(completed).artifact(silence(planExpiry.Add(8 * 24 * time.Hour)))
+		}},
 	{rule: "BF016", name: "a pending silence set to start later and end long after the expiry", want: 1,
 		build: func() *estate {
 			return monEstate().plan(completed).artifact(silence(longAfter), state(model.StateEnabled))
@@ -126,7 +128,9 @@ var silenceQuiet = []ruleCase{
 	{rule: "BF016", name: "within the grace and ending before the expiry", now: done.Add(48*time.Hour - time.Second),
 		build: func() *estate { return monEstate().plan(completed).artifact(silence(done.Add(72 * time.Hour))) }},
 	{rule: "BF016", name: "ends exactly max_overrun after the expiry, within the grace", now: done.Add(time.Hour),
-		build: func() *estate { return monEstate().plan(completed).artifact(silence(planExpiry.Add(7 * 24 * time.Hour))) }},
+		build: func() *estate {
+			return monEstate().plan(completed).artifact(silence(planExpiry.Add(7 * 24 * time.Hour)))
+		}},
 	{rule: "BF016", name: "replay still running is BF112's", build: func() *estate {
 		return monEstate().plan(running).artifact(silence(longAfter))
 	}},
