@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -17,6 +18,12 @@ var update = flag.Bool("update", false, "rewrite docs/rules.md from the rules' m
 func TestDocsUpToDate(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "rules.md")
 	want := rules.Markdown(rules.All())
+	// The fix examples section is rendered by remedy from the same rules.
+	var refs []remedy.RuleRef
+	for _, r := range rules.All() {
+		refs = append(refs, remedy.RuleRef{ID: r.ID, Name: r.Name})
+	}
+	want = append(want, remedy.DocsMarkdown(refs)...)
 	if *update {
 		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)

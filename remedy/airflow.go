@@ -1,0 +1,34 @@
+package remedy
+
+import (
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// ParseAirflowDAG reads a DAG's id from the airflow collector's URI:
+// airflow://<source>/dags/<dag id>, the id path-escaped.
+func ParseAirflowDAG(a *model.Artifact) (string, bool) {
+	segs, ok := segments(a.URI, "airflow")
+	if !ok || len(segs) != 2 || segs[0] != "dags" || segs[1] == "" || a.Kind != model.KindSchedulerJob {
+		return "", false
+	}
+	return segs[1], true
+}
+
+func airflowPause(r *Remedy, a *model.Artifact) {
+	dag, ok := ParseAirflowDAG(a)
+	if !ok {
+		return
+	}
+	r.Actions = append(r.Actions, Action{Name: PauseJob, Step: model.StepNormalized, Resolves: true,
+		Summary: "pause DAG " + dag, Shell: command([]string{"airflow", "dags", "pause"}, nil, dag)})
+}
+
+func airflowRemoval(r *Remedy, a *model.Artifact) {
+	dag, ok := ParseAirflowDAG(a)
+	if !ok {
+		return
+	}
+	r.Actions = append(r.Actions, Action{Name: DeleteJob, Step: model.StepRetired, Resolves: true,
+		Summary: "delete DAG " + dag + " and its run history", Shell: command([]string{"airflow", "dags", "delete"}, []string{"--yes"}, dag)})
+	r.Notes = append(r.Notes, "remove the DAG's file from the dags folder first: the scheduler parses it again and the DAG comes back otherwise")
+}

@@ -1,0 +1,88 @@
+package remedy
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// IAMBinding is one member's project IAM binding, or a service-account
+// key, from the gcpiam collector's URIs (the cloudasset collector emits
+// the same): gcpiam://<project>/bindings/<role>/<member>[?condition=...]
+// and gcpiam://<project>/serviceAccounts/<email>/keys/<key id>.
+type IAMBinding struct {
+	Project string
+	// A binding: Role, Member, and the condition's expression and title
+	// when it has one.
+	Role, Member   string
+	Expression     string
+	Title          string
+	Key            bool
+	Account, KeyID string
+}
+
+// conditionTitleAttr is the attribute gcpiam puts a condition's title in.
+const conditionTitleAttr = "condition_title"
+
+// ParseIAM reads a gcpiam artifact.
+func ParseIAM(a *model.Artifact) (IAMBinding, bool) {
+	segs, ok := rawSegments(a.URI, "gcpiam")
+	if !ok || len(segs) < 3 || segs[0] == "" {
+		return IAMBinding{}, false
+	}
+	b := IAMBinding{Project: segs[0]}
+	switch {
+	case a.Kind == model.KindGrant && segs[1] == "bindings":
+		b.Role, b.Member = a.Attr(model.AttrRole), a.Attr(model.AttrPrincipal)
+		b.Expression, b.Title = a.Attr(model.AttrCondition), a.Attr(conditionTitleAttr)
+		return b, b.Role != "" && b.Member != ""
+	case a.Kind == model.KindCredential && len(segs) == 5 && segs[1] == "serviceAccounts" && segs[3] == "keys":
+		b.Key, b.Account, b.KeyID = true, segs[2], segs[4]
+		return b, b.Account != "" && b.KeyID != ""
+	}
+	return IAMBinding{}, false
+}
+
+// removeBinding is the gcloud command that removes the binding. gcloud
+// removes a conditional binding only when the condition matches exactly,
+// so it is handed over as a JSON file (a --condition=key=value list would
+// be split at commas in the expression and have quotes trimmed).
+func (b IAMBinding) removeBinding() string {
+	flags := []string{Flag("--member", b.Member), Flag("--role", b.Role)}
+	if b.Expression == "" {
+		flags = append(flags, "--condition=None")
+		return command([]string{"gcloud", "projects", "remove-iam-policy-binding"}, flags, b.Project)
+	}
+	cond, _ := json.Marshal(map[string]string{"expression": b.Expression, "title": b.Title})
+	flags = append(flags, `--condition-from-file="$f"`)
+	return "f=$(mktemp) && printf '%s\\n' " + Quote(string(cond)) + ` > "$f" && ` +
+		command([]string{"gcloud", "projects", "remove-iam-policy-binding"}, flags, b.Project) +
+		`; rc=$?; rm -f "$f"; [ "$rc" -eq 0 ]`
+}
+
+func gcpiamRemoval(r *Remedy, a *model.Artifact) {
+	b, ok := ParseIAM(a)
+	if !ok {
+		return
+	}
+	if b.Key {
+		keyFlags := []string{Flag("--iam-account", b.Account), Flag("--project", b.Project), "--quiet"}
+		r.Actions = append(r.Actions,
+			Action{Name: DisableKey, Step: model.StepAccessRevoked, Resolves: true,
+				Summary: fmt.Sprintf("disable key %s of %s", b.KeyID, b.Account),
+				Shell:   command([]string{"gcloud", "iam", "service-accounts", "keys", "disable"}, keyFlags, b.KeyID)},
+			Action{Name: DeleteKey, Step: model.StepRetired, Resolves: true,
+				Summary: fmt.Sprintf("delete key %s of %s", b.KeyID, b.Account),
+				Shell:   command([]string{"gcloud", "iam", "service-accounts", "keys", "delete"}, keyFlags, b.KeyID)})
+		return
+	}
+	if b.Expression != "" && b.Title == "" {
+		r.Notes = append(r.Notes, "the condition has no title: gcloud matches a condition by expression, title and description, so check the binding in the console if the command finds none")
+	}
+	if b.Expression != "" {
+		r.Notes = append(r.Notes, "gcloud removes a conditional binding only when its description matches too: the command assumes none")
+	}
+	r.Actions = append(r.Actions, Action{Name: RevokeGrant, Step: model.StepAccessRevoked, Resolves: true,
+		Summary: fmt.Sprintf("remove %s from %s in project %s", b.Role, b.Member, b.Project), Shell: b.removeBinding()})
+}

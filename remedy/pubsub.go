@@ -1,0 +1,50 @@
+package remedy
+
+import (
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// PubSubObject is a topic or subscription, from the pubsub collector's
+// URIs (the cloudasset collector emits the same):
+// pubsub://<project>/topics/<name>, pubsub://<project>/subscriptions/<name>.
+type PubSubObject struct {
+	Project      string
+	Subscription bool // else a topic
+	Name         string
+}
+
+// ParsePubSub reads a Pub/Sub artifact.
+func ParsePubSub(a *model.Artifact) (PubSubObject, bool) {
+	segs, ok := rawSegments(a.URI, "pubsub")
+	if !ok || len(segs) != 3 || segs[0] == "" || segs[2] == "" {
+		return PubSubObject{}, false
+	}
+	switch segs[1] {
+	case "subscriptions":
+		return PubSubObject{Project: segs[0], Subscription: true, Name: segs[2]}, true
+	case "topics":
+		return PubSubObject{Project: segs[0], Name: segs[2]}, true
+	}
+	return PubSubObject{}, false
+}
+
+func pubsubRemoval(r *Remedy, a *model.Artifact) {
+	o, ok := ParsePubSub(a)
+	if !ok {
+		return
+	}
+	flags := []string{Flag("--project", o.Project)}
+	if o.Subscription {
+		r.Actions = append(r.Actions, Action{Name: DeleteSubscription, Step: model.StepRetired, Resolves: true,
+			Summary: "delete subscription " + o.Name + " of project " + o.Project,
+			Shell:   command([]string{"gcloud", "pubsub", "subscriptions", "delete"}, flags, o.Name)})
+		if a.Attr(model.AttrMessages) != "" && a.Attr(model.AttrMessages) != "0" {
+			r.Notes = append(r.Notes, "messages still waiting in the subscription are lost with it: drain or export them first if anyone needs them")
+		}
+		return
+	}
+	r.Actions = append(r.Actions, Action{Name: DeleteTopic, Step: model.StepRetired, Resolves: true,
+		Summary: "delete topic " + o.Name + " of project " + o.Project,
+		Shell:   command([]string{"gcloud", "pubsub", "topics", "delete"}, flags, o.Name)})
+	r.Notes = append(r.Notes, "deleting a topic leaves its subscriptions detached (topic _deleted-topic_): delete them too")
+}

@@ -1,0 +1,340 @@
+package remedy
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Human acts: what to write and where, with a filled-in template. Values
+// bfaudit knows (from the plan, the record, the artifact) are filled in;
+// the rest are left blank with a TODO saying what goes there.
+
+// recordTemplate is a decision record's front matter (the fields the seed
+// lists, backfill-cleanup.txt "Close the loop in order") filled from the
+// record when there is one, else from the plan.
+func recordTemplate(id string, b *model.Backfill, rec *model.DecisionRecord, only []string) string {
+	var v model.DecisionRecord
+	if rec != nil {
+		v = *rec
+	}
+	if b != nil {
+		v.Purpose = first(v.Purpose, b.Purpose)
+		if v.Range.IsZero() {
+			v.Range = b.Range
+		}
+		v.JobID = first(v.JobID, b.JobID)
+		v.ValidationQuery = first(v.ValidationQuery, b.ValidationQuery)
+		v.ApprovingOwner = first(v.ApprovingOwner, b.Approver)
+	}
+	want := func(key string) bool { return only == nil || slices.Contains(only, key) }
+	d := newDoc()
+	if only == nil {
+		d.str("backfill_id", first(v.BackfillID, id), "the backfill's id")
+	}
+	if want("purpose") {
+		d.str("purpose", v.Purpose, "why the backfill ran (the incident or migration requirement)")
+	}
+	if want("range") {
+		d.rangeOf("range", v.Range.Start, v.Range.End, "the corrected range, {start: 2026-06-01, end: 2026-08-30}")
+	}
+	if want("job_id") {
+		d.str("job_id", v.JobID, "the replayed job")
+	}
+	if want("validation_query") {
+		d.str("validation_query", v.ValidationQuery, "the query that proves the corrected range exists")
+	}
+	if want("approving_owner") {
+		d.str("approving_owner", v.ApprovingOwner, "who approved the result")
+	}
+	if want("final_data_location") {
+		d.str("final_data_location", v.FinalDataLocation, "where the final data lives now (project.dataset.table, schema.table)")
+	}
+	if only == nil {
+		d.date("archived_at", v.ArchivedAt, "the day you archive the record, once every field above is right")
+	}
+	return d.String()
+}
+
+func recordFile(id string, facts Facts) string {
+	name := strings.ToLower(model.NormalizeID(id)) + ".md"
+	if facts.RecordsDir != "" {
+		return filepath.Join(facts.RecordsDir, name)
+	}
+	return name + " in the directory the records source reads (records: in its config)"
+}
+
+func missingRecord(r *Remedy, f model.Finding, facts Facts) {
+	where := recordFile(f.BackfillID, facts)
+	what := "Write the decision record, as Markdown with this front matter, and archive it (archived_at) once every field is right."
+	if facts.Record != nil && facts.Record.Source.Path != "" {
+		where = facts.Record.Source.String()
+		what = "Complete the decision record and archive it: set archived_at once every field is right."
+	}
+	r.Human = &Human{Step: model.StepArchived, Where: where, What: what,
+		Template: "---\n" + recordTemplate(f.BackfillID, facts.Backfill, facts.Record, nil) + "\n---\n# " +
+			model.NormalizeID(f.BackfillID) + ": " + first(purposeOf(facts), "TODO purpose") + "\n"}
+}
+
+func incompleteRecord(r *Remedy, f model.Finding, facts Facts) {
+	var missing []string
+	if facts.Record != nil {
+		missing = facts.Record.MissingFields()
+	}
+	if len(missing) == 0 {
+		missing = []string{"purpose", "range", "job_id", "validation_query", "approving_owner", "final_data_location"}
+	}
+	r.Human = &Human{Step: model.StepArchived, Where: locationOr(f, recordFile(f.BackfillID, facts)),
+		What:     "Add the missing fields to the decision record's front matter.",
+		Template: recordTemplate(f.BackfillID, facts.Backfill, facts.Record, missing)}
+}
+
+// outOfOrder: tables or jobs already deleted leave only the record to
+// write, now; credentials live after the tables went are revoked.
+func outOfOrder(r *Remedy, f model.Finding, facts Facts) {
+	if a := facts.Artifact; a != nil && a.State.Live() && (a.Kind == model.KindGrant || a.Kind == model.KindCredential) {
+		removeArtifact(r, facts, model.StepAccessRevoked)
+		return
+	}
+	missingRecord(r, f, facts)
+	r.Human.What = "Archive the decision record now, with what is left: the deleted machinery's evidence is gone, so say what was deleted and when. " + r.Human.What
+}
+
+// orphan: a plan that owns the artifact, or its removal once nobody
+// claims it (fix holds the removal back: no plan orders it).
+func orphan(r *Remedy, f model.Finding, facts Facts) {
+	if a := facts.Artifact; a != nil {
+		removal(r, a)
+	}
+	d := newDoc()
+	d.str("id", model.NormalizeID(f.BackfillID), "")
+	d.str("purpose", "", "why the backfill ran")
+	d.str("owner", "", "who owns its cleanup")
+	d.str("status", "", "planned, running, replayed, verified, archived or retired")
+	d.str("expiry", "", "when its temporary machinery must be gone")
+	d.list("assets_to_remove", []string{f.ArtifactURI}, "")
+	where := "a new plan file"
+	if facts.PlansDir != "" {
+		where = filepath.Join(facts.PlansDir, strings.ToLower(model.NormalizeID(f.BackfillID))+".yaml")
+	}
+	r.Human = &Human{Step: model.StepRetired, Where: where, Template: d.String(),
+		What: "Find the backfill this artifact came from and write its plan (and decision record); or, once nobody claims it, remove the artifact with the commands below."}
+}
+
+func unowned(r *Remedy, f model.Finding, facts Facts) {
+	d := newDoc()
+	d.str("owner", "", "the person who owns this backfill's cleanup (or an owner label on the artifact)")
+	r.Human = &Human{Step: model.StepRetired, Where: planFile(f, facts), Template: d.String(),
+		What: "Name an owner in the backfill's plan, or put an owner label on the artifact."}
+}
+
+func unverifiedRange(r *Remedy, f model.Finding, facts Facts) {
+	d := newDoc()
+	if b := facts.Backfill; b != nil {
+		d.rangeOf("range", b.Range.Start, b.Range.End, "the declared range")
+		d.str("validation_query", b.ValidationQuery, "the completeness query")
+	}
+	r.Human = &Human{Step: model.StepVerified, Where: planFile(f, facts), Template: d.String(),
+		What: "Re-run the missing intervals of the replay (or correct the range in the plan if the requirement changed), then run the validation query again."}
+}
+
+func undeclared(r *Remedy, f model.Finding, facts Facts) {
+	var assets []string
+	if facts.Backfill != nil {
+		assets = append(assets, facts.Backfill.AssetsToRemove...)
+	}
+	if !slices.Contains(assets, f.ArtifactURI) {
+		assets = append(assets, f.ArtifactURI)
+	}
+	d := newDoc()
+	d.list("assets_to_remove", assets, "")
+	r.Human = &Human{Step: model.StepRetired, Where: planFile(f, facts), Template: d.String(),
+		What: "Add the artifact to the plan's assets_to_remove (a grant or credential goes under elevated_access), or take the backfill label off it if it is not backfill machinery."}
+}
+
+func overdue(r *Remedy, f model.Finding, facts Facts) {
+	d := newDoc()
+	var exp model.Backfill
+	if facts.Backfill != nil {
+		exp = *facts.Backfill
+	}
+	d.date("expiry", exp.Expiry, "")
+	r.Human = &Human{Step: model.StepVerified, Where: planFile(f, facts), Template: d.String(),
+		What: fmt.Sprintf("Stop the backfill and clear its queued runs (job %s), or, if it must finish, move the plan's expiry with the approver's (%s) consent.",
+			orDash(exp.JobID), orDash(exp.Approver))}
+}
+
+func planMissingCleanup(r *Remedy, f model.Finding, facts Facts) {
+	var b model.Backfill
+	if facts.Backfill != nil {
+		b = *facts.Backfill
+	}
+	d := newDoc()
+	d.date("expiry", b.Expiry, "when the temporary machinery must be gone")
+	d.str("validation_query", b.ValidationQuery, "the query that proves the corrected range exists")
+	if len(b.AssetsToRemove) > 0 {
+		d.list("assets_to_remove", b.AssetsToRemove, "")
+	} else {
+		d.str("assets_to_remove", "", "the URIs of every asset created only for the backfill")
+	}
+	d.str("cleanup_owner", b.CleanupOwner, "who closes access and removes the assets")
+	r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts), Template: d.String(),
+		What: "Give the plan its cleanup section before the job runs."}
+}
+
+// notTimeBound: the plan's entry gets an expiry; a grant already made is
+// given an end in its system.
+func notTimeBound(r *Remedy, f model.Finding, facts Facts) {
+	a, b := facts.Artifact, facts.Backfill
+	if a == nil {
+		d := newDoc()
+		d.str("expiry", "", "when the elevated access ends (it is granted with that end)")
+		r.Human = &Human{Step: model.StepPlan, Where: locationOr(f, planFile(f, facts)), Template: d.String(),
+			What: "Give the plan's elevated access an expiry."}
+		return
+	}
+	end := "TODO-expiry"
+	if b != nil && !b.Expiry.IsZero() {
+		end = b.Expiry.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	h := &Human{Step: model.StepPlan, Where: a.URI, What: "Give the grant an end, so it lapses by itself if cleanup is forgotten."}
+	switch systemOf(a) {
+	case "postgres":
+		if o, ok := ParsePostgres(a); ok && o.Object == "role" {
+			h.Template = PsqlBlock(o.Database, fmt.Sprintf("ALTER ROLE %s VALID UNTIL %s;", Ident(o.Name), Literal(end)))
+		}
+	case "gcpiam":
+		if g, ok := ParseIAM(a); ok && !g.Key {
+			cond := fmt.Sprintf("expression=request.time < timestamp(%q),title=%s", end, "expires-"+end[:min(len(end), 10)])
+			h.Template = command([]string{"gcloud", "projects", "add-iam-policy-binding"},
+				[]string{Flag("--member", g.Member), Flag("--role", g.Role), Flag("--condition", cond)}, g.Project) + "\n" +
+				g.removeBinding()
+			h.What += " Add the binding again with a time condition, then remove the one without."
+		}
+	}
+	r.Human = h
+}
+
+func catchupRisk(r *Remedy, f model.Finding, facts Facts) {
+	dag := ""
+	if a := facts.Artifact; a != nil {
+		dag, _ = ParseAirflowDAG(a)
+	}
+	where := f.ArtifactURI
+	if dag != "" {
+		where = "the file of DAG " + dag
+	}
+	r.Human = &Human{Step: model.StepPlan, Where: where,
+		What:     "Give the job an explicit, recent start date and turn catch-up off where it does not need history.",
+		Template: fmt.Sprintf("DAG(\n    dag_id=%q,\n    start_date=pendulum.datetime(2026, 1, 1, tz=\"UTC\"),  # TODO: a recent start date\n    catchup=False,\n    ...\n)", first(dag, "TODO"))}
+}
+
+func consumersNotInformed(r *Remedy, f model.Finding, facts Facts) {
+	var b model.Backfill
+	if facts.Backfill != nil {
+		b = *facts.Backfill
+	}
+	d := newDoc()
+	d.set("consumers_notified", "true", "once the notice above went out")
+	notice := fmt.Sprintf("Subject: %s changes published numbers for %s\n\n"+
+		"Backfill %s (%s) replays %s over %s.\n"+
+		"Why: %s\n"+
+		"What changes: TODO: the tables, reports and figures that move, and by how much\n"+
+		"The previous version stays available for comparison at: TODO\n"+
+		"Questions: %s\n",
+		model.NormalizeID(f.BackfillID), rangeText(b.Range), model.NormalizeID(f.BackfillID), b.Trigger, orDash(b.JobID),
+		rangeText(b.Range), first(b.Purpose, "TODO"), first(b.Owner, "TODO"))
+	r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts), Template: notice + "\n" + d.String(),
+		What: "Tell downstream consumers which intervals change and why, then record it in the plan."}
+}
+
+// silenceOutlivesPlan: the silence is recreated to end with the plan;
+// expiring it outright would unmute the alerts the replay still trips.
+func silenceOutlivesPlan(r *Remedy, f model.Finding, facts Facts) {
+	a := facts.Artifact
+	if a == nil {
+		return
+	}
+	end := "TODO-plan-expiry"
+	if b := facts.Backfill; b != nil && !b.Expiry.IsZero() {
+		end = b.Expiry.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	matchers, ok := splitMatchers(a.Attr(model.AttrMatchers))
+	if !ok {
+		matchers = []string{"TODO-matchers"}
+	}
+	// silence add's own flags go after the subcommand (amtool refuses
+	// them before it).
+	parts := []string{"amtool"}
+	if u := a.Attr(model.AttrAPIURL); u != "" {
+		parts = append(parts, Flag("--alertmanager.url", u))
+	}
+	parts = append(parts, "silence", "add", Flag("--end", end),
+		Flag("--comment", "backfill "+model.NormalizeID(f.BackfillID)+", until its plan's expiry"))
+	for _, m := range matchers {
+		parts = append(parts, Quote(m))
+	}
+	add := strings.Join(parts, " ")
+	r.Human = &Human{Step: model.StepPlan, Where: first(a.Attr(model.AttrAPIURL), a.URI),
+		What:     "Recreate the silence to end by the plan's expiry, then expire the old one (or move the plan's expiry if the replay truly needs longer).",
+		Template: add + "\n" + silenceCommand(a)}
+}
+
+func waiverEdit(what string) builder {
+	return func(r *Remedy, f model.Finding, _ Facts) {
+		r.Human = &Human{Step: model.StepPlan, Where: locationOr(f, "the config file, waivers"), What: what}
+	}
+}
+
+// planEdit is a human act that sets keys in the backfill's plan.
+func planEdit(what string, fill func(*doc, *model.Backfill)) builder {
+	return func(r *Remedy, f model.Finding, facts Facts) {
+		var b model.Backfill
+		if facts.Backfill != nil {
+			b = *facts.Backfill
+		}
+		d := newDoc()
+		fill(d, &b)
+		r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts), What: what, Template: d.String()}
+	}
+}
+
+// planFile is the plan a finding is about.
+func planFile(f model.Finding, facts Facts) string {
+	if f.Location != nil && f.Location.Path != "" && !strings.HasPrefix(f.ArtifactURI, "record:") {
+		return f.Location.Path
+	}
+	if b := facts.Backfill; b != nil && b.Source.Path != "" {
+		return b.Source.Path
+	}
+	return "the plan of " + model.NormalizeID(f.BackfillID)
+}
+
+func purposeOf(facts Facts) string {
+	if facts.Record != nil && facts.Record.Purpose != "" {
+		return facts.Record.Purpose
+	}
+	if facts.Backfill != nil {
+		return facts.Backfill.Purpose
+	}
+	return ""
+}
+
+func rangeText(i model.Interval) string {
+	if i.IsZero() {
+		return "TODO range"
+	}
+	return "[" + dateText(i.Start) + ", " + dateText(i.End) + ")"
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

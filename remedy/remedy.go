@@ -1,0 +1,167 @@
+// Package remedy knows, for each finding of a built-in rule, the exact
+// cleanup in the system that holds the artifact: the bq, gcloud, kubectl,
+// airflow, amtool and rabbitmqadmin commands and the SQL that clear it,
+// with the real names filled in and quoted for their shell or SQL dialect,
+// each placed at its step of the cleanup order of backfill-cleanup.txt
+// ("Close the loop in order"). Findings whose fix is a human act (write the
+// decision record, tell consumers) get what to write and where, as a
+// filled-in template.
+//
+// The package only renders; fix plans and applies.
+package remedy
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Action names, as `fix.allow` in the config spells them.
+const (
+	PauseJob           = "pause_job"           // pause a scheduler job (reversible)
+	DeleteJob          = "delete_job"          // delete a job definition or a finished run object
+	RevokeGrant        = "revoke_grant"        // revoke a grant, IAM binding or dataset ACL entry
+	ExpireRole         = "expire_role"         // NOLOGIN and VALID UNTIL now on a login role (reversible)
+	DisableKey         = "disable_key"         // disable a service-account key (reversible)
+	DeleteKey          = "delete_key"          // delete a service-account key
+	DeleteSubscription = "delete_subscription" // delete a Pub/Sub subscription
+	DeleteTopic        = "delete_topic"        // delete a Pub/Sub topic
+	DeleteQueue        = "delete_queue"        // delete a RabbitMQ queue
+	DeleteExchange     = "delete_exchange"     // delete a RabbitMQ exchange
+	DropTable          = "drop_table"          // drop a table, view or schema
+	ExpireSilence      = "expire_silence"      // expire an Alertmanager silence
+)
+
+// Actions lists every action name with whether it can be undone from what
+// fix records before acting (the grant's privileges, the role's validity):
+// only those run under `fix --apply` without being named in fix.allow.
+func Actions() map[string]bool {
+	return map[string]bool{
+		PauseJob: true, ExpireRole: true, DisableKey: true,
+		DeleteJob: false, RevokeGrant: false, DeleteKey: false, DeleteSubscription: false,
+		DeleteTopic: false, DeleteQueue: false, DeleteExchange: false, DropTable: false, ExpireSilence: false,
+	}
+}
+
+// Reversible reports whether an action can be undone.
+func Reversible(action string) bool { return Actions()[action] }
+
+// Remedy is the cleanup of one finding.
+type Remedy struct {
+	RuleID      string `json:"rule_id"`
+	Fingerprint string `json:"fingerprint"`
+	BackfillID  string `json:"backfill_id,omitempty"`
+	ArtifactURI string `json:"artifact_uri,omitempty"`
+	System      string `json:"system,omitempty"`
+	Source      string `json:"source,omitempty"`
+	// Actions are the commands, in the order they are run.
+	Actions []Action `json:"actions,omitempty"`
+	// Alternatives are commands for a different, also acceptable fix
+	// (keep the table but let it expire), shown but never run.
+	Alternatives []string `json:"alternatives,omitempty"`
+	// Human is what a person has to write or do, when no command can.
+	Human *Human `json:"human,omitempty"`
+	// Notes are caveats an owner should read before running anything.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Action is one command that changes one system.
+type Action struct {
+	// Name is the action's kind (drop_table, revoke_grant...).
+	Name string `json:"action"`
+	// Step is where in the cleanup order the action belongs.
+	Step    model.Step `json:"step"`
+	Summary string     `json:"summary"`
+	// Shell is one POSIX sh command, its arguments quoted; for SQL it is
+	// the psql invocation with the statements in a here-document.
+	Shell string `json:"shell"`
+	// SQL, for PostgreSQL, is the statement alone, and Database where it
+	// runs.
+	SQL      string `json:"sql,omitempty"`
+	Database string `json:"database,omitempty"`
+	// Reversible says the action can be undone from its recorded
+	// before-state.
+	Reversible bool `json:"reversible"`
+	// Resolves says the finding is cleared once the action succeeded.
+	Resolves bool `json:"resolves"`
+	// Late puts the action after the others of its step: a schema is
+	// dropped after the tables in it.
+	Late bool `json:"late,omitempty"`
+}
+
+// Human is a fix only a person can make: what to write, where, and a
+// template with the facts bfaudit knows filled in.
+type Human struct {
+	Step     model.Step `json:"step"`
+	What     string     `json:"what"`
+	Where    string     `json:"where,omitempty"`
+	Template string     `json:"template,omitempty"`
+}
+
+// Facts are what a remedy is built from besides the finding: its artifact
+// (nil for findings about a whole backfill), the backfill as its plan
+// describes it, and its decision record, each nil when unknown.
+type Facts struct {
+	Artifact *model.Artifact
+	Backfill *model.Backfill
+	Record   *model.DecisionRecord
+	// RecordsDir and PlansDir are where the records source reads decision
+	// records and plans, when known; templates say where to write.
+	RecordsDir, PlansDir string
+}
+
+// For returns the remedy of a finding about an artifact (a may be nil):
+// the function a report or sink calls. ok is false when bfaudit knows no
+// fix beyond the rule's remediation text.
+func For(f model.Finding, a *model.Artifact) (Remedy, bool) {
+	return Build(f, Facts{Artifact: a})
+}
+
+// Build returns the remedy of a finding from what is known of it.
+func Build(f model.Finding, facts Facts) (Remedy, bool) {
+	r := Remedy{RuleID: f.RuleID, Fingerprint: f.Fingerprint, BackfillID: f.BackfillID, ArtifactURI: f.ArtifactURI}
+	if a := facts.Artifact; a != nil {
+		r.System, r.Source = systemOf(a), a.Source
+	}
+	build, ok := byRule[f.RuleID]
+	if !ok {
+		return r, false
+	}
+	build(&r, f, facts)
+	if len(r.Actions) == 0 && r.Human == nil && len(r.Alternatives) == 0 {
+		return r, false
+	}
+	for i := range r.Actions {
+		r.Actions[i].Reversible = Reversible(r.Actions[i].Name)
+	}
+	return r, true
+}
+
+// builder fills a remedy for one rule's finding.
+type builder func(r *Remedy, f model.Finding, facts Facts)
+
+// byRule maps each built-in rule to its remedy. A rule missing here has
+// only its remediation text.
+var byRule = map[string]builder{}
+
+// Commands returns the remedy's runnable commands, one per action.
+func (r Remedy) Commands() []string {
+	out := make([]string, 0, len(r.Actions))
+	for _, a := range r.Actions {
+		out = append(out, a.Shell)
+	}
+	return out
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// systemOf names the artifact's system: its System, or for an estate
+// saved without one, its URI's scheme.
+func systemOf(a *model.Artifact) string {
+	if a.System != "" {
+		return a.System
+	}
+	scheme, _, _ := strings.Cut(a.URI, "://")
+	return scheme
+}

@@ -1,0 +1,73 @@
+package remedy
+
+import (
+	"regexp"
+	"strings"
+)
+
+// shellSafe are words a POSIX shell reads as themselves: no quoting,
+// globbing, expansion, word splitting or redirection can happen to them.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
+
+// Quote makes s one word for a POSIX shell, as it is. Names come from
+// the systems audited and are not trusted: a quote, a space, ';', '$(' or
+// a newline in them stays inside the word. Inside single quotes nothing is
+// special but the single quote itself, which closes the quotes, is
+// written escaped and opens them again.
+func Quote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Flag renders --name=value with the value quoted.
+func Flag(name, value string) string { return name + "=" + Quote(value) }
+
+// command builds one shell command line: the program and its fixed words
+// (never from the estate), then flags (rendered with Flag), then
+// positional arguments, quoted. A positional argument that starts with '-'
+// would be read as an option, so "--" ends the options just before it.
+func command(words []string, flags []string, args ...string) string {
+	parts := append([]string{}, words...)
+	parts = append(parts, flags...)
+	ended := false
+	for _, a := range args {
+		if !ended && strings.HasPrefix(a, "-") {
+			parts = append(parts, "--")
+			ended = true
+		}
+		parts = append(parts, Quote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Comment turns text into shell comment lines: every line of it, so that a
+// name holding a newline cannot put a live line into a commented-out
+// command.
+func Comment(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = "#"
+			continue
+		}
+		lines[i] = "# " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// heredocDelimiter picks a here-document delimiter that no line of body
+// equals: a quoted delimiter turns off expansion in the body, and only a
+// line equal to it could end the document early and run what follows.
+func heredocDelimiter(base, body string) string {
+	lines := map[string]bool{}
+	for _, l := range strings.Split(body, "\n") {
+		lines[l] = true
+	}
+	d := base
+	for i := 1; lines[d]; i++ {
+		d = base + "_" + itoa(i)
+	}
+	return d
+}
