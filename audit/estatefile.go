@@ -1,34 +1,61 @@
 package audit
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/jsonstream"
 	"github.com/bfaudit/bfaudit/internal/safefile"
 	"github.com/bfaudit/bfaudit/model"
 )
 
 // SaveEstate writes an estate as JSON, so it can be audited elsewhere.
 // Empty lists are written as [] (never null), which LoadEstate requires.
+// Entries are written one at a time through a buffer: an estate of a
+// million artifacts is never held as text.
 func SaveEstate(path string, est *model.Estate) error {
 	out := *est
 	out.Backfills = orEmpty(out.Backfills)
 	out.Artifacts = orEmpty(out.Artifacts)
 	out.Records = orEmpty(out.Records)
 	out.Coverage = orEmpty(out.Coverage)
-	b, err := json.MarshalIndent(&out, "", "  ")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write estate: %w", err)
 	}
+	err = jsonstream.Encode(f, &out)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write estate %s: %w", path, err)
+	}
 	return nil
+}
+
+// syntaxLine returns ":LINE" for a JSON syntax error. The streaming
+// decoder's offsets are not reliable inside a list entry, so the line is
+// found by checking the whole file again; this is the error path only.
+func syntaxLine(path string, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return ""
+	}
+	b, rerr := safefile.Read(path)
+	if rerr != nil {
+		return ""
+	}
+	if uerr := json.Unmarshal(b, &struct{}{}); !errors.As(uerr, &se) {
+		return ""
+	}
+	return fmt.Sprintf(":%d", 1+bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")))
 }
 
 func orEmpty[T any](s []T) []T {
@@ -38,34 +65,46 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
+// MaxEstateSize caps the estate file LoadEstate reads. The file is decoded
+// as it is read, so this bounds the estate, not a buffer: a million
+// artifacts take about 500 MB of indented JSON.
+const MaxEstateSize = 4 << 30
+
 // LoadEstate reads an estate saved by SaveEstate; errors name the file and
 // what is wrong with it. Only a regular file is read, and an estate that
 // says nothing (an empty file, a list that is null or missing) is an
 // error, not an empty estate: audited, it would resolve every finding.
 func LoadEstate(path string) (*model.Estate, error) {
-	b, err := safefile.Read(path)
+	f, err := safefile.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("estate %s: file not found", path)
 	case err != nil:
 		return nil, fmt.Errorf("estate: %w", err) // safefile names the path
-	case len(bytes.TrimSpace(b)) == 0:
-		return nil, fmt.Errorf("estate %s: the file is empty (save it again with `bfaudit collect --out`)", path)
 	}
-	var est model.Estate
-	if err := json.Unmarshal(b, &est); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line := 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n"))
-			return nil, fmt.Errorf("estate %s:%d: %v", path, line, err)
-		}
-		return nil, fmt.Errorf("estate %s: %v", path, err)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("estate %s: %w", path, err)
+	}
+	if st.Size() > MaxEstateSize {
+		return nil, fmt.Errorf("estate %s: %w (%d bytes, limit %d)", path, safefile.ErrTooLarge, st.Size(), int64(MaxEstateSize))
+	}
+	// The size can change after Stat; never read past the limit.
+	est, err := decodeEstate(bufio.NewReaderSize(io.LimitReader(f, MaxEstateSize+1), 256<<10))
+	switch {
+	case errors.Is(err, errEmpty):
+		return nil, fmt.Errorf("estate %s: the file is empty (save it again with `bfaudit collect --out`)", path)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("estate %s: the file ends before the estate does: it was cut short (save it again with `bfaudit collect --out`)", path)
+	case err != nil:
+		return nil, fmt.Errorf("estate %s%s: %v", path, syntaxLine(path, err), err)
 	}
 	if est.Version != model.EstateVersion {
 		return nil, fmt.Errorf("estate %s: version: got %d, this bfaudit reads version %d (save it again with `bfaudit collect`)", path, est.Version, model.EstateVersion)
 	}
-	// json leaves a slice nil for null or a missing key, and makes [] an
-	// empty non-nil slice.
+	// A list is nil when it was null or missing, and [] makes an empty
+	// non-nil slice.
 	for _, l := range []struct {
 		key     string
 		missing bool
@@ -77,11 +116,11 @@ func LoadEstate(path string) (*model.Estate, error) {
 			return nil, fmt.Errorf("estate %s: %s: null or missing where a list is expected (write [] for none)", path, l.key)
 		}
 	}
-	if err := checkEntries(&est); err != nil {
+	if err := checkEntries(est); err != nil {
 		return nil, fmt.Errorf("estate %s: %w", path, err)
 	}
-	collectors.Sort(&est)
-	return &est, nil
+	collectors.Sort(est)
+	return est, nil
 }
 
 // checkEntries refuses entries that are null or lack what identifies them.

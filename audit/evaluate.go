@@ -38,16 +38,11 @@ func BuildReport(ix *correlate.Index, findings []model.Finding, now time.Time) *
 	if r.Coverage == nil {
 		r.Coverage = []model.Coverage{}
 	}
-	byBackfill := map[string][]model.Finding{}
-	for _, f := range findings {
-		if f.BackfillID != "" {
-			id := model.NormalizeID(f.BackfillID)
-			byBackfill[id] = append(byBackfill[id], f)
-		}
-	}
+	groups := groupFindings(findings)
+	r.Backfills = make([]model.BackfillReport, 0, len(ix.IDs)+len(ix.Unknown)+len(ix.Records))
 	for _, id := range ix.IDs {
 		b := ix.Backfills[id]
-		fs := byBackfill[id]
+		fs := groups.of(id)
 		r.Backfills = append(r.Backfills, model.BackfillReport{
 			Backfill: *b, Known: true, Artifacts: len(ix.ByBackfill[id]),
 			Findings: countOpen(fs), Lifecycle: rules.Lifecycle(ix, b, fs),
@@ -55,7 +50,7 @@ func BuildReport(ix *correlate.Index, findings []model.Finding, now time.Time) *
 	}
 	for _, id := range ix.Unknown {
 		r.Backfills = append(r.Backfills, model.BackfillReport{
-			Backfill: model.Backfill{ID: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(byBackfill[id]),
+			Backfill: model.Backfill{ID: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(groups.of(id)),
 			Lifecycle: model.Lifecycle{Blockers: []string{"no plan or decision record describes this backfill"}},
 		})
 	}
@@ -69,7 +64,7 @@ func BuildReport(ix *correlate.Index, findings []model.Finding, now time.Time) *
 		if !rec.Archived() {
 			b.Status = model.StatusReplayed
 		}
-		fs := byBackfill[id]
+		fs := groups.of(id)
 		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: *b, Known: true,
 			Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(fs), Lifecycle: rules.Lifecycle(ix, b, fs)})
 	}
@@ -141,16 +136,10 @@ func contains(list []string, s string) bool {
 // GitHub): a waived finding no longer blocks its step.
 func (a *Audit) Refresh() {
 	r := a.Report
-	byBackfill := map[string][]model.Finding{}
-	for _, f := range r.Findings {
-		if f.BackfillID != "" {
-			id := model.NormalizeID(f.BackfillID)
-			byBackfill[id] = append(byBackfill[id], f)
-		}
-	}
+	groups := groupFindings(r.Findings)
 	for i := range r.Backfills {
 		br := &r.Backfills[i]
-		fs := byBackfill[model.NormalizeID(br.Backfill.ID)]
+		fs := groups.of(model.NormalizeID(br.Backfill.ID))
 		br.Findings = countOpen(fs)
 		if br.Known {
 			br.Lifecycle = rules.Lifecycle(a.index, &br.Backfill, fs)
