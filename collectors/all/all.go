@@ -4,12 +4,14 @@ package all
 
 import (
 	_ "github.com/bfaudit/bfaudit/collectors/airflow"
+	_ "github.com/bfaudit/bfaudit/collectors/alertmanager"
 	_ "github.com/bfaudit/bfaudit/collectors/bigquery"
 	_ "github.com/bfaudit/bfaudit/collectors/cloudasset"
 	_ "github.com/bfaudit/bfaudit/collectors/gcpiam"
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
 	_ "github.com/bfaudit/bfaudit/collectors/kubernetes"
 	_ "github.com/bfaudit/bfaudit/collectors/postgres"
+	_ "github.com/bfaudit/bfaudit/collectors/prometheus"
 	_ "github.com/bfaudit/bfaudit/collectors/pubsub"
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
