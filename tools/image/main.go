@@ -108,7 +108,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s@%s (linux/%s)\n  OCI layout: %s\n  tarball:    %s   (docker load -i / podman load -i)\n", ref.Name(), digest, *arch, layoutDir, tarPath)
+	fmt.Printf("%s@%s (linux/%s)\n  OCI layout: %s\n  tarball:    %s   (docker load -i / podman load -i)\n", ref.String(), digest, *arch, layoutDir, tarPath)
 	return nil
 }
 
