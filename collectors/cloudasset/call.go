@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -30,12 +31,18 @@ func call[T any](ctx context.Context, p collectors.RetryPolicy, timeout time.Dur
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case cctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded:
+		case cctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded || isTimeout(err):
 			return fmt.Errorf("no answer within %s (the per-call timeout)", timeout)
 		}
 		return retryable(err)
 	})
 	return out, err
+}
+
+// isTimeout reports the HTTP client's own timeout (see newClient).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // retryable summarises err (status, code and message only) and marks it

@@ -210,6 +210,11 @@ func (c *Collector) newClient() error {
 	if err != nil {
 		return fmt.Errorf("cloudasset: HTTP client (Application Default Credentials): %w", err)
 	}
+	// The generated REST client sends the paged search calls without
+	// their context (http.NewRequest, no WithContext), so a context
+	// deadline never reaches the connection: the HTTP client's own
+	// timeout is what bounds each call, reading the answer included.
+	hc.Timeout = c.Timeout
 	client, err := asset.NewRESTClient(ctx, append(opts, option.WithHTTPClient(hc))...)
 	if err != nil {
 		return fmt.Errorf("cloudasset: client: %w", err)
