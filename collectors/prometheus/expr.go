@@ -2,6 +2,7 @@ package prometheus
 
 import (
 	"github.com/bfaudit/bfaudit/model"
+	commonmodel "github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -77,7 +78,7 @@ func (p *Prometheus) selectedIDs(m *labels.Matcher) []string {
 		}
 	}
 	var ids []string
-	if m.Name == labels.MetricName {
+	if m.Name == commonmodel.MetricNameLabel {
 		for _, v := range values {
 			id, ok := p.sel.FromName(v)
 			if !ok {

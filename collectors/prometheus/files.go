@@ -217,7 +217,7 @@ func (p *Prometheus) objectGroups(unit string, m manifest) ([]group, error) {
 	}
 	rgs, err := p.parseGroups(spec, true)
 	if err != nil {
-		return nil, fmt.Errorf("PrometheusRule %s: spec (lines counted from spec:): %w", object, err)
+		return nil, fmt.Errorf("PrometheusRule %s: spec (line numbers within the spec): %w", object, err)
 	}
 	prefix := p.uriBase() + "/files/" + pathSegments(unit) + "/" + segment(orDash(m.Metadata.Namespace)) + "/" + segment(name)
 	return fileGroups(rgs, unit, prefix, object, m.Metadata.Labels), nil
