@@ -15,6 +15,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/internal/decodeerr"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
@@ -42,7 +43,9 @@ type Config struct {
 	Owners   model.Owners     `mapstructure:"owners"`
 	Waivers  []map[string]any `mapstructure:"waivers"`
 	Report   Report           `mapstructure:"report"`
-	Sinks    `mapstructure:",squash"`
+	// Fix says what `bfaudit fix --apply` may do beyond reversible actions.
+	Fix   fix.Config `mapstructure:"fix"`
+	Sinks `mapstructure:",squash"`
 
 	// Built by Load from the sections above.
 	Instances []collectors.Instance `mapstructure:"-"`
@@ -241,6 +244,9 @@ func (c *Config) build() error {
 			bu.SetBaseDir(base)
 		}
 		c.Instances = append(c.Instances, in)
+	}
+	if err := c.Fix.Validate(); err != nil {
+		return &Error{File: c.File, Err: err}
 	}
 	if err := c.Sinks.validate(base, c.Owners); err != nil {
 		return &Error{File: c.File, Err: err}

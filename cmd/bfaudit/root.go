@@ -85,6 +85,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
 	pf.StringVar(&g.now, "now", "", "audit as of this `TIME` (RFC 3339 or YYYY-MM-DD) instead of the clock, for reproducible runs")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "debug logging, with every HTTP call to a source or sink (method, URL without credentials, status, duration)")
 	root.AddCommand(newAuditCmd(g), newCollectCmd(g), newPlanCmd(g), newRulesCmd(g), newConfigCmd(g), newVersionCmd(g))
+	root.AddCommand(newFixCmd(g))
 	return root
 }
 

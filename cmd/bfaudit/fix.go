@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bfaudit/bfaudit/audit"
+	"github.com/bfaudit/bfaudit/config"
+	"github.com/bfaudit/bfaudit/fix"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/reports/history"
+)
+
+type fixFlags struct {
+	backfill string
+	from     string
+	format   string
+	output   string
+	apply    bool
+	deadline time.Duration
+}
+
+func newFixCmd(g *globals) *cobra.Command {
+	var f fixFlags
+	cmd := &cobra.Command{
+		Use:   "fix",
+		Short: "Print the cleanup of a backfill as a script, in lifecycle order; --apply does its safe part",
+		Long: `Audit as bfaudit audit does (or read a saved estate with --from), then print the
+exact commands that clear each open finding (bq, gcloud, kubectl, airflow,
+amtool, rabbitmqadmin, SQL for psql), names quoted, in the order of the seed's
+"Close the loop in order": verify, normalize, revoke access, archive the
+decision record, and only then delete temporary tables and job definitions.
+Steps that must wait are printed commented out, with the reason; what only a
+person can do (write the decision record) comes with a filled template.
+Waived findings get nothing.
+
+--apply acts instead of printing, through the systems' APIs, on the commands
+that may run now and are reversible (pause_job, expire_role, disable_key) or
+named in fix.allow in the config; each artifact is read again just before,
+and skipped if it changed since the audit. Every action is recorded in the
+history store (who, what, when, the state before). Exit 3 if any action
+failed.`,
+		Example: `  bfaudit fix --config bfaudit.yaml --backfill BF-1234 > cleanup.sh
+  bfaudit fix --from estate.json --backfill BF-1234 --format json
+  bfaudit fix --config bfaudit.yaml --backfill BF-1234 --apply`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.backfill, "backfill", "", "the backfill `ID` to clean up (default: every backfill with open findings)")
+	fl.StringVar(&f.from, "from", "", "plan from the estate in `FILE` (written by bfaudit collect --out); --apply still reads each artifact again")
+	fl.StringVarP(&f.format, "format", "f", "sh", "`FORMAT` of the plan: sh (a script) or json")
+	fl.StringVarP(&f.output, "output", "o", "", "write the plan to `FILE` instead of stdout")
+	fl.BoolVar(&f.apply, "apply", false, "act: take the actions that may run now and are reversible or allowed in fix.allow, recording each in history")
+	fl.DurationVar(&f.deadline, "deadline", 0, "stop after this `DURATION` (default: deadline in the config, 30m)")
+	return cmd
+}
+
+func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
+	if f.format != "sh" && f.format != "json" {
+		return usageError(fmt.Errorf("--format: %q is not sh or json", f.format))
+	}
+	now, err := g.clock()
+	if err != nil {
+		return err
+	}
+	cfg, err := g.loadConfig(f.from != "" && !f.apply)
+	if err != nil {
+		return err
+	}
+	deadline := cfg.Deadline
+	if cmd.Flags().Changed("deadline") {
+		if f.deadline <= 0 {
+			return usageError(fmt.Errorf("--deadline: must be positive, got %s", f.deadline))
+		}
+		deadline = f.deadline
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), deadline)
+	defer cancel()
+
+	var est *model.Estate
+	if f.from != "" {
+		if est, err = audit.LoadEstate(f.from); err != nil {
+			return usageError(err)
+		}
+	} else {
+		progress(g, "collecting from %d sources...", len(cfg.Instances))
+		est, err = audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+		progress(g, "")
+		if err != nil {
+			return &exitError{code: exitIncomplete, err: errors.New(stopReason(cmd.Context(), deadline))}
+		}
+	}
+	logCoverage(g, est)
+	in := fix.Evaluate(est, cfg.Selector, cfg.Engine, now)
+	in.RecordsDir, in.PlansDir = fix.Dirs(cfg.Instances)
+
+	var store *history.Store
+	if cfg.History != nil {
+		if store, err = history.Open(ctx, *cfg.History); err != nil {
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("history: %w", err)}
+		}
+		defer store.Close()
+		// Acceptances recorded by the GitHub sink are waivers too.
+		if in.Accepted, err = store.Accepted(ctx, now); err != nil {
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("history: %w", err)}
+		}
+	}
+	runs := func(remedy.Action) bool { return true }
+	if f.apply {
+		runs = func(a remedy.Action) bool { return cfg.Fix.Allows(a.Name) }
+	}
+	plan, err := fix.NewPlan(in, f.backfill, runs)
+	if err != nil {
+		return usageError(err)
+	}
+	if f.apply {
+		return applyFix(ctx, g, cfg, store, plan, f, now)
+	}
+	return writeFixPlan(g, plan, f)
+}
+
+func writeFixPlan(g *globals, plan *fix.Plan, f fixFlags) error {
+	var w io.Writer = g.stdout
+	if f.output != "" {
+		file, err := os.OpenFile(f.output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return usageError(fmt.Errorf("--output: %w", err))
+		}
+		defer file.Close()
+		w = file
+	}
+	write := fix.WriteScript
+	if f.format == "json" {
+		write = fix.WriteJSON
+	}
+	if err := write(w, plan); err != nil {
+		return fmt.Errorf("write the plan: %w", err)
+	}
+	return nil
+}
+
+// applyFix is filled in by fix_apply.go.
+var applyFix = func(ctx context.Context, g *globals, cfg *config.Config, store *history.Store, plan *fix.Plan, f fixFlags, now time.Time) error {
+	return usageError(errors.New("--apply: not available in this build"))
+}

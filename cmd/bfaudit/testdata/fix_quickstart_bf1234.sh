@@ -1,0 +1,66 @@
+#!/bin/sh
+# bfaudit fix: cleanup of BF-1234, as audited 2026-11-30T00:00:00Z.
+# Read it before you run it: it stops at the first command that fails.
+# Steps follow backfill-cleanup.txt, "Close the loop in order": verify, normalize,
+# revoke access, archive the decision record, and only then retire tables and jobs.
+# A step that must wait is printed commented out, with the reason; run
+# bfaudit fix again once it is unblocked.
+# psql connects with the usual PG* variables (PGHOST, PGUSER, PGPASSWORD).
+set -eu
+
+# == BF-1234: lifecycle reached verified, next normalized
+
+# -- plan and governance (before the next backfill)
+# BF102 high gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com of BF-1234 is not time-bound: no expiry condition
+# TODO (by hand): Give the grant an end, so it lapses by itself if cleanup is forgotten. Add the binding again with a time condition, then remove the one without.
+# where: gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com
+# gcloud projects add-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition='expression=request.time < timestamp("2026-10-15T00:00:00Z"),title=expires-2026-10-15' shop-analytics
+# gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
+
+# -- step normalized
+# BF007 low exports://alerts/refund-backfill-watch: alert refund-backfill-watch only served backfill BF-1234 and is still active
+# TODO (by hand): Delete the alert refund-backfill-watch in monitoring: bfaudit has no command for this system.
+# where: exports://alerts/refund-backfill-watch
+
+# -- step access revoked: WAITS, step normalized is not done: BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# BF003 critical gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com is still in force: the plan's elevated access expired 2026-09-30
+# revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com in project shop-analytics
+# gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
+
+# -- step archived: WAITS, step normalized is not done: BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# BF008 medium: decision record records/bf-1234.md:1 is not archived for BF-1234 (completed 2026-09-20, more than 14 days ago)
+# TODO (by hand): Complete the decision record and archive it: set archived_at once every field is right.
+# where: records/bf-1234.md:1
+# ---
+# backfill_id: BF-1234
+# purpose: Recompute daily revenue per category with refunds included
+# range: {start: 2026-06-01, end: 2026-08-30} # half-open [start, end)
+# job_id: daily_revenue
+# validation_query: |
+#   SELECT backfill_id, MIN(event_time), MAX(event_time), COUNT(*)
+#   FROM corrected_events WHERE backfill_id = 'BF-1234' GROUP BY backfill_id
+# approving_owner: carol@example.com
+# final_data_location: # TODO: where the final data lives now (project.dataset.table, schema.table)
+# archived_at: # TODO: the day you archive the record, once every field above is right
+# ---
+# # BF-1234: Recompute daily revenue per category with refunds included
+#
+# BF009 low record:records/bf-1234.md: decision record for BF-1234 lacks final_data_location
+# TODO (by hand): Add the missing fields to the decision record's front matter.
+# where: records/bf-1234.md:1
+# final_data_location: # TODO: where the final data lives now (project.dataset.table, schema.table)
+
+# -- step retired: WAITS, step normalized is not done: BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# BF005 medium bigquery://shop-analytics/revenue/bf_1234_refunds_tmp: temporary table bf_1234_refunds_tmp is still there: no expiration set; completed 2026-09-20, grace 7d ended 2026-09-27
+# drop_table: delete table shop-analytics:revenue.bf_1234_refunds_tmp
+# bq rm -f -t shop-analytics:revenue.bf_1234_refunds_tmp
+# or: bq update --expiration 604800 shop-analytics:revenue.bf_1234_refunds_tmp  # keep it 7 more days, then BigQuery deletes it
+# BF006 medium pubsub://shop-analytics/subscriptions/bf-1234-retries: subscription bf-1234-retries is still there after the backfill (312 messages waiting and 1 consumer attached)
+# note: messages still waiting in the subscription are lost with it: drain or export them first if anyone needs them
+# delete_subscription: delete subscription bf-1234-retries of project shop-analytics
+# gcloud pubsub subscriptions delete --project=shop-analytics bf-1234-retries
+# BF002 low airflow://scheduler/dags/bf_1234_refund_replay: paused job bf_1234_refund_replay is left in the scheduler instead of a runbook entry
+# note: remove the DAG's file from the dags folder first: the scheduler parses it again and the DAG comes back otherwise
+# note: if the job is needed for future recovery, convert it into an owned, tested runbook entry instead of deleting it, and set its runbook attribute
+# delete_job: delete DAG bf_1234_refund_replay and its run history
+# airflow dags delete --yes bf_1234_refund_replay

@@ -1,0 +1,254 @@
+// Package fix turns an audit's findings into the cleanup of a backfill, in
+// the order of backfill-cleanup.txt ("Close the loop in order"): a plan of
+// remedies step by step, where a step whose earlier steps are not done
+// waits, with the reason. It renders the plan as an sh script or JSON, and
+// applies its safe part through the systems' APIs.
+package fix
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/audit"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+// PlanVersion is the schema version of the JSON plan.
+const PlanVersion = 1
+
+// Plan is the cleanup of one or more backfills.
+type Plan struct {
+	Version   int            `json:"version"`
+	Now       time.Time      `json:"now"`
+	Backfills []BackfillPlan `json:"backfills"`
+}
+
+// BackfillPlan is one backfill's cleanup, step by step.
+type BackfillPlan struct {
+	ID string `json:"id"`
+	// Known is false for a backfill no plan or record describes: its
+	// machinery has no lifecycle to order its removal by.
+	Known     bool            `json:"known"`
+	Lifecycle model.Lifecycle `json:"lifecycle"`
+	Steps     []StepPlan      `json:"steps"`
+}
+
+// StepPlan is what one lifecycle step asks for.
+type StepPlan struct {
+	Step model.Step `json:"step"`
+	// Waits says why the step's commands must not run yet: an earlier step
+	// is blocked by something the plan does not clear. Empty: they may.
+	Waits string `json:"waits,omitempty"`
+	Items []Item `json:"items"`
+}
+
+// Item is one command or human act, for one finding.
+type Item struct {
+	RuleID      string         `json:"rule_id"`
+	Severity    model.Severity `json:"severity"`
+	Fingerprint string         `json:"fingerprint"`
+	BackfillID  string         `json:"backfill_id,omitempty"`
+	ArtifactURI string         `json:"artifact_uri,omitempty"`
+	Source      string         `json:"source,omitempty"`
+	Message     string         `json:"message"`
+	// Action is the command, or Human what a person has to do.
+	Action       *remedy.Action `json:"action,omitempty"`
+	Human        *remedy.Human  `json:"human,omitempty"`
+	Alternatives []string       `json:"alternatives,omitempty"`
+	Notes        []string       `json:"notes,omitempty"`
+	// Waits, when set, holds this item back whatever its step: its
+	// backfill is unknown, so nothing orders its removal.
+	Waits string `json:"waits,omitempty"`
+
+	artifact *model.Artifact
+}
+
+// Ready reports whether the item is a command that may run now.
+func (it Item) Ready(step StepPlan) bool {
+	return it.Action != nil && step.Waits == "" && it.Waits == ""
+}
+
+// Artifact is the artifact the item acts on, as audited (nil for none).
+func (it Item) Artifact() *model.Artifact { return it.artifact }
+
+// Inputs are what a plan is built from: an audit's report and the index
+// it was built from.
+type Inputs struct {
+	Report *model.Report
+	Index  *correlate.Index
+	// Accepted are fingerprints accepted outside the config (an issue
+	// closed as accepted on GitHub), as the history store last recorded
+	// them: waived like config waivers.
+	Accepted map[string]bool
+	// RecordsDir and PlansDir say where the records source reads, for
+	// the templates.
+	RecordsDir, PlansDir string
+}
+
+// Runs says whether an action will run in this mode: every action in a
+// script, only allowed ones under --apply. A step waits for an earlier
+// one only when what blocks the earlier one is not cleared by a command
+// that runs before it.
+type Runs func(remedy.Action) bool
+
+// NewPlan orders the remedies of the open findings of backfill (every
+// backfill with open findings when empty) by the lifecycle.
+func NewPlan(in Inputs, backfill string, runs Runs) (*Plan, error) {
+	p := &Plan{Version: PlanVersion, Now: in.Report.Now}
+	open := map[string][]model.Finding{}
+	for _, f := range in.Report.Findings {
+		if f.Waived() || in.Accepted[f.Fingerprint] || len(f.Unread) > 0 {
+			continue
+		}
+		id := model.NormalizeID(f.BackfillID)
+		open[id] = append(open[id], f)
+	}
+	found := false
+	for _, br := range in.Report.Backfills {
+		id := model.NormalizeID(br.Backfill.ID)
+		if backfill != "" && id != model.NormalizeID(backfill) {
+			continue
+		}
+		found = true
+		if len(open[id]) == 0 && backfill == "" {
+			continue
+		}
+		p.Backfills = append(p.Backfills, in.backfillPlan(br, open[id], runs))
+	}
+	if backfill == "" && len(open[""]) > 0 {
+		// Findings about the config itself (waivers, user rules).
+		p.Backfills = append(p.Backfills, in.backfillPlan(model.BackfillReport{Known: true,
+			Lifecycle: model.Lifecycle{Done: true}}, open[""], runs))
+	}
+	if backfill != "" && !found {
+		return nil, fmt.Errorf("backfill %s: no plan, record or artifact in the audit names it", backfill)
+	}
+	return p, nil
+}
+
+func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding, runs Runs) BackfillPlan {
+	bp := BackfillPlan{ID: br.Backfill.ID, Known: br.Known, Lifecycle: br.Lifecycle}
+	var b *model.Backfill
+	var rec *model.DecisionRecord
+	if br.Known && br.Backfill.ID != "" {
+		b = &br.Backfill
+		rec = in.Index.Record(br.Backfill.ID)
+	}
+	byURI := map[string]*model.Artifact{}
+	for _, a := range in.Index.ArtifactsOf(br.Backfill.ID) {
+		byURI[a.URI] = a
+	}
+	var items []Item
+	for _, f := range findings {
+		items = append(items, in.itemsOf(f, byURI[f.ArtifactURI], b, rec)...)
+	}
+	if !br.Known && br.Backfill.ID != "" {
+		for i := range items {
+			items[i].Waits = fmt.Sprintf("no plan or decision record describes %s: make sure nobody needs it first, or write its plan", br.Backfill.ID)
+		}
+	}
+	steps := map[model.Step][]Item{}
+	for _, it := range items {
+		steps[itemStep(it)] = append(steps[itemStep(it)], it)
+	}
+	// Findings cleared by commands that run before a step, step by step:
+	// a step waits while the lifecycle with those findings gone is still
+	// blocked before it.
+	cleared := map[string]bool{}
+	for _, s := range append([]model.Step{model.StepPlan}, model.Steps()...) {
+		its := steps[s]
+		if len(its) == 0 {
+			continue
+		}
+		sp := StepPlan{Step: s, Items: its}
+		if b != nil && s > model.StepVerified {
+			left := slices.DeleteFunc(slices.Clone(findings), func(f model.Finding) bool { return cleared[f.Fingerprint] })
+			lc := rules.Lifecycle(in.Index, b, left)
+			if lc.Reached < s-1 {
+				sp.Waits = fmt.Sprintf("step %s is not done: %s", lc.Next, strings.Join(lc.Blockers, "; "))
+			}
+		}
+		sortItems(sp.Items)
+		bp.Steps = append(bp.Steps, sp)
+		for _, it := range its {
+			if it.Ready(sp) && it.Action.Resolves && runs(*it.Action) {
+				cleared[it.Fingerprint] = true
+			}
+		}
+	}
+	return bp
+}
+
+// itemStep is where an item goes: its command's step, else its human act's.
+func itemStep(it Item) model.Step {
+	switch {
+	case it.Action != nil:
+		return it.Action.Step
+	case it.Human != nil:
+		return it.Human.Step
+	}
+	return model.StepPlan
+}
+
+// itemsOf splits a finding's remedy into one item per command, and one
+// for what a person must do.
+func (in Inputs) itemsOf(f model.Finding, a *model.Artifact, b *model.Backfill, rec *model.DecisionRecord) []Item {
+	base := Item{RuleID: f.RuleID, Severity: f.Severity, Fingerprint: f.Fingerprint, BackfillID: f.BackfillID,
+		ArtifactURI: f.ArtifactURI, Source: f.Source, Message: f.Message, artifact: a}
+	r, ok := remedy.Build(f, remedy.Facts{Artifact: a, Backfill: b, Record: rec, RecordsDir: in.RecordsDir, PlansDir: in.PlansDir})
+	if !ok {
+		// A rule bfaudit knows no command for (a user rule) keeps its
+		// remediation text, at its step.
+		it := base
+		it.Human = &remedy.Human{Step: f.Step, What: f.Remediation}
+		return []Item{it}
+	}
+	var out []Item
+	for i := range r.Actions {
+		it := base
+		act := r.Actions[i]
+		it.Action = &act
+		if i == 0 {
+			it.Alternatives, it.Notes = r.Alternatives, r.Notes
+		}
+		out = append(out, it)
+	}
+	if r.Human != nil {
+		it := base
+		it.Human = r.Human
+		if len(r.Actions) == 0 {
+			it.Alternatives, it.Notes = r.Alternatives, r.Notes
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// sortItems puts commands before human acts and a step's late commands
+// (a schema after its tables) last, keeping the report's order (most
+// severe first) otherwise.
+func sortItems(items []Item) {
+	rank := func(it Item) int {
+		switch {
+		case it.Action == nil:
+			return 2
+		case it.Action.Late:
+			return 1
+		}
+		return 0
+	}
+	sort.SliceStable(items, func(i, j int) bool { return rank(items[i]) < rank(items[j]) })
+}
+
+// Evaluate audits an estate as `bfaudit audit` does (correlate, rules,
+// report) and keeps the index the plan orders by.
+func Evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time) Inputs {
+	ix := correlate.Correlate(est, sel)
+	return Inputs{Report: audit.BuildReport(ix, eng.Evaluate(ix, now), now), Index: ix}
+}
