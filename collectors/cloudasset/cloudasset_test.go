@@ -131,3 +131,23 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Calls grow with the machinery found, not with the projects searched:
+// an organization five times larger, with five times the backfills (still
+// within one follow-up batch), costs the same four calls.
+func TestCallsDoNotGrowWithProjects(t *testing.T) {
+	calls := map[int]int{}
+	for _, n := range []int{200, 1000} {
+		f := newFakeAsset(t, largeEstate(n))
+		c := newCollector(t, f.start().URL, "organizations/42")
+		c.Principals = nil
+		sink := collect(t, c)
+		if len(sink.Errors) != 0 || len(sink.Artifacts) != 5*n/100 {
+			t.Fatalf("%d projects: %d artifacts, errors %+v", n, len(sink.Artifacts), sink.Errors)
+		}
+		calls[n] = f.calls()
+	}
+	if calls[200] != 4 || calls[1000] != 4 {
+		t.Errorf("calls %v; want 4 for either size (2 searches, 2 follow-ups)", calls)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net/http"
@@ -208,8 +207,8 @@ func must[T any](v T, err error) T {
 // points the pubsub collector's client at it (PUBSUB_EMULATOR_HOST), and
 // puts back into the estate what pstest holds (its defaults filled in), so
 // both paths read the same objects.
-func startPubSub(t testing.TB, e *fxEstate) *pstest.Server {
-	srv := pstest.NewServer()
+func startPubSub(t testing.TB, e *fxEstate, opts ...pstest.ServerReactorOption) *pstest.Server {
+	srv := pstest.NewServer(opts...)
 	t.Cleanup(func() { srv.Close() })
 	t.Setenv("PUBSUB_EMULATOR_HOST", srv.Addr)
 	ctx := context.Background()
@@ -244,5 +243,3 @@ func startPubSub(t testing.TB, e *fxEstate) *pstest.Server {
 	}
 	return srv
 }
-
-var _ = json.Marshal
