@@ -11,14 +11,16 @@ import (
 // Attributes of a silence besides the model's (matchers, created_by,
 // mutes_critical, api_url).
 const (
-	AttrSilenceState    = "silence_state" // active, pending or expired, as Alertmanager says
-	AttrStartsAt        = "starts_at"     // RFC 3339
-	AttrComment         = "comment"       // the silence's comment, on one line, at most 500 characters
-	AttrMutedAlerts     = "muted_alerts"  // alerts it mutes now (when check_alerts read them)
-	AttrMutedCritical   = "muted_critical_alerts"
-	AttrOtherBackfills  = "other_backfills" // further backfill ids its matchers or comment name
-	maxCommentCharacter = 500
+	AttrSilenceState   = "silence_state" // active, pending or expired, as Alertmanager says
+	AttrStartsAt       = "starts_at"     // RFC 3339
+	AttrComment        = "comment"       // the silence's comment, on one line, at most 500 characters
+	AttrMutedAlerts    = "muted_alerts"  // alerts it mutes now (when check_alerts read them)
+	AttrMutedCritical  = "muted_critical_alerts"
+	AttrOtherBackfills = "other_backfills" // further backfill ids its matchers or comment name
 )
+
+// maxCommentChars caps the comment kept: it is free text, shown in reports.
+const maxCommentChars = 500
 
 // artifact turns a tied silence into a silence artifact. muted is nil
 // when the alerts were not read: whether it mutes a critical alert is then
@@ -38,7 +40,7 @@ func (a *Alertmanager) artifact(t tiedSilence, muted map[string]mutedCount) mode
 		art.SetAttr(model.AttrCreatedBy, clip(s.CreatedBy, 200))
 	}
 	if s.Comment != "" {
-		art.SetAttr(AttrComment, clip(s.Comment, maxCommentCharacter))
+		art.SetAttr(AttrComment, clip(s.Comment, maxCommentChars))
 	}
 	if len(t.others) > 0 {
 		art.SetAttr(AttrOtherBackfills, strings.Join(sortedCopy(t.others), ","))

@@ -101,9 +101,9 @@ func literals(m matcher) []string {
 	return set
 }
 
-// words splits a comment into the tokens a backfill id can be: a name
-// pattern anchored at the end ((?:[-_.]|$)) matches "BF-1234" but not
-// "BF-1234:" or "BF-1234 replay".
+// words splits a comment into words on spaces and punctuation and trims
+// trailing punctuation, so a name pattern anchored at the end of the id
+// ((?:[-_.]|$)) finds it in "BF-1234: replay", "(BF-1234)" or "BF-1234 replay".
 func words(comment string) []string {
 	fields := strings.FieldsFunc(comment, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(",;()[]{}<>\"'`|/", r)

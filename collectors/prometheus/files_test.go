@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -206,5 +205,3 @@ func TestFileUnits(t *testing.T) {
 		}
 	})
 }
-
-var _ collectors.Collector = (*Prometheus)(nil)
