@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bfaudit/bfaudit/internal/image"
 )
@@ -67,7 +65,7 @@ func TestVersionOfPlainBuildInClone(t *testing.T) {
 	if err != nil {
 		t.Skipf("not a git checkout (or no git): %v; the VCS stamp needs one", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := image.BuildContext(t)
 	defer cancel()
 	bin := filepath.Join(t.TempDir(), "bfaudit")
 	// The same flags as the image's build, so the two tests share the build

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Binary describes one build of cmd/bfaudit.
@@ -61,4 +62,15 @@ func GoBuild(ctx context.Context, b Binary) error {
 		return fmt.Errorf("image: go %s: %w\n%s", strings.Join(args, " "), err, out.String())
 	}
 	return nil
+}
+
+// BuildContext bounds a test's go build by the test's own deadline, less a
+// margin to report, so a build that cannot finish (the first one compiles
+// every dependency without -race) fails with its output instead of the test
+// binary's timeout panic.
+func BuildContext(t interface{ Deadline() (time.Time, bool) }) (context.Context, context.CancelFunc) {
+	if d, ok := t.Deadline(); ok {
+		return context.WithDeadline(context.Background(), d.Add(-30*time.Second))
+	}
+	return context.WithCancel(context.Background())
 }

@@ -2,7 +2,6 @@ package image
 
 import (
 	"archive/tar"
-	"context"
 	"debug/buildinfo"
 	"encoding/json"
 	"errors"
@@ -32,7 +31,7 @@ func TestImageRunsVersion(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the image's binary is for linux; this test runs it")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := BuildContext(t)
 	defer cancel()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bfaudit")
