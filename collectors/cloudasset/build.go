@@ -107,10 +107,9 @@ func (c *Collector) table(b *built, r resource) {
 		b.fail(scope, fmt.Errorf("cloudasset: table %s.%s.%s: %w", p, d, t, err))
 		return
 	}
-	if tbl.TableReference == nil || tbl.TableReference.TableId == "" {
-		// The name says which table; the data is the service's own.
-		tbl.TableReference = &bq.TableReference{ProjectId: p, DatasetId: d, TableId: t}
-	}
+	// The name says which table (its URI and unit follow from it), the
+	// data what the table holds.
+	tbl.TableReference = &bq.TableReference{ProjectId: p, DatasetId: d, TableId: t}
 	id, how, ok := c.sel.Match(bigquery.TableURI(p, d, t), t, tbl.Labels)
 	if !ok {
 		dt, tied := b.datasets[datasetName(p, d)]
@@ -130,9 +129,7 @@ func (c *Collector) topic(b *built, r resource) {
 		b.fail(model.JoinScope(p, "topics"), fmt.Errorf("cloudasset: topic %s of project %s: %w", short, p, err))
 		return
 	}
-	if tp.GetName() == "" {
-		tp.Name = "projects/" + p + "/topics/" + short
-	}
+	tp.Name = "projects/" + p + "/topics/" + short
 	if a, ok := pubsub.TopicArtifact(c.sel, p, tp); ok {
 		b.topics[tp.GetName()] = a
 		b.emit("pubsub", a)
@@ -151,9 +148,7 @@ func (c *Collector) subscription(b *built, r resource) {
 		b.fail(model.JoinScope(p, "subscriptions"), fmt.Errorf("cloudasset: subscription %s of project %s: %w", short, p, err))
 		return
 	}
-	if sub.GetName() == "" {
-		sub.Name = "projects/" + p + "/subscriptions/" + short
-	}
+	sub.Name = "projects/" + p + "/subscriptions/" + short
 	if a, ok := pubsub.SubscriptionArtifact(c.sel, p, sub, b.topics); ok {
 		b.emit("pubsub", a)
 	}
@@ -243,6 +238,12 @@ func (c *Collector) key(b *built, r resource) {
 	if !ok {
 		return
 	}
+	if n.segment("keys") == "" {
+		b.fail(a.unit(), fmt.Errorf("cloudasset: %s: not a key name", r.name))
+		return
+	}
+	// The key's URI follows from its asset name, as its unit does.
+	k.Name = "projects/" + p + "/serviceAccounts/" + email + "/keys/" + n.segment("keys")
 	b.emit("gcpiam", gcpiam.KeyArtifact(email, a.project, a.unit(), a.disabled, a.backfillID, a.how, k, b.now))
 }
 

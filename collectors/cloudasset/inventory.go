@@ -251,7 +251,8 @@ func unitOf(assetType, name string) string {
 		return ""
 	}
 	p := n.segment("projects")
-	if p == "" {
+	if p == "" || allDigits(p) {
+		// An export names a project by number; units use its id.
 		return ""
 	}
 	switch assetType {
