@@ -1,11 +1,13 @@
 # bfaudit: `make run` audits the bundled quickstart estate; `make test` runs
 # vet, staticcheck, the race-enabled tests, actionlint on the GitHub Actions
-# examples and `goreleaser check`; `make image` builds the container image.
+# examples, `goreleaser check` and `kustomize build` of deploy/kubernetes;
+# `make image` builds the container image.
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
 ACTIONLINT_VERSION ?= v1.7.12
-# Newer goreleaser releases need a newer Go than this project's.
+# Newer goreleaser and kustomize releases need a newer Go than this project's.
 GORELEASER_VERSION ?= v2.15.1
+KUSTOMIZE_VERSION ?= v5.7.1
 # The quickstart is audited as of a fixed day so its report reads the same
 # on any day; drop --now to audit as of today.
 QUICKSTART_NOW ?= 2026-11-30
@@ -21,7 +23,7 @@ FUZZPKGS ?= ./...
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 IMAGE_REPO ?= bfaudit
 
-.PHONY: run test vet staticcheck unit build bench docs fuzz image actionlint goreleaser-check
+.PHONY: run test vet staticcheck unit build bench docs fuzz image actionlint goreleaser-check kustomize
 
 run: build
 	@./bin/bfaudit audit --config examples/quickstart/bfaudit.yaml --now $(QUICKSTART_NOW); \
@@ -32,7 +34,7 @@ run: build
 build:
 	@$(GO) build -o bin/bfaudit ./cmd/bfaudit
 
-test: vet staticcheck unit actionlint goreleaser-check
+test: vet staticcheck unit actionlint goreleaser-check kustomize
 
 vet:
 	$(GO) vet ./...
@@ -59,6 +61,11 @@ actionlint:
 
 goreleaser-check:
 	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) check
+
+# The Kubernetes base builds with kustomize itself (go test ./deploy/kubernetes
+# checks each manifest against client-go's types).
+kustomize:
+	$(GO) run sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION) build deploy/kubernetes >/dev/null
 
 bench:
 	./bench/run.sh
