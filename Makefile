@@ -5,7 +5,8 @@
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
 ACTIONLINT_VERSION ?= v1.7.12
-# Newer goreleaser and kustomize releases need a newer Go than this project's.
+# goreleaser and kustomize pinned to releases that build with this project's Go
+# (goreleaser > v2.15.1 and kustomize v5.8.3 need a newer one).
 GORELEASER_VERSION ?= v2.15.1
 KUSTOMIZE_VERSION ?= v5.7.1
 # The quickstart is audited as of a fixed day so its report reads the same
