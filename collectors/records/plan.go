@@ -169,7 +169,7 @@ func parsePlanNode(path string, node *yaml.Node, p *planDoc, strictErr error) (m
 	}
 	id := scalarAt(doc, "id")
 	if strictErr != nil {
-		err := explain(path, id, doc, planDocType, strictErr)
+		err := explain(path, id, doc, planDocType, strictErr, 0)
 		return partialPlan(path, line, id, err), err
 	}
 	var loc *time.Location

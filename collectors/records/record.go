@@ -56,7 +56,7 @@ func ParseRecord(path string, data []byte) (model.DecisionRecord, error) {
 			}
 			return model.DecisionRecord{}, pe
 		}
-		return model.DecisionRecord{}, explainAt(path, "", node.Content[0], recordDocType, err, offset)
+		return model.DecisionRecord{}, explain(path, "", node.Content[0], recordDocType, err, offset)
 	}
 	if d.BackfillID == "" {
 		return model.DecisionRecord{}, &PlanError{Path: path, Line: 1 + offset, Key: "backfill_id",

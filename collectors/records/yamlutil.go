@@ -22,12 +22,9 @@ var (
 // expected, the nearest known key ("did you mean completed_at?"), where
 // the decoder says `cannot unmarshal !!str into records.rangeDoc` and
 // stops at the first. Should the walk find nothing, the decoder's own
-// error is kept. offset is added to every line (front matter).
-func explain(path, id string, doc *yaml.Node, t reflect.Type, decodeErr error) error {
-	return explainAt(path, id, doc, t, decodeErr, 0)
-}
-
-func explainAt(path, id string, doc *yaml.Node, t reflect.Type, decodeErr error, offset int) error {
+// error is kept. offset is added to every line (the lines above a
+// record's front matter).
+func explain(path, id string, doc *yaml.Node, t reflect.Type, decodeErr error, offset int) error {
 	problems := decodeerr.YAML(doc, t, "")
 	if len(problems) == 0 {
 		pe := &PlanError{Path: path, ID: id}
