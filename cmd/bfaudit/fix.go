@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -122,7 +123,7 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 		return usageError(err)
 	}
 	if f.apply {
-		return applyFix(ctx, g, cfg, store, plan, f, now)
+		return applyFix(ctx, g, cfg, store, plan, f)
 	}
 	return writeFixPlan(g, plan, f)
 }
@@ -147,7 +148,43 @@ func writeFixPlan(g *globals, plan *fix.Plan, f fixFlags) error {
 	return nil
 }
 
-// applyFix is filled in by fix_apply.go.
-var applyFix = func(ctx context.Context, g *globals, cfg *config.Config, store *history.Store, plan *fix.Plan, f fixFlags, now time.Time) error {
-	return usageError(errors.New("--apply: not available in this build"))
+// applyFix takes the plan's safe part and prints what happened to each
+// item. Every action is recorded in the history store, so --apply needs
+// one.
+func applyFix(ctx context.Context, g *globals, cfg *config.Config, store *history.Store, plan *fix.Plan, f fixFlags) error {
+	if store == nil {
+		return usageError(errors.New("--apply records every action in the history store: add a history: section to the config"))
+	}
+	systems, closeSystems, err := fix.Systems(cfg.Instances)
+	if err != nil {
+		return usageError(err)
+	}
+	defer func() { _ = closeSystems() }()
+	actor := cfg.Fix.Actor
+	if actor == "" {
+		actor = cmp.Or(os.Getenv("USER"), "unknown")
+	}
+	ap := &fix.Applier{Systems: systems, Allowed: cfg.Fix.Allows, Store: store, Actor: actor}
+	results := ap.Apply(ctx, plan)
+	var w io.Writer = g.stdout
+	if f.output != "" {
+		file, err := os.OpenFile(f.output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return usageError(fmt.Errorf("--output: %w", err))
+		}
+		defer file.Close()
+		w = file
+	}
+	if f.format == "json" {
+		err = fix.WriteResultsJSON(w, results)
+	} else {
+		err = fix.WriteResults(w, results)
+	}
+	if err != nil {
+		return fmt.Errorf("write the results: %w", err)
+	}
+	if fix.Failed(results) {
+		return &exitError{code: exitIncomplete, err: errors.New("some actions failed: see above, and audit again")}
+	}
+	return nil
 }

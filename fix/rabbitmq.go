@@ -1,0 +1,156 @@
+package fix
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/collectors/rabbitmq"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+// rabbitSystem acts on a RabbitMQ source through the management HTTP API
+// the collector reads, with its HTTP client (its TLS settings) and
+// credentials.
+type rabbitSystem struct {
+	base       *url.URL // without credentials
+	user, pass string
+	client     *http.Client
+	retry      collectors.RetryPolicy
+}
+
+func newRabbitMQ(r *rabbitmq.RabbitMQ) (*rabbitSystem, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil || u.Host == "" {
+		return nil, errors.New("url: not an http(s) address of the management API")
+	}
+	s := &rabbitSystem{user: r.Username, client: r.HTTP, retry: r.Retry}
+	if u.User != nil {
+		if s.user == "" {
+			s.user = u.User.Username()
+		}
+		s.pass, _ = u.User.Password()
+	}
+	if r.PasswordEnv != "" {
+		s.pass = os.Getenv(r.PasswordEnv)
+	}
+	u.User = nil
+	s.base = u
+	return s, nil
+}
+
+// path is the API path of the artifact's queue or exchange; each part is
+// escaped (the default vhost "/" is %2F).
+func (s *rabbitSystem) path(a *model.Artifact) (string, remedy.RabbitObject, error) {
+	o, ok := remedy.ParseRabbitMQ(a)
+	if !ok {
+		return "", o, fmt.Errorf("rabbitmq: %s is not an artifact bfaudit can act on", a.URI)
+	}
+	kind := "queues"
+	if o.Exchange {
+		kind = "exchanges"
+	}
+	return "/api/" + kind + "/" + url.PathEscape(o.Vhost) + "/" + url.PathEscape(o.Name), o, nil
+}
+
+func (s *rabbitSystem) do(ctx context.Context, method, path string, query url.Values) (*http.Response, error) {
+	target := strings.TrimSuffix(s.base.String(), "/") + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	return collectors.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
+		req, err := http.NewRequest(method, target, nil)
+		if err != nil {
+			return nil, err
+		}
+		if s.user != "" {
+			req.SetBasicAuth(s.user, s.pass)
+		}
+		req.Header.Set("Accept", "application/json")
+		return req, nil
+	})
+}
+
+func (s *rabbitSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (Observed, error) {
+	path, o, err := s.path(a)
+	if err != nil {
+		return Observed{}, err
+	}
+	resp, err := s.do(ctx, http.MethodGet, path, nil)
+	if isHTTPStatus(err, http.StatusNotFound) {
+		return Observed{}, nil
+	}
+	if err != nil {
+		return Observed{}, err
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Consumers  *int64 `json:"consumers"`
+		Durable    bool   `json:"durable"`
+		AutoDelete bool   `json:"auto_delete"`
+		Exclusive  bool   `json:"exclusive"`
+		Type       string `json:"type"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&v); err != nil {
+		return Observed{}, fmt.Errorf("GET %s: not a queue or exchange: %w", path, err)
+	}
+	st := map[string]string{"durable": strconv.FormatBool(v.Durable), "auto_delete": strconv.FormatBool(v.AutoDelete)}
+	if o.Exchange {
+		st["exchange_type"] = v.Type
+	} else {
+		st["exclusive"] = strconv.FormatBool(v.Exclusive)
+		if v.Consumers != nil {
+			st["consumers"] = strconv.FormatInt(*v.Consumers, 10)
+		}
+	}
+	return Observed{Found: true, State: st}, nil
+}
+
+// Expected compares what the collector recorded: durability, and for a
+// queue its consumers (a consumer that attached since is someone using it).
+func (s *rabbitSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{"durable", "auto_delete", "exclusive", "exchange_type", model.AttrConsumers} {
+		if v := a.Attr(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Act deletes the queue or exchange. A queue that had no consumer at the
+// audit is deleted only if it still has none when the broker acts
+// (if-unused), so one that attaches after the read is not cut off.
+func (s *rabbitSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+	path, o, err := s.path(a)
+	if err != nil {
+		return err
+	}
+	q := url.Values{}
+	if !o.Exchange && (a.Attr(model.AttrConsumers) == "0" || a.Attr(model.AttrConsumers) == "") {
+		q.Set("if-unused", "true")
+	}
+	resp, err := s.do(ctx, http.MethodDelete, path, q)
+	if isHTTPStatus(err, http.StatusNotFound) {
+		return nil // gone in between: done either way
+	}
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+func isHTTPStatus(err error, code int) bool {
+	var se *collectors.StatusError
+	return errors.As(err, &se) && se.Status == code
+}
