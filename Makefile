@@ -43,8 +43,10 @@ vet:
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
+# The image and version tests build the whole static binary: on a cold cache
+# that can take longer than go test's default 10 minutes per package.
 unit:
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 30m ./...
 
 image:
 	$(GO) run ./tools/image -arch $(IMAGE_ARCH) -repo $(IMAGE_REPO) -out dist/image

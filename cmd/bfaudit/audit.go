@@ -65,7 +65,7 @@ say the run is incomplete, and the exit code is 3.`,
 
 // finishBudget is how long the history store, the sinks' last words and the
 // report files get once the run's deadline or a signal has ended it.
-const finishBudget = 30 * time.Second
+var finishBudget = 30 * time.Second // a variable so a test can shorten it
 
 func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	now, err := g.clock()
@@ -108,9 +108,13 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), deadline)
 	defer cancel()
 	// What must still happen after the run was stopped (record, write)
-	// gets a short budget of its own.
-	finish, cancelFinish := context.WithTimeout(context.WithoutCancel(cmd.Context()), deadline+finishBudget)
+	// gets a short budget of its own, counted from the moment it stopped:
+	// after an early SIGTERM (a node drain) the pod's grace period, not the
+	// run's deadline, is what is left.
+	finish, cancelFinish := context.WithCancel(context.WithoutCancel(cmd.Context()))
 	defer cancelFinish()
+	stopFinishClock := context.AfterFunc(ctx, func() { time.AfterFunc(finishBudget, cancelFinish) })
+	defer stopFinishClock()
 
 	var problems []string
 	var errs []error

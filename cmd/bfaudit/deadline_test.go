@@ -108,5 +108,55 @@ func TestChildAudit(t *testing.T) {
 	if os.Getenv("BFAUDIT_TEST_CHILD") == "" || args == "" {
 		t.Skip("run by TestSIGTERMWritesReports in a child process")
 	}
+	if d, err := time.ParseDuration(os.Getenv("BFAUDIT_TEST_FINISH_BUDGET")); err == nil {
+		finishBudget = d
+	}
 	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+}
+
+// The time to finish up after SIGTERM is counted from the signal, not from
+// the run's start: with a history store that never answers and a long
+// --deadline, the run still ends about finishBudget after the signal, as a
+// pod's grace period requires. Before, the store had deadline+30s.
+func TestFinishBudgetCountsFromTheSignal(t *testing.T) {
+	if os.Getenv("BFAUDIT_TEST_CHILD") != "" {
+		return
+	}
+	cfg, out := stalledConfig(t)
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// History on a PostgreSQL port that accepts and never answers: its own
+	// connect deadline (10s) outlasts the finish budget.
+	t.Setenv("BFAUDIT_TEST_STALLED_PG", "postgres://bfaudit@"+hostile.AcceptAndStall(t)+"/history?sslmode=disable")
+	write(t, cfg, string(b)+"history: {driver: postgres, dsn_env: BFAUDIT_TEST_STALLED_PG}\n")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildAudit$")
+	cmd.Env = append(os.Environ(), "BFAUDIT_TEST_CHILD=1", "BFAUDIT_TEST_FINISH_BUDGET=2s",
+		"BFAUDIT_TEST_CHILD_ARGS=audit\n-c\n"+cfg+"\n--now\n2026-11-30\n--deadline\n1h\n-f\njson\n-o\njson="+out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	signalled := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the audit did not end within a minute of SIGTERM")
+	}
+	if took := time.Since(signalled); took > 8*time.Second {
+		t.Errorf("ended %s after SIGTERM with a 2s finish budget (the stalled store kept its own 10s connect deadline)", took.Round(time.Second))
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitIncomplete {
+		t.Errorf("exit %d after SIGTERM, want 3; stderr: %s", code, stderr.String())
+	}
+	if _, err := os.ReadFile(out); err != nil {
+		t.Errorf("no report written: %v; stderr: %s", err, stderr.String())
+	}
 }
