@@ -26,6 +26,15 @@ const planSourceType = "records"
 // (deadline or signal) it returns what was collected, unfinished sources
 // marked failed, with ctx's error.
 func Collect(ctx context.Context, instances []collectors.Instance, sel *correlate.Selector, limit int, now time.Time) (*model.Estate, error) {
+	return collectWith(ctx, instances, sel, limit, now, func(ctx context.Context, est *model.Estate) {
+		verify(ctx, est, instances)
+	})
+}
+
+// collectWith is Collect with its validation step handed in (a shard runs
+// only its share of the validation queries).
+func collectWith(ctx context.Context, instances []collectors.Instance, sel *correlate.Selector, limit int, now time.Time,
+	verifyAll func(context.Context, *model.Estate)) (*model.Estate, error) {
 	var plans, rest []collectors.Instance
 	for _, in := range instances {
 		if c, ok := in.Collector.(collectors.Clocked); ok {
@@ -51,7 +60,7 @@ func Collect(ctx context.Context, instances []collectors.Instance, sel *correlat
 		collectors.Sort(est)
 		return est, err
 	}
-	verify(ctx, est, instances)
+	verifyAll(ctx, est)
 	collectors.Sort(est)
 	return est, nil
 }

@@ -33,6 +33,9 @@ type Coverage struct {
 	Artifacts int            `json:"artifacts"`
 	Backfills int            `json:"backfills"`
 	Records   int            `json:"records"`
+	// Shard is set when the estate was collected with --shard: which
+	// shard collected this source and whether its units were split.
+	Shard *ShardSpec `json:"shard,omitempty"`
 }
 
 // Answered reports whether the source answered for the unit at scope, so
