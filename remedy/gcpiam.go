@@ -3,6 +3,7 @@ package remedy
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -20,6 +21,9 @@ type IAMBinding struct {
 	Title          string
 	Key            bool
 	Account, KeyID string
+	// ConditionUnknown: the URI names a condition the artifact does not
+	// carry (a report has only the URI), so no command can match it.
+	ConditionUnknown bool
 }
 
 // conditionTitleAttr is the attribute gcpiam puts a condition's title in.
@@ -36,6 +40,7 @@ func ParseIAM(a *model.Artifact) (IAMBinding, bool) {
 	case a.Kind == model.KindGrant && segs[1] == "bindings":
 		b.Role, b.Member = a.Attr(model.AttrRole), a.Attr(model.AttrPrincipal)
 		b.Expression, b.Title = a.Attr(model.AttrCondition), a.Attr(conditionTitleAttr)
+		b.ConditionUnknown = b.Expression == "" && strings.Contains(a.URI, "?condition=")
 		return b, b.Role != "" && b.Member != ""
 	case a.Kind == model.KindCredential && len(segs) == 5 && segs[1] == "serviceAccounts" && segs[3] == "keys":
 		b.Key, b.Account, b.KeyID = true, segs[2], segs[4]
@@ -50,6 +55,10 @@ func ParseIAM(a *model.Artifact) (IAMBinding, bool) {
 // be split at commas in the expression and have quotes trimmed).
 func (b IAMBinding) removeBinding() string {
 	flags := []string{Flag("--member", b.Member), Flag("--role", b.Role)}
+	if b.ConditionUnknown {
+		flags = append(flags, "--all")
+		return command([]string{"gcloud", "projects", "remove-iam-policy-binding"}, flags, b.Project)
+	}
 	if b.Expression == "" {
 		flags = append(flags, "--condition=None")
 		return command([]string{"gcloud", "projects", "remove-iam-policy-binding"}, flags, b.Project)
@@ -76,6 +85,9 @@ func gcpiamRemoval(r *Remedy, a *model.Artifact) {
 				Summary: fmt.Sprintf("delete key %s of %s", b.KeyID, b.Account),
 				Shell:   command([]string{"gcloud", "iam", "service-accounts", "keys", "delete"}, keyFlags, b.KeyID)})
 		return
+	}
+	if b.ConditionUnknown {
+		r.Notes = append(r.Notes, "the binding has a condition this command cannot name: --all removes every binding of this member and role; `bfaudit fix` prints the exact one")
 	}
 	if b.Expression != "" && b.Title == "" {
 		r.Notes = append(r.Notes, "the condition has no title: gcloud matches a condition by expression, title and description, so check the binding in the console if the command finds none")

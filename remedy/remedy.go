@@ -111,10 +111,15 @@ type Facts struct {
 	RecordsDir, PlansDir string
 }
 
-// For returns the remedy of a finding about an artifact (a may be nil):
-// the function a report or sink calls. ok is false when bfaudit knows no
-// fix beyond the rule's remediation text.
+// For returns the remedy of a finding about an artifact: the function a
+// report or sink calls. With a nil artifact (a report holds findings, not
+// artifacts) what the commands need is read from the finding's URI; a
+// command the URI cannot make exact is the broader one, with a note. ok is
+// false when bfaudit knows no fix beyond the rule's remediation text.
 func For(f model.Finding, a *model.Artifact) (Remedy, bool) {
+	if a == nil {
+		a = inferArtifact(f)
+	}
 	return Build(f, Facts{Artifact: a})
 }
 

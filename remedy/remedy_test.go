@@ -313,3 +313,41 @@ func TestSplitMatchers(t *testing.T) {
 		t.Error("text without braces accepted")
 	}
 }
+
+// From a finding alone (a report has no artifacts), the URI gives the
+// same commands, or the broader one where it cannot say more.
+func TestForFromFindingAlone(t *testing.T) {
+	ex := Examples()
+	same := map[string][]int{"BF001": {0, 1, 2}, "BF002": {0}, "BF003": {1, 2}, "BF004": {0, 1}, "BF005": {0, 1}, "BF006": {0}}
+	for rule, idx := range same {
+		for _, i := range idx {
+			e := ex[rule][i]
+			want, _ := Build(e.Finding, e.Facts)
+			got, ok := For(e.Finding, nil)
+			if !ok || !slices.Equal(got.Commands(), want.Commands()) {
+				t.Errorf("%s[%d] %s from the finding alone:\n got %q\nwant %q", rule, i, e.Finding.ArtifactURI, got.Commands(), want.Commands())
+			}
+		}
+	}
+	e := ex["BF003"][0]
+	got, _ := For(e.Finding, nil)
+	if want := `REVOKE ALL PRIVILEGES ON TABLE "revenue"."daily" FROM "bf_1234_loader";`; len(got.Actions) != 1 || got.Actions[0].SQL != want {
+		t.Errorf("PostgreSQL grant from its URI: %+v, want %s", got.Actions, want)
+	}
+	e = ex["BF006"][1]
+	got, _ = For(e.Finding, nil)
+	if want := "rabbitmqadmin --vhost=/ delete queue name=bf_1234.retry"; len(got.Actions) != 1 || got.Actions[0].Shell != want {
+		t.Errorf("RabbitMQ queue from its URI: %q", got.Commands())
+	}
+	cond := model.Finding{RuleID: "BF003", ArtifactURI: "gcpiam://p/bindings/projects/p/roles/loader/serviceAccount:a@p.iam.gserviceaccount.com?condition=until-oct"}
+	got, _ = For(cond, nil)
+	if want := "gcloud projects remove-iam-policy-binding --member=serviceAccount:a@p.iam.gserviceaccount.com --role=projects/p/roles/loader --all p"; len(got.Actions) != 1 || got.Actions[0].Shell != want || len(got.Notes) == 0 {
+		t.Errorf("conditional binding from its URI: %q %q", got.Commands(), got.Notes)
+	}
+	for _, f := range []model.Finding{{RuleID: "BF008", BackfillID: "BF-1"}, {RuleID: "BF101", ArtifactURI: "plan#x"}, {RuleID: "BF005", ArtifactURI: "exports://t"}} {
+		r, ok := For(f, nil)
+		if ok && len(r.Actions) > 0 {
+			t.Errorf("%s %s: commands %q from nothing", f.RuleID, f.ArtifactURI, r.Commands())
+		}
+	}
+}
