@@ -15,7 +15,7 @@ import (
 )
 
 type auditFlags struct {
-	from     string
+	from     []string
 	formats  []string
 	outputs  []string
 	failOn   string
@@ -40,7 +40,9 @@ say the run is incomplete, and the exit code is 3.`,
 		Example: `  bfaudit audit --config bfaudit.yaml
   bfaudit audit --config bfaudit.yaml --format table,json --output json=report.json --fail-on medium
   bfaudit audit --config bfaudit.yaml --deadline 10m
-  bfaudit audit --from estate.json --now 2026-11-30`,
+  bfaudit audit --from estate.json --now 2026-11-30
+  bfaudit audit --from shard-0.json --from shard-1.json
+  bfaudit audit --from estates/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && f.dryRun.on() {
 				return usageError(fmt.Errorf("unexpected argument %q: --dry-run takes a file with '=' (--dry-run=%s)", args[0], args[0]))
@@ -51,7 +53,8 @@ say the run is incomplete, and the exit code is 3.`,
 	}
 	fl := cmd.Flags()
 	// A backquoted word in a usage is the flag's value name in --help.
-	fl.StringVar(&f.from, "from", "", "audit the estate in `FILE` (written by bfaudit collect --out) without touching any system")
+	fl.StringArrayVar(&f.from, "from", nil, "audit the estate in `FILE` (written by bfaudit collect --out) without touching any system; "+
+		"repeat it, or name a directory (every *.json in it), to merge estates, such as the shards of collect --shard")
 	fl.StringSliceVarP(&f.formats, "format", "f", nil, "report `FORMAT`s: table, json, markdown, html, sarif (comma-separated or repeated)")
 	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "write a format to a file: `FORMAT=PATH` (repeatable); a bare PATH applies to the only format")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this `SEVERITY` (critical, high, medium, low, info)")
@@ -72,7 +75,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := g.loadConfig(f.from != "")
+	cfg, err := g.loadConfig(len(f.from) > 0)
 	if err != nil {
 		return err
 	}
@@ -119,8 +122,8 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	var problems []string
 	var errs []error
 	var est *model.Estate
-	if f.from != "" {
-		if est, err = audit.LoadEstate(f.from); err != nil {
+	if len(f.from) > 0 {
+		if est, err = loadEstates(g, f.from); err != nil {
 			return usageError(err)
 		}
 	} else {

@@ -8,22 +8,42 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/audit"
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
 )
 
 func newCollectCmd(g *globals) *cobra.Command {
-	var out string
+	var out, shard string
 	cmd := &cobra.Command{
 		Use:   "collect",
 		Short: "Collect the inventory and save it as JSON, to audit later with `audit --from`",
 		Long: `Collect from every configured source and save the estate: collect where the
 credentials are, audit anywhere. Exits 3 when a source failed (the estate is
 still written, with that source's coverage marked), and when the run's
-deadline or a signal stopped it (the estate holds what was collected).`,
-		Example: `  bfaudit collect --config bfaudit.yaml --out estate.json`,
+deadline or a signal stopped it (the estate holds what was collected).
+
+--shard I/N collects only the I-th of N slices (I is 0-based, from 0 to
+N-1, as Kubernetes' JOB_COMPLETION_INDEX): sources that name their units
+(projects of bigquery, pubsub and gcpiam; listed namespaces of kubernetes;
+listed vhosts of rabbitmq) keep the units whose name hashes to I; every
+other source is collected whole by the one shard its name hashes to; plan
+sources (records) are read by every shard. Audit the N estates together
+with audit --from: a shard missing from the set leaves its sources not
+answered, never resolved.`,
+		Example: `  bfaudit collect --config bfaudit.yaml --out estate.json
+  bfaudit collect --config bfaudit.yaml --shard 0/4 --out estates/shard-0.json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return usageError(errors.New("--out: required (path of the estate JSON to write)"))
+			}
+			var spec *collectors.ShardSpec
+			if shard != "" {
+				s, err := collectors.ParseShard(shard)
+				if err != nil {
+					return usageError(fmt.Errorf("--shard: %w", err))
+				}
+				spec = &s
 			}
 			now, err := g.clock()
 			if err != nil {
@@ -36,7 +56,13 @@ deadline or a signal stopped it (the estate holds what was collected).`,
 			ctx, cancel := context.WithTimeout(cmd.Context(), cfg.Deadline)
 			defer cancel()
 			progress(g, "collecting from %d sources...", len(cfg.Instances))
-			est, stopErr := audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+			var est *model.Estate
+			var stopErr error
+			if spec != nil {
+				est, stopErr = audit.CollectShard(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now, *spec)
+			} else {
+				est, stopErr = audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+			}
 			progress(g, "")
 			for i := range est.Coverage {
 				audit.RedactCoverage(&est.Coverage[i])
@@ -52,12 +78,25 @@ deadline or a signal stopped it (the estate holds what was collected).`,
 			if stopErr != nil {
 				return &exitError{code: exitIncomplete, err: errors.New(stopReason(cmd.Context(), cfg.Deadline))}
 			}
-			if !est.Complete() {
+			if !shardComplete(est) {
 				return &exitError{code: exitIncomplete}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the estate (JSON) to `FILE`")
+	cmd.Flags().StringVar(&shard, "shard", "", "collect only shard `I/N` (0-based: 0/4 to 3/4) of every source's units; merge the shards with audit --from")
 	return cmd
+}
+
+// shardComplete is est.Complete, not counting the sources another shard
+// collects (recorded failed here so that this estate alone resolves
+// nothing about them).
+func shardComplete(est *model.Estate) bool {
+	for _, c := range est.Coverage {
+		if c.Status != model.CoverageOK && (c.Shard == nil || c.Shard.Mode != model.ShardElsewhere) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/audit"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// loadEstates reads the --from estates and merges them; entries that
+// differed between estates are reported on stderr (the later-collected
+// estate's version was kept).
+func loadEstates(g *globals, from []string) (*model.Estate, error) {
+	paths, err := audit.EstatePaths(from)
+	if err != nil {
+		return nil, err
+	}
+	est, notes, err := audit.LoadEstates(paths)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(g.stderr, "note: --from: %s\n", n)
+	}
+	return est, nil
+}
