@@ -8,12 +8,17 @@ import (
 )
 
 // Collect reads the server's rule listing (a failure fails the source; a
-// malformed group is an error at its group) or each rule file (a file
-// that cannot be read or parsed is an error at that file; if none can,
-// the source fails), and reports the rules tied to a backfill.
+// malformed group is an error at its group), each rule file (a file that
+// cannot be read or parsed is an error at that file; if none can, the
+// source fails) or a cluster's PrometheusRules (see collectCluster), and
+// reports the rules tied to a backfill.
 func (p *Prometheus) Collect(ctx context.Context, sink collectors.Sink) error {
 	if p.promql == nil {
 		return fmt.Errorf("prometheus source %s: not initialised (Init was not called)", p.sourceName())
+	}
+	p.notes = nil
+	if p.Kubernetes != nil {
+		return p.collectCluster(ctx, sink)
 	}
 	if p.client != nil {
 		list, err := p.listRules(ctx)

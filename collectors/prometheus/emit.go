@@ -122,7 +122,9 @@ func (p *Prometheus) artifact(g group, r rule, uri string, w watched, id, how st
 		a.SetAttr(model.AttrTemporary, "true")
 	}
 	a.SetAttr(AttrGroup, g.name)
-	a.SetAttr(AttrFile, g.file)
+	if g.file != "" { // a cluster's PrometheusRule has none
+		a.SetAttr(AttrFile, g.file)
+	}
 	if g.object != "" {
 		a.SetAttr(AttrObject, g.object)
 	}

@@ -154,7 +154,7 @@ func (p *Prometheus) parseFile(unit string, data []byte) ([]group, error) {
 			return nil, err
 		}
 		prefix := p.uriBase() + "/files/" + pathSegments(unit)
-		return fileGroups(rgs, unit, prefix, "", nil), nil
+		return ruleGroups(rgs, unit, unit, prefix, "", nil), nil
 	}
 	var out []group
 	objects := 0
@@ -200,27 +200,38 @@ func (p *Prometheus) parseFile(unit string, data []byte) ([]group, error) {
 	return out, nil
 }
 
-// objectGroups parses one PrometheusRule's spec, whose groups are rule
-// groups with a few operator fields rulefmt does not know (ignored).
+// objectGroups reads one PrometheusRule of a file: its groups are under
+// the file's unit.
 func (p *Prometheus) objectGroups(unit string, m manifest) ([]group, error) {
+	object, rgs, err := p.parseObject(m)
+	if err != nil {
+		return nil, err
+	}
+	prefix := p.uriBase() + "/files/" + pathSegments(unit) + "/" + segment(orDash(m.Metadata.Namespace)) + "/" + segment(m.Metadata.Name)
+	return ruleGroups(rgs, unit, unit, prefix, object, m.Metadata.Labels), nil
+}
+
+// parseObject parses one PrometheusRule's spec, from a file or a cluster,
+// whose groups are rule groups with a few operator fields rulefmt does
+// not know (ignored). object is its "namespace/name".
+func (p *Prometheus) parseObject(m manifest) (object string, rgs *rulefmt.RuleGroups, err error) {
 	name := m.Metadata.Name
 	if name == "" {
-		return nil, errors.New("a PrometheusRule without metadata.name")
+		return "", nil, errors.New("a PrometheusRule without metadata.name")
 	}
-	object := name
+	object = name
 	if m.Metadata.Namespace != "" {
 		object = m.Metadata.Namespace + "/" + name
 	}
 	spec, err := yaml.Marshal(&m.Spec)
 	if err != nil || m.Spec.Kind == 0 {
-		return nil, fmt.Errorf("PrometheusRule %s: no spec", object)
+		return "", nil, fmt.Errorf("PrometheusRule %s: no spec", object)
 	}
-	rgs, err := p.parseGroups(spec, true)
+	rgs, err = p.parseGroups(spec, true)
 	if err != nil {
-		return nil, fmt.Errorf("PrometheusRule %s: spec (line numbers within the spec): %w", object, err)
+		return "", nil, fmt.Errorf("PrometheusRule %s: spec (line numbers within the spec): %w", object, err)
 	}
-	prefix := p.uriBase() + "/files/" + pathSegments(unit) + "/" + segment(orDash(m.Metadata.Namespace)) + "/" + segment(name)
-	return fileGroups(rgs, unit, prefix, object, m.Metadata.Labels), nil
+	return object, rgs, nil
 }
 
 // parseGroups runs Prometheus's own parser and validation. A file with no
@@ -240,12 +251,13 @@ func (p *Prometheus) parseGroups(data []byte, ignoreUnknown bool) (*rulefmt.Rule
 	return rgs, nil
 }
 
-// fileGroups turns parsed groups into the collector's; group labels
+// ruleGroups turns parsed groups into the collector's, read from file
+// (empty for a cluster's objects) and reported at scope; group labels
 // (Prometheus 3) apply to every rule, rule labels winning.
-func fileGroups(rgs *rulefmt.RuleGroups, unit, prefix, object string, objectLabels map[string]string) []group {
+func ruleGroups(rgs *rulefmt.RuleGroups, file, scope, prefix, object string, objectLabels map[string]string) []group {
 	out := make([]group, 0, len(rgs.Groups))
 	for _, rg := range rgs.Groups {
-		g := group{file: unit, name: rg.Name, scope: unit, uriPrefix: prefix + "/" + segment(rg.Name),
+		g := group{file: file, name: rg.Name, scope: scope, uriPrefix: prefix + "/" + segment(rg.Name),
 			object: object, objectLabels: objectLabels}
 		for _, r := range rg.Rules {
 			kind, name := typeAlerting, r.Alert

@@ -2,9 +2,9 @@
 // left behind: rules tied to a backfill by a label, an annotation, their
 // name or group, or by an expression that selects the backfill's series
 // (backfill_id="bf-1234"). It reads a running Prometheus through
-// /api/v1/rules, or rule files and PrometheusRule manifests from disk,
-// parsed with the Prometheus project's own packages (rulefmt, the PromQL
-// parser). Each rule is an `alert` artifact carrying its expression, its
+// /api/v1/rules, rule files and PrometheusRule manifests from disk, or
+// the PrometheusRule objects of a Kubernetes cluster, parsed with the
+// Prometheus project's own packages (rulefmt, the PromQL parser). Each rule is an `alert` artifact carrying its expression, its
 // state and whether it watches only backfill series (BF007).
 package prometheus
 
@@ -46,13 +46,16 @@ func New() *Prometheus {
 	}
 }
 
-// Prometheus is one Prometheus server, or a set of rule files.
+// Prometheus is one Prometheus server, a set of rule files, or the
+// PrometheusRule objects of one cluster.
 type Prometheus struct {
 	apiclient.Config `mapstructure:",squash"`
 	// RuleFiles reads rule files instead of a server: paths or globs
 	// (rules/*.yml), relative to the config file. A file may also hold
 	// PrometheusRule objects (kubectl get prometheusrules -o yaml).
 	RuleFiles []string `mapstructure:"rule_files"`
+	// Kubernetes reads the PrometheusRule objects of a cluster instead.
+	Kubernetes *Cluster `mapstructure:"kubernetes"`
 	// GroupLimit is the number of rule groups asked per page.
 	GroupLimit int `mapstructure:"group_limit"`
 	// MaxPages bounds the paged rule listing.
@@ -69,6 +72,7 @@ type Prometheus struct {
 	client  *apiclient.Client
 	sel     *correlate.Selector
 	promql  parser.Parser
+	notes   []string
 }
 
 // SampleConfig returns the documented sample source entry.
@@ -85,6 +89,10 @@ func (p *Prometheus) SetSourceName(name string) { p.name = name }
 // SetBaseDir resolves relative rule_files against the config file's
 // directory; the loader calls it after Init.
 func (p *Prometheus) SetBaseDir(dir string) { p.baseDir = dir }
+
+// Notes says what the last Collect found worth saying that is no error:
+// a cluster without the PrometheusRule CRD.
+func (p *Prometheus) Notes() []string { return p.notes }
 
 func (p *Prometheus) sourceName() string {
 	if p.name != "" {
@@ -103,11 +111,17 @@ func (p *Prometheus) Init() error {
 	if err := collectors.CheckTimeout("timeout", p.Timeout); err != nil {
 		return err
 	}
+	set := 0
+	for _, on := range []bool{p.URL != "", len(p.RuleFiles) > 0, p.Kubernetes != nil} {
+		if on {
+			set++
+		}
+	}
 	switch {
-	case p.URL == "" && len(p.RuleFiles) == 0:
-		return errors.New("url or rule_files: set one: the Prometheus address (http://prometheus:9090) or rule files to read")
-	case p.URL != "" && len(p.RuleFiles) > 0:
-		return errors.New("url and rule_files: set one, not both (configure two sources to read a server and files)")
+	case set == 0:
+		return errors.New("url, rule_files or kubernetes: set one: the Prometheus address (http://prometheus:9090), rule files to read, or a cluster's PrometheusRules (kubernetes: {})")
+	case set > 1:
+		return errors.New("url, rule_files and kubernetes: set one, not several (configure one source for each)")
 	}
 	if p.GroupLimit < 1 {
 		return fmt.Errorf("group_limit: must be positive, got %d", p.GroupLimit)
@@ -130,7 +144,12 @@ func (p *Prometheus) Init() error {
 		}
 		p.client = c
 	} else if p.Username != "" || p.PasswordEnv != "" || p.TokenEnv != "" || p.CAFile != "" {
-		return errors.New("username, password_env, token_env, ca_file: only used with url, not with rule_files")
+		return errors.New("username, password_env, token_env, ca_file: only used with url, not with rule_files or kubernetes")
+	}
+	if p.Kubernetes != nil {
+		if err := p.Kubernetes.init(p); err != nil {
+			return err
+		}
 	}
 	if p.sel == nil {
 		p.sel = correlate.MustSelector()

@@ -291,8 +291,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		entry map[string]any
 		key   string
 	}{
-		{map[string]any{}, "url or rule_files"},
-		{map[string]any{"url": "http://prom:9090", "rule_files": []any{"a.yml"}}, "url and rule_files"},
+		{map[string]any{}, "url, rule_files or kubernetes"},
+		{map[string]any{"url": "http://prom:9090", "rule_files": []any{"a.yml"}}, "url, rule_files and kubernetes: set one"},
 		{map[string]any{"url": "prom:9090"}, "url"},
 		{map[string]any{"url": "http://u:p@prom:9090"}, "url"},
 		{map[string]any{"url": "http://prom:9090", "group_limit": 0}, "group_limit"},

@@ -1,0 +1,343 @@
+package prometheus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/safefile"
+	"github.com/bfaudit/bfaudit/model"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// prometheusRuleGVR is the Prometheus Operator's resource.
+var prometheusRuleGVR = schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}
+
+// DefaultPageSize is the limit asked per list call, as the kubernetes
+// collector asks.
+const DefaultPageSize = 500
+
+// scopeObjects starts the URIs of a cluster's PrometheusRules.
+const scopeObjects = "prometheusrules"
+
+// Cluster is the `kubernetes:` block of a prometheus source: it reads the
+// PrometheusRule objects of a cluster that runs the Prometheus Operator.
+// Its keys and defaults are the kubernetes collector's.
+type Cluster struct {
+	// Kubeconfig is a kubeconfig file. Empty: the in-cluster service
+	// account when running in a pod, else $KUBECONFIG or ~/.kube/config.
+	Kubeconfig string `mapstructure:"kubeconfig"`
+	// Context picks a kubeconfig context other than the current one.
+	Context string `mapstructure:"context"`
+	// Namespaces to read; empty reads all namespaces in one listing.
+	Namespaces []string `mapstructure:"namespaces"`
+	// PageSize is the limit asked per list call (0: DefaultPageSize).
+	PageSize int64 `mapstructure:"page_size"`
+
+	// Dynamic lists the objects and Discovery says whether the cluster
+	// serves them; Init builds both when Dynamic is nil, so tests hand in
+	// fakes.
+	Dynamic   dynamic.Interface `mapstructure:"-"`
+	Discovery Discovery         `mapstructure:"-"`
+
+	host string
+	// strict is set when Init built the clients: a real API server gives
+	// every list its resourceVersion, so an answer without one is not a
+	// list and must not read as "no PrometheusRules".
+	strict bool
+}
+
+// Discovery is the part of client-go's discovery client the collector
+// uses; *discovery.DiscoveryClient and the fake implement it.
+type Discovery interface {
+	discovery.ServerGroupsInterfaceWithContext
+	ServerResourcesForGroupVersionWithContext(ctx context.Context, groupVersion string) (*metav1.APIResourceList, error)
+}
+
+// init checks the block and builds the clients when none were handed in.
+// Every call gets the source's timeout.
+func (c *Cluster) init(p *Prometheus) error {
+	for i, ns := range c.Namespaces {
+		if strings.TrimSpace(ns) == "" {
+			return fmt.Errorf("kubernetes.namespaces[%d]: empty; leave namespaces out to read all", i)
+		}
+	}
+	switch {
+	case c.PageSize == 0:
+		c.PageSize = DefaultPageSize
+	case c.PageSize < 0:
+		return fmt.Errorf("kubernetes.page_size: %d; expected a positive number", c.PageSize)
+	}
+	if c.Dynamic != nil {
+		if c.Discovery == nil {
+			return errors.New("kubernetes: a dynamic client was handed in without a discovery client")
+		}
+		return nil
+	}
+	cfg, err := c.restConfig()
+	if err != nil {
+		return err
+	}
+	bound(cfg, p.Timeout)
+	if u, err := url.Parse(cfg.Host); err == nil {
+		c.host = u.Host
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes.kubeconfig: build a client: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes.kubeconfig: build a discovery client: %w", err)
+	}
+	c.Dynamic, c.Discovery, c.strict = dyn, disc, true
+	return nil
+}
+
+// restConfig finds credentials as the kubernetes collector does (a copy of
+// its unexported restConfig): an explicit kubeconfig, else the pod's
+// service account, else $KUBECONFIG / ~/.kube/config.
+func (c *Cluster) restConfig() (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if c.Kubeconfig != "" {
+		rules.ExplicitPath = expandHome(c.Kubeconfig)
+		// A pipe or device named as the kubeconfig would block or fill
+		// memory when client-go reads it.
+		if err := safefile.Check(rules.ExplicitPath); err != nil {
+			return nil, fmt.Errorf("kubernetes.kubeconfig: %w", err)
+		}
+	} else if c.Context == "" {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			return cfg, nil
+		}
+	}
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: c.Context}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if err != nil {
+		where := "$KUBECONFIG or ~/.kube/config (not running in a cluster)"
+		if c.Kubeconfig != "" {
+			where = rules.ExplicitPath
+		}
+		return nil, fmt.Errorf("kubernetes.kubeconfig: no usable configuration from %s: %v", where, err)
+	}
+	return cfg, nil
+}
+
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+// clusterName names the cluster in errors: the API server's host.
+func (c *Cluster) clusterName() string {
+	if c.host != "" {
+		return "cluster " + c.host
+	}
+	return "cluster"
+}
+
+// collectCluster reads the cluster's PrometheusRules. The units are those
+// of the kubernetes collector: the whole source is the cluster (discovery,
+// a cluster-wide listing), then each namespace (its listing, on any
+// page), then each object under it (a spec that does not parse). A
+// cluster without the CRD holds no PrometheusRule: a note, not an error.
+func (p *Prometheus) collectCluster(ctx context.Context, sink collectors.Sink) error {
+	c := p.Kubernetes
+	where := fmt.Sprintf("prometheus source %s: %s", p.sourceName(), c.clusterName())
+	served, err := p.servesPrometheusRules(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: discover %s: %w", where, prometheusRuleGVR.GroupVersion(), err)
+	}
+	if !served {
+		p.notes = append(p.notes, fmt.Sprintf("%s does not serve %s (no PrometheusRule CRD): no PrometheusRule to read",
+			c.clusterName(), prometheusRuleGVR.GroupResource()))
+		return nil
+	}
+	namespaces := c.Namespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{metav1.NamespaceAll}
+	}
+	for _, ns := range namespaces {
+		objects, err := p.listPrometheusRules(ctx, ns)
+		if err != nil {
+			hint := ""
+			if apierrors.IsForbidden(err) {
+				hint = "; grant get/list on prometheusrules (monitoring.coreos.com)"
+				if ns == metav1.NamespaceAll {
+					hint += " cluster-wide, or set kubernetes.namespaces to the ones this identity may read"
+				}
+			}
+			if ns == metav1.NamespaceAll {
+				return fmt.Errorf("%s: list prometheusrules in all namespaces: %w%s", where, err, hint)
+			}
+			sink.AddError(model.JoinScope(ns), fmt.Errorf("%s: namespace %s: list prometheusrules: %w%s", where, ns, err, hint))
+			continue
+		}
+		for i := range objects {
+			groups, err := p.clusterObjectGroups(&objects[i])
+			if err != nil {
+				o := &objects[i]
+				sink.AddError(model.JoinScope(o.GetNamespace(), o.GetName()), fmt.Errorf("%s: %w", where, err))
+				continue
+			}
+			for _, g := range groups {
+				p.emit(g, sink.AddArtifact)
+			}
+		}
+	}
+	return nil
+}
+
+// servesPrometheusRules asks discovery whether the cluster serves
+// monitoring.coreos.com/v1 prometheusrules. The group list comes first:
+// an API server always lists its groups, so a proxy that answers 404 to
+// everything is an error, not "no CRD".
+func (p *Prometheus) servesPrometheusRules(ctx context.Context) (bool, error) {
+	d := p.Kubernetes.Discovery
+	var groups *metav1.APIGroupList
+	err := p.callCluster(ctx, func(ctx context.Context) (err error) {
+		groups, err = d.ServerGroupsWithContext(ctx)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if groups == nil || len(groups.Groups) == 0 {
+		return false, errors.New("the server lists no API groups: not a Kubernetes API server")
+	}
+	listed := false
+	for _, g := range groups.Groups {
+		for _, v := range g.Versions {
+			listed = listed || v.GroupVersion == prometheusRuleGVR.GroupVersion().String()
+		}
+	}
+	if !listed {
+		return false, nil
+	}
+	var resources *metav1.APIResourceList
+	err = p.callCluster(ctx, func(ctx context.Context) (err error) {
+		resources, err = d.ServerResourcesForGroupVersionWithContext(ctx, prometheusRuleGVR.GroupVersion().String())
+		return err
+	})
+	if err != nil {
+		return false, err // the group is listed: a 404 here is not "no CRD"
+	}
+	for _, r := range resources.APIResources {
+		if r.Name == prometheusRuleGVR.Resource {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// listPrometheusRules pages the listing of one namespace (all when ns is
+// empty) with limit and continue tokens. The walk stops with an error
+// after max_pages pages, or when the server hands back a continue token
+// it already gave.
+func (p *Prometheus) listPrometheusRules(ctx context.Context, ns string) ([]unstructured.Unstructured, error) {
+	c := p.Kubernetes
+	opts := metav1.ListOptions{Limit: c.PageSize}
+	seen := map[string]bool{}
+	var all []unstructured.Unstructured
+	for page := 1; ; page++ {
+		if page > p.MaxPages {
+			return all, fmt.Errorf("more than %d pages of %d: stopped (the server keeps handing out continue tokens; raise max_pages if the cluster is that large)", p.MaxPages, c.PageSize)
+		}
+		var list *unstructured.UnstructuredList
+		err := p.callCluster(ctx, func(ctx context.Context) (err error) {
+			list, err = c.Dynamic.Resource(prometheusRuleGVR).Namespace(ns).List(ctx, opts)
+			return err
+		})
+		if err != nil {
+			return all, err
+		}
+		if list == nil || (c.strict && list.GetResourceVersion() == "") {
+			return all, fmt.Errorf("page %d: the answer is not a Kubernetes list (no metadata.resourceVersion)", page)
+		}
+		for _, o := range list.Items {
+			if err := inNamespace(ns, &o); err != nil {
+				return all, fmt.Errorf("page %d: %w", page, err)
+			}
+			all = append(all, o)
+		}
+		next := list.GetContinue()
+		if next == "" {
+			return all, nil
+		}
+		if seen[next] {
+			return all, fmt.Errorf("page %d: the server handed back a continue token it already gave: stopped", page)
+		}
+		seen[next] = true
+		opts.Continue = next
+	}
+}
+
+// inNamespace ties an object of a namespaced listing to that namespace,
+// the unit it is reported under: an answer holding another namespace's
+// object (or, cluster-wide, one without a namespace) is not trusted.
+func inNamespace(ns string, o *unstructured.Unstructured) error {
+	switch {
+	case ns == metav1.NamespaceAll && o.GetNamespace() == "":
+		return fmt.Errorf("the answer holds %q without a namespace", clip(o.GetName(), 200))
+	case ns == metav1.NamespaceAll:
+	case o.GetNamespace() == "":
+		o.SetNamespace(ns)
+	case o.GetNamespace() != ns:
+		return fmt.Errorf("the answer for namespace %s holds %q of namespace %s", ns, clip(o.GetName(), 200), clip(o.GetNamespace(), 200))
+	}
+	return nil
+}
+
+// callCluster makes one call with the source's timeout, retrying the API
+// server's throttling and transient failures under the policy.
+func (p *Prometheus) callCluster(ctx context.Context, call func(context.Context) error) error {
+	return collectors.Retry(ctx, p.Retry, func() error {
+		callCtx, cancel := context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+		return retryable(call(callCtx))
+	})
+}
+
+// clusterObjectGroups reads one PrometheusRule from the cluster through
+// the same conversion as one in a file; only where it is differs: its URI
+// (prometheus://<source>/prometheusrules/<namespace>/<name>/<group>/...)
+// and its unit (<namespace>/<name>).
+func (p *Prometheus) clusterObjectGroups(o *unstructured.Unstructured) ([]group, error) {
+	var m manifest
+	m.APIVersion, m.Kind = o.GetAPIVersion(), o.GetKind()
+	m.Metadata.Name, m.Metadata.Namespace, m.Metadata.Labels = o.GetName(), o.GetNamespace(), o.GetLabels()
+	spec, ok := o.Object["spec"].(map[string]any)
+	if ok {
+		if _, has := spec["groups"]; !has {
+			// The API server prunes what its schema does not know and
+			// the operator writes no empty list: a spec without groups
+			// holds no rule, as Prometheus loads it.
+			return nil, nil
+		}
+		if err := m.Spec.Encode(spec); err != nil {
+			return nil, fmt.Errorf("PrometheusRule %s/%s: spec: %w", m.Metadata.Namespace, m.Metadata.Name, err)
+		}
+	}
+	object, rgs, err := p.parseObject(m)
+	if err != nil {
+		return nil, err
+	}
+	prefix := p.uriBase() + "/" + scopeObjects + "/" + segment(m.Metadata.Namespace) + "/" + segment(m.Metadata.Name)
+	return ruleGroups(rgs, "", model.JoinScope(m.Metadata.Namespace, m.Metadata.Name), prefix, object, m.Metadata.Labels), nil
+}
