@@ -72,7 +72,7 @@ answered, never resolved.`,
 			if err := audit.SaveEstate(out, est); err != nil {
 				return usageError(err)
 			}
-			logCoverage(g, est)
+			logCoverage(g, ownSources(est))
 			fmt.Fprintf(g.stdout, "saved %d backfills, %d artifacts, %d records from %d sources to %s\n",
 				len(est.Backfills), len(est.Artifacts), len(est.Records), len(est.Coverage), out)
 			if stopErr != nil {
@@ -99,4 +99,17 @@ func shardComplete(est *model.Estate) bool {
 		}
 	}
 	return true
+}
+
+// ownSources is est without the sources another shard collects, so the
+// log does not report them failed.
+func ownSources(est *model.Estate) *model.Estate {
+	own := *est
+	own.Coverage = nil
+	for _, c := range est.Coverage {
+		if c.Shard == nil || c.Shard.Mode != model.ShardElsewhere {
+			own.Coverage = append(own.Coverage, c)
+		}
+	}
+	return &own
 }
