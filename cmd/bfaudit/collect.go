@@ -32,7 +32,7 @@ with audit --from: a shard missing from the set leaves its sources not
 answered, never resolved.`,
 		Example: `  bfaudit collect --config bfaudit.yaml --out estate.json
   bfaudit collect --config bfaudit.yaml --shard 0/4 --out estates/shard-0.json`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return usageError(errors.New("--out: required (path of the estate JSON to write)"))
