@@ -102,8 +102,23 @@ func (c *Cluster) init(p *Prometheus) error {
 	if err != nil {
 		return fmt.Errorf("kubernetes.kubeconfig: build a discovery client: %w", err)
 	}
-	c.Dynamic, c.Discovery, c.strict = dyn, disc, true
+	c.Dynamic, c.Discovery, c.strict = dyn, apisDiscovery{disc}, true
 	return nil
+}
+
+// apisDiscovery is client-go's discovery client with the group list read
+// from /apis as an object. client-go's ServerGroups reads it raw, which
+// drops the Retry-After guard moves into the error's Status (so a 429 would
+// be retried on the policy's backoff, not after the server's delay), and
+// takes a 404 to /api and /apis (a proxy's) for "no groups".
+type apisDiscovery struct{ *discovery.DiscoveryClient }
+
+func (d apisDiscovery) ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error) {
+	var groups metav1.APIGroupList
+	if err := d.RESTClient().Get().AbsPath("/apis").Do(ctx).Into(&groups); err != nil {
+		return nil, err
+	}
+	return &groups, nil
 }
 
 // restConfig finds credentials as the kubernetes collector does (a copy of
@@ -206,8 +221,8 @@ func (p *Prometheus) collectCluster(ctx context.Context, sink collectors.Sink) e
 
 // servesPrometheusRules asks discovery whether the cluster serves
 // monitoring.coreos.com/v1 prometheusrules. The group list comes first:
-// an API server always lists its groups, so a proxy that answers 404 to
-// everything is an error, not "no CRD".
+// an API server always lists its groups (apps, batch...), so an answer
+// without any, or a 404, is an error, not "no CRD".
 func (p *Prometheus) servesPrometheusRules(ctx context.Context) (bool, error) {
 	d := p.Kubernetes.Discovery
 	var groups *metav1.APIGroupList

@@ -2,14 +2,21 @@ package prometheus
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/faultmatrix"
 	"github.com/bfaudit/bfaudit/internal/hostile"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	discoveryfake "k8s.io/client-go/discovery/fake"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // After BF-7001, its Prometheus still holds the special alert that only
@@ -75,5 +82,68 @@ func TestFaultMatrixFiles(t *testing.T) {
 		}),
 		// The directory the glob reads is gone: its files are not "deleted".
 		fileUnit("directory", "rules", func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "rules")) }),
+	})
+}
+
+// The same special alert as a PrometheusRule in namespace monitoring,
+// beside a production rule in namespace other.
+const matrixObjects = `apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata: {name: bf-7001-watch, namespace: monitoring}
+spec:
+  groups:
+    - name: bf-7001-watch
+      rules:
+        - alert: BF7001ReplayLag
+          expr: max(backfill_lag_seconds{backfill_id="bf-7001"}) > 600
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata: {name: production, namespace: other}
+spec:
+  groups:
+    - name: production
+      rules:
+        - alert: OrdersLag
+          expr: max(orders_lag_seconds) > 600
+`
+
+// clusterUnit serves matrixObjects from a fake cluster read namespace by
+// namespace (cluster-wide when namespaces is nil) and breaks it with
+// breakIt before the second run.
+func clusterUnit(kind, scope string, namespaces []string, breakIt func(t *testing.T, dyn *dynamicfake.FakeDynamicClient, disc *discoveryfake.FakeDiscovery)) faultmatrix.Unit {
+	return faultmatrix.Unit{Kind: kind, Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
+		dyn, disc := fakeCluster(true, objects(t, matrixObjects)...)
+		p := clusterCollector(t, dyn, disc, namespaces...)
+		p.Retry = collectors.RetryPolicy{Attempts: 1}
+		return p, func() { breakIt(t, dyn, disc) }
+	}}
+}
+
+func TestFaultMatrixCluster(t *testing.T) {
+	namespaces := []string{"monitoring", "other"}
+	forbidden := apierrors.NewForbidden(prometheusRuleGVR.GroupResource(), "", errors.New("RBAC: access removed"))
+	faultmatrix.Run(t, "prometheus", []faultmatrix.Unit{
+		// The cluster does not answer discovery: nothing it holds is gone.
+		clusterUnit("cluster", "", namespaces, func(t *testing.T, _ *dynamicfake.FakeDynamicClient, disc *discoveryfake.FakeDiscovery) {
+			disc.PrependReactor("get", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, errors.New("dial tcp 10.0.0.1:6443: connect: connection refused")
+			})
+		}),
+		// The cluster-wide listing is refused.
+		clusterUnit("cluster", "", nil, func(t *testing.T, dyn *dynamicfake.FakeDynamicClient, _ *discoveryfake.FakeDiscovery) {
+			refuse(dyn, "", forbidden)
+		}),
+		// One namespace's listing is refused; the other still answers.
+		clusterUnit("namespace", "monitoring", namespaces, func(t *testing.T, dyn *dynamicfake.FakeDynamicClient, _ *discoveryfake.FakeDiscovery) {
+			refuse(dyn, "monitoring", forbidden)
+		}),
+		// The object is still there, but its spec no longer parses.
+		clusterUnit("PrometheusRule", "monitoring/bf-7001-watch", namespaces, func(t *testing.T, dyn *dynamicfake.FakeDynamicClient, _ *discoveryfake.FakeDiscovery) {
+			broken := objects(t, strings.Replace(matrixObjects, `> 600`, `> (`, 1))[0]
+			if err := dyn.Tracker().Update(prometheusRuleGVR, broken, "monitoring"); err != nil {
+				t.Fatal(err)
+			}
+		}),
 	})
 }
