@@ -20,7 +20,8 @@ type Context struct {
 	rule     *Rule
 	params   map[string]string
 	severity model.Severity
-	out      *[]model.Finding
+	out      *[]model.Finding // where findings go, unless blocks is set
+	blocks   *findingBlocks
 	keyLines KeyLines
 }
 
@@ -78,9 +79,11 @@ type Issue struct {
 	Part string
 }
 
-// Report records a finding of the running rule.
+// Report records a finding of the running rule. The finding is built
+// where it is stored, not copied there.
 func (c *Context) Report(is Issue) {
-	f := model.Finding{
+	f := c.slot()
+	*f = model.Finding{
 		RuleID: c.rule.ID, RuleName: c.rule.Name, Title: c.rule.Title, Step: c.rule.Step,
 		Severity: c.severity, Message: is.Message, Evidence: is.Evidence, Remediation: c.rule.Remediation,
 	}
@@ -121,7 +124,20 @@ func (c *Context) Report(is Issue) {
 		f.ArtifactURI = "record:" + f.Location.Path
 	}
 	f.Fingerprint = model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI)
-	*c.out = append(*c.out, f)
+	if c.blocks != nil {
+		for i, e := range f.Evidence {
+			f.Evidence[i] = c.blocks.text(e)
+		}
+	}
+}
+
+// slot returns a zero finding where the next one is stored.
+func (c *Context) slot() *model.Finding {
+	if c.blocks != nil {
+		return c.blocks.add()
+	}
+	*c.out = append(*c.out, model.Finding{})
+	return &(*c.out)[len(*c.out)-1]
 }
 
 // Completed returns when a backfill's replay finished, and whether the time
