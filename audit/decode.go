@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -33,7 +35,7 @@ func decodeEstate(r io.Reader) (*model.Estate, error) {
 	if tok != json.Delim('{') {
 		return nil, fmt.Errorf("expected a JSON object, found %s", describe(tok))
 	}
-	in := interner{}
+	in := newInterner()
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -150,26 +152,50 @@ func decodeList[T any](dec *json.Decoder, fix func(*T)) ([]T, error) {
 	return out, nil
 }
 
-// interner keeps one copy of each repeated string. Only what repeats
-// across entries is interned: URIs, names and paths are one per entry.
-type interner map[string]string
+// interner keeps one copy of each repeated string, and of each repeated
+// label or attribute map: artifacts of one backfill carry the same labels,
+// and jobs, runs, credentials and alerts often the same attributes. A map
+// of a loaded estate may so be shared by many artifacts: nothing after
+// loading writes to them (collectors build them, rules only read).
+// Only what repeats across entries is interned: URIs, names and paths are
+// one per entry.
+type interner struct {
+	strs map[string]string
+	maps map[string]map[string]string // by content, see mapKey
+	key  []byte
+}
 
-func (in interner) s(p *string) {
+func newInterner() *interner {
+	return &interner{strs: map[string]string{}, maps: map[string]map[string]string{}}
+}
+
+func (in *interner) s(p *string) {
 	if *p == "" {
 		return
 	}
-	if v, ok := in[*p]; ok {
+	if v, ok := in.strs[*p]; ok {
 		*p = v
 		return
 	}
-	in[*p] = *p
+	in.strs[*p] = *p
 }
 
 // shortValue is the longest attribute or label value interned: flags,
 // counts, states and ids repeat; principals and conditions mostly do not.
 const shortValue = 24
 
-func (in interner) strmap(m map[string]string) {
+// strmap returns the one copy of a map with m's content.
+func (in *interner) strmap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	share := len(m) <= 8 // larger maps are rare, and not worth sorting
+	if share {
+		in.key = mapKey(in.key[:0], m)
+		if shared, ok := in.maps[string(in.key)]; ok {
+			return shared
+		}
+	}
 	for k, v := range m {
 		ik := k
 		in.s(&ik)
@@ -178,9 +204,35 @@ func (in interner) strmap(m map[string]string) {
 		}
 		m[ik] = v // same key: the entry is updated in place
 	}
+	if share {
+		in.maps[string(in.key)] = m
+	}
+	return m
 }
 
-func (in interner) artifact(a *model.Artifact) {
+// mapKey appends m's entries in key order, each key and value after its
+// length, so that two different maps never make the same key.
+func mapKey(b []byte, m map[string]string) []byte {
+	var keys [8]string
+	n := 0
+	for k := range m {
+		keys[n] = k
+		n++
+	}
+	slices.Sort(keys[:n])
+	for _, k := range keys[:n] {
+		b = strconv.AppendInt(b, int64(len(k)), 10)
+		b = append(b, ':')
+		b = append(b, k...)
+		v := m[k]
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	return b
+}
+
+func (in *interner) artifact(a *model.Artifact) {
 	kind, state := string(a.Kind), string(a.State)
 	in.s(&kind)
 	in.s(&state)
@@ -188,11 +240,11 @@ func (in interner) artifact(a *model.Artifact) {
 	for _, p := range []*string{&a.System, &a.Source, &a.Scope, &a.BackfillID, &a.Owner, &a.Correlation} {
 		in.s(p)
 	}
-	in.strmap(a.Labels)
-	in.strmap(a.Attributes)
+	a.Labels = in.strmap(a.Labels)
+	a.Attributes = in.strmap(a.Attributes)
 }
 
-func (in interner) backfill(b *model.Backfill) {
+func (in *interner) backfill(b *model.Backfill) {
 	for _, p := range []*string{&b.JobID, &b.Owner, &b.Approver, &b.Pool, &b.CleanupOwner, &b.Source.Source, &b.ValidationSource} {
 		in.s(p)
 	}
@@ -201,7 +253,7 @@ func (in interner) backfill(b *model.Backfill) {
 	}
 }
 
-func (in interner) record(r *model.DecisionRecord) {
+func (in *interner) record(r *model.DecisionRecord) {
 	in.s(&r.ApprovingOwner)
 	in.s(&r.Source.Source)
 }

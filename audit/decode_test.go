@@ -101,6 +101,20 @@ func TestLoadEstateInterns(t *testing.T) {
 			}
 		}
 	}
+	// Artifacts with the same labels share one map.
+	byLabels := map[string]uintptr{}
+	for i := range est.Artifacts {
+		a := &est.Artifacts[i]
+		if a.Labels == nil {
+			continue
+		}
+		id := a.Labels["backfill_id"]
+		p := reflect.ValueOf(a.Labels).Pointer()
+		if q, ok := byLabels[id]; ok && p != q {
+			t.Fatalf("two artifacts labelled %s hold two maps", id)
+		}
+		byLabels[id] = p
+	}
 }
 
 // Loading allocates a bounded number of bytes per artifact: the file is
