@@ -1,9 +1,121 @@
 #!/bin/sh
-# Benchmarks of the correlate + evaluate stages over a generated estate of
-# 100,000 artifacts and 5,000 backfills, with the full rule catalogue and
-# five CEL user rules. Prints ns/op, ns/artifact, B/op and allocs/op.
-#   bench/run.sh                 # both benchmarks, 3 runs each
-#   COUNT=1 bench/run.sh Audit   # one benchmark, once
+# Whole-process benchmarks of issue 14, measured against a plain Go loop
+# over the same generated estate, in one run so that the ratios hold on a
+# busy machine. Prints, for each case, the median wall time of REPEAT runs
+# (the runs of all cases are interleaved), its spread, the ratio to the
+# plain loop, the median CPU time (user + system) and its ratio, which a
+# busy machine disturbs less than wall time, and the peak RSS (GNU time).
+#   bench/run.sh                      # 100,000 artifacts, 3 rounds
+#   ARTIFACTS=1000000 REPEAT=1 bench/run.sh json
+#   bench/run.sh plain json table     # only these cases
+# Cases: plain json table markdown html sarif five cel. Then (unless
+# NOCHECK=1) the JSON, SARIF and table reports of the 100k estate are
+# checked byte for byte against the golden digests, and (GOBENCH=1) the
+# in-process Go benchmarks run.
 set -eu
 cd "$(dirname "$0")/.."
-exec go test -run '^$' -bench "${1:-.}" -benchmem -count "${COUNT:-3}" ./bench/
+ARTIFACTS=${ARTIFACTS:-100000}
+REPEAT=${REPEAT:-3}
+CASES=${*:-plain json table markdown html sarif five cel}
+DIR=${BENCHDIR:-${TMPDIR:-/tmp}/bfaudit-bench}
+mkdir -p "$DIR"
+if ! [ -x /usr/bin/time ]; then
+	echo "bench/run.sh needs /usr/bin/time (GNU time) for peak RSS" >&2
+	exit 1
+fi
+
+go build -o "$DIR/bfaudit" ./cmd/bfaudit
+go build -o "$DIR/gen" ./bench/gen
+go build -o "$DIR/plainloop" ./bench/plainloop
+estate="$DIR/estate-$ARTIFACTS.json"
+if ! [ -s "$estate" ]; then
+	"$DIR/gen" -artifacts "$ARTIFACTS" -out "$estate"
+fi
+
+# The five rules of the comparison, as built-ins (every other rule
+# disabled) and as CEL user rules (every built-in disabled).
+five="BF001 BF003 BF005 BF011 BF012"
+all=$("$DIR/bfaudit" rules list | awk 'NR > 1 { print $1 }')
+others=$(for id in $all; do case " $five " in *" $id "*) ;; *) printf '%s, ' "$id" ;; esac; done)
+printf 'rules:\n  disabled: [%s]\n' "${others%, }" > "$DIR/five.yaml"
+everything=$(for id in $all; do printf '%s, ' "$id"; done)
+live='artifact.state != "deleted" && artifact.state != "expired"'
+done='backfill.status in ["replayed", "verified", "archived", "retired"]'
+grace() { echo "$done && (!has(backfill.timeline.completed_at) || now >= backfill.timeline.completed_at + duration(\"$1\"))"; }
+cat > "$DIR/cel.yaml" <<YAML
+rules:
+  disabled: [${everything%, }]
+  custom:
+    - {id: C001, title: job still scheduled, severity: medium, remediation: r, applies_to: artifact,
+       expr: 'artifact.kind == "scheduler_job" && has(backfill.id) && $live && artifact.state != "paused" && artifact.state != "disabled" && !("runbook" in artifact.attributes) && ((has(backfill.expiry) && now >= backfill.expiry) || (has(artifact.expires_at) && now >= artifact.expires_at) || ($(grace 168h)))'}
+    - {id: C003, title: grant still in force, severity: high, remediation: r, applies_to: artifact,
+       expr: 'artifact.kind == "grant" && has(backfill.id) && $live && ((has(artifact.expires_at) && now >= artifact.expires_at) || ($(grace 48h)))'}
+    - {id: C005, title: temporary table left, severity: medium, remediation: r, applies_to: artifact,
+       expr: '(artifact.kind == "table" || artifact.kind == "checkpoint") && has(backfill.id) && $live && ((has(artifact.expires_at) && now >= artifact.expires_at) || (!has(artifact.expires_at) && $(grace 168h)))'}
+    - {id: C011, title: orphan artifact, severity: medium, remediation: r, applies_to: artifact,
+       expr: 'has(artifact.backfill_id) && !has(backfill.id) && !has(record.backfill_id) && $live'}
+    - {id: C012, title: unowned artifact, severity: low, remediation: r, applies_to: artifact,
+       expr: 'has(backfill.id) && $live && artifact.kind != "job_run" && artifact.owner == "" && backfill.owner == "" && record.approving_owner == ""'}
+YAML
+
+# timed CASE COMMAND...: runs the command under /usr/bin/time, appending
+# "CASE WALL-SECONDS PEAK-RSS-KB CPU-SECONDS" to $DIR/times. bfaudit exits 1 when
+# findings reach fail_on, which is a success here.
+timed() {
+	c=$1
+	shift
+	/usr/bin/time -f "$c %e %M %U %S" -a -o "$DIR/times" "$@" >/dev/null 2>"$DIR/stderr" || {
+		code=$?
+		if [ "$code" -ne 1 ] || [ "$c" = plain ]; then
+			echo "case $c failed (exit $code):" >&2
+			cat "$DIR/stderr" >&2
+			exit 1
+		fi
+	}
+}
+run() {
+	audit="$DIR/bfaudit audit --from $estate --now 2026-11-30"
+	case $1 in
+	plain) timed plain "$DIR/plainloop" -estate "$estate" -out /dev/null ;;
+	json | table | markdown | html | sarif) timed "$1" $audit -f "$1" -o "$1=/dev/null" ;;
+	five) timed five $audit --config "$DIR/five.yaml" -f json -o json=/dev/null ;;
+	cel) timed cel $audit --config "$DIR/cel.yaml" -f json -o json=/dev/null ;;
+	*) echo "unknown case $1 (expected plain json table markdown html sarif five cel)" >&2; exit 2 ;;
+	esac
+}
+
+: > "$DIR/times"
+for round in $(seq "$REPEAT"); do
+	for c in $CASES; do
+		run "$c"
+	done
+done
+
+# Medians of wall and CPU time, the spread of wall time and the peak RSS
+# of each case; the ratios are to the plain loop's medians.
+echo "$ARTIFACTS artifacts, $(wc -c < "$estate" | tr -d ' ') byte estate, $REPEAT round(s), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
+printf '%-9s %8s %15s %7s %8s %7s %9s\n' case "wall s" "wall min-max" "x plain" "CPU s" "x plain" "RSS MiB"
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+wall0=$(awk '$1 == "plain" && NF == 5 { print $2 }' "$DIR/times" | median)
+cpu0=$(awk '$1 == "plain" && NF == 5 { print $4 + $5 }' "$DIR/times" | median)
+for c in $CASES; do
+	wall=$(awk -v c="$c" '$1 == c && NF == 5 { print $2 }' "$DIR/times" | median)
+	cpu=$(awk -v c="$c" '$1 == c && NF == 5 { print $4 + $5 }' "$DIR/times" | median)
+	awk -v c="$c" '$1 == c && NF == 5 { print $2, $3 }' "$DIR/times" | sort -n | awk -v c="$c" -v wall="$wall" -v cpu="$cpu" -v wall0="${wall0:-0}" -v cpu0="${cpu0:-0}" '
+		{ w[NR] = $1; if ($2 > rss) rss = $2 }
+		END {
+			if (!NR) exit
+			rw = wall0 > 0 ? sprintf("%.1f", wall / wall0) : "-"
+			rc = cpu0 > 0 ? sprintf("%.1f", cpu / cpu0) : "-"
+			printf "%-9s %8.2f %7.2f-%-7.2f %7s %8.2f %7s %9.0f\n", c, wall, w[1], w[NR], rw, cpu, rc, rss / 1024
+		}'
+done
+
+if [ "${NOCHECK:-}" != 1 ] && [ "$ARTIFACTS" = 100000 ]; then
+	echo
+	echo "golden digests of the 100k reports:"
+	go test -count=1 -run 'TestGoldenBench$' ./bench/
+fi
+if [ "${GOBENCH:-}" = 1 ]; then
+	go test -run '^$' -bench . -benchmem -count "${COUNT:-1}" ./bench/
+fi
