@@ -445,8 +445,8 @@ func TestClusterAnswerFromAnotherNamespace(t *testing.T) {
 	}
 }
 
-func TestClusterConfig(t *testing.T) {
-	kubeconfig := writeFiles(t, map[string]string{"kubeconfig": `apiVersion: v1
+// testKubeconfig points at a cluster that is never called.
+const testKubeconfig = `apiVersion: v1
 kind: Config
 clusters:
 - name: test
@@ -458,7 +458,10 @@ current-context: test
 users:
 - name: test
   user: {token: not-a-real-token}
-`}) + "/kubeconfig"
+`
+
+func TestClusterConfig(t *testing.T) {
+	kubeconfig := writeFiles(t, map[string]string{"kubeconfig": testKubeconfig}) + "/kubeconfig"
 	block := func(kv ...any) map[string]any {
 		m := map[string]any{"kubeconfig": kubeconfig}
 		for i := 0; i+1 < len(kv); i += 2 {

@@ -1,13 +1,15 @@
 package prometheus
 
 import (
-	"net/http"
-
 	"encoding/json"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bfaudit/bfaudit/internal/hostile"
+	"gopkg.in/yaml.v3"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
@@ -280,6 +282,32 @@ func TestSampleConfig(t *testing.T) {
 	p := inst.Collector.(*Prometheus)
 	if inst.Type != "prometheus" || p.Timeout != 30*time.Second || p.GroupLimit != 200 || p.URL == "" {
 		t.Errorf("decoded %+v", p)
+	}
+}
+
+// The sample's kubernetes block, switched on in place of url, decodes.
+func TestSampleConfigKubernetesBlock(t *testing.T) {
+	t.Setenv("KUBECONFIG", writeFiles(t, map[string]string{"kubeconfig": testKubeconfig})+"/kubeconfig")
+	var lines []string
+	for _, l := range strings.Split(sampleConfig, "\n") {
+		switch {
+		case strings.HasPrefix(l, "  url:"):
+			continue
+		case strings.HasPrefix(l, "  # kubernetes:"), strings.HasPrefix(l, "  #   "):
+			l = "  " + strings.TrimPrefix(l, "  # ")
+		}
+		lines = append(lines, l)
+	}
+	var entries []map[string]any
+	if err := yaml.Unmarshal([]byte(strings.Join(lines, "\n")), &entries); err != nil || len(entries) != 1 {
+		t.Fatalf("%v %v", err, entries)
+	}
+	inst, err := collectors.Decode(entries[0], correlate.MustSelector())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := inst.Collector.(*Prometheus).Kubernetes; k == nil || fmt.Sprint(k.Namespaces) != "[monitoring]" || k.PageSize != 500 {
+		t.Errorf("decoded %+v", k)
 	}
 }
 
