@@ -72,6 +72,10 @@ func templateLang(t string) string {
 	return "yaml"
 }
 
+// CodeBlock renders body as a fenced Markdown code block whose fence is
+// longer than any run of backticks in it.
+func CodeBlock(lang, body string) string { return fenced(lang, body) }
+
 func fenced(lang, body string) string {
 	body = strings.TrimRight(body, "\n")
 	fence := "```"

@@ -154,6 +154,8 @@ func commonFuncs() map[string]any {
 		"step":      func(i int) model.Step { return model.Step(i) },
 		"reached":   func(b model.BackfillReport, s model.Step) bool { return b.Known && b.Lifecycle.Reached >= s },
 		"age":       Age,
+		"fix":       FixCommands,
+		"fixmd":     FixMarkdown,
 	}
 }
 

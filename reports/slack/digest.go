@@ -27,6 +27,9 @@ type digest struct {
 	changes   changes
 	maxOldest int
 	links     map[string]string // normalized backfill id -> issue URL
+	// commands adds, under each item, the command that clears it (an
+	// owner's message: the owner acts on it).
+	commands bool
 }
 
 func newDigest(r *model.Report, period string, ch changes, maxOldest int) *digest {
@@ -228,7 +231,11 @@ func (d *digest) backfillBlocks() []slack.Block {
 		}
 		lines := make([]string, 0, len(g.findings))
 		for _, f := range g.findings {
-			lines = append(lines, "• "+d.itemText(f, false, true, bfOwner))
+			line := "• " + d.itemText(f, false, true, bfOwner)
+			if d.commands {
+				line += fixText(f)
+			}
+			lines = append(lines, line)
 		}
 		out = append(out, sections(head, lines)...)
 	}

@@ -136,6 +136,7 @@ func directMessages(d *digest, o ownerItems) []message {
 	own := *d.r
 	own.Findings = o.findings
 	od := newDigest(&own, d.period, changes{}, 0)
+	od.commands = true
 	title := "Your backfill cleanup items"
 	if d.period != "" {
 		title += " · " + d.period
