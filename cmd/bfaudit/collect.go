@@ -85,7 +85,7 @@ answered, never resolved.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the estate (JSON) to `FILE`")
-	cmd.Flags().StringVar(&shard, "shard", "", "collect only shard `I/N` (0-based: 0/4 to 3/4) of every source's units; merge the shards with audit --from")
+	cmd.Flags().StringVar(&shard, "shard", "", "collect only shard `SHARD` of every source's units, written I/N with I 0-based (0/4 to 3/4); merge the shards with audit --from")
 	return cmd
 }
 
