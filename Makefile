@@ -24,7 +24,7 @@ FUZZPKGS ?= ./...
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 IMAGE_REPO ?= bfaudit
 
-.PHONY: run test vet staticcheck unit build bench docs fuzz image actionlint goreleaser-check kustomize
+.PHONY: allocs run test vet staticcheck unit build bench docs fuzz image actionlint goreleaser-check kustomize
 
 run: build
 	@./bin/bfaudit audit --config examples/quickstart/bfaudit.yaml --now $(QUICKSTART_NOW); \
@@ -35,7 +35,7 @@ run: build
 build:
 	@$(GO) build -o bin/bfaudit ./cmd/bfaudit
 
-test: vet staticcheck unit actionlint goreleaser-check kustomize
+test: vet staticcheck unit allocs actionlint goreleaser-check kustomize
 
 vet:
 	$(GO) vet ./...
@@ -47,6 +47,11 @@ staticcheck:
 # that can take longer than go test's default 10 minutes per package.
 unit:
 	$(GO) test -race -timeout 30m ./...
+
+# Allocation bounds are measured without -race, which moves values to the
+# heap (the tests skip themselves under it).
+allocs:
+	$(GO) test -count=1 -run 'Alloc|Stream' ./reports/ ./rules/ ./audit/
 
 image:
 	$(GO) run ./tools/image -arch $(IMAGE_ARCH) -repo $(IMAGE_REPO) -out dist/image
