@@ -7,6 +7,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/airflow"
+	"github.com/bfaudit/bfaudit/collectors/alertmanager"
 	"github.com/bfaudit/bfaudit/collectors/bigquery"
 	"github.com/bfaudit/bfaudit/collectors/kubernetes"
 	"github.com/bfaudit/bfaudit/collectors/postgres"
@@ -38,6 +39,8 @@ func Systems(instances []collectors.Instance) (systems map[string]System, close 
 			if c.Client != nil {
 				s = newKubernetes(c)
 			}
+		case *alertmanager.Alertmanager:
+			s = newAlertmanager(c)
 		case *airflow.Airflow:
 			// A source that reads saved API answers has nothing to act
 			// through.

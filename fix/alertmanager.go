@@ -1,0 +1,124 @@
+package fix
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/collectors/alertmanager"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+// amSystem expires silences through Alertmanager's API v2, at the address
+// and with the credentials and HTTP client (TLS) of the source.
+type amSystem struct {
+	base   string
+	auth   string
+	client *http.Client
+	retry  collectors.RetryPolicy
+}
+
+func newAlertmanager(a *alertmanager.Alertmanager) *amSystem {
+	s := &amSystem{base: strings.TrimSuffix(a.URL, "/"), client: a.HTTP, retry: a.Retry}
+	switch {
+	case a.TokenEnv != "":
+		s.auth = "Bearer " + os.Getenv(a.TokenEnv)
+	case a.PasswordEnv != "":
+		req, _ := http.NewRequest(http.MethodGet, "/", nil)
+		req.SetBasicAuth(a.Username, os.Getenv(a.PasswordEnv))
+		s.auth = req.Header.Get("Authorization")
+	}
+	return s
+}
+
+func (s *amSystem) do(ctx context.Context, method, path string) (*http.Response, error) {
+	return collectors.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
+		req, err := http.NewRequest(method, s.base+path, nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "application/json")
+		if s.auth != "" {
+			req.Header.Set("Authorization", s.auth)
+		}
+		return req, nil
+	})
+}
+
+func silenceID(a *model.Artifact) (string, error) {
+	if a.Kind != model.KindSilence || a.Name == "" {
+		return "", fmt.Errorf("alertmanager: %s is not a silence bfaudit can act on", a.URI)
+	}
+	return a.Name, nil
+}
+
+// Read: an expired silence counts as gone (it mutes nothing any more).
+func (s *amSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (Observed, error) {
+	id, err := silenceID(a)
+	if err != nil {
+		return Observed{}, err
+	}
+	resp, err := s.do(ctx, http.MethodGet, "/api/v2/silence/"+url.PathEscape(id))
+	if isHTTPStatus(err, http.StatusNotFound) {
+		return Observed{}, nil
+	}
+	if err != nil {
+		return Observed{}, fmt.Errorf("alertmanager: %w", err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		ID     string `json:"id"`
+		EndsAt string `json:"endsAt"`
+		Status struct {
+			State string `json:"state"`
+		} `json:"status"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&v); err != nil || v.ID != id {
+		return Observed{}, fmt.Errorf("alertmanager: GET silence %s: the answer is not that silence", id)
+	}
+	if v.Status.State == "expired" {
+		return Observed{}, nil
+	}
+	ends := v.EndsAt
+	if t, err := time.Parse(time.RFC3339Nano, v.EndsAt); err == nil {
+		ends = t.UTC().Format(time.RFC3339)
+	}
+	return Observed{Found: true, State: map[string]string{"ends": ends}}, nil
+}
+
+// Expected: the silence still ends when it did (one extended or shortened
+// since is someone's decision).
+func (s *amSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+	if a.ExpiresAt.IsZero() {
+		return map[string]string{}
+	}
+	return map[string]string{"ends": a.ExpiresAt.UTC().Format(time.RFC3339)}
+}
+
+// Act expires the silence (DELETE /api/v2/silence/{id}).
+func (s *amSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+	id, err := silenceID(a)
+	if err != nil {
+		return err
+	}
+	if act.Name != remedy.ExpireSilence {
+		return fmt.Errorf("alertmanager: no %s", act.Name)
+	}
+	resp, err := s.do(ctx, http.MethodDelete, "/api/v2/silence/"+url.PathEscape(id))
+	if isHTTPStatus(err, http.StatusNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("alertmanager: expire silence %s: %w", id, err)
+	}
+	resp.Body.Close()
+	return nil
+}

@@ -1,0 +1,77 @@
+package fix
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors/alertmanager"
+	"github.com/bfaudit/bfaudit/collectors/prometheus/apiclient"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+// fakeAlertmanager serves GET and DELETE /api/v2/silence/{id} as
+// Alertmanager does: DELETE expires the silence, which stays listed.
+type fakeAlertmanager struct {
+	mu       sync.Mutex
+	silences map[string]string // id -> state
+	ends     string
+}
+
+func (f *fakeAlertmanager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer am-token" {
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	id, ok := strings.CutPrefix(r.URL.Path, "/api/v2/silence/")
+	state, known := f.silences[id]
+	if !ok || !known {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		f.silences[id] = "expired"
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "endsAt": f.ends, "status": map[string]string{"state": state}})
+}
+
+// The lingering silence (BF016) is expired once expire_silence is allowed,
+// and left alone when it was extended since the audit.
+func TestApplyAlertmanager(t *testing.T) {
+	ends := testNow.AddDate(0, 2, 0)
+	for _, c := range []struct {
+		name, served, want, state string
+	}{
+		{"unchanged", ends.Format(time.RFC3339Nano), StatusApplied, "expired"},
+		{"extended since", ends.AddDate(0, 1, 0).Format(time.RFC3339Nano), StatusSkipped, "active"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fa := &fakeAlertmanager{silences: map[string]string{"s-1": "active", "other": "active"}, ends: c.served}
+			srv := httptest.NewServer(fa)
+			t.Cleanup(srv.Close)
+			t.Setenv("BFAUDIT_FIXTEST_AM_TOKEN", "am-token")
+			sys := map[string]System{"am": newAlertmanager(&alertmanager.Alertmanager{Config: apiclient.Config{URL: srv.URL, TokenEnv: "BFAUDIT_FIXTEST_AM_TOKEN"}})}
+			est := estate(true)
+			est.Artifacts = []model.Artifact{{Kind: model.KindSilence, System: "alertmanager", Source: "am", State: model.StateActive,
+				URI: "alertmanager://am/silences/s-1", Name: "s-1", BackfillID: "BF-1234", ExpiresAt: ends,
+				Attributes: map[string]string{model.AttrMatchers: `{job="daily_revenue"}`, model.AttrAPIURL: srv.URL}}}
+			est.Backfills[0].AssetsToRemove = []string{est.Artifacts[0].URI}
+			est.Coverage = append(est.Coverage, model.Coverage{Source: "am", Status: model.CoverageOK})
+			res := applyPlan(t, inputs(t, est), "BF-1234", sys, openStore(t), remedy.ExpireSilence)
+			if got := statusOf(res, remedy.ExpireSilence); got != c.want {
+				t.Errorf("expire_silence: %s, want %s (%+v)", got, c.want, res)
+			}
+			if fa.silences["s-1"] != c.state || fa.silences["other"] != "active" {
+				t.Errorf("silences after: %v", fa.silences)
+			}
+		})
+	}
+}
