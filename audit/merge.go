@@ -364,14 +364,16 @@ func (m *merger) mergeCoverage(src string, missing map[int]bool, doubled map[int
 			}
 		}
 	}
-	if contributing > 1 && n != nil {
-		out.Artifacts, out.Backfills, out.Records = n.artifacts, n.backfills, n.records
-	} else if contributing > 1 {
-		out.Artifacts, out.Backfills, out.Records = 0, 0, 0
-	}
-	if contributing == 0 {
-		out.Artifacts, out.Backfills, out.Records = 0, 0, 0
+	// One estate's counts stand as saved; merged ones are counted again,
+	// as entries seen by several shards are kept once.
+	switch {
+	case contributing == 0:
 		out.Status = model.CoverageFailed
+	case contributing > 1:
+		out.Artifacts, out.Backfills, out.Records = 0, 0, 0
+		if n != nil {
+			out.Artifacts, out.Backfills, out.Records = n.artifacts, n.backfills, n.records
+		}
 	}
 	for i := range count {
 		if !depends[i] {
