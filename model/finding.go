@@ -56,5 +56,9 @@ func Fingerprint(ruleID, backfillID, artifactURI string) string {
 	h.Write([]byte(NormalizeID(backfillID)))
 	h.Write([]byte{0})
 	h.Write([]byte(artifactURI))
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	// The first 8 bytes of the digest, in hex: encoding only those keeps
+	// each fingerprint a 16-byte string instead of a slice of a 64-byte
+	// one, which adds up over a million findings.
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:8])
 }

@@ -79,11 +79,9 @@ type Issue struct {
 	Part string
 }
 
-// Report records a finding of the running rule. The finding is built
-// where it is stored, not copied there.
+// Report records a finding of the running rule.
 func (c *Context) Report(is Issue) {
-	f := c.slot()
-	*f = model.Finding{
+	f := model.Finding{
 		RuleID: c.rule.ID, RuleName: c.rule.Name, Title: c.rule.Title, Step: c.rule.Step,
 		Severity: c.severity, Message: is.Message, Evidence: is.Evidence, Remediation: c.rule.Remediation,
 	}
@@ -125,19 +123,10 @@ func (c *Context) Report(is Issue) {
 	}
 	f.Fingerprint = model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI)
 	if c.blocks != nil {
-		for i, e := range f.Evidence {
-			f.Evidence[i] = c.blocks.text(e)
-		}
+		c.blocks.add(c.rule, &f)
+		return
 	}
-}
-
-// slot returns a zero finding where the next one is stored.
-func (c *Context) slot() *model.Finding {
-	if c.blocks != nil {
-		return c.blocks.add()
-	}
-	*c.out = append(*c.out, model.Finding{})
-	return &(*c.out)[len(*c.out)-1]
+	*c.out = append(*c.out, f)
 }
 
 // Completed returns when a backfill's replay finished, and whether the time

@@ -1,0 +1,50 @@
+package rules
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Staging a finding in the engine's blocks keeps every field Report sets:
+// a field added to model.Finding and set by Report must be staged too, or
+// this fails. Only the fields later stages set (waiver, history) are
+// left out, and the rule's own fields come back from the rule.
+func TestStagingKeepsEveryField(t *testing.T) {
+	later := map[string]bool{"Unread": true, "FirstSeen": true, "LastSeen": true, "Waiver": true}
+	r := &Rule{ID: "BF999", Name: "n", Title: "t", Step: model.StepArchived, Remediation: "fix"}
+	var f model.Finding
+	v := reflect.ValueOf(&f).Elem()
+	for i := range v.NumField() {
+		fv := v.Field(i)
+		switch name := v.Type().Field(i).Name; {
+		case later[name]:
+		case fv.Kind() == reflect.String:
+			fv.SetString("value of " + name)
+		case fv.Kind() == reflect.Slice:
+			fv.Set(reflect.ValueOf([]string{"one " + name}))
+		case fv.Kind() == reflect.Pointer:
+			fv.Set(reflect.New(fv.Type().Elem()))
+		case fv.Kind() == reflect.Int:
+			fv.SetInt(3)
+		default:
+			t.Fatalf("field %s (%s): say here how to fill it", name, fv.Kind())
+		}
+	}
+	f.RuleID, f.RuleName, f.Title, f.Step, f.Remediation = r.ID, r.Name, r.Title, r.Step, r.Remediation
+	want := f
+	want.Evidence = append([]string(nil), f.Evidence...)
+	var b findingBlocks
+	b.add(r, &f)
+	n := 0
+	b.drain(func(got *model.Finding) {
+		n++
+		if !reflect.DeepEqual(*got, want) {
+			t.Errorf("staged and back:\n got %+v\nwant %+v", *got, want)
+		}
+	})
+	if n != 1 {
+		t.Errorf("drained %d findings, want 1", n)
+	}
+}
