@@ -100,9 +100,9 @@ func TestPlanWaitsForTheRecord(t *testing.T) {
 		t.Fatalf("backfills %+v", p.Backfills)
 	}
 	bp := p.Backfills[0]
-	norm := stepOf(t, bp, model.StepNormalized)
-	if norm.Waits != "" || strings.Join(actions(norm), ",") != remedy.PauseJob {
-		t.Errorf("normalized: %+v", norm)
+	stop := stepOf(t, bp, model.StepVerified)
+	if stop.Waits != "" || strings.Join(actions(stop), ",") != remedy.PauseJob {
+		t.Errorf("verified: %+v", stop)
 	}
 	rev := stepOf(t, bp, model.StepAccessRevoked)
 	if rev.Waits != "" || strings.Join(actions(rev), ",") != remedy.RevokeGrant {
@@ -267,7 +267,7 @@ func TestPlanJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := back.Backfills[0].Steps
-	if back.Version != PlanVersion || back.Backfills[0].ID != "BF-1234" || len(steps) != 5 || steps[1].Step != "normalized" ||
+	if back.Version != PlanVersion || back.Backfills[0].ID != "BF-1234" || len(steps) != 5 || steps[1].Step != "verified" ||
 		steps[1].Items[0].Action.Shell != "airflow dags pause bf_1234_replay" || !strings.Contains(steps[4].Waits, "decision record not archived") {
 		t.Errorf("plan JSON: %s", b.String())
 	}

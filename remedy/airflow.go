@@ -14,12 +14,15 @@ func ParseAirflowDAG(a *model.Artifact) (string, bool) {
 	return segs[1], true
 }
 
+// airflowPause stops a replay job that should no longer run. It belongs
+// to the first step: a range cannot be verified while the job may still
+// write to it, and a pause deletes nothing and can be undone.
 func airflowPause(r *Remedy, a *model.Artifact) {
 	dag, ok := ParseAirflowDAG(a)
 	if !ok {
 		return
 	}
-	r.Actions = append(r.Actions, Action{Name: PauseJob, Step: model.StepNormalized, Resolves: true,
+	r.Actions = append(r.Actions, Action{Name: PauseJob, Step: model.StepVerified, Resolves: true,
 		Summary: "pause DAG " + dag, Shell: command([]string{"airflow", "dags", "pause"}, nil, dag)})
 }
 

@@ -37,12 +37,14 @@ func (o KubeObject) kind() string {
 // suspendPatch is the merge patch that suspends a CronJob.
 const suspendPatch = `{"spec":{"suspend":true}}`
 
+// kubernetesPause suspends the CronJob: like a DAG pause, at the first
+// step (see airflowPause).
 func kubernetesPause(r *Remedy, a *model.Artifact) {
 	o, ok := ParseKubernetes(a)
 	if !ok || o.Resource != "cronjobs" {
 		return
 	}
-	r.Actions = append(r.Actions, Action{Name: PauseJob, Step: model.StepNormalized, Resolves: true,
+	r.Actions = append(r.Actions, Action{Name: PauseJob, Step: model.StepVerified, Resolves: true,
 		Summary: "suspend CronJob " + o.Namespace + "/" + o.Name,
 		Shell: command([]string{"kubectl", "patch", "cronjob"},
 			[]string{Flag("--namespace", o.Namespace), "--type=merge", Flag("--patch", suspendPatch)}, o.Name)})

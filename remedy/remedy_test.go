@@ -46,10 +46,10 @@ func TestExampleCommands(t *testing.T) {
 		want []wantAction
 	}{
 		{"BF001", 0, []wantAction{
-			{PauseJob, "normalized", "airflow dags pause bf_1234_refund_replay"},
+			{PauseJob, "verified", "airflow dags pause bf_1234_refund_replay"},
 			{DeleteJob, "retired", "airflow dags delete --yes bf_1234_refund_replay"}}},
 		{"BF001", 1, []wantAction{
-			{PauseJob, "normalized", `kubectl patch cronjob --namespace=data-jobs --type=merge --patch='{"spec":{"suspend":true}}' bf-1234-replay`},
+			{PauseJob, "verified", `kubectl patch cronjob --namespace=data-jobs --type=merge --patch='{"spec":{"suspend":true}}' bf-1234-replay`},
 			{DeleteJob, "retired", "kubectl delete cronjob --namespace=data-jobs bf-1234-replay"}}},
 		{"BF001", 2, []wantAction{{DeleteJob, "retired", "kubectl delete job --namespace=data-jobs bf-1234-replay-29340"}}},
 		{"BF002", 0, []wantAction{{DeleteJob, "retired", "airflow dags delete --yes bf_1234_refund_replay"}}},

@@ -127,9 +127,9 @@ func manualRemoval(a *model.Artifact, step model.Step) *Human {
 		What: fmt.Sprintf("%s the %s %s in %s: bfaudit has no command for this system.", verb, a.Kind, nameOr(a), orDash(systemOf(a)))}
 }
 
-// expiredJob: a job still scheduled is paused now (the pipeline back on
-// its normal schedule) and deleted once the record is archived; a
-// finished run object is deleted.
+// expiredJob: a job still scheduled is paused now (nothing verifies a
+// range the job may still write to) and deleted once the record is
+// archived; a finished run object is deleted.
 func expiredJob(r *Remedy, _ model.Finding, facts Facts) {
 	a := facts.Artifact
 	if a == nil {

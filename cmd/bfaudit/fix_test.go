@@ -81,7 +81,7 @@ func TestFixJSONToFile(t *testing.T) {
 	}
 	// BF-3100's replay job is still scheduled: pause now, delete once the
 	// record is archived.
-	if strings.Join(names, ",") != "normalized:pause_job,retired:delete_job" {
+	if strings.Join(names, ",") != "verified:pause_job,retired:delete_job" {
 		t.Errorf("actions %v\n%s", names, data)
 	}
 }
