@@ -23,11 +23,11 @@ still written, with that source's coverage marked), and when the run's
 deadline or a signal stopped it (the estate holds what was collected).
 
 --shard I/N collects only the I-th of N slices (I is 0-based, from 0 to
-N-1, as Kubernetes' JOB_COMPLETION_INDEX): sources that name their units
-(projects of bigquery, pubsub and gcpiam; listed namespaces of kubernetes;
-listed vhosts of rabbitmq) keep the units whose name hashes to I; every
-other source is collected whole by the one shard its name hashes to; plan
-sources (records) are read by every shard. Audit the N estates together
+N-1, as Kubernetes' JOB_COMPLETION_INDEX): sources that can divide their
+units (projects of bigquery, pubsub and gcpiam; listed namespaces of
+kubernetes; listed vhosts of rabbitmq; airflow's DAGs) keep the units
+whose name hashes to I; every other source is collected whole by the one
+shard its name hashes to; plan sources (records) are read by every shard. Audit the N estates together
 with audit --from: a shard missing from the set leaves its sources not
 answered, never resolved.`,
 		Example: `  bfaudit collect --config bfaudit.yaml --out estate.json

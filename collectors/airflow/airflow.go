@@ -113,6 +113,8 @@ type Airflow struct {
 	Retry collectors.RetryPolicy `mapstructure:"-"`
 	// Now is the clock the catch-up age and run lookback are measured on.
 	Now func() time.Time `mapstructure:"-"`
+	// keep, set by Shard, says which DAGs this shard collects; nil: all.
+	keep func(dagID string) bool
 
 	sourceName string
 	baseDir    string

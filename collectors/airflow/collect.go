@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -57,7 +58,7 @@ func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 	infos := make(map[string]*dagInfo, len(dags))
 	order := make([]string, 0, len(dags))
 	for _, d := range dags {
-		if infos[d.DagID] != nil {
+		if infos[d.DagID] != nil || !c.collects(d.DagID) {
 			continue
 		}
 		info := &dagInfo{dag: d, labels: tagLabels(d.Tags)}
@@ -151,6 +152,9 @@ func (c *Airflow) backfillRuns(ctx context.Context, src api, sink collectors.Sin
 	rs, err := src.listRuns(ctx, allDAGs, f)
 	if err != nil {
 		sink.AddError(scopeDAGs, c.wrap(ctx, "list backfill runs", err))
+	}
+	if c.keep != nil {
+		rs = slices.DeleteFunc(rs, func(r dagRunJSON) bool { return !c.keep(r.DagID) })
 	}
 	for _, r := range rs {
 		if info := infos[r.DagID]; info != nil {
