@@ -58,6 +58,9 @@ type Result struct {
 	Before string `json:"before,omitempty"`
 	// Unrecorded says the history store could not record the action.
 	Unrecorded bool `json:"unrecorded,omitempty"`
+	// gone: skipped because the artifact went since the audit, which is
+	// the cleanup done; it does not hold the later steps.
+	gone bool
 }
 
 // Applier takes a plan's actions.
@@ -116,7 +119,7 @@ func (ap *Applier) applyBackfill(ctx context.Context, runID string, bp BackfillP
 		var failed []string
 		for _, it := range sp.Items {
 			r := ap.applyItem(ctx, runID, sp, it)
-			if (r.Status == StatusFailed || r.Status == StatusSkipped) && r.Item.Action != nil && r.Item.Action.Resolves {
+			if (r.Status == StatusFailed || r.Status == StatusSkipped) && !r.gone && r.Item.Action != nil && r.Item.Action.Resolves {
 				failed = append(failed, fmt.Sprintf("%s %s on %s %s", it.RuleID, it.Action.Name, it.ArtifactURI, r.Status))
 			}
 			out = append(out, r)
@@ -185,7 +188,7 @@ func (ap *Applier) act(ctx context.Context, sys System, a *model.Artifact, r *Re
 	before, _ := json.Marshal(obs)
 	r.Before = redact.String(string(before))
 	if !obs.Found {
-		r.Status, r.Reason = StatusSkipped, "gone since the audit: nothing to do"
+		r.Status, r.Reason, r.gone = StatusSkipped, "gone since the audit: nothing to do", true
 		return
 	}
 	if diff := changed(sys.Expected(a, act), obs.State); diff != "" {

@@ -245,3 +245,40 @@ func TestApplyKubernetes(t *testing.T) {
 		t.Errorf("the production CronJob went: %v", err)
 	}
 }
+
+// stubSystem reads what it is told and records what it does.
+type stubSystem struct {
+	found bool
+	acted []string
+}
+
+func (s *stubSystem) Read(context.Context, *model.Artifact, remedy.Action) (Observed, error) {
+	return Observed{Found: s.found, State: map[string]string{}}, nil
+}
+func (s *stubSystem) Expected(*model.Artifact, remedy.Action) map[string]string { return nil }
+func (s *stubSystem) Act(_ context.Context, a *model.Artifact, act remedy.Action) error {
+	s.acted = append(s.acted, act.Name+" "+a.URI)
+	return nil
+}
+
+// An artifact gone since the audit is cleanup done: skipped, and the
+// later steps go on; one a system cannot act on fails and holds them.
+func TestApplyGoneDoesNotHold(t *testing.T) {
+	gone, mq := &stubSystem{found: false}, &stubSystem{found: true}
+	res := applyPlan(t, inputs(t, estate(true)), "BF-1234", map[string]System{"pg": gone, "mq": mq, "scheduler": mq}, nil,
+		remedy.RevokeGrant, remedy.DropTable, remedy.DeleteQueue, remedy.DeleteJob)
+	if got := statusOf(res, remedy.RevokeGrant); got != StatusSkipped {
+		t.Errorf("revoke_grant on a gone grant: %s", got)
+	}
+	if got := statusOf(res, remedy.DeleteQueue); got != StatusApplied {
+		t.Errorf("delete_queue after a gone grant: %s, want applied", got)
+	}
+	res = applyPlan(t, inputs(t, estate(true)), "BF-1234", map[string]System{"mq": mq, "scheduler": mq}, nil,
+		remedy.RevokeGrant, remedy.DropTable, remedy.DeleteQueue, remedy.DeleteJob)
+	if got := statusOf(res, remedy.RevokeGrant); got != StatusFailed || !Failed(res) {
+		t.Errorf("revoke_grant with no system for its source: %s", got)
+	}
+	if got := statusOf(res, remedy.DeleteQueue); got != StatusWaits {
+		t.Errorf("delete_queue after a failed revoke: %s, want waits", got)
+	}
+}
