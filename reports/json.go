@@ -16,5 +16,5 @@ type JSON struct{}
 
 // Write implements Writer.
 func (JSON) Write(_ context.Context, w io.Writer, r *model.Report) error {
-	return jsonstream.Encode(w, r)
+	return jsonstream.Encode(w, r, jsonstream.Elem(appendFinding))
 }

@@ -157,3 +157,13 @@ func TestIndent(t *testing.T) {
 		same(t, name, &wrap{v})
 	}
 }
+
+// AppendString writes what json.Marshal writes for a string.
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "a", `"`, `\`, `\"`, `a"b\c"`, `"\\"`, "<>&", "tab\there", "é", "\u2028", "\x7f", "\x00", string([]byte{0xff})} {
+		want, _ := json.Marshal(s)
+		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Errorf("AppendString(%q) = %s, want %s", s, got[1:], want)
+		}
+	}
+}
