@@ -9,6 +9,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors/airflow"
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
 	"github.com/bfaudit/bfaudit/collectors/bigquery"
+	"github.com/bfaudit/bfaudit/collectors/gcpiam"
 	"github.com/bfaudit/bfaudit/collectors/kubernetes"
 	"github.com/bfaudit/bfaudit/collectors/postgres"
 	pubsubcollector "github.com/bfaudit/bfaudit/collectors/pubsub"
@@ -35,6 +36,8 @@ func Systems(instances []collectors.Instance) (systems map[string]System, close 
 			closers = append(closers, ps)
 		case *bigquery.Collector:
 			s, err = newBigQuery(c)
+		case *gcpiam.Collector:
+			s = newIAM(c)
 		case *kubernetes.Kubernetes:
 			if c.Client != nil {
 				s = newKubernetes(c)
