@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/templates"
 )
 
@@ -57,7 +58,10 @@ type itemView struct {
 	Message     string
 	Evidence    []string
 	Remediation string
-	Note        string
+	// Fix is the collapsed block of commands that clear the item, as
+	// `bfaudit fix` prints them, indented to sit inside its list item.
+	Fix  string
+	Note string
 	// AcceptedBy (a GitHub login), AcceptedOn and AcceptedUntil (dates)
 	// say who accepted the item with the waiver label, and until when.
 	AcceptedBy    string
@@ -214,6 +218,7 @@ func view(id string, br *model.BackfillReport, owner, assignee string, assigned 
 		}
 		if f := it.finding; f != nil {
 			iv.Message, iv.Evidence, iv.Remediation = f.Message, newEvidence(f.Message, f.Evidence), f.Remediation
+			iv.Fix = fixBlock(*f)
 			if f.Waiver != nil {
 				iv.Note = f.Waiver.Reason
 			}
@@ -235,4 +240,28 @@ func view(id string, br *model.BackfillReport, owner, assignee string, assigned 
 	}
 	v.Marker = marker
 	return v, nil
+}
+
+// fixBlock renders the commands that clear a finding as a collapsed
+// <details> block inside its checklist item ("" when bfaudit has no
+// command: a human act). Estate names sit in a fenced code block, where
+// GitHub expands no mentions, references or links, and the fence outlasts
+// any backticks in them.
+func fixBlock(f model.Finding) string {
+	r, ok := remedy.For(f, nil)
+	if !ok {
+		return ""
+	}
+	cmds := r.Commands()
+	if len(cmds) == 0 {
+		return ""
+	}
+	block := "<details><summary>Commands</summary>\n\n" + remedy.CodeBlock("sh", strings.Join(cmds, "\n")) + "\n</details>"
+	lines := strings.Split(strings.TrimRight(block, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
