@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,62 +17,122 @@ import (
 // is never held in memory, each list is sized once, and the strings that
 // repeat across a large estate (kinds, systems, sources, scopes, states,
 // owners, label and attribute keys and short values) are kept once.
-// It reads what json.Unmarshal into a model.Estate would: keys match case-
-// insensitively, unknown keys are skipped, a later key wins, null leaves a
-// list nil (which LoadEstate refuses). A null document is an empty estate.
+// It reads what json.Unmarshal into a model.Estate reads, with its errors:
+// keys match case-insensitively, unknown keys are skipped, a later key
+// wins, null leaves a list nil (which LoadEstate refuses). A null document
+// is an empty estate.
 func decodeEstate(r io.Reader) (*model.Estate, error) {
-	dec := json.NewDecoder(r)
+	s := newScanner(r)
 	var est model.Estate
-	tok, err := dec.Token()
-	if err == io.EOF {
+	c, ok := s.peek()
+	switch {
+	case !ok && s.err != nil:
+		return nil, s.err
+	case !ok:
 		return nil, errEmpty
-	}
-	if err != nil {
-		return nil, err
-	}
-	if tok == nil {
-		return &est, nil
-	}
-	if tok != json.Delim('{') {
-		return nil, fmt.Errorf("expected a JSON object, found %s", describe(tok))
-	}
-	in := newInterner()
-	for dec.More() {
-		tok, err := dec.Token()
+	case c == '{':
+		s.pos++
+	default:
+		// null, or not an object: encoding/json says what it makes of it.
+		raw, off, err := s.value()
 		if err != nil {
 			return nil, err
 		}
-		key, _ := tok.(string) // json.Decoder only returns strings as object keys
+		if err := unmarshalAt(raw, off, &est); err != nil {
+			return nil, err
+		}
+		return &est, s.atEnd()
+	}
+	in := newInterner()
+	if c, _ := s.peek(); c == '}' {
+		s.pos++
+		return &est, s.atEnd()
+	}
+	for {
+		if c, ok := s.peek(); !ok {
+			return nil, s.end()
+		} else if c != '"' {
+			return nil, s.errorf("invalid character %q looking for beginning of object key string", c)
+		}
+		raw, off, err := s.value()
+		if err != nil {
+			return nil, err
+		}
+		var key string
+		if err := unmarshalAt(raw, off, &key); err != nil {
+			return nil, err
+		}
+		if err := s.expect(':', "after object key"); err != nil {
+			return nil, err
+		}
 		switch {
 		case strings.EqualFold(key, "version"):
-			err = dec.Decode(&est.Version)
+			err = s.into(&est.Version)
 		case strings.EqualFold(key, "collected_at"):
-			err = dec.Decode(&est.CollectedAt)
+			err = s.into(&est.CollectedAt)
 		case strings.EqualFold(key, "backfills"):
-			est.Backfills, err = decodeList(dec, in.backfill)
+			est.Backfills, err = decodeList(s, func(raw []byte, off int64, b *model.Backfill) error {
+				err := unmarshalAt(raw, off, b)
+				in.backfill(b)
+				return err
+			})
 		case strings.EqualFold(key, "artifacts"):
-			est.Artifacts, err = decodeList(dec, in.artifact)
+			est.Artifacts, err = decodeList(s, in.decodeArtifact)
 		case strings.EqualFold(key, "records"):
-			est.Records, err = decodeList(dec, in.record)
+			est.Records, err = decodeList(s, func(raw []byte, off int64, r *model.DecisionRecord) error {
+				err := unmarshalAt(raw, off, r)
+				in.record(r)
+				return err
+			})
 		case strings.EqualFold(key, "coverage"):
-			est.Coverage, err = decodeList(dec, func(*model.Coverage) {})
+			est.Coverage, err = decodeList(s, func(raw []byte, off int64, c *model.Coverage) error { return unmarshalAt(raw, off, c) })
 		default:
-			err = dec.Decode(new(json.RawMessage))
+			err = s.into(new(any))
 		}
 		if err != nil {
 			return nil, keyError(key, err)
 		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, err
-	}
-	if tok, err := dec.Token(); err != io.EOF {
-		if err != nil {
-			return nil, err
+		switch c, ok := s.peek(); {
+		case !ok:
+			return nil, s.end()
+		case c == ',':
+			s.pos++
+			continue
+		case c == '}':
+			s.pos++
+			return &est, s.atEnd()
+		default:
+			return nil, s.errorf("invalid character %q after object key:value pair", c)
 		}
-		return nil, fmt.Errorf("unexpected %s after the estate object", describe(tok))
 	}
-	return &est, nil
+}
+
+// atEnd checks that nothing but white space follows the estate.
+func (s *scanner) atEnd() error {
+	if c, ok := s.peek(); ok {
+		return s.errorf("invalid character %q after top-level value", c)
+	}
+	return s.err
+}
+
+// into reads the next value into v with encoding/json.
+func (s *scanner) into(v any) error {
+	raw, off, err := s.value()
+	if err != nil {
+		return err
+	}
+	return unmarshalAt(raw, off, v)
+}
+
+// unmarshalAt is json.Unmarshal of a value found at offset off, whose
+// syntax errors say where in the file they are.
+func unmarshalAt(raw []byte, off int64, v any) error {
+	err := json.Unmarshal(raw, v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &syntaxError{se.Error(), off + se.Offset}
+	}
+	return err
 }
 
 // errEmpty is a file with nothing but white space in it.
@@ -89,10 +150,10 @@ func (e *entryError) Unwrap() error { return e.err }
 // keyError names the top-level key an error is under ("artifacts[3]: ...");
 // a syntax error is left alone, LoadEstate gives it a line.
 func keyError(key string, err error) error {
-	var se *json.SyntaxError
+	var se *syntaxError
 	var ee *entryError
 	switch {
-	case errors.As(err, &se):
+	case errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF):
 		return err
 	case errors.As(err, &ee):
 		return fmt.Errorf("%s%w", key, err)
@@ -100,50 +161,51 @@ func keyError(key string, err error) error {
 	return fmt.Errorf("%s: %w", key, err)
 }
 
-func describe(tok json.Token) string {
-	switch v := tok.(type) {
-	case json.Delim:
-		return fmt.Sprintf("%q", string(v))
-	case string:
-		return "a string"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%v", tok)
-}
-
 // decodeList reads a JSON list (or null) an entry at a time into blocks
 // that are never moved, then copies them once into a slice of the exact
 // length: appending to one slice would copy every entry several times and
-// leave up to a quarter of it unused.
-func decodeList[T any](dec *json.Decoder, fix func(*T)) ([]T, error) {
-	tok, err := dec.Token()
-	switch {
-	case err != nil:
-		return nil, err
-	case tok == nil:
-		return nil, nil
-	case tok != json.Delim('['):
-		return nil, fmt.Errorf("expected a list, found %s", describe(tok))
+// leave up to a quarter of it unused. read reads one entry from its bytes.
+func decodeList[T any](s *scanner, read func(raw []byte, off int64, e *T) error) ([]T, error) {
+	if c, _ := s.peek(); c != '[' {
+		// null, or not a list: encoding/json's result and error.
+		var l []T
+		err := s.into(&l)
+		return l, err
 	}
+	s.pos++
 	var blocks [][]T
 	block := make([]T, 0, 256)
 	n := 0
-	for dec.More() {
+	if c, _ := s.peek(); c == ']' {
+		s.pos++
+		return []T{}, nil
+	}
+	for {
+		raw, off, err := s.value()
+		if err != nil {
+			return nil, err
+		}
 		if len(block) == cap(block) {
 			blocks = append(blocks, block)
 			block = make([]T, 0, min(2*cap(block), 1<<16))
 		}
 		block = block[:len(block)+1]
-		e := &block[len(block)-1]
-		if err := dec.Decode(e); err != nil {
+		if err := read(raw, off, &block[len(block)-1]); err != nil {
 			return nil, &entryError{n, err}
 		}
-		fix(e)
 		n++
-	}
-	if _, err := dec.Token(); err != nil { // the closing bracket
-		return nil, err
+		switch c, ok := s.peek(); {
+		case !ok:
+			return nil, s.end()
+		case c == ',':
+			s.pos++
+			continue
+		case c == ']':
+			s.pos++
+		default:
+			return nil, s.errorf("invalid character %q after array element", c)
+		}
+		break
 	}
 	out := make([]T, 0, n)
 	for _, b := range append(blocks, block) {
@@ -160,15 +222,19 @@ func decodeList[T any](dec *json.Decoder, fix func(*T)) ([]T, error) {
 // Only what repeats across entries is interned: URIs, names and paths are
 // one per entry.
 type interner struct {
-	strs map[string]string
-	maps map[string]map[string]string // by content, see mapKey
-	key  []byte
+	strs  map[string]string
+	maps  map[string]map[string]string // by content, see mapKey
+	key   []byte
+	pairs []pair
 }
+
+type pair struct{ k, v []byte }
 
 func newInterner() *interner {
 	return &interner{strs: map[string]string{}, maps: map[string]map[string]string{}}
 }
 
+// s interns *p.
 func (in *interner) s(p *string) {
 	if *p == "" {
 		return
@@ -180,54 +246,84 @@ func (in *interner) s(p *string) {
 	in.strs[*p] = *p
 }
 
+// str returns the interned copy of b.
+func (in *interner) str(b []byte) string {
+	if s, ok := in.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	in.strs[s] = s
+	return s
+}
+
 // shortValue is the longest attribute or label value interned: flags,
 // counts, states and ids repeat; principals and conditions mostly do not.
 const shortValue = 24
 
-// strmap returns the one copy of a map with m's content.
+// maxShared is the most entries a map may have to be shared: larger ones
+// are rare, and not worth sorting.
+const maxShared = 8
+
+func (in *interner) value(v []byte) string {
+	if len(v) <= shortValue {
+		return in.str(v)
+	}
+	return string(v)
+}
+
+// strmap returns the one copy of a map with m's content (for an entry
+// encoding/json read).
 func (in *interner) strmap(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return m
 	}
-	share := len(m) <= 8 // larger maps are rare, and not worth sorting
-	if share {
-		in.key = mapKey(in.key[:0], m)
-		if shared, ok := in.maps[string(in.key)]; ok {
-			return shared
-		}
-	}
+	in.pairs = in.pairs[:0]
 	for k, v := range m {
-		ik := k
-		in.s(&ik)
-		if len(v) <= shortValue {
-			in.s(&v)
-		}
-		m[ik] = v // same key: the entry is updated in place
+		in.pairs = append(in.pairs, pair{[]byte(k), []byte(v)})
 	}
-	if share {
-		in.maps[string(in.key)] = m
-	}
-	return m
+	shared, _ := in.sharedMap(in.pairs) // a Go map has no key twice
+	return shared
 }
 
-// mapKey appends m's entries in key order, each key and value after its
-// length, so that two different maps never make the same key.
-func mapKey(b []byte, m map[string]string) []byte {
-	var keys [8]string
-	n := 0
-	for k := range m {
-		keys[n] = k
-		n++
+// sharedMap returns the one copy of the map of these entries, made if it
+// is the first; false when a key is given twice (encoding/json's rules
+// then apply).
+func (in *interner) sharedMap(pairs []pair) (map[string]string, bool) {
+	build := func() map[string]string {
+		m := make(map[string]string, len(pairs))
+		for _, p := range pairs {
+			m[in.str(p.k)] = in.value(p.v)
+		}
+		return m
 	}
-	slices.Sort(keys[:n])
-	for _, k := range keys[:n] {
-		b = strconv.AppendInt(b, int64(len(k)), 10)
+	in.key = mapKey(in.key[:0], pairs) // sorts pairs
+	for i := 1; i < len(pairs); i++ {
+		if bytes.Equal(pairs[i].k, pairs[i-1].k) {
+			return nil, false
+		}
+	}
+	if len(pairs) > maxShared {
+		return build(), true
+	}
+	if m, ok := in.maps[string(in.key)]; ok {
+		return m, true
+	}
+	m := build()
+	in.maps[string(in.key)] = m
+	return m, true
+}
+
+// mapKey sorts the entries by key and appends them, each key and value
+// after its length, so that two different maps never make the same key.
+func mapKey(b []byte, pairs []pair) []byte {
+	slices.SortFunc(pairs, func(x, y pair) int { return bytes.Compare(x.k, y.k) })
+	for _, p := range pairs {
+		b = strconv.AppendInt(b, int64(len(p.k)), 10)
 		b = append(b, ':')
-		b = append(b, k...)
-		v := m[k]
-		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, p.k...)
+		b = strconv.AppendInt(b, int64(len(p.v)), 10)
 		b = append(b, ':')
-		b = append(b, v...)
+		b = append(b, p.v...)
 	}
 	return b
 }

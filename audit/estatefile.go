@@ -2,8 +2,6 @@ package audit
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,22 +38,29 @@ func SaveEstate(path string, est *model.Estate) error {
 	return nil
 }
 
-// syntaxLine returns ":LINE" for a JSON syntax error. The streaming
-// decoder's offsets are not reliable inside a list entry, so the line is
-// found by checking the whole file again; this is the error path only.
+// syntaxLine returns ":LINE" for a JSON syntax error, counting the line
+// breaks before its offset in the file: the error path only.
 func syntaxLine(path string, err error) string {
-	var se *json.SyntaxError
+	var se *syntaxError
 	if !errors.As(err, &se) {
 		return ""
 	}
-	b, rerr := safefile.Read(path)
-	if rerr != nil {
+	f, oerr := os.Open(path)
+	if oerr != nil {
 		return ""
 	}
-	if uerr := json.Unmarshal(b, &struct{}{}); !errors.As(uerr, &se) {
-		return ""
+	defer f.Close()
+	line := 1
+	r := bufio.NewReader(io.LimitReader(f, se.offset))
+	for {
+		_, rerr := r.ReadSlice('\n')
+		if rerr == nil {
+			line++
+		} else if !errors.Is(rerr, bufio.ErrBufferFull) {
+			break
+		}
 	}
-	return fmt.Sprintf(":%d", 1+bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")))
+	return fmt.Sprintf(":%d", line)
 }
 
 func orEmpty[T any](s []T) []T {
