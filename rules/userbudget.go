@@ -63,11 +63,20 @@ type userBudget struct {
 // eval runs the rule's program on act within the rule's budget. It
 // returns the value, or an error that says which limit was hit.
 func (b *userBudget) eval(p *userProgram, act *activation) (ref.Val, error) {
-	timeout := min(b.limits.EvalTimeout, b.limits.RuleBudget-b.spent)
-	ctx, cancel := context.WithTimeout(context.Background(), max(timeout, time.Millisecond))
 	start := time.Now()
-	val, _, err := p.prg.ContextEval(ctx, act)
-	cancel()
+	var val ref.Val
+	var err error
+	if p.loops {
+		timeout := min(b.limits.EvalTimeout, b.limits.RuleBudget-b.spent)
+		ctx, cancel := context.WithTimeout(context.Background(), max(timeout, time.Millisecond))
+		val, _, err = p.prg.ContextEval(ctx, act)
+		cancel()
+	} else {
+		// Without a comprehension nothing checks the deadline, and the
+		// cost limit bounds the time: a context and a timer for each of
+		// a million evaluations would cost more than the expression.
+		val, _, err = p.prg.Eval(act)
+	}
 	b.spent += time.Since(start)
 	if err != nil {
 		if over := b.overLimitError(err); over != nil {

@@ -51,3 +51,9 @@ func firstLoop(checked *cel.Ast) (loc interface {
 	l := a.SourceInfo().GetStartLocation(id)
 	return l, l.Line() > 0
 }
+
+// hasLoop reports whether the expression has a comprehension.
+func hasLoop(checked *cel.Ast) bool {
+	_, ok := firstLoop(checked)
+	return ok
+}

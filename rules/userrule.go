@@ -48,6 +48,10 @@ func (e *SpecError) Unwrap() error { return e.Err }
 type userProgram struct {
 	prg    cel.Program
 	limits UserLimits
+	// loops says the expression has a comprehension (.map(), .exists()...):
+	// only those can be interrupted at the deadline of one evaluation, so
+	// only those pay for a context and its timer.
+	loops bool
 }
 
 var userIDRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
@@ -148,7 +152,7 @@ func compileUserRules(specs []UserRuleSpec, limits UserLimits) ([]*Rule, error) 
 		out = append(out, &Rule{
 			ID: s.ID, Name: name, Title: s.Title, Rationale: rationale, Seed: "config (rules.custom)",
 			Remediation: s.Remediation, Severity: s.Severity, Step: model.StepPlan,
-			Expr: s.Expr, AppliesTo: s.AppliesTo, program: &userProgram{prg: prg, limits: limits},
+			Expr: s.Expr, AppliesTo: s.AppliesTo, program: &userProgram{prg: prg, limits: limits, loops: hasLoop(checked)},
 		})
 	}
 	return out, nil
