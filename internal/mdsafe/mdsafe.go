@@ -41,9 +41,19 @@ func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Defuse breaks mentions and issue references without otherwise changing
 // the text.
 func Defuse(s string) string {
-	s = mentionPattern.ReplaceAllString(s, "${1}@"+ZWJ+"${2}")
-	s = issueRefPat.ReplaceAllString(s, "#"+ZWJ+"$1")
-	return ghRefPattern.ReplaceAllString(s, "$1-"+ZWJ+"$2")
+	// Each pattern runs only on text that has the character it starts
+	// from: the Markdown report defuses every cell of tables thousands of
+	// rows long, and most cells have none.
+	if strings.IndexByte(s, '@') >= 0 {
+		s = mentionPattern.ReplaceAllString(s, "${1}@"+ZWJ+"${2}")
+	}
+	if strings.IndexByte(s, '#') >= 0 {
+		s = issueRefPat.ReplaceAllString(s, "#"+ZWJ+"$1")
+	}
+	if strings.IndexByte(s, '-') >= 0 {
+		s = ghRefPattern.ReplaceAllString(s, "$1-"+ZWJ+"$2")
+	}
+	return s
 }
 
 // Plain is for titles, which GitHub does not render as Markdown but where
@@ -58,6 +68,9 @@ func Plain(s string) string { return Defuse(OneLine(s)) }
 // table cell.
 func Text(s string) string {
 	s = OneLine(s)
+	if !strings.Contains(s, "://") && !strings.Contains(strings.ToLower(s), "www.") {
+		return prose(s) // no URL: the common case, without the search
+	}
 	var b strings.Builder
 	last := 0
 	for _, m := range urlPattern.FindAllStringIndex(s, -1) {
