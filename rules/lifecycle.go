@@ -13,34 +13,42 @@ import (
 // missing evidence (no verification yet, no archived record, a source that
 // did not answer, so nothing can be confirmed gone).
 func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding) model.Lifecycle {
-	blockers := map[model.Step][]string{}
-	for _, f := range findings {
-		if f.Waived() || f.Step == model.StepPlan {
-			continue
-		}
-		blockers[f.Step] = append(blockers[f.Step], fmt.Sprintf("%s %s", f.RuleID, f.Message))
-	}
 	if !b.Status.Completed() {
 		return model.Lifecycle{Reached: model.StepPlan, Next: model.StepVerified,
 			Blockers: []string{fmt.Sprintf("replay not finished (status %s)", orUnknown(b.Status))}}
 	}
+	// Missing evidence, listed after the findings of its step.
+	evidence := map[model.Step][]string{}
 	if b.Status.Rank() < model.StatusVerified.Rank() && (b.Validation == nil || b.Validation.Error != "") {
-		blockers[model.StepVerified] = append(blockers[model.StepVerified], "no verification recorded: run the validation query and mark the plan verified")
+		evidence[model.StepVerified] = append(evidence[model.StepVerified], "no verification recorded: run the validation query and mark the plan verified")
 	}
 	if r := ix.Record(b.ID); r == nil || !r.Archived() {
-		blockers[model.StepArchived] = append(blockers[model.StepArchived], "decision record not archived")
+		evidence[model.StepArchived] = append(evidence[model.StepArchived], "decision record not archived")
 	}
 	for _, a := range ix.ArtifactsOf(b.ID) {
 		if !ix.Answered(a.Source, a.Scope) {
-			blockers[model.StepRetired] = append(blockers[model.StepRetired],
+			evidence[model.StepRetired] = append(evidence[model.StepRetired],
 				fmt.Sprintf("source %s did not answer for %s: cannot confirm its machinery is gone", a.Source, orAll(a.Scope)))
 			break
 		}
 	}
+	blocks := func(f *model.Finding, s model.Step) bool { return !f.Waived() && f.Step == s }
 	lc := model.Lifecycle{Reached: model.StepPlan}
 	for _, s := range model.Steps() {
-		if len(blockers[s]) > 0 {
-			lc.Next, lc.Blockers = s, blockers[s]
+		blocked := len(evidence[s]) > 0
+		for i := 0; i < len(findings) && !blocked; i++ {
+			blocked = blocks(&findings[i], s)
+		}
+		if blocked {
+			// Only the blocking step's findings are put in words: a
+			// backfill can have thousands.
+			var list []string
+			for i := range findings {
+				if f := &findings[i]; blocks(f, s) {
+					list = append(list, f.RuleID+" "+f.Message)
+				}
+			}
+			lc.Next, lc.Blockers = s, append(list, evidence[s]...)
 			return lc
 		}
 		lc.Reached = s
