@@ -177,11 +177,10 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	}
 	var user []model.Finding
 	e.evaluateUser(ix, now, &user)
-	seen := make(map[string]struct{}, found.n+len(user))
+	seen := fingerprintSet{hex: make(map[uint64]struct{}, found.n+len(user))}
 	out := make([]model.Finding, 0, found.n+len(user)+len(e.waivers))
 	keep := func(f *model.Finding) {
-		if _, dup := seen[f.Fingerprint]; !dup {
-			seen[f.Fingerprint] = struct{}{}
+		if seen.add(f.Fingerprint) {
 			out = append(out, *f)
 		}
 	}

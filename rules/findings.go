@@ -1,6 +1,11 @@
 package rules
 
-import "github.com/bfaudit/bfaudit/model"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+)
 
 // findingBlocks holds what the built-in rules report until the engine
 // moves it into the report's one slice of findings. Two things keep that
@@ -97,4 +102,32 @@ func (b *findingBlocks) drain(fn func(f *model.Finding)) {
 	}
 	each(b.cur)
 	*b = findingBlocks{}
+}
+
+// fingerprintSet holds the fingerprints seen. A fingerprint is 16 hex
+// digits (model.Fingerprint), which read as a number make a key of 8
+// bytes instead of a string's 16 and its pointer to follow; any other
+// text is kept as a string.
+type fingerprintSet struct {
+	hex   map[uint64]struct{}
+	other map[string]struct{}
+}
+
+// add adds fp and reports whether it was new.
+func (s *fingerprintSet) add(fp string) bool {
+	if n, err := strconv.ParseUint(fp, 16, 64); err == nil && len(fp) == 16 && fp == strings.ToLower(fp) {
+		if _, dup := s.hex[n]; dup {
+			return false
+		}
+		s.hex[n] = struct{}{}
+		return true
+	}
+	if s.other == nil {
+		s.other = map[string]struct{}{}
+	}
+	if _, dup := s.other[fp]; dup {
+		return false
+	}
+	s.other[fp] = struct{}{}
+	return true
 }

@@ -48,3 +48,20 @@ func TestStagingKeepsEveryField(t *testing.T) {
 		t.Errorf("drained %d findings, want 1", n)
 	}
 }
+
+// The set tells fingerprints apart exactly, whatever their text: two
+// spellings of one number are two fingerprints.
+func TestFingerprintSet(t *testing.T) {
+	s := fingerprintSet{hex: map[uint64]struct{}{}}
+	for _, c := range []struct {
+		fp  string
+		new bool
+	}{
+		{"b7ec23bd2ac9212c", true}, {"b7ec23bd2ac9212c", false}, {"B7EC23BD2AC9212C", true}, {"B7EC23BD2AC9212C", false},
+		{"00000000000000ff", true}, {"ff", true}, {"ff", false}, {"", true}, {"", false}, {"not hex at all!!", true},
+	} {
+		if got := s.add(c.fp); got != c.new {
+			t.Errorf("add(%q) = %v, want %v", c.fp, got, c.new)
+		}
+	}
+}
