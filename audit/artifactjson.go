@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -293,7 +294,14 @@ func (in *interner) fastArtifact(raw []byte, a *model.Artifact) bool {
 			return false
 		}
 		p.ws()
-		return p.i == len(p.b)
+		if p.i != len(p.b) {
+			return false
+		}
+		// A name is often the end of the URI: then it shares its bytes.
+		if a.Name != "" && strings.HasSuffix(a.URI, a.Name) {
+			a.Name = a.URI[len(a.URI)-len(a.Name):]
+		}
+		return true
 	}
 }
 
