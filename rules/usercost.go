@@ -57,3 +57,18 @@ func hasLoop(checked *cel.Ast) bool {
 	_, ok := firstLoop(checked)
 	return ok
 }
+
+// withinCost reports whether CEL's checker bounds the expression's cost
+// within the limit of one evaluation on any object: its upper estimate
+// (what Kubernetes budgets validation rules with) is at most the limit.
+// Such an expression cannot exceed the cost limit, nor the memory limit,
+// which counts elements that each cost at least one unit to make.
+func withinCost(env *cel.Env, checked *cel.Ast, limits UserLimits) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false // no estimate: track it at run time
+		}
+	}()
+	est, err := env.EstimateCost(checked, nil)
+	return err == nil && est.Max <= limits.EvalCost && uint64(limits.EvalMemory) >= limits.EvalCost
+}

@@ -135,9 +135,13 @@ func compileUserRules(specs []UserRuleSpec, limits UserLimits) ([]*Rule, error) 
 		if err := checkCost(env, checked, s.Expr, limits); err != nil {
 			return nil, &SpecError{Key: key + ".expr", Err: err}
 		}
-		prg, err := env.Program(checked, cel.EvalOptions(cel.OptOptimize),
-			cel.CostLimit(limits.EvalCost), cel.MemoryLimit(limits.EvalMemory),
-			cel.InterruptCheckFrequency(limits.InterruptEvery))
+		opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(limits.InterruptEvery)}
+		if !withinCost(env, checked, limits) {
+			// Tracking the cost and memory of every evaluation doubles
+			// its time, so only a rule that could go over is tracked.
+			opts = append(opts, cel.CostLimit(limits.EvalCost), cel.MemoryLimit(limits.EvalMemory))
+		}
+		prg, err := env.Program(checked, opts...)
 		if err != nil {
 			return nil, &SpecError{Key: key + ".expr", Err: err}
 		}
