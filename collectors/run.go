@@ -99,22 +99,30 @@ func stopped(ctx context.Context) error {
 // Sort puts an estate in a stable order so saved estates and reports diff
 // cleanly between runs.
 func Sort(est *model.Estate) {
-	sort.SliceStable(est.Backfills, func(i, j int) bool {
-		a, b := est.Backfills[i], est.Backfills[j]
+	// A saved estate comes sorted: checking costs a pass, while a stable
+	// sort of 100,000 artifacts moves them about even when in order.
+	stable(est.Backfills, func(a, b *model.Backfill) bool {
 		if a.ID != b.ID {
 			return a.ID < b.ID
 		}
 		return a.Source.String() < b.Source.String()
 	})
-	sort.SliceStable(est.Artifacts, func(i, j int) bool { return est.Artifacts[i].URI < est.Artifacts[j].URI })
-	sort.SliceStable(est.Records, func(i, j int) bool {
-		a, b := est.Records[i], est.Records[j]
+	stable(est.Artifacts, func(a, b *model.Artifact) bool { return a.URI < b.URI })
+	stable(est.Records, func(a, b *model.DecisionRecord) bool {
 		if a.BackfillID != b.BackfillID {
 			return a.BackfillID < b.BackfillID
 		}
 		return a.Source.String() < b.Source.String()
 	})
-	sort.SliceStable(est.Coverage, func(i, j int) bool { return est.Coverage[i].Source < est.Coverage[j].Source })
+	stable(est.Coverage, func(a, b *model.Coverage) bool { return a.Source < b.Source })
+}
+
+// stable sorts s stably by less unless it is sorted already.
+func stable[T any](s []T, less func(a, b *T) bool) {
+	byIndex := func(i, j int) bool { return less(&s[i], &s[j]) }
+	if !sort.SliceIsSorted(s, byIndex) {
+		sort.SliceStable(s, byIndex)
+	}
 }
 
 // sourceSink gathers one source's output and its coverage.
