@@ -1,10 +1,15 @@
 package bench
 
 import (
+	"context"
+	"io"
+	"runtime"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports"
 	"github.com/bfaudit/bfaudit/rules"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )
@@ -92,5 +97,87 @@ func TestLinear(t *testing.T) {
 	small, big := allocs(10_000, 500), allocs(40_000, 2_000)
 	if ratio := big / small; ratio > 4*1.5 {
 		t.Errorf("4x the estate took %.1fx the allocations (%.0f vs %.0f): evaluation is not linear", ratio, big, small)
+	}
+}
+
+// pipeline is `bfaudit audit --from PATH -f json` after the config: load,
+// correlate, evaluate, report, write.
+func pipeline(tb testing.TB, path string, eng *rules.Engine, w io.Writer) {
+	est, err := audit.LoadEstate(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a := audit.Evaluate(est, correlate.MustSelector(), eng, Now)
+	audit.Redact(a.Report)
+	a.Refresh()
+	if err := (reports.JSON{}).Write(context.Background(), w, a.Report); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkWholeProcess is the whole of an audit of the bench estate from
+// its saved file to the JSON report, with the full catalogue (no CEL
+// rules): what bench/run.sh times as a process, without the process.
+func BenchmarkWholeProcess(b *testing.B) {
+	path := saveEstate(b, nArtifacts, nBackfills)
+	eng, err := rules.New(rules.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		pipeline(b, path, eng, io.Discard)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/nArtifacts, "ns/artifact")
+}
+
+// TestPipelineMemory bounds what an audit allocates, and holds, per
+// artifact of the bench estate: the memory of a run grows with the estate,
+// so these bounds are what keep a million artifacts within a machine. The
+// bounds are about 1.3 times today's figures (3.8 KB in 40 allocations,
+// 1.4 KB held); before issue 14 the same run allocated 22.9 KB in 69
+// allocations and held 2.6 KB an artifact.
+func TestPipelineMemory(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("audits 20,000 artifacts; the race detector changes allocations")
+	}
+	const n = 20_000
+	path := saveEstate(t, n, n/20)
+	eng, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	pipeline(t, path, eng, io.Discard)
+	runtime.ReadMemStats(&after)
+	allocated := (after.TotalAlloc - before.TotalAlloc) / n
+	allocs := (after.Mallocs - before.Mallocs) / n
+
+	runtime.GC()
+	runtime.GC() // a second time for what sync.Pools kept through the first
+	runtime.ReadMemStats(&before)
+	est, err := audit.LoadEstate(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := audit.Evaluate(est, correlate.MustSelector(), eng, Now)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := (after.HeapAlloc - before.HeapAlloc) / n
+	runtime.KeepAlive(a)
+
+	t.Logf("a run allocates %d bytes in %d allocations an artifact, and holds %d bytes an artifact once evaluated", allocated, allocs, held)
+	for _, c := range []struct {
+		what       string
+		got, bound uint64
+	}{
+		{"bytes allocated", allocated, 5000}, {"allocations", allocs, 52}, {"bytes held", held, 1850},
+	} {
+		if c.got > c.bound {
+			t.Errorf("%s an artifact: %d, bound %d", c.what, c.got, c.bound)
+		}
 	}
 }
