@@ -44,16 +44,37 @@ func Defuse(s string) string {
 	// Each pattern runs only on text that has the character it starts
 	// from: the Markdown report defuses every cell of tables thousands of
 	// rows long, and most cells have none.
-	if strings.IndexByte(s, '@') >= 0 {
+	if may(s, '@', func(i int) bool { return i == 0 || !isWord(s[i-1]) }) {
 		s = mentionPattern.ReplaceAllString(s, "${1}@"+ZWJ+"${2}")
 	}
-	if strings.IndexByte(s, '#') >= 0 {
+	if may(s, '#', func(int) bool { return true }) {
 		s = issueRefPat.ReplaceAllString(s, "#"+ZWJ+"$1")
 	}
-	if strings.IndexByte(s, '-') >= 0 {
+	if may(s, '-', func(i int) bool { return i >= 2 && s[i-2]|0x20 == 'g' && s[i-1]|0x20 == 'h' }) {
 		s = ghRefPattern.ReplaceAllString(s, "$1-"+ZWJ+"$2")
 	}
 	return s
+}
+
+// may reports whether s has the byte c, passing before(i), followed by
+// what mentions, references and GH-references need after it: a letter or
+// digit (for # and -, a digit). It is true wherever the pattern could
+// match, so it only saves running the pattern where it cannot.
+func may(s string, c byte, before func(i int) bool) bool {
+	for i := 0; i < len(s)-1; i++ {
+		if s[i] != c || !before(i) {
+			continue
+		}
+		next := s[i+1]
+		if '0' <= next && next <= '9' || c == '@' && isWord(next) && next != '_' {
+			return true
+		}
+	}
+	return false
+}
+
+func isWord(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_'
 }
 
 // Plain is for titles, which GitHub does not render as Markdown but where
