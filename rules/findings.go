@@ -80,6 +80,7 @@ func (b *findingBlocks) text(s string) string {
 // added, letting each block go once it is done. f is only good during
 // the call.
 func (b *findingBlocks) drain(fn func(f *model.Finding)) {
+	b.texts = nil // no more lines come: the map can go before the blocks do
 	var f model.Finding
 	each := func(blk []staged) {
 		for i := range blk {
