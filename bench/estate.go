@@ -1,5 +1,7 @@
-// Package bench generates large, realistic estates for benchmarks of the
-// correlate and evaluate stages. bench/run.sh runs them.
+// Package bench generates large, realistic estates (Estate; bench/gen
+// saves one to a file) for the benchmarks and memory bounds of an audit,
+// and holds the golden reports that keep faster code writing the same
+// bytes. bench/run.sh times whole processes against bench/plainloop.
 package bench
 
 import (
