@@ -2,11 +2,10 @@ package kubernetes
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/kubeclient"
 	"github.com/bfaudit/bfaudit/model"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -146,7 +145,7 @@ func listAll[T any](ctx context.Context, c *Kubernetes, list func(context.Contex
 			defer cancel()
 			var err error
 			items, lm, err = list(callCtx, opts)
-			return retryable(err)
+			return kubeclient.Retryable(err)
 		})
 		if err != nil {
 			return all, err
@@ -164,29 +163,4 @@ func listAll[T any](ctx context.Context, c *Kubernetes, list func(context.Contex
 		seen[lm.Continue] = true
 		opts.Continue = lm.Continue
 	}
-}
-
-// retryable marks the API server's throttling and transient failures for
-// a retry, after the delay the server suggests.
-func retryable(err error) error {
-	if err == nil {
-		return nil
-	}
-	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err) ||
-		apierrors.IsInternalError(err) || apierrors.IsTimeout(err) || statusCode(err) >= 500 {
-		var after time.Duration
-		if s, ok := apierrors.SuggestsClientDelay(err); ok {
-			after = time.Duration(s) * time.Second
-		}
-		return collectors.Retryable(err, after)
-	}
-	return err
-}
-
-func statusCode(err error) int32 {
-	var st apierrors.APIStatus
-	if errors.As(err, &st) {
-		return st.Status().Code
-	}
-	return 0
 }

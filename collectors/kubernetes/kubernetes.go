@@ -7,21 +7,15 @@ package kubernetes
 import (
 	_ "embed"
 	"fmt"
-	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/internal/httplog"
-	"github.com/bfaudit/bfaudit/internal/safefile"
+	"github.com/bfaudit/bfaudit/internal/kubeclient"
 	"k8s.io/apimachinery/pkg/labels"
 	k8s "k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 //go:embed sample.yaml
@@ -127,9 +121,9 @@ func (c *Kubernetes) Init() error {
 	if c.Client != nil {
 		return nil
 	}
-	cfg, err := c.restConfig()
+	cfg, err := kubeclient.Config(c.Kubeconfig, c.Context)
 	if err != nil {
-		return err
+		return fmt.Errorf("kubeconfig: %w", err)
 	}
 	bound(cfg, c.Timeout)
 	c.strict = true
@@ -142,57 +136,6 @@ func (c *Kubernetes) Init() error {
 	}
 	c.Client = cs
 	return nil
-}
-
-// restConfig finds credentials the standard way: an explicit kubeconfig,
-// else the pod's service account, else $KUBECONFIG / ~/.kube/config.
-func (c *Kubernetes) restConfig() (*rest.Config, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if c.Kubeconfig != "" {
-		rules.ExplicitPath = expandHome(c.Kubeconfig)
-		// A pipe or device named as the kubeconfig would block or fill
-		// memory when client-go reads it.
-		if err := safefile.Check(rules.ExplicitPath); err != nil {
-			return nil, fmt.Errorf("kubeconfig: %w", err)
-		}
-	} else if c.Context == "" {
-		if cfg, err := rest.InClusterConfig(); err == nil {
-			return cfg, nil
-		}
-	}
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: c.Context}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
-	if err != nil {
-		where := "$KUBECONFIG or ~/.kube/config (not running in a cluster)"
-		if c.Kubeconfig != "" {
-			where = rules.ExplicitPath
-		}
-		return nil, fmt.Errorf("kubeconfig: no usable configuration from %s: %v", where, err)
-	}
-	return cfg, nil
-}
-
-// bound gives every call the collector's timeout and puts guard between
-// client-go and the network (see guard), keeping any wrapper the
-// kubeconfig already set (an exec credential plugin's).
-func bound(cfg *rest.Config, timeout time.Duration) {
-	cfg.Timeout = timeout
-	prev := cfg.WrapTransport
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		if prev != nil {
-			rt = prev(rt)
-		}
-		return guard{next: httplog.Wrap(rt)} // --verbose logs each call
-	}
-}
-
-func expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return p
 }
 
 // authority is the host part of every URI this source emits.

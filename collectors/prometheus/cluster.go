@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/safefile"
+	"github.com/bfaudit/bfaudit/internal/kubeclient"
 	"github.com/bfaudit/bfaudit/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,8 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // prometheusRuleGVR is the Prometheus Operator's resource.
@@ -86,11 +82,14 @@ func (c *Cluster) init(p *Prometheus) error {
 		}
 		return nil
 	}
-	cfg, err := c.restConfig()
+	cfg, err := kubeclient.Config(c.Kubeconfig, c.Context)
 	if err != nil {
-		return err
+		return fmt.Errorf("kubernetes.kubeconfig: %w", err)
 	}
-	bound(cfg, p.Timeout)
+	// The transport, its bounds and what is retried are the kubernetes
+	// collector's; only the API's error message is cut as this package
+	// cuts every text it reports.
+	kubeclient.Bound(cfg, p.Timeout, func(s string) string { return clip(s, 200) })
 	if u, err := url.Parse(cfg.Host); err == nil {
 		c.host = u.Host
 	}
@@ -119,44 +118,6 @@ func (d apisDiscovery) ServerGroupsWithContext(ctx context.Context) (*metav1.API
 		return nil, err
 	}
 	return &groups, nil
-}
-
-// restConfig finds credentials as the kubernetes collector does (a copy of
-// its unexported restConfig): an explicit kubeconfig, else the pod's
-// service account, else $KUBECONFIG / ~/.kube/config.
-func (c *Cluster) restConfig() (*rest.Config, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if c.Kubeconfig != "" {
-		rules.ExplicitPath = expandHome(c.Kubeconfig)
-		// A pipe or device named as the kubeconfig would block or fill
-		// memory when client-go reads it.
-		if err := safefile.Check(rules.ExplicitPath); err != nil {
-			return nil, fmt.Errorf("kubernetes.kubeconfig: %w", err)
-		}
-	} else if c.Context == "" {
-		if cfg, err := rest.InClusterConfig(); err == nil {
-			return cfg, nil
-		}
-	}
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: c.Context}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
-	if err != nil {
-		where := "$KUBECONFIG or ~/.kube/config (not running in a cluster)"
-		if c.Kubeconfig != "" {
-			where = rules.ExplicitPath
-		}
-		return nil, fmt.Errorf("kubernetes.kubeconfig: no usable configuration from %s: %v", where, err)
-	}
-	return cfg, nil
-}
-
-func expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return p
 }
 
 // clusterName names the cluster in errors: the API server's host.
@@ -325,7 +286,7 @@ func (p *Prometheus) callCluster(ctx context.Context, call func(context.Context)
 	return collectors.Retry(ctx, p.Retry, func() error {
 		callCtx, cancel := context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
-		return retryable(call(callCtx))
+		return kubeclient.Retryable(call(callCtx))
 	})
 }
 

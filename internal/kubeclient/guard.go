@@ -1,9 +1,4 @@
-package prometheus
-
-// The transport and retry rules of a `kubernetes:` block are the
-// kubernetes collector's (collectors/kubernetes/transport.go, collect.go),
-// copied because that package exports none of them and this package must
-// not reach into another collector; keep the two in step.
+package kubeclient
 
 import (
 	"bytes"
@@ -26,39 +21,46 @@ import (
 
 // Bounds on what one answer of the API server may cost.
 const (
-	// maxClusterAnswerBytes caps a successful answer (a page of 500
-	// PrometheusRules, the cluster's discovery document): an endless or
-	// giant body fails the call instead of filling memory.
-	maxClusterAnswerBytes = 128 << 20
-	// maxClusterErrorBytes is how much of an error answer is read to find
-	// the API's Status in it.
-	maxClusterErrorBytes = 64 << 10
+	// maxAnswerBytes caps a successful answer: a page of 500 objects is a
+	// few megabytes; an endless or giant body fails the call instead of
+	// filling memory.
+	maxAnswerBytes = 128 << 20
+	// maxErrorBytes is how much of an error answer is read to find the
+	// API's Status in it.
+	maxErrorBytes = 64 << 10
 )
 
-// bound gives every call the source's timeout and puts guard between
-// client-go and the network, keeping any wrapper the kubeconfig already
-// set (an exec credential plugin's).
-func bound(cfg *rest.Config, timeout time.Duration) {
+// Bound gives every call of a client built from cfg the timeout and puts
+// a guard between client-go and the network (see guard), keeping any
+// wrapper the kubeconfig already set (an exec credential plugin's).
+// capMessage shortens the API server's own error message, already
+// redacted, before it travels in an error.
+func Bound(cfg *rest.Config, timeout time.Duration, capMessage func(string) string) {
 	cfg.Timeout = timeout
 	prev := cfg.WrapTransport
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		if prev != nil {
 			rt = prev(rt)
 		}
-		return guard{next: httplog.Wrap(rt)} // --verbose logs each call
+		return guard{next: httplog.Wrap(rt), capMessage: capMessage} // --verbose logs each call
 	}
 }
 
 // guard sits between client-go and the network. client-go retries a 429
 // or 5xx that carries Retry-After up to ten times and sleeps the full
-// Retry-After, whatever the timeout, and it copies the text of an
-// unexpected error answer (a proxy's page echoing the Authorization
-// header) into its error. guard takes both out of its hands: every error
-// answer reaches client-go as a plain API Status (status, the API's reason
-// and capped message, Retry-After as details), and the Retry-After header
-// is removed, so only the source's RetryPolicy retries, within its budget.
+// Retry-After, whatever the collector's timeout, and it copies the text of
+// an unexpected error answer (a proxy's HTML page echoing the request's
+// Authorization header) into its error. guard takes both out of its hands:
+//
+//   - every error answer reaches client-go as a plain API Status holding
+//     only the status, the API's reason and message (capped) and the
+//     Retry-After as details, so no body text travels further, and
+//   - the Retry-After header is removed, so client-go does not retry by
+//     itself; the collector's RetryPolicy retries instead, within its
+//     budget, and fails at once when the server asks for more.
 type guard struct {
-	next http.RoundTripper
+	next       http.RoundTripper
+	capMessage func(string) string
 }
 
 // WrappedRoundTripper lets client-go reach the transport underneath to
@@ -71,15 +73,15 @@ func (g guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		resp.Body = &cappedBody{r: resp.Body, left: maxClusterAnswerBytes}
+		resp.Body = &cappedBody{r: resp.Body, left: maxAnswerBytes}
 		return resp, nil
 	}
 	if resp.StatusCode < 400 {
 		return resp, nil
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxClusterErrorBytes))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
 	resp.Body.Close()
-	st := summarise(resp.StatusCode, req.Method, body, collectors.RetryAfter(resp.Header, time.Now()))
+	st := g.summarise(resp.StatusCode, req.Method, body, collectors.RetryAfter(resp.Header, time.Now()))
 	out, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
@@ -97,11 +99,11 @@ func (g guard) RoundTrip(req *http.Request) (*http.Response, error) {
 // summarise turns an error answer into an API Status: the API server's own
 // Status when the body is one (its reason and capped message), else only
 // the HTTP status, never the body.
-func summarise(code int, method string, body []byte, after time.Duration) metav1.Status {
+func (g guard) summarise(code int, method string, body []byte, after time.Duration) metav1.Status {
 	secs := int(min(math.Ceil(after.Seconds()), math.MaxInt32))
 	var st metav1.Status
 	if json.Unmarshal(body, &st) == nil && st.Kind == "Status" {
-		st.Message = clip(redact.String(st.Message), 200)
+		st.Message = g.capMessage(redact.String(st.Message))
 		st.Details = &metav1.StatusDetails{RetryAfterSeconds: int32(secs)}
 		if st.Code == 0 {
 			st.Code = int32(code)
@@ -117,7 +119,7 @@ func summarise(code int, method string, body []byte, after time.Duration) metav1
 	return st
 }
 
-// errAnswerTooLarge ends reading an answer past maxClusterAnswerBytes.
+// errAnswerTooLarge ends reading an answer past maxAnswerBytes.
 var errAnswerTooLarge = errors.New("answer larger than 128 MiB: not read further")
 
 // cappedBody fails a read past its limit instead of truncating silently,
@@ -140,28 +142,3 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 }
 
 func (c *cappedBody) Close() error { return c.r.Close() }
-
-// retryable marks the API server's throttling and transient failures for
-// a retry, after the delay the server suggests.
-func retryable(err error) error {
-	if err == nil {
-		return nil
-	}
-	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err) ||
-		apierrors.IsInternalError(err) || apierrors.IsTimeout(err) || statusCode(err) >= 500 {
-		var after time.Duration
-		if s, ok := apierrors.SuggestsClientDelay(err); ok {
-			after = time.Duration(s) * time.Second
-		}
-		return collectors.Retryable(err, after)
-	}
-	return err
-}
-
-func statusCode(err error) int32 {
-	var st apierrors.APIStatus
-	if errors.As(err, &st) {
-		return st.Status().Code
-	}
-	return 0
-}

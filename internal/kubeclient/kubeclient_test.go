@@ -1,0 +1,134 @@
+package kubeclient
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/hostile"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+)
+
+// answer is a round tripper that gives one canned answer.
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: a.status, Header: a.header.Clone(), Body: io.NopCloser(strings.NewReader(a.body)), Request: r}, nil
+}
+
+// through sends one GET through the transport Bound sets on a config.
+func through(t *testing.T, a answer) (*http.Response, metav1.Status) {
+	t.Helper()
+	cfg := &rest.Config{}
+	Bound(cfg, 0, strings.ToUpper)
+	resp, err := cfg.WrapTransport(a).RoundTrip(&http.Request{Method: http.MethodGet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st metav1.Status
+	if resp.StatusCode >= 400 {
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatalf("error answer %q is not a Status: %v", raw, err)
+		}
+	}
+	return resp, st
+}
+
+func TestGuardKeepsOnlyTheStatusOfAnErrorAnswer(t *testing.T) {
+	page := "<html><pre>Authorization: Bearer " + hostile.Canary + "</pre></html>"
+	resp, st := through(t, answer{http.StatusBadGateway, http.Header{"Retry-After": {"3600"}}, page})
+	if resp.Header.Get("Retry-After") != "" {
+		t.Error("Retry-After reaches client-go: it would retry by itself")
+	}
+	if st.Code != http.StatusBadGateway || st.Details == nil || st.Details.RetryAfterSeconds != 3600 {
+		t.Errorf("status %+v, want code 502 with Retry-After 3600 in its details", st)
+	}
+	if strings.Contains(st.Message, hostile.Canary) || strings.Contains(st.Message, "<html") {
+		t.Errorf("the answer's body travels on: %q", st.Message)
+	}
+}
+
+func TestGuardCapsTheAPIsOwnMessage(t *testing.T) {
+	body := `{"kind":"Status","apiVersion":"v1","reason":"Forbidden","message":"no access"}`
+	_, st := through(t, answer{http.StatusForbidden, http.Header{}, body})
+	if st.Message != "NO ACCESS" || st.Reason != metav1.StatusReasonForbidden || st.Code != http.StatusForbidden {
+		t.Errorf("status %+v, want the API's reason and its message through capMessage", st)
+	}
+}
+
+func TestGuardFailsAnEndlessAnswer(t *testing.T) {
+	cfg := &rest.Config{}
+	Bound(cfg, 0, strings.ToUpper)
+	rt := cfg.WrapTransport(answer{http.StatusOK, http.Header{}, ""})
+	resp, err := rt.RoundTrip(&http.Request{Method: http.MethodGet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.(*cappedBody).left = 0
+	if _, err := resp.Body.Read(make([]byte, 1)); !errors.Is(err, errAnswerTooLarge) {
+		t.Errorf("read past the cap: %v, want errAnswerTooLarge", err)
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	gr := schema.GroupResource{Resource: "jobs"}
+	tests := []struct {
+		name  string
+		err   error
+		retry bool
+	}{
+		{"429", apierrors.NewTooManyRequests("slow down", 2), true},
+		{"503", apierrors.NewServiceUnavailable("down"), true},
+		{"502", apierrors.NewGenericServerResponse(502, "GET", gr, "", "", 0, false), true},
+		{"403", apierrors.NewForbidden(gr, "", errors.New("no")), false},
+		{"not an API error", errors.New("dial"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var re *collectors.RetryableError
+			if got := errors.As(Retryable(tt.err), &re); got != tt.retry {
+				t.Errorf("retryable %v, want %v", got, tt.retry)
+			}
+		})
+	}
+	var re *collectors.RetryableError
+	if !errors.As(Retryable(apierrors.NewTooManyRequests("", 2)), &re) || re.After != 2*time.Second {
+		t.Errorf("retry %+v, want one after the server's 2s", re)
+	}
+}
+
+func TestConfigRefusesAKubeconfigThatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Config(dir, ""); err == nil {
+		t.Error("a directory was taken as the kubeconfig")
+	}
+	missing := filepath.Join(dir, "none")
+	_, err := Config(missing, "")
+	if err == nil || !strings.Contains(err.Error(), missing) || strings.HasPrefix(err.Error(), "kubeconfig") {
+		t.Errorf("Config(missing) = %v, want an error naming the path, without the caller's key", err)
+	}
+	if err := os.WriteFile(missing, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Config(missing, "nope"); err == nil {
+		t.Error("an unknown context was accepted")
+	}
+}
