@@ -47,7 +47,7 @@ func (c *Collector) projectBindings(b *built, inv *inventory, pol *policy) {
 				continue
 			}
 			if email, ok := iamcond.ServiceAccountEmail(member); ok && memberTied {
-				b.accounts.add(account{email: email, backfillID: id, how: how, route: routeBinding, via: p})
+				b.accounts.AddBound(email, p, id, how)
 			}
 			b.emit("gcpiam", gcpiam.GrantArtifact(p, bd.GetRole(), member, exprText, title, uri, id, how, b.now))
 		}

@@ -25,7 +25,7 @@ type built struct {
 	errs      []unitError
 	datasets  map[string]tie            // full name -> tie
 	topics    map[string]model.Artifact // projects/p/topics/t -> artifact
-	accounts  *accountSet
+	accounts  *gcpiam.AccountSet
 	seen      map[string]bool   // artifact URIs, once each
 	emails    map[string]string // account unique id -> e-mail
 	now       time.Time
@@ -39,7 +39,7 @@ type built struct {
 func (c *Collector) build(inv *inventory) *built {
 	b := &built{
 		errs: append([]unitError(nil), inv.errs...), datasets: map[string]tie{}, topics: map[string]model.Artifact{},
-		accounts: newAccountSet(), seen: map[string]bool{}, emails: map[string]string{},
+		accounts: gcpiam.NewAccountSet(), seen: map[string]bool{}, emails: map[string]string{},
 		now: c.now(), m: iamcond.NewMatcher(c.sel, c.Principals),
 	}
 	for _, r := range inv.sortedResources(typeDataset) {
@@ -60,7 +60,9 @@ func (c *Collector) build(inv *inventory) *built {
 	for _, p := range inv.sortedPolicies(typeProject) {
 		c.projectBindings(b, inv, p)
 	}
-	c.declaredAccounts(b)
+	// The accounts config and plans name, as gcpiam adds them: their
+	// keys are what lingers once the binding is revoked.
+	b.accounts.AddDeclared(b.m, c.Principals, c.sel.Principals)
 	for _, r := range inv.sortedResources(typeKey) {
 		c.key(b, r)
 	}
@@ -172,37 +174,7 @@ func (c *Collector) serviceAccount(b *built, r resource) {
 	if sa.UniqueId != "" {
 		b.emails[sa.UniqueId] = email
 	}
-	id, how := b.m.Member("serviceAccount:" + email)
-	if how == "" {
-		if t, ok := b.m.Text(sa.DisplayName, sa.Description); ok {
-			id, how = t, "name"
-		}
-	}
-	if how == "" {
-		if aid, ok := b.m.Asset(gcpiam.AccountURI(p, email)); ok {
-			id, how = aid, "asset"
-		}
-	}
-	if how == "" {
-		return
-	}
-	b.accounts.add(account{email: email, project: p, backfillID: id, how: how, disabled: sa.Disabled, route: routeListed})
-}
-
-// declaredAccounts adds the accounts config and plans name, as gcpiam
-// does: their keys are what lingers once the binding is revoked.
-func (c *Collector) declaredAccounts(b *built) {
-	for _, p := range c.Principals {
-		if email, ok := iamcond.ServiceAccountEmail(p.Member); ok {
-			id, how := b.m.Member(p.Member)
-			b.accounts.add(account{email: email, backfillID: id, how: how, route: routeDeclared})
-		}
-	}
-	for member, id := range c.sel.Principals {
-		if email, ok := iamcond.ServiceAccountEmail(member); ok {
-			b.accounts.add(account{email: email, backfillID: id, how: "declared", route: routeDeclared})
-		}
-	}
+	b.accounts.AddListed(b.m, p, sa)
 }
 
 // key reports a user-managed key of an account kept above; keys of other
@@ -234,17 +206,17 @@ func (c *Collector) key(b *built, r resource) {
 		email = e
 	}
 	email = strings.ToLower(email)
-	a, ok := b.accounts.get(email)
+	a, ok := b.accounts.Get(email)
 	if !ok {
 		return
 	}
 	if n.segment("keys") == "" {
-		b.fail(a.unit(), fmt.Errorf("cloudasset: %s: not a key name", r.name))
+		b.fail(a.Unit, fmt.Errorf("cloudasset: %s: not a key name", r.name))
 		return
 	}
 	// The key's URI follows from its asset name, as its unit does.
 	k.Name = "projects/" + p + "/serviceAccounts/" + email + "/keys/" + n.segment("keys")
-	b.emit("gcpiam", gcpiam.KeyArtifact(email, a.project, a.unit(), a.disabled, a.backfillID, a.how, k, b.now))
+	b.emit("gcpiam", gcpiam.KeyArtifact(email, a.Project, a.Unit, a.Disabled, a.BackfillID, a.How, k, b.now))
 }
 
 // keyAccount reads the account out of projects/P/serviceAccounts/A/keys/K.

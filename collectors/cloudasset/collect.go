@@ -111,12 +111,12 @@ func (c *Collector) followUp(ctx context.Context, scopes []string, inv *inventor
 	b := c.build(inv)
 	datasets := sortedKeys(b.datasets)
 	topics := sortedKeys(b.topics)
-	accounts := b.accounts.list()
+	accounts := b.accounts.List()
 	emails := make([]string, len(accounts))
 	units := map[string]string{}
 	for i, a := range accounts {
-		emails[i] = a.email
-		units[a.email] = a.unit()
+		emails[i] = a.Email
+		units[a.Email] = a.Unit
 	}
 	datasetUnit := func(n string) string { return unitOf(typeDataset, n) }
 	for _, s := range scopes {

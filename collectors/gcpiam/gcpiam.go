@@ -200,21 +200,7 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 		}()
 	}
 	wg.Wait()
-	for _, p := range c.Principals {
-		if email, ok := iamcond.ServiceAccountEmail(p.Member); ok {
-			id, how := tie.Member(p.Member)
-			keyOwners.add(account{email: email, backfillID: id, how: how, route: routeDeclared})
-		}
-	}
-	// Plans' own elevated-access service accounts too: once the binding
-	// is revoked, or when the account lives in a project not listed here,
-	// the plan is the only place that still names them, and their keys
-	// are what lingers.
-	for member, id := range c.sel.Principals {
-		if email, ok := iamcond.ServiceAccountEmail(member); ok {
-			keyOwners.add(account{email: email, backfillID: id, how: "declared", route: routeDeclared})
-		}
-	}
+	keyOwners.addDeclared(tie, c.Principals, c.sel.Principals)
 	c.collectKeys(ctx, keyOwners.list(), sink, record)
 
 	if answered == 0 && len(failures) > 0 {

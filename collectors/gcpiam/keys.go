@@ -56,22 +56,7 @@ func (c *Collector) collectAccounts(ctx context.Context, project string, tie iam
 				sink.AddError(accountsScope(project), fmt.Errorf("gcpiam: list service accounts of project %s: entry %d of a page has no email", project, i))
 				continue
 			}
-			email := strings.ToLower(sa.Email)
-			id, how := tie.Member("serviceAccount:" + email)
-			if how == "" {
-				if t, ok := tie.Text(sa.DisplayName, sa.Description); ok {
-					id, how = t, "name"
-				}
-			}
-			if how == "" {
-				if assetID, ok := tie.Asset(accountURI(project, email)); ok {
-					id, how = assetID, "asset"
-				}
-			}
-			if how == "" {
-				continue
-			}
-			accounts.add(account{email: email, project: project, backfillID: id, how: how, disabled: sa.Disabled, route: routeListed})
+			accounts.addListed(tie, project, sa)
 		}
 		if page.NextPageToken == "" {
 			return nil

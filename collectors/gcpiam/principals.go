@@ -7,6 +7,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/internal/iamcond"
 	"github.com/bfaudit/bfaudit/model"
+	iam "google.golang.org/api/iam/v1"
 )
 
 // Principal is an elevated-access principal of a backfill plan (member in
@@ -106,6 +107,54 @@ func (s *accountSet) add(a account) {
 		old.route, old.via = a.route, a.via
 	}
 	s.m[a.email] = old
+}
+
+// addListed keeps an account of project's listing when it was made for a
+// backfill: a backfill id in the e-mail, display name or description, a
+// declared principal, or a declared asset. sa has an e-mail.
+func (s *accountSet) addListed(tie iamcond.Matcher, project string, sa *iam.ServiceAccount) {
+	email := strings.ToLower(sa.Email)
+	id, how := tie.Member("serviceAccount:" + email)
+	if how == "" {
+		if t, ok := tie.Text(sa.DisplayName, sa.Description); ok {
+			id, how = t, "name"
+		}
+	}
+	if how == "" {
+		if assetID, ok := tie.Asset(accountURI(project, email)); ok {
+			id, how = assetID, "asset"
+		}
+	}
+	if how == "" {
+		return
+	}
+	s.add(account{email: email, project: project, backfillID: id, how: how, disabled: sa.Disabled, route: routeListed})
+}
+
+// addDeclared adds the service accounts among the configured principals
+// and the plans' own elevated-access principals (planned: member ->
+// backfill id). Once the binding is revoked, or when the account lives in
+// a project not read, the plan is the only place that still names them,
+// and their keys are what lingers.
+func (s *accountSet) addDeclared(tie iamcond.Matcher, principals []Principal, planned map[string]string) {
+	for _, p := range principals {
+		if email, ok := iamcond.ServiceAccountEmail(p.Member); ok {
+			id, how := tie.Member(p.Member)
+			s.add(account{email: email, backfillID: id, how: how, route: routeDeclared})
+		}
+	}
+	for member, id := range planned {
+		if email, ok := iamcond.ServiceAccountEmail(member); ok {
+			s.add(account{email: email, backfillID: id, how: "declared", route: routeDeclared})
+		}
+	}
+}
+
+func (s *accountSet) get(email string) (account, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.m[email]
+	return a, ok
 }
 
 func (s *accountSet) list() []account {
