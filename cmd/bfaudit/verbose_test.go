@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bfaudit/bfaudit/internal/memlimit"
 )
 
 // Issue 13.8: --verbose logs every HTTP call of the sources and sinks:
@@ -70,5 +72,22 @@ github:
 	_, _, quiet := bfaudit(t, args...)
 	if strings.Contains(quiet, `"http call"`) {
 		t.Errorf("calls logged without --verbose:\n%.1000s", quiet)
+	}
+}
+
+// TestVerboseLogsMemoryLimit: what main decided about the runtime's
+// memory limit is one debug line, so a user can see why a run in a
+// container collects harder.
+func TestVerboseLogsMemoryLimit(t *testing.T) {
+	old := memory
+	t.Cleanup(func() { memory = old })
+	memory = memlimit.Result{Cgroup: 2 << 30, Set: 2 << 30 * 9 / 10, Why: "90% of the cgroup's memory limit"}
+	_, _, stderr := bfaudit(t, "version", "--verbose")
+	if !strings.Contains(stderr, `"msg":"memory limit"`) || !strings.Contains(stderr, `"soft_limit_bytes":1932735283`) {
+		t.Errorf("--verbose stderr lacks the memory limit line:\n%s", stderr)
+	}
+	_, _, stderr = bfaudit(t, "version")
+	if strings.Contains(stderr, "memory limit") {
+		t.Errorf("without --verbose the memory limit is logged:\n%s", stderr)
 	}
 }
