@@ -76,7 +76,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
 			g.log = newLogger(g.stderr, g.verbose)
 			if memory.Set > 0 {
-				g.log.Debug("memory limit", "soft_limit_bytes", memory.Set, "cgroup_limit_bytes", memory.Cgroup, "why", memory.Why)
+				g.log.Debug("memory limit", "soft_limit_bytes", memory.Set, "limit_bytes", memory.Limit, "why", memory.Why)
 			} else if memory.Why != "" {
 				g.log.Debug("memory limit not set", "why", memory.Why)
 			}

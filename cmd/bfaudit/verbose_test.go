@@ -81,7 +81,7 @@ github:
 func TestVerboseLogsMemoryLimit(t *testing.T) {
 	old := memory
 	t.Cleanup(func() { memory = old })
-	memory = memlimit.Result{Cgroup: 2 << 30, Set: 2 << 30 * 9 / 10, Why: "90% of the cgroup's memory limit"}
+	memory = memlimit.Result{Limit: 2 << 30, Set: 2 << 30 * 9 / 10, Why: "90% of the cgroup's memory limit"}
 	_, _, stderr := bfaudit(t, "version", "--verbose")
 	if !strings.Contains(stderr, `"msg":"memory limit"`) || !strings.Contains(stderr, `"soft_limit_bytes":1932735283`) {
 		t.Errorf("--verbose stderr lacks the memory limit line:\n%s", stderr)

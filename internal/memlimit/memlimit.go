@@ -1,5 +1,5 @@
 // Package memlimit sets the Go runtime's soft memory limit from the memory
-// limit of the cgroup the process runs in.
+// limit of the cgroup the process runs in, or the machine's memory.
 //
 // Go collects garbage when the heap has grown by GOGC percent (100) since
 // the last collection, so a run that holds 1.5 GB live can reach 3 GB
@@ -31,28 +31,62 @@ const unlimited = 1 << 62
 
 // Result says what Apply did, for a debug log line.
 type Result struct {
-	Cgroup int64  // the cgroup's limit in bytes, 0 when none was found
-	Set    int64  // the soft limit set in bytes, 0 when none was set
-	Why    string // why it was or was not set
+	Limit int64  // the limit found in bytes (cgroup or machine), 0 when none
+	Set   int64  // the soft limit set in bytes, 0 when none was set
+	Why   string // why it was or was not set
 }
 
-// Apply sets the runtime's soft memory limit to Share of the cgroup's
-// limit, read through fsys (the root file system in production), unless
-// getenv("GOMEMLIMIT") is set.
+// Apply sets the runtime's soft memory limit to Share of the memory the
+// process may use: its cgroup's limit, or the machine's memory when that
+// is less (a small VM runner has no cgroup limit). Files are read through
+// fsys, the root file system in production. GOMEMLIMIT, when set, wins.
 func Apply(fsys fs.FS, getenv func(string) string) Result {
 	if v := getenv("GOMEMLIMIT"); v != "" {
 		return Result{Why: "GOMEMLIMIT is set (" + v + ")"}
 	}
 	lim, err := Limit(fsys)
 	if err != nil {
-		return Result{Why: "no cgroup memory limit read: " + err.Error()}
+		lim = 0 // not Linux, or no /proc: the machine's memory may still be known
+	}
+	what := "the cgroup's memory limit"
+	if total := machineMemory(fsys); total > 0 && (lim == 0 || total < lim) {
+		lim, what = total, "the machine's memory"
 	}
 	if lim == 0 {
-		return Result{Why: "the cgroup has no memory limit"}
+		why := "neither a cgroup memory limit nor the machine's memory was found"
+		if err != nil {
+			why += ": " + err.Error()
+		}
+		return Result{Why: why}
 	}
 	set := int64(float64(lim) * Share)
 	debug.SetMemoryLimit(set)
-	return Result{Cgroup: lim, Set: set, Why: fmt.Sprintf("%.0f%% of the cgroup's memory limit", Share*100)}
+	return Result{Limit: lim, Set: set, Why: fmt.Sprintf("%.0f%% of %s", Share*100, what)}
+}
+
+// machineMemory reads MemTotal from /proc/meminfo, in bytes; 0 when
+// unknown.
+func machineMemory(fsys fs.FS) int64 {
+	b, err := fs.ReadFile(fsys, "proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(line, "MemTotal:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || kb <= 0 || kb >= unlimited>>10 {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
 }
 
 // Limit returns the smallest memory limit, in bytes, of the cgroup this

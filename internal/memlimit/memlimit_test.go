@@ -122,7 +122,7 @@ func TestApplySetsNinetyPercent(t *testing.T) {
 	fsys := files("proc/self/cgroup", "0::/\n", "proc/self/mountinfo", v2Mounts, "sys/fs/cgroup/memory.max", "2147483648\n")
 	r := Apply(fsys, func(string) string { return "" })
 	want := int64(2 * gib * 9 / 10)
-	if r.Cgroup != 2*gib || r.Set != want {
+	if r.Limit != 2*gib || r.Set != want {
 		t.Fatalf("Apply = %+v, want cgroup 2 GiB and %d set", r, want)
 	}
 	if got := debug.SetMemoryLimit(-1); got != want {
@@ -150,6 +150,27 @@ func TestApplyLeavesGOMEMLIMITAlone(t *testing.T) {
 	}
 }
 
+func TestApplyMachineMemoryBelowCgroup(t *testing.T) {
+	restoreLimit(t)
+	fsys := files("proc/self/cgroup", "0::/\n", "proc/self/mountinfo", v2Mounts, "sys/fs/cgroup/memory.max", "max\n",
+		"proc/meminfo", "MemTotal:        2097152 kB\nMemFree:          100000 kB\n")
+	r := Apply(fsys, func(string) string { return "" })
+	if r.Limit != 2*gib || r.Set != 2*gib*9/10 || !strings.Contains(r.Why, "machine") {
+		t.Fatalf("Apply = %+v, want 90%% of the machine's 2 GiB", r)
+	}
+	fsys["sys/fs/cgroup/memory.max"] = &fstest.MapFile{Data: []byte("1073741824\n")}
+	if r := Apply(fsys, func(string) string { return "" }); r.Limit != gib || !strings.Contains(r.Why, "cgroup") {
+		t.Fatalf("Apply = %+v, want the cgroup's 1 GiB, the smaller", r)
+	}
+	for _, bad := range []string{"MemTotal: lots kB\n", "MemTotal: 5 MB\n", "Nothing: 1 kB\n"} {
+		fsys["proc/meminfo"] = &fstest.MapFile{Data: []byte(bad)}
+		fsys["sys/fs/cgroup/memory.max"] = &fstest.MapFile{Data: []byte("max\n")}
+		if r := Apply(fsys, func(string) string { return "" }); r.Set != 0 {
+			t.Errorf("meminfo %q: Apply = %+v, want nothing set", bad, r)
+		}
+	}
+}
+
 func TestApplyWithoutLimit(t *testing.T) {
 	restoreLimit(t)
 	before := debug.SetMemoryLimit(-1)
@@ -169,7 +190,7 @@ func TestApplyWithoutLimit(t *testing.T) {
 func TestRealCgroup(t *testing.T) {
 	if os.Getenv("MEMLIMIT_CHILD") == "1" {
 		r := Apply(os.DirFS("/"), os.Getenv)
-		fmt.Printf("cgroup=%d set=%d runtime=%d\n", r.Cgroup, r.Set, debug.SetMemoryLimit(-1))
+		fmt.Printf("limit=%d set=%d runtime=%d\n", r.Limit, r.Set, debug.SetMemoryLimit(-1))
 		return
 	}
 	base := "/sys/fs/cgroup/memory"
@@ -193,7 +214,7 @@ func TestRealCgroup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
-	want := fmt.Sprintf("cgroup=%d set=%d runtime=%d", limit, limit*9/10, limit*9/10)
+	want := fmt.Sprintf("limit=%d set=%d runtime=%d", limit, limit*9/10, limit*9/10)
 	if !strings.Contains(string(out), want) {
 		t.Fatalf("child printed %q, want %q", out, want)
 	}
@@ -206,6 +227,7 @@ func FuzzLimit(f *testing.F) {
 	f.Add("4:memory:/process_api/abc\n0::/\n", v1Mounts, "9223372036854771712\n")
 	f.Add("4:memory:/docker/x\n", "35 31 0:32 /docker/x /sys/fs/cgroup/memory ro - cgroup cgroup rw,memory\n", "max")
 	f.Add("0::/a/../../b\n", `1 2 3 /\0 /x\04 - cgroup2`, "-1")
+	f.Add("0::/\n", v2Mounts, "MemTotal:       24567890 kB\n")
 	f.Fuzz(func(t *testing.T, groups, mounts, value string) {
 		fsys := files("proc/self/cgroup", groups, "proc/self/mountinfo", mounts,
 			"sys/fs/cgroup/memory.max", value, "sys/fs/cgroup/memory/memory.limit_in_bytes", value)
@@ -215,6 +237,9 @@ func FuzzLimit(f *testing.F) {
 		}
 		if v, _ := strconv.ParseInt(strings.TrimSpace(value), 10, 64); n != 0 && n != v {
 			t.Fatalf("Limit = %d from a file holding %q", n, value)
+		}
+		if m := machineMemory(files("proc/meminfo", value)); m < 0 {
+			t.Fatalf("machineMemory = %d from %q", m, value)
 		}
 	})
 }
