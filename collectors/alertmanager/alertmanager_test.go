@@ -20,7 +20,7 @@ const (
 // would see them in the estate.
 func TestSilencesOfARealAnswer(t *testing.T) {
 	f := newFakeAM(t)
-	sink, err := collect(t, newCollector(t, f.URL()))
+	sink, err := collectortest.Collect(t, newCollector(t, f.URL()))
 	if err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %v", err, sink.Errors)
 	}
@@ -164,7 +164,7 @@ func TestMalformedAnswers(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			f := newFakeAM(t)
 			f.setSilences([]any{good, e.entry})
-			sink, err := collect(t, newCollector(t, f.URL()))
+			sink, err := collectortest.Collect(t, newCollector(t, f.URL()))
 			if err != nil {
 				t.Fatalf("Collect failed the source: %v", err)
 			}
@@ -182,7 +182,7 @@ func TestMalformedAnswers(t *testing.T) {
 			f.mu.Lock()
 			f.silences = []byte(body)
 			f.mu.Unlock()
-			_, err := collect(t, newCollector(t, f.URL()))
+			_, err := collectortest.Collect(t, newCollector(t, f.URL()))
 			if err == nil || !strings.Contains(err.Error(), "list silences") {
 				t.Errorf("Collect = %v, want the source failed on its silence listing", err)
 			}
@@ -195,7 +195,7 @@ func TestMalformedAnswers(t *testing.T) {
 func TestAlertListingFails(t *testing.T) {
 	f := newFakeAM(t)
 	f.set("/api/v2/alerts", status(500))
-	sink, err := collect(t, newCollector(t, f.URL()))
+	sink, err := collectortest.Collect(t, newCollector(t, f.URL()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,11 +218,11 @@ func TestAlertsReadOnlyWhenNeeded(t *testing.T) {
 	f.set("/api/v2/alerts", status(500))
 	c := newCollector(t, f.URL())
 	c.CheckAlerts = false
-	if sink, _ := collect(t, c); len(sink.Errors) != 0 {
+	if sink, _ := collectortest.Collect(t, c); len(sink.Errors) != 0 {
 		t.Errorf("check_alerts false still read the alerts: %+v", sink.Errors)
 	}
 	f.setSilences([]any{})
-	if sink, _ := collect(t, newCollector(t, f.URL())); len(sink.Errors) != 0 {
+	if sink, _ := collectortest.Collect(t, newCollector(t, f.URL())); len(sink.Errors) != 0 {
 		t.Errorf("no backfill silence, yet the alerts were read: %+v", sink.Errors)
 	}
 }
@@ -236,11 +236,11 @@ func TestAuth(t *testing.T) {
 	if err := c.Init(); err != nil {
 		t.Fatal(err)
 	}
-	if sink, err := collect(t, c); err != nil || len(sink.Artifacts) != 2 {
+	if sink, err := collectortest.Collect(t, c); err != nil || len(sink.Artifacts) != 2 {
 		t.Errorf("with the token: %v, %d silences", err, len(sink.Artifacts))
 	}
 	c = newCollector(t, f.URL())
-	_, err := collect(t, c)
+	_, err := collectortest.Collect(t, c)
 	if err == nil || !strings.Contains(err.Error(), "HTTP 401") {
 		t.Errorf("without the token: %v, want HTTP 401", err)
 	}

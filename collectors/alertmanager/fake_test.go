@@ -112,16 +112,3 @@ func newCollector(t *testing.T, url string) *Alertmanager {
 	}
 	return a
 }
-
-// collect runs c and fails the test if it takes longer than 20s.
-func collect(t *testing.T, c collectors.Collector) (*collectors.TestSink, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	sink := collectors.NewTestSink()
-	err := c.Collect(ctx, sink)
-	if ctx.Err() != nil {
-		t.Fatal("Collect did not finish within 20s")
-	}
-	return sink, err
-}

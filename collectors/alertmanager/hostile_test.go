@@ -60,7 +60,7 @@ func TestHostileWholeServer(t *testing.T) {
 			} else {
 				url = hostile.Server(t, tt.h()).URL
 			}
-			sink, err := collect(t, hostileCollector(t, url))
+			sink, err := collectortest.Collect(t, hostileCollector(t, url))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Collect = %v, want the source failed saying %q", err, tt.want)
 			}

@@ -140,7 +140,7 @@ func TestClusterHostileNamespace(t *testing.T) {
 func TestClusterHugeRetryAfterFailsFast(t *testing.T) {
 	n := hostile.Count(hostile.RetryAfter(http.StatusTooManyRequests, 3600))
 	p := clusterFrom(t, tlsServer(t, apiServer(t, "", n)))
-	_, err := collect(t, p)
+	_, err := collectortest.Collect(t, p)
 	if err == nil || !strings.Contains(err.Error(), "beyond the retry budget") || strings.Contains(err.Error(), hostile.Canary) {
 		t.Fatalf("Collect() = %v, want the source failed for a Retry-After beyond the budget", err)
 	}
@@ -153,7 +153,7 @@ func TestClusterHugeRetryAfterFailsFast(t *testing.T) {
 // CRD: the source fails, and no note says "no PrometheusRule".
 func TestClusterBehindA404Proxy(t *testing.T) {
 	p := clusterFrom(t, tlsServer(t, apiServer(t, "", http.NotFoundHandler())), "ok")
-	sink, err := collect(t, p)
+	sink, err := collectortest.Collect(t, p)
 	if err == nil || !strings.Contains(err.Error(), "discover monitoring.coreos.com/v1") || len(p.Notes()) > 0 || len(sink.Artifacts) > 0 {
 		t.Errorf("Collect() = %v, notes %q: want the source failed", err, p.Notes())
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"gopkg.in/yaml.v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -119,7 +120,7 @@ func listCalls(dyn *dynamicfake.FakeDynamicClient) int {
 // differs.
 func TestClusterRulesMatchTheFilePath(t *testing.T) {
 	dyn, disc := fakeCluster(true, objects(t, prometheusRules, otherNamespaceRule)...)
-	sink, err := collect(t, clusterCollector(t, dyn, disc))
+	sink, err := collectortest.Collect(t, clusterCollector(t, dyn, disc))
 	if err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
 	}
@@ -145,7 +146,7 @@ func TestClusterRulesMatchTheFilePath(t *testing.T) {
 	}
 
 	dir := writeFiles(t, map[string]string{"k8s/rules.yaml": prometheusRules + "---\n" + otherNamespaceRule})
-	files, err := collect(t, fileCollector(t, dir, "k8s/rules.yaml"))
+	files, err := collectortest.Collect(t, fileCollector(t, dir, "k8s/rules.yaml"))
 	if err != nil || len(files.Errors) > 0 {
 		t.Fatalf("files: %v %+v", err, files.Errors)
 	}
@@ -178,7 +179,7 @@ func TestClusterRulesMatchTheFilePath(t *testing.T) {
 func TestClusterWithoutTheCRD(t *testing.T) {
 	dyn, disc := fakeCluster(false)
 	p := clusterCollector(t, dyn, disc, "monitoring")
-	sink, err := collect(t, p)
+	sink, err := collectortest.Collect(t, p)
 	if err != nil || len(sink.Errors) > 0 || len(sink.Artifacts) > 0 {
 		t.Fatalf("Collect: %v, errors %+v, artifacts %v", err, sink.Errors, uris(sink))
 	}
@@ -193,14 +194,14 @@ func TestClusterWithoutTheCRD(t *testing.T) {
 	dyn, disc = fakeCluster(true)
 	disc.Resources[1].APIResources = disc.Resources[1].APIResources[:1]
 	p = clusterCollector(t, dyn, disc)
-	if sink, err := collect(t, p); err != nil || len(sink.Errors) > 0 || len(p.Notes()) != 1 || listCalls(dyn) != 0 {
+	if sink, err := collectortest.Collect(t, p); err != nil || len(sink.Errors) > 0 || len(p.Notes()) != 1 || listCalls(dyn) != 0 {
 		t.Errorf("group without prometheusrules: %v %+v %q", err, sink.Errors, p.Notes())
 	}
 
 	// A cluster with the CRD says nothing.
 	dyn, disc = fakeCluster(true)
 	p = clusterCollector(t, dyn, disc)
-	if _, err := collect(t, p); err != nil || len(p.Notes()) != 0 {
+	if _, err := collectortest.Collect(t, p); err != nil || len(p.Notes()) != 0 {
 		t.Errorf("with the CRD: %v %q", err, p.Notes())
 	}
 }
@@ -229,7 +230,7 @@ func TestClusterThatDoesNotAnswer(t *testing.T) {
 			dyn, disc := fakeCluster(true, objects(t, prometheusRules)...)
 			disc.PrependReactor("get", "*", tt.react)
 			p := clusterCollector(t, dyn, disc, "monitoring")
-			sink, err := collect(t, p)
+			sink, err := collectortest.Collect(t, p)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "k8s-rules") {
 				t.Errorf("Collect = %v, want the source failed saying %q", err, tt.want)
 			}
@@ -241,7 +242,7 @@ func TestClusterThatDoesNotAnswer(t *testing.T) {
 	t.Run("no API groups at all", func(t *testing.T) {
 		dyn, disc := fakeCluster(false)
 		disc.Resources = nil // a proxy answering 404 to /api and /apis
-		_, err := collect(t, clusterCollector(t, dyn, disc))
+		_, err := collectortest.Collect(t, clusterCollector(t, dyn, disc))
 		if err == nil || !strings.Contains(err.Error(), "not a Kubernetes API server") {
 			t.Errorf("Collect = %v, want an error, not \"no CRD\"", err)
 		}
@@ -265,7 +266,7 @@ func TestClusterNamespaceThatDoesNotAnswer(t *testing.T) {
 	forbidden := apierrors.NewForbidden(prometheusRuleGVR.GroupResource(), "", errors.New(`User "bfaudit" cannot list resource "prometheusrules"`))
 	dyn, disc := fakeCluster(true, objects(t, prometheusRules, otherNamespaceRule)...)
 	refuse(dyn, "monitoring", forbidden)
-	sink, err := collect(t, clusterCollector(t, dyn, disc, "monitoring", "data"))
+	sink, err := collectortest.Collect(t, clusterCollector(t, dyn, disc, "monitoring", "data"))
 	if err != nil {
 		t.Fatalf("Collect failed the source: %v", err)
 	}
@@ -278,7 +279,7 @@ func TestClusterNamespaceThatDoesNotAnswer(t *testing.T) {
 
 	dyn, disc = fakeCluster(true, objects(t, prometheusRules)...)
 	refuse(dyn, "", forbidden)
-	_, err = collect(t, clusterCollector(t, dyn, disc))
+	_, err = collectortest.Collect(t, clusterCollector(t, dyn, disc))
 	if err == nil || !strings.Contains(err.Error(), "all namespaces") || !strings.Contains(err.Error(), "set kubernetes.namespaces") {
 		t.Errorf("cluster-wide listing refused: Collect = %v, want the source failed with the hint", err)
 	}
@@ -290,7 +291,7 @@ func TestClusterObjectThatDoesNotParse(t *testing.T) {
 	broken := strings.NewReplacer("bf-2001-alerts", "broken", "max(replay_progress{job=\"replays\"}) == 0", "sum(").Replace(prometheusRules)
 	empty := "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata: {name: emptied, namespace: monitoring}\nspec: {}\n"
 	dyn, disc := fakeCluster(true, objects(t, prometheusRules, broken, empty)...)
-	sink, err := collect(t, clusterCollector(t, dyn, disc, "monitoring"))
+	sink, err := collectortest.Collect(t, clusterCollector(t, dyn, disc, "monitoring"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +338,7 @@ func TestClusterPaging(t *testing.T) {
 	pager(t, dyn, objs, &limits)
 	p := clusterCollector(t, dyn, disc, "monitoring")
 	p.Kubernetes.PageSize = 2
-	sink, err := collect(t, p)
+	sink, err := collectortest.Collect(t, p)
 	if err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
 	}
@@ -375,7 +376,7 @@ func TestClusterPagingIsBounded(t *testing.T) {
 			})
 			p := clusterCollector(t, dyn, disc, "monitoring", "data")
 			p.MaxPages = 7
-			sink, err := collect(t, p)
+			sink, err := collectortest.Collect(t, p)
 			if err != nil {
 				t.Fatalf("Collect failed the source: %v", err)
 			}
@@ -414,7 +415,7 @@ func TestClusterRetries(t *testing.T) {
 			p := clusterCollector(t, dyn, disc, "monitoring")
 			waits := []time.Duration{}
 			p.Retry.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
-			sink, err := collect(t, p)
+			sink, err := collectortest.Collect(t, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -439,7 +440,7 @@ func TestClusterAnswerFromAnotherNamespace(t *testing.T) {
 		list.Items = append(list.Items, *objects(t, otherNamespaceRule)[0].(*unstructured.Unstructured))
 		return true, list, nil
 	})
-	sink, err := collect(t, clusterCollector(t, dyn, disc, "monitoring"))
+	sink, err := collectortest.Collect(t, clusterCollector(t, dyn, disc, "monitoring"))
 	if err != nil || len(sink.Errors) != 1 || sink.Errors[0].Scope != "monitoring" || !strings.Contains(sink.Errors[0].Error, "of namespace data") || len(sink.Artifacts) > 0 {
 		t.Errorf("%v %+v %v", err, sink.Errors, uris(sink))
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -87,7 +88,7 @@ func fileCollector(t *testing.T, dir string, patterns ...string) *Prometheus {
 
 func TestRuleFiles(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"rules/bf.yml": bfRules, "k8s/rules.yaml": prometheusRules, "k8s/list.yaml": prometheusRuleList})
-	sink, err := collect(t, fileCollector(t, dir, "rules/*.yml", "k8s/*.yaml"))
+	sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules/*.yml", "k8s/*.yaml"))
 	if err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
 	}
@@ -140,7 +141,7 @@ func TestBrokenFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"rules/bf.yml": bfRules, "rules/broken.yml": tt.body})
-			sink, err := collect(t, fileCollector(t, dir, "rules/*.yml"))
+			sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules/*.yml"))
 			if err != nil {
 				t.Fatalf("Collect failed the source: %v", err)
 			}
@@ -158,38 +159,38 @@ func TestBrokenFiles(t *testing.T) {
 func TestFileUnits(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"rules/bf.yml": bfRules, "empty/.keep": ""})
 	t.Run("a literal file that is missing", func(t *testing.T) {
-		sink, err := collect(t, fileCollector(t, dir, "rules/bf.yml", "rules/gone.yml"))
+		sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules/bf.yml", "rules/gone.yml"))
 		if err != nil || len(sink.Errors) != 1 || sink.Errors[0].Scope != "rules/gone.yml" || len(sink.Artifacts) != 2 {
 			t.Errorf("%v %+v %v", err, sink.Errors, uris(sink))
 		}
 	})
 	t.Run("a glob whose directory is missing", func(t *testing.T) {
-		sink, err := collect(t, fileCollector(t, dir, "rules/bf.yml", "rulez/*.yml"))
+		sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules/bf.yml", "rulez/*.yml"))
 		if err != nil || len(sink.Errors) != 1 || sink.Errors[0].Scope != "rulez" || !strings.Contains(sink.Errors[0].Error, "does not exist") {
 			t.Errorf("%v %+v", err, sink.Errors)
 		}
 	})
 	t.Run("a glob matching nothing in a directory that exists", func(t *testing.T) {
-		sink, err := collect(t, fileCollector(t, dir, "rules/bf.yml", "empty/*.yml"))
+		sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules/bf.yml", "empty/*.yml"))
 		if err != nil || len(sink.Errors) != 0 {
 			t.Errorf("an empty directory is an answer (no rules there): %v %+v", err, sink.Errors)
 		}
 	})
 	t.Run("a file listed twice is read once", func(t *testing.T) {
-		sink, _ := collect(t, fileCollector(t, dir, "rules/bf.yml", "rules/*.yml", "./rules/bf.yml"))
+		sink, _ := collectortest.Collect(t, fileCollector(t, dir, "rules/bf.yml", "rules/*.yml", "./rules/bf.yml"))
 		if len(sink.Artifacts) != 2 {
 			t.Errorf("%v", uris(sink))
 		}
 	})
 	t.Run("nothing could be read", func(t *testing.T) {
-		_, err := collect(t, fileCollector(t, dir, "rules/gone.yml", "nowhere/*.yml"))
+		_, err := collectortest.Collect(t, fileCollector(t, dir, "rules/gone.yml", "nowhere/*.yml"))
 		if err == nil {
 			t.Error("every file failed, yet the source answered")
 		}
 	})
 	t.Run("absolute paths", func(t *testing.T) {
 		abs := filepath.Join(dir, "rules", "bf.yml")
-		sink, err := collect(t, fileCollector(t, "/elsewhere", abs))
+		sink, err := collectortest.Collect(t, fileCollector(t, "/elsewhere", abs))
 		if err != nil || len(sink.Artifacts) != 2 || sink.Artifacts[0].Scope != filepath.ToSlash(abs) {
 			t.Errorf("%v %v", err, uris(sink))
 		}
@@ -199,7 +200,7 @@ func TestFileUnits(t *testing.T) {
 		if err := mkfifo(fifo); err != nil {
 			t.Skip(err)
 		}
-		sink, err := collect(t, fileCollector(t, dir, "rules/bf.yml", fifo))
+		sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules/bf.yml", fifo))
 		if err != nil || len(sink.Errors) != 1 || len(sink.Artifacts) != 2 {
 			t.Errorf("%v %+v", err, sink.Errors)
 		}

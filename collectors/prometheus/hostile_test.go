@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"github.com/bfaudit/bfaudit/internal/hostile"
 )
 
@@ -55,7 +56,7 @@ func TestHostileServer(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sink, err := collect(t, hostileCollector(t, tt.url(t)))
+			sink, err := collectortest.Collect(t, hostileCollector(t, tt.url(t)))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Collect = %v, want the source failed saying %q", err, tt.want)
 			}

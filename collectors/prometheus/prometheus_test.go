@@ -23,7 +23,7 @@ const realPrefix = "prometheus://prom/rules/rules.yml/bf-1234-watch/"
 // see it in the estate.
 func TestRulesOfARealAnswer(t *testing.T) {
 	f := newFakeProm(t, realGroups(t))
-	sink, err := collect(t, newCollector(t, f.URL()))
+	sink, err := collectortest.Collect(t, newCollector(t, f.URL()))
 	if err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
 	}
@@ -155,7 +155,7 @@ func TestSameNameTwice(t *testing.T) {
 	f := newFakeProm(t, []json.RawMessage{groupJSON("/etc/prometheus/bf.yml", "bf-1 watch",
 		alertingJSON("BF1Lag", `x{backfill_id="bf-1"} > 1`, map[string]string{"severity": "warning"}),
 		alertingJSON("BF1Lag", `x{backfill_id="bf-1"} > 10`, map[string]string{"severity": "critical"}))})
-	sink, _ := collect(t, newCollector(t, f.URL()))
+	sink, _ := collectortest.Collect(t, newCollector(t, f.URL()))
 	base := "prometheus://prom/rules/%2Fetc%2Fprometheus%2Fbf.yml/bf-1%20watch/alert/BF1Lag"
 	if a, b := sink.Artifact(base), sink.Artifact(base+"#2"); a == nil || b == nil || a.Labels["severity"] != "warning" || b.Labels["severity"] != "critical" {
 		t.Errorf("have %v", uris(sink))
@@ -174,7 +174,7 @@ func TestPaging(t *testing.T) {
 	f.paging = true
 	c := newCollector(t, f.URL())
 	c.GroupLimit = 2
-	sink, err := collect(t, c)
+	sink, err := collectortest.Collect(t, c)
 	if err != nil || len(sink.Artifacts) != 5 {
 		t.Fatalf("Collect: %v, %d rules, want 5: %v", err, len(sink.Artifacts), uris(sink))
 	}
@@ -213,7 +213,7 @@ func TestPagingBounds(t *testing.T) {
 			f.set("/api/v1/rules", counter)
 			c := newCollector(t, f.URL())
 			c.MaxPages = 20
-			_, err := collect(t, c)
+			_, err := collectortest.Collect(t, c)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Collect = %v, want %q", err, tt.want)
 			}
@@ -241,7 +241,7 @@ func TestMalformedAnswers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeProm(t, []json.RawMessage{good, tt.bad})
-			sink, err := collect(t, newCollector(t, f.URL()))
+			sink, err := collectortest.Collect(t, newCollector(t, f.URL()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +258,7 @@ func TestMalformedAnswers(t *testing.T) {
 		t.Run("answer "+body, func(t *testing.T) {
 			f := newFakeProm(t, nil)
 			f.set("/api/v1/rules", answer(body))
-			_, err := collect(t, newCollector(t, f.URL()))
+			_, err := collectortest.Collect(t, newCollector(t, f.URL()))
 			if err == nil || !strings.Contains(err.Error(), "list rules") {
 				t.Errorf("Collect = %v, want the source failed on its rule listing", err)
 			}
@@ -271,7 +271,7 @@ func TestServerErrorIsSummarised(t *testing.T) {
 	f.set("/api/v1/rules", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		promError(w, http.StatusBadRequest, "bad_data", "invalid parameter \"group_limit\"")
 	}))
-	_, err := collect(t, newCollector(t, f.URL()))
+	_, err := collectortest.Collect(t, newCollector(t, f.URL()))
 	if err == nil || !strings.Contains(err.Error(), `HTTP 400: invalid parameter "group_limit"`) {
 		t.Errorf("Collect = %v", err)
 	}

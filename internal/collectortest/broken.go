@@ -1,10 +1,8 @@
 package collectortest
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/hostile"
@@ -18,13 +16,7 @@ import (
 // server's page. The sink is returned for the case's own checks.
 func CollectBroken(t *testing.T, c collectors.Collector, unit, want string) *collectors.TestSink {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	sink := collectors.NewTestSink()
-	err := c.Collect(ctx, sink)
-	if ctx.Err() != nil {
-		t.Fatal("Collect did not finish within 20s")
-	}
+	sink, err := Collect(t, c)
 	if err != nil {
 		t.Fatalf("Collect: %v (only one unit was broken)", err)
 	}
