@@ -178,6 +178,10 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	var user []model.Finding
 	e.evaluateUser(ix, now, &user)
 	seen := fingerprintSet{hex: make(map[uint64]struct{}, found.n+len(user))}
+	if found.n >= releaseFrom {
+		found.texts = nil
+		release() // before the big slice: see releaseFrom
+	}
 	out := make([]model.Finding, 0, found.n+len(user)+len(e.waivers))
 	keep := func(f *model.Finding) {
 		if seen.add(f.Fingerprint) {

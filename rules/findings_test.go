@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -62,6 +63,36 @@ func TestFingerprintSet(t *testing.T) {
 	} {
 		if got := s.add(c.fp); got != c.new {
 			t.Errorf("add(%q) = %v, want %v", c.fp, got, c.new)
+		}
+	}
+}
+
+// A big drain hands memory back after each quarter of its blocks and
+// still gives every finding, in order; a small one never does.
+func TestBigDrainReleasesMemoryAndKeepsOrder(t *testing.T) {
+	oldFrom, oldRelease := releaseFrom, release
+	t.Cleanup(func() { releaseFrom, release = oldFrom, oldRelease })
+	calls := 0
+	release = func() { calls++ }
+	r := &Rule{ID: "BF999", Title: "t"}
+	const n = 8*blockLen + 7
+	for _, c := range []struct {
+		from, calls int
+	}{{1, 4}, {n + 1, 0}} {
+		releaseFrom, calls = c.from, 0
+		var b findingBlocks
+		for i := range n {
+			b.add(r, &model.Finding{ArtifactURI: fmt.Sprint("a://", i), Evidence: []string{"same line"}})
+		}
+		i := 0
+		b.drain(func(f *model.Finding) {
+			if want := fmt.Sprint("a://", i); f.ArtifactURI != want || f.RuleID != "BF999" || f.Evidence[0] != "same line" {
+				t.Fatalf("finding %d is %+v, want %s", i, *f, want)
+			}
+			i++
+		})
+		if i != n || calls != c.calls {
+			t.Errorf("releaseFrom %d: drained %d of %d, released %d times, want %d", c.from, i, n, calls, c.calls)
 		}
 	}
 }
