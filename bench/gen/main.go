@@ -15,6 +15,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/bench"
+	"github.com/bfaudit/bfaudit/collectors"
 )
 
 func main() {
@@ -30,7 +31,11 @@ func main() {
 	if n == 0 {
 		n = max(1, *artifacts/20)
 	}
-	if err := audit.SaveEstate(*out, bench.Estate(*artifacts, n)); err != nil {
+	est := bench.Estate(*artifacts, n)
+	// In the order `bfaudit collect` saves an estate, so that a run reads
+	// what it would read in production (an unsorted file costs a sort).
+	collectors.Sort(est)
+	if err := audit.SaveEstate(*out, est); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
