@@ -74,6 +74,9 @@ func TestWriteBenchShards(t *testing.T) {
 	if dir == "" {
 		t.Skip("set BFAUDIT_BENCH_SHARDS to a directory to write the 16 bench shards there")
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeShards(t, dir, benchShards(100_000, 16))
 }
 
