@@ -8,7 +8,10 @@
 #   bench/run.sh                      # 100,000 artifacts, 3 rounds
 #   ARTIFACTS=1000000 REPEAT=1 bench/run.sh json
 #   bench/run.sh plain json table     # only these cases
-# Cases: plain json table markdown html sarif five cel. Then (unless
+# Cases: plain json table markdown html sarif five cel, and opa (the same
+# five rules in Rego, bench/opa/five.rego, through `opa eval`; OPA v1.22.3
+# is built from the Go module proxy into the bench directory the first
+# time, or set OPA to a binary). Then (unless
 # NOCHECK=1) the JSON, SARIF and table reports of the 100k estate are
 # checked byte for byte against the golden digests, and (GOBENCH=1) the
 # in-process Go benchmarks run.
@@ -27,6 +30,15 @@ fi
 go build -o "$DIR/bfaudit" ./cmd/bfaudit
 go build -o "$DIR/gen" ./bench/gen
 go build -o "$DIR/plainloop" ./bench/plainloop
+case " $CASES " in
+*" opa "*)
+	OPA=${OPA:-$DIR/opa}
+	if ! [ -x "$OPA" ]; then
+		echo "building OPA v1.22.3 into $DIR (once; a few minutes)" >&2
+		GOBIN=$(cd "$DIR" && pwd) go install github.com/open-policy-agent/opa@v1.22.3
+	fi
+	;;
+esac
 estate="$DIR/estate-$ARTIFACTS.json"
 if ! [ -s "$estate" ]; then
 	"$DIR/gen" -artifacts "$ARTIFACTS" -out "$estate"
@@ -80,7 +92,8 @@ run() {
 	json | table | markdown | html | sarif) timed "$1" $audit -f "$1" -o "$1=/dev/null" ;;
 	five) timed five $audit --config "$DIR/five.yaml" -f json -o json=/dev/null ;;
 	cel) timed cel $audit --config "$DIR/cel.yaml" -f json -o json=/dev/null ;;
-	*) echo "unknown case $1 (expected plain json table markdown html sarif five cel)" >&2; exit 2 ;;
+	opa) timed opa "$OPA" eval --data bench/opa/five.rego --input "$estate" --format json 'data.bfaudit.findings' ;;
+	*) echo "unknown case $1 (expected plain json table markdown html sarif five cel opa)" >&2; exit 2 ;;
 	esac
 }
 
@@ -110,6 +123,22 @@ for c in $CASES; do
 			printf "%-9s %8.2f %7.2f-%-7.2f %7s %8.2f %7s %9.0f\n", c, wall, w[1], w[NR], rw, cpu, rc, rss / 1024
 		}'
 done
+
+# The Rego rules must decide what the plain loop decides, or the opa row
+# compares different work.
+case " $CASES " in
+*" opa "*)
+	"$DIR/plainloop" -estate "$estate" -out "$DIR/plain.json"
+	"$OPA" eval --data bench/opa/five.rego --input "$estate" --format json 'data.bfaudit.findings' > "$DIR/opa.json"
+	want=$(grep -c '"rule_id"' "$DIR/plain.json" || true)
+	got=$(grep -o '"rule_id"' "$DIR/opa.json" | wc -l | tr -d ' ')
+	if [ "$want" != "$got" ]; then
+		echo "opa found $got findings, the plain loop $want: bench/opa/five.rego has drifted" >&2
+		exit 1
+	fi
+	echo "opa and the plain loop agree: $got findings"
+	;;
+esac
 
 if [ "${NOCHECK:-}" != 1 ] && [ "$ARTIFACTS" = 100000 ]; then
 	echo
