@@ -21,7 +21,7 @@ import (
 
 type fixFlags struct {
 	backfill string
-	from     string
+	from     []string
 	format   string
 	output   string
 	apply    bool
@@ -56,7 +56,8 @@ failed.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.backfill, "backfill", "", "the backfill `ID` to clean up (default: every backfill with open findings)")
-	fl.StringVar(&f.from, "from", "", "plan from the estate in `FILE` (written by bfaudit collect --out); --apply still reads each artifact again")
+	fl.StringArrayVar(&f.from, "from", nil, "plan from the estate in `FILE` (written by bfaudit collect --out); repeat it, or name a directory "+
+		"(every *.json in it), to merge estates such as the shards of collect --shard; --apply still reads each artifact again")
 	fl.StringVarP(&f.format, "format", "f", "sh", "`FORMAT` of the plan: sh (a script) or json")
 	fl.StringVarP(&f.output, "output", "o", "", "write the plan to `FILE` instead of stdout")
 	fl.BoolVar(&f.apply, "apply", false, "act: take the actions that may run now and are reversible or allowed in fix.allow, recording each in history")
@@ -72,7 +73,7 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := g.loadConfig(f.from != "" && !f.apply)
+	cfg, err := g.loadConfig(len(f.from) > 0 && !f.apply)
 	if err != nil {
 		return err
 	}
@@ -87,8 +88,8 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 	defer cancel()
 
 	var est *model.Estate
-	if f.from != "" {
-		if est, err = audit.LoadEstate(f.from); err != nil {
+	if len(f.from) > 0 {
+		if est, err = loadEstates(g, f.from); err != nil {
 			return usageError(err)
 		}
 	} else {

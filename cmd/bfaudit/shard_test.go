@@ -164,3 +164,30 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestFixFromShards: fix --from reads a directory of shard estates as
+// audit --from does, and plans what a fix of the unsharded run plans.
+func TestFixFromShards(t *testing.T) {
+	dir, cfg := shardedQuickstart(t)
+	whole := filepath.Join(dir, "whole.json")
+	if code, _, stderr := bfaudit(t, "collect", "-c", cfg, "--now", "2026-11-30T08:00:00Z", "--out", whole); code != 0 {
+		t.Fatalf("collect: exit %d: %s", code, stderr)
+	}
+	est := collectShards(t, cfg, dir, 4)
+	fix := func(from string) string {
+		code, out, stderr := bfaudit(t, "fix", "-c", cfg, "--now", "2026-11-30T08:00:00Z", "--backfill", "BF-1234", "-f", "json", "--from", from)
+		if code != 0 {
+			t.Fatalf("fix --from %s: exit %d: %s", from, code, stderr)
+		}
+		return out
+	}
+	want, got := fix(whole), fix(est)
+	if got != want {
+		t.Errorf("fix --from the shards differs from fix --from the whole estate:\n got %s\nwant %s", got, want)
+	}
+	for _, u := range []string{"p-01", "p-08"} {
+		if !strings.Contains(got, "bigquery://"+u+"/scratch/bf_1234_tmp") {
+			t.Errorf("the plan from the shards lacks the table of %s:\n%s", u, got)
+		}
+	}
+}
