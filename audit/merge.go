@@ -369,6 +369,11 @@ func (m *merger) mergeCoverage(src string, missing map[int]bool, doubled map[int
 				out.Errors = append(out.Errors, se)
 			}
 		}
+		for _, note := range c.Notes {
+			if !slices.Contains(out.Notes, note) {
+				out.Notes = append(out.Notes, note)
+			}
+		}
 	}
 	// One estate's counts stand as saved; merged ones are counted again,
 	// as entries seen by several shards are kept once.

@@ -164,3 +164,18 @@ func TestEstatePaths(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+// A source's notes survive a merge, each once however many estates say it.
+func TestMergeKeepsSourceNotes(t *testing.T) {
+	crd := "cluster prod does not serve monitoring.coreos.com/v1 (no PrometheusRule CRD)"
+	a := &model.Estate{CollectedAt: at(1), Coverage: []model.Coverage{{Source: "rules", Status: model.CoverageOK, Notes: []string{crd}}}}
+	b := &model.Estate{CollectedAt: at(2), Coverage: []model.Coverage{{Source: "rules", Status: model.CoverageOK, Notes: []string{crd, "second note"}}}}
+	got, _, err := MergeEstates([]string{"a.json", "b.json"}, []*model.Estate{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := got.CoverageFor("rules")
+	if strings.Join(c.Notes, "|") != crd+"|second note" {
+		t.Errorf("merged notes = %q, want the two notes once each", c.Notes)
+	}
+}

@@ -33,6 +33,7 @@ func Redact(r *model.Report) {
 // RedactCoverage masks secrets in one source's errors.
 func RedactCoverage(c *model.Coverage) {
 	c.Error = redact.String(c.Error)
+	redactAll(c.Notes)
 	for j := range c.Errors {
 		c.Errors[j].Error = redact.String(c.Errors[j].Error)
 	}

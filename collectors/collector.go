@@ -43,6 +43,13 @@ type Sink interface {
 	AddError(scope string, err error)
 }
 
+// Noter is implemented by collectors with something to say about a run
+// that is not an error (a cluster that does not serve a resource type);
+// the notes go into the source's coverage, so reports show them.
+type Noter interface {
+	Notes() []string
+}
+
 // Settings is the common part of every source entry in the config.
 type Settings struct {
 	// Type is the registered collector name (records, inventory, airflow...).

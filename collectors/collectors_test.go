@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -157,4 +158,41 @@ func TestDecode(t *testing.T) {
 		}
 	}()
 	Register("decode-test", func() Collector { return &decoded{} })
+}
+
+// notingCollector answers with nothing and a note, as the prometheus
+// collector does for a cluster without the PrometheusRule CRD.
+type notingCollector struct{ notes []string }
+
+func (n *notingCollector) Collect(context.Context, Sink) error { return nil }
+func (n *notingCollector) Notes() []string                     { return n.notes }
+
+// A collector's notes reach its coverage, with configured secrets
+// masked, and leave it answered.
+func TestRunKeepsNotes(t *testing.T) {
+	redact.Reset()
+	t.Cleanup(redact.Reset)
+	redact.Add("hunter2-secret")
+	note := "cluster https://admin:hunter2-secret@k8s.example.com does not serve monitoring.coreos.com/v1 (no PrometheusRule CRD)"
+	est, err := Run(context.Background(), []Instance{
+		{Name: "rules", Type: "prometheus", Collector: &notingCollector{notes: []string{note}}},
+		{Name: "quiet", Type: "x", Collector: &fakeCollector{run: func(Sink) error { return nil }}},
+	}, 2, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]model.Coverage{}
+	for _, c := range est.Coverage {
+		byName[c.Source] = c
+	}
+	c := byName["rules"]
+	if c.Status != model.CoverageOK || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "no PrometheusRule CRD") {
+		t.Fatalf("coverage = %+v, want answered with the note", c)
+	}
+	if strings.Contains(c.Notes[0], "hunter2-secret") {
+		t.Errorf("a note kept a credential: %q", c.Notes[0])
+	}
+	if n := byName["quiet"].Notes; n != nil {
+		t.Errorf("a collector without notes got %q", n)
+	}
 }

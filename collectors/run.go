@@ -56,6 +56,9 @@ func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*
 				}
 			}()
 			err := inst.Collector.Collect(ctx, s)
+			if n, ok := inst.Collector.(Noter); ok {
+				s.note(n.Notes())
+			}
 			switch {
 			case ctx.Err() != nil:
 				s.fail(stopped(ctx))
@@ -134,9 +137,19 @@ type sourceSink struct {
 	artifacts []model.Artifact
 	records   []model.DecisionRecord
 	errs      []model.ScopeError
+	notes     []string
 	failed    error
 	finished  bool
 	frozen    bool // abandoned after the run ended: later adds are dropped
+}
+
+// note keeps what the collector noted about its run.
+func (s *sourceSink) note(notes []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.frozen {
+		s.notes = append(s.notes, notes...)
+	}
 }
 
 // finish marks the collector as returned.
@@ -221,6 +234,9 @@ func (s *sourceSink) mergeInto(est *model.Estate) {
 	c := model.Coverage{
 		Source: s.source, System: s.system, Status: model.CoverageOK, Errors: s.errs,
 		Artifacts: len(s.artifacts), Backfills: len(s.backfills), Records: len(s.records),
+	}
+	for _, n := range s.notes {
+		c.Notes = append(c.Notes, redact.String(n))
 	}
 	switch {
 	case s.failed != nil:

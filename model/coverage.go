@@ -33,6 +33,9 @@ type Coverage struct {
 	Artifacts int            `json:"artifacts"`
 	Backfills int            `json:"backfills"`
 	Records   int            `json:"records"`
+	// Notes are what the source said that is neither an error nor an
+	// artifact: a cluster without the PrometheusRule CRD has none to read.
+	Notes []string `json:"notes,omitempty"`
 	// Shard is set when the estate was collected with --shard: which
 	// shard collected this source and whether its units were split.
 	Shard *ShardSpec `json:"shard,omitempty"`

@@ -150,3 +150,28 @@ func TestAgesShownWithHistory(t *testing.T) {
 		}
 	}
 }
+
+// A source's notes show in the Markdown and HTML reports, neutralised
+// like any estate text.
+func TestNotesShown(t *testing.T) {
+	r := sampleReport()
+	r.Coverage = append(r.Coverage, model.Coverage{Source: "rules", System: "prometheus", Status: model.CoverageOK,
+		Notes: []string{"cluster @platform does not serve monitoring.coreos.com/v1 (no PrometheusRule CRD) <b>"}})
+	for _, format := range []string{"markdown", "html"} {
+		w, err := New(format, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := w.Write(context.Background(), &b, r); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "Note from") || !strings.Contains(out, "no PrometheusRule CRD") {
+			t.Errorf("%s report lacks the note:\n%s", format, out)
+		}
+		if strings.Contains(out, "<b>") || (format == "markdown" && strings.Contains(out, " @platform")) {
+			t.Errorf("%s report shows the note's text raw:\n%s", format, out)
+		}
+	}
+}

@@ -218,6 +218,9 @@ func orWhole(scope string) string {
 
 func logCoverage(g *globals, est *model.Estate) {
 	for _, c := range est.Coverage {
+		for _, n := range c.Notes {
+			g.log.Info("source note", slog.String("source", c.Source), slog.String("note", n))
+		}
 		switch c.Status {
 		case model.CoverageFailed:
 			g.log.Warn("source failed", slog.String("source", c.Source), slog.String("error", c.Error))
