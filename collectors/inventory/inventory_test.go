@@ -108,3 +108,28 @@ func TestSampleConfigDecodes(t *testing.T) {
 		t.Errorf("want files: missing, got %v", err)
 	}
 }
+
+// A misspelt key or kind gets the nearest known one, as config and plan
+// errors do.
+func TestParseSuggestsNearest(t *testing.T) {
+	data := `artifacts:
+  - kind: tabel
+    uri: t://1
+  - kind: table
+    uri: t://2
+    ownr: data-eng
+`
+	_, errs := Parse("inv.yaml", []byte(data), "")
+	want := []string{
+		`inv.yaml:2: artifacts[0].kind: unknown kind "tabel"; did you mean table?`,
+		`inv.yaml:6: artifacts[1].ownr: unknown key; did you mean owner?`,
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors = %v", errs)
+	}
+	for i, w := range want {
+		if errs[i].Error() != w {
+			t.Errorf("error %d = %q, want %q", i, errs[i], w)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bfaudit/bfaudit/internal/decodeerr"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -145,7 +146,7 @@ func entryErrors(path string, entries []*yaml.Node, typeErrs []string) (out map[
 		text := m[2]
 		key := ""
 		if f := unknownFieldRE.FindStringSubmatch(text); f != nil {
-			key, text = "."+f[1], "unknown key (expected "+knownKeys()+")"
+			key, text = "."+f[1], decodeerr.UnknownKey(f[1], strings.Split(knownKeys(), ", "))
 		}
 		found := false
 		for i := range entries {
@@ -189,6 +190,9 @@ func toArtifact(d artifactDoc, defaultSystem string) (model.Artifact, string, er
 		State: model.State(d.State), Attributes: d.Attributes,
 	}
 	if !a.Kind.IsValid() {
+		if near := decodeerr.Nearest(d.Kind, strings.Split(kindList(), ", ")); near != "" {
+			return a, "kind", fmt.Errorf("kind: unknown kind %q; did you mean %s?", d.Kind, near)
+		}
 		return a, "kind", fmt.Errorf("kind: unknown kind %q (expected one of %s)", d.Kind, kindList())
 	}
 	if strings.TrimSpace(a.URI) == "" {

@@ -27,7 +27,10 @@ func (p *Problem) Error() string {
 	return p.Key + ": " + p.Msg
 }
 
-// unknownKey words a key the target does not have.
+// UnknownKey words a key the target does not have: the nearest known key
+// when one is close, else every known key.
+func UnknownKey(key string, known []string) string { return unknownKey(key, known) }
+
 func unknownKey(key string, known []string) string {
 	if near := Nearest(key, known); near != "" {
 		return fmt.Sprintf("unknown key; did you mean %s?", near)
