@@ -21,7 +21,11 @@ import (
 // keys match case-insensitively, unknown keys are skipped, a later key
 // wins, null leaves a list nil (which LoadEstate refuses). A null document
 // is an empty estate.
-func decodeEstate(r io.Reader) (*model.Estate, error) {
+func decodeEstate(r io.Reader) (*model.Estate, error) { return decodeEstateWith(r, nil) }
+
+// decodeEstateWith decodes with in's interned strings and decoded entries
+// (see interner.entries); nil starts afresh.
+func decodeEstateWith(r io.Reader, in *interner) (*model.Estate, error) {
 	s := newScanner(r)
 	var est model.Estate
 	c, ok := s.peek()
@@ -43,7 +47,9 @@ func decodeEstate(r io.Reader) (*model.Estate, error) {
 		}
 		return &est, s.atEnd()
 	}
-	in := newInterner()
+	if in == nil {
+		in = newInterner()
+	}
 	if c, _ := s.peek(); c == '}' {
 		s.pos++
 		return &est, s.atEnd()
@@ -72,16 +78,34 @@ func decodeEstate(r io.Reader) (*model.Estate, error) {
 			err = s.into(&est.CollectedAt)
 		case strings.EqualFold(key, "backfills"):
 			est.Backfills, err = decodeList(s, func(raw []byte, off int64, b *model.Backfill) error {
+				if in.entries != nil {
+					if v, ok := in.entries.backfills[string(raw)]; ok {
+						*b = v
+						return nil
+					}
+				}
 				err := unmarshalAt(raw, off, b)
 				in.backfill(b)
+				if err == nil && in.entries != nil {
+					in.entries.backfills[string(raw)] = *b
+				}
 				return err
 			})
 		case strings.EqualFold(key, "artifacts"):
 			est.Artifacts, err = decodeList(s, in.decodeArtifact)
 		case strings.EqualFold(key, "records"):
 			est.Records, err = decodeList(s, func(raw []byte, off int64, r *model.DecisionRecord) error {
+				if in.entries != nil {
+					if v, ok := in.entries.records[string(raw)]; ok {
+						*r = v
+						return nil
+					}
+				}
 				err := unmarshalAt(raw, off, r)
 				in.record(r)
+				if err == nil && in.entries != nil {
+					in.entries.records[string(raw)] = *r
+				}
 				return err
 			})
 		case strings.EqualFold(key, "coverage"):
@@ -222,13 +246,34 @@ func decodeList[T any](s *scanner, read func(raw []byte, off int64, e *T) error)
 // Only what repeats across entries is interned: URIs, names and paths are
 // one per entry.
 type interner struct {
-	strs  map[string]string
-	maps  map[string]map[string]string // by content, see mapKey
-	key   []byte
-	pairs []pair
+	// entries, when set, keeps each plan and record decoded by its JSON
+	// text, for estates read together: the shards of collect --shard
+	// each carry every plan and record, and decoding them once instead of
+	// N times is most of what merging N shards costs beyond one file.
+	// Two estates then share one decoded entry (its slices and pointers
+	// too); nothing changes a loaded entry, and the merge keeps one of
+	// equal entries anyway.
+	entries *decodedEntries
+	strs    map[string]string
+	maps    map[string]map[string]string // by content, see mapKey
+	key     []byte
+	pairs   []pair
 }
 
 type pair struct{ k, v []byte }
+
+// decodedEntries are plans and records by their JSON text.
+type decodedEntries struct {
+	backfills map[string]model.Backfill
+	records   map[string]model.DecisionRecord
+}
+
+// newSharedInterner interns and keeps decoded entries across estates.
+func newSharedInterner() *interner {
+	in := newInterner()
+	in.entries = &decodedEntries{backfills: map[string]model.Backfill{}, records: map[string]model.DecisionRecord{}}
+	return in
+}
 
 func newInterner() *interner {
 	return &interner{strs: map[string]string{}, maps: map[string]map[string]string{}}

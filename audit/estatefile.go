@@ -79,7 +79,11 @@ const MaxEstateSize = 4 << 30
 // what is wrong with it. Only a regular file is read, and an estate that
 // says nothing (an empty file, a list that is null or missing) is an
 // error, not an empty estate: audited, it would resolve every finding.
-func LoadEstate(path string) (*model.Estate, error) {
+func LoadEstate(path string) (*model.Estate, error) { return loadEstate(path, nil) }
+
+// loadEstate is LoadEstate with an interner shared by estates read
+// together (nil for one of its own).
+func loadEstate(path string, in *interner) (*model.Estate, error) {
 	f, err := safefile.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -96,7 +100,7 @@ func LoadEstate(path string) (*model.Estate, error) {
 		return nil, fmt.Errorf("estate %s: %w (%d bytes, limit %d)", path, safefile.ErrTooLarge, st.Size(), int64(MaxEstateSize))
 	}
 	// The size can change after Stat; never read past the limit.
-	est, err := decodeEstate(bufio.NewReaderSize(io.LimitReader(f, MaxEstateSize+1), 256<<10))
+	est, err := decodeEstateWith(bufio.NewReaderSize(io.LimitReader(f, MaxEstateSize+1), 256<<10), in)
 	switch {
 	case errors.Is(err, errEmpty):
 		return nil, fmt.Errorf("estate %s: the file is empty (save it again with `bfaudit collect --out`)", path)

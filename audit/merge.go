@@ -56,8 +56,12 @@ func LoadEstates(paths []string) (*model.Estate, []string, error) {
 		return nil, nil, errors.New("no estate to read")
 	}
 	m := newMerger()
+	var in *interner
+	if len(paths) > 1 {
+		in = newSharedInterner()
+	}
 	for _, p := range paths {
-		est, err := LoadEstate(p)
+		est, err := loadEstate(p, in)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/bfaudit/bfaudit/audit"
@@ -108,5 +109,40 @@ func BenchmarkLoadUnsharded(b *testing.B) {
 		if _, _, err := audit.LoadEstates([]string{path}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Reading shards together decodes each plan and record once and shares
+// it; the merged estate is the one reading them apart gives.
+func TestLoadEstatesSharesDecodedEntries(t *testing.T) {
+	dir := t.TempDir()
+	writeShards(t, dir, benchShards(2_000, 4))
+	paths, err := audit.EstatePaths([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, gotNotes, err := audit.LoadEstates(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var apart []*model.Estate
+	for _, p := range paths {
+		est, err := audit.LoadEstate(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apart = append(apart, est)
+	}
+	want, wantNotes, err := audit.MergeEstates(paths, apart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotNotes, wantNotes) {
+		t.Errorf("read together: %d backfills, %d records, %d artifacts, notes %v; apart: %d, %d, %d, notes %v",
+			len(got.Backfills), len(got.Records), len(got.Artifacts), gotNotes,
+			len(want.Backfills), len(want.Records), len(want.Artifacts), wantNotes)
+	}
+	if len(got.Backfills) != 100 || len(got.Records) == 0 {
+		t.Errorf("%d backfills and %d records merged, want the 100 plans and their records", len(got.Backfills), len(got.Records))
 	}
 }
