@@ -159,8 +159,8 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 // user rules share one pass over the artifacts and one over the backfills,
 // so the cost is linear in the estate.
 //
-// The built-in rules report into blocks that are never moved (the user
-// rules into a slice of their own), and the findings are then moved once
+// Every rule reports into blocks that are never moved (the failures of
+// user rules into a slice of their own, after them), and the findings are then moved once
 // into one slice of the exact size, with room for the waiver findings,
 // and sorted in place: one slice shared by every rule, grown by append,
 // used to copy each finding about five times and to hold up to twice the
@@ -176,7 +176,7 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 		r.Check(c)
 	}
 	var user []model.Finding
-	e.evaluateUser(ix, now, &user)
+	e.evaluateUser(ix, now, &found, &user)
 	seen := fingerprintSet{hex: make(map[uint64]struct{}, found.n+len(user))}
 	if found.n >= releaseFrom {
 		found.texts = nil

@@ -55,8 +55,10 @@ type userFailure struct {
 }
 
 // evaluateUser runs the user rules: one pass over the artifacts for the
-// artifact rules and one over the backfills for the backfill rules.
-func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.Finding) {
+// artifact rules and one over the backfills for the backfill rules. Their
+// findings go into blocks, as the built-in rules' do, and the failures of
+// rules that could not be evaluated (BF902) into out.
+func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, blocks *findingBlocks, out *[]model.Finding) {
 	var onArtifact, onBackfill []*Rule
 	for _, r := range e.user {
 		if r.AppliesTo == AppliesToBackfill {
@@ -70,7 +72,8 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.F
 	}
 	ctx := map[*Rule]*Context{}
 	for _, r := range e.user {
-		ctx[r] = e.context(ix, now, r, out)
+		ctx[r] = e.context(ix, now, r, nil)
+		ctx[r].blocks = blocks
 	}
 	failed := map[*Rule]*userFailure{}
 	budgets := map[*Rule]*userBudget{}
@@ -134,6 +137,9 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, out *[]model.F
 			}
 			subject := func() string { return fmt.Sprintf("%s %s", a.Kind, nameOrURI(a)) }
 			for _, r := range onArtifact {
+				if k := r.program.kinds; k != nil && !k[a.Kind] {
+					continue // false whatever else it says (artifactKinds)
+				}
 				eval(r, subject, Issue{Artifact: a, Backfill: b})
 			}
 		}

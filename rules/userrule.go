@@ -52,6 +52,9 @@ type userProgram struct {
 	// only those can be interrupted at the deadline of one evaluation, so
 	// only those pay for a context and its timer.
 	loops bool
+	// kinds, when set, are the only artifact kinds the expression can be
+	// true for (artifactKinds); the engine skips the others.
+	kinds map[model.Kind]bool
 }
 
 var userIDRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
@@ -156,7 +159,7 @@ func compileUserRules(specs []UserRuleSpec, limits UserLimits) ([]*Rule, error) 
 		out = append(out, &Rule{
 			ID: s.ID, Name: name, Title: s.Title, Rationale: rationale, Seed: "config (rules.custom)",
 			Remediation: s.Remediation, Severity: s.Severity, Step: model.StepPlan,
-			Expr: s.Expr, AppliesTo: s.AppliesTo, program: &userProgram{prg: prg, limits: limits, loops: hasLoop(checked)},
+			Expr: s.Expr, AppliesTo: s.AppliesTo, program: &userProgram{prg: prg, limits: limits, loops: hasLoop(checked), kinds: artifactKinds(checked)},
 		})
 	}
 	return out, nil
