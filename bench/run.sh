@@ -30,6 +30,8 @@ fi
 go build -o "$DIR/bfaudit" ./cmd/bfaudit
 go build -o "$DIR/gen" ./bench/gen
 go build -o "$DIR/plainloop" ./bench/plainloop
+# has CASE: whether the run includes that case.
+has() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 case " $CASES " in
 *" opa "*)
 	OPA=${OPA:-$DIR/opa}
@@ -53,7 +55,14 @@ printf 'rules:\n  disabled: [%s]\n' "${others%, }" > "$DIR/five.yaml"
 everything=$(for id in $all; do printf '%s, ' "$id"; done)
 live='artifact.state != "deleted" && artifact.state != "expired"'
 done='backfill.status in ["replayed", "verified", "archived", "retired"]'
-grace() { echo "$done && (!has(backfill.timeline.completed_at) || now >= backfill.timeline.completed_at + duration(\"$1\"))"; }
+# grace DURATION: the replay finished that long ago, timed from the first
+# of the timeline's times (completed, verified, archived, retired), or
+# long ago when none is known, as the built-ins and the plain loop time it.
+grace() {
+	t=backfill.timeline
+	d="duration(\"$1\")"
+	echo "$done && (has($t.completed_at) ? now >= $t.completed_at + $d : has($t.verified_at) ? now >= $t.verified_at + $d : has($t.archived_at) ? now >= $t.archived_at + $d : has($t.retired_at) ? now >= $t.retired_at + $d : true)"
+}
 cat > "$DIR/cel.yaml" <<YAML
 rules:
   disabled: [${everything%, }]
@@ -123,6 +132,20 @@ for c in $CASES; do
 			printf "%-9s %8.2f %7.2f-%-7.2f %7s %8.2f %7s %9.0f\n", c, wall, w[1], w[NR], rw, cpu, rc, rss / 1024
 		}'
 done
+
+# The CEL rules must find what the five built-ins find, or the cel row
+# compares different work.
+if has five && has cel; then
+	"$DIR/bfaudit" audit --from "$estate" --now 2026-11-30 --config "$DIR/five.yaml" -f json -o json="$DIR/five.json" 2>/dev/null || [ $? -eq 1 ]
+	"$DIR/bfaudit" audit --from "$estate" --now 2026-11-30 --config "$DIR/cel.yaml" -f json -o json="$DIR/cel.json" 2>/dev/null || [ $? -eq 1 ]
+	want=$(grep -c '"rule_id"' "$DIR/five.json" || true)
+	got=$(grep -c '"rule_id"' "$DIR/cel.json" || true)
+	if [ "$want" != "$got" ]; then
+		echo "the CEL rules found $got findings, the five built-ins $want: the cel case has drifted" >&2
+		exit 1
+	fi
+	echo "the CEL rules and the built-ins agree: $got findings"
+fi
 
 # The Rego rules must decide what the plain loop decides, or the opa row
 # compares different work.
