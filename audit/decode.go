@@ -24,7 +24,7 @@ import (
 func decodeEstate(r io.Reader) (*model.Estate, error) { return decodeEstateWith(r, nil) }
 
 // decodeEstateWith decodes with in's interned strings and decoded entries
-// (see interner.entries); nil starts afresh.
+// (see interner.backfills); nil starts afresh.
 func decodeEstateWith(r io.Reader, in *interner) (*model.Estate, error) {
 	s := newScanner(r)
 	var est model.Estate
@@ -78,35 +78,13 @@ func decodeEstateWith(r io.Reader, in *interner) (*model.Estate, error) {
 			err = s.into(&est.CollectedAt)
 		case strings.EqualFold(key, "backfills"):
 			est.Backfills, err = decodeList(s, func(raw []byte, off int64, b *model.Backfill) error {
-				if in.entries != nil {
-					if v, ok := in.entries.backfills[string(raw)]; ok {
-						*b = v
-						return nil
-					}
-				}
-				err := unmarshalAt(raw, off, b)
-				in.backfill(b)
-				if err == nil && in.entries != nil {
-					in.entries.backfills[string(raw)] = *b
-				}
-				return err
+				return decodeOnce(in.backfills, raw, off, b, in.backfill)
 			})
 		case strings.EqualFold(key, "artifacts"):
 			est.Artifacts, err = decodeList(s, in.decodeArtifact)
 		case strings.EqualFold(key, "records"):
 			est.Records, err = decodeList(s, func(raw []byte, off int64, r *model.DecisionRecord) error {
-				if in.entries != nil {
-					if v, ok := in.entries.records[string(raw)]; ok {
-						*r = v
-						return nil
-					}
-				}
-				err := unmarshalAt(raw, off, r)
-				in.record(r)
-				if err == nil && in.entries != nil {
-					in.entries.records[string(raw)] = *r
-				}
-				return err
+				return decodeOnce(in.records, raw, off, r, in.record)
 			})
 		case strings.EqualFold(key, "coverage"):
 			est.Coverage, err = decodeList(s, func(raw []byte, off int64, c *model.Coverage) error { return unmarshalAt(raw, off, c) })
@@ -246,32 +224,43 @@ func decodeList[T any](s *scanner, read func(raw []byte, off int64, e *T) error)
 // Only what repeats across entries is interned: URIs, names and paths are
 // one per entry.
 type interner struct {
-	// entries, when set, keeps each plan and record decoded by its JSON
-	// text, for estates read together: the shards of collect --shard
-	// each carry every plan and record, and decoding them once instead of
-	// N times is most of what merging N shards costs beyond one file.
-	// Two estates then share one decoded entry (its slices and pointers
-	// too); nothing changes a loaded entry, and the merge keeps one of
-	// equal entries anyway.
-	entries *decodedEntries
-	strs    map[string]string
-	maps    map[string]map[string]string // by content, see mapKey
-	key     []byte
-	pairs   []pair
+	// backfills and records, when set, keep each plan and record decoded
+	// by its JSON text, for estates read together: the shards of collect
+	// --shard each carry every plan and record, and decoding them once
+	// instead of N times is most of what merging N shards costs beyond one
+	// file. Two estates then share one decoded entry (its slices and
+	// pointers too); nothing changes a loaded entry, and the merge keeps
+	// one of equal entries anyway.
+	backfills map[string]model.Backfill
+	records   map[string]model.DecisionRecord
+	strs      map[string]string
+	maps      map[string]map[string]string // by content, see mapKey
+	key       []byte
+	pairs     []pair
 }
 
 type pair struct{ k, v []byte }
 
-// decodedEntries are plans and records by their JSON text.
-type decodedEntries struct {
-	backfills map[string]model.Backfill
-	records   map[string]model.DecisionRecord
+// decodeOnce decodes raw into *v and interns it with tidy, or takes the
+// entry decoded from the same text before when seen (nil: no sharing)
+// holds it.
+func decodeOnce[T any](seen map[string]T, raw []byte, off int64, v *T, tidy func(*T)) error {
+	if d, ok := seen[string(raw)]; ok {
+		*v = d
+		return nil
+	}
+	err := unmarshalAt(raw, off, v)
+	tidy(v)
+	if err == nil && seen != nil {
+		seen[string(raw)] = *v
+	}
+	return err
 }
 
 // newSharedInterner interns and keeps decoded entries across estates.
 func newSharedInterner() *interner {
 	in := newInterner()
-	in.entries = &decodedEntries{backfills: map[string]model.Backfill{}, records: map[string]model.DecisionRecord{}}
+	in.backfills, in.records = map[string]model.Backfill{}, map[string]model.DecisionRecord{}
 	return in
 }
 
