@@ -160,9 +160,9 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 // so the cost is linear in the estate.
 //
 // Every rule reports into blocks that are never moved (the failures of
-// user rules into a slice of their own, after them), and the findings are then moved once
-// into one slice of the exact size, with room for the waiver findings,
-// and sorted in place: one slice shared by every rule, grown by append,
+// user rules into a slice of their own, after them), and the findings are
+// then moved once into one slice of the exact size, with room for the
+// waiver findings, and sorted in place: one slice shared by every rule, grown by append,
 // used to copy each finding about five times and to hold up to twice the
 // memory it needed.
 func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
@@ -178,10 +178,7 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	var user []model.Finding
 	e.evaluateUser(ix, now, &found, &user)
 	seen := fingerprintSet{hex: make(map[uint64]struct{}, found.n+len(user))}
-	if found.n >= releaseFrom {
-		found.texts = nil
-		release() // before the big slice: see releaseFrom
-	}
+	found.close()
 	out := make([]model.Finding, 0, found.n+len(user)+len(e.waivers))
 	keep := func(f *model.Finding) {
 		if seen.add(f.Fingerprint) {

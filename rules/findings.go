@@ -61,6 +61,15 @@ const blockLen = 4096
 // to the runtime. A variable so that tests can run the path.
 var releaseFrom = 100_000
 
+// close ends reporting: the evidence map goes, and a big drain hands
+// memory back before the engine makes the findings slice (releaseFrom).
+func (b *findingBlocks) close() {
+	b.texts = nil
+	if b.n >= releaseFrom {
+		release()
+	}
+}
+
 // release collects garbage and returns the freed memory to the system (a
 // variable for tests to count calls).
 var release = debug.FreeOSMemory
@@ -98,7 +107,6 @@ func (b *findingBlocks) text(s string) string {
 // added, letting each block go once it is done. f is only good during
 // the call.
 func (b *findingBlocks) drain(fn func(f *model.Finding)) {
-	b.texts = nil // no more lines come: the map can go before the blocks do
 	var quarter int
 	if b.n >= releaseFrom {
 		quarter = max(len(b.full)/4, 1)
