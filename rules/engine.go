@@ -162,9 +162,9 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 // Every rule reports into blocks that are never moved (the failures of
 // user rules into a slice of their own, after them), and the findings are
 // then moved once into one slice of the exact size, with room for the
-// waiver findings, and sorted in place: one slice shared by every rule, grown by append,
-// used to copy each finding about five times and to hold up to twice the
-// memory it needed.
+// waiver findings, and sorted in place. (One slice shared by every rule,
+// grown by append, used to copy each finding about five times and to hold
+// up to twice the memory it needed.)
 func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	var found findingBlocks
 	for _, r := range e.rules {
