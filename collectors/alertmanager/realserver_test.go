@@ -13,12 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
-	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"github.com/bfaudit/bfaudit/model"
-	"github.com/bfaudit/bfaudit/rules"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )
 
@@ -193,17 +191,7 @@ func TestRealServerAudit(t *testing.T) {
 		collector(t, am, "am"),
 		collector(t, down, "am-down"),
 	}
-	now := time.Now().UTC()
-	sel := correlate.MustSelector()
-	est, err := audit.Collect(context.Background(), instances, sel, 0, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := rules.New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := audit.Evaluate(est, sel, eng, now).Report
+	rep := collectortest.Audit(t, instances, time.Now().UTC())
 	for _, c := range rep.Coverage {
 		switch c.Source {
 		case "am-down":

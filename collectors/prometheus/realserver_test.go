@@ -8,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/prometheus"
-	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"github.com/bfaudit/bfaudit/model"
-	"github.com/bfaudit/bfaudit/rules"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )
 
@@ -139,17 +137,7 @@ func TestRealServerAudit(t *testing.T) {
 	ln.Close()
 	instances := []collectors.Instance{{Name: "plans", Type: "records", Collector: planned{"BF-9101"}},
 		apiSource(t, url, "prom"), apiSource(t, down, "prom-down")}
-	now := time.Now().UTC()
-	sel := correlate.MustSelector()
-	est, err := audit.Collect(context.Background(), instances, sel, 0, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := rules.New(rules.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := audit.Evaluate(est, sel, eng, now).Report
+	rep := collectortest.Audit(t, instances, time.Now().UTC())
 	for _, c := range rep.Coverage {
 		if want := map[bool]model.CoverageStatus{true: model.CoverageFailed, false: model.CoverageOK}[c.Source == "prom-down"]; c.Status != want {
 			t.Errorf("%s coverage %s, want %s: %+v", c.Source, c.Status, want, c)

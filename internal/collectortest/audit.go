@@ -1,0 +1,29 @@
+package collectortest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/audit"
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+// Audit collects the instances and evaluates the full catalogue as of
+// now, as `bfaudit audit` does, and returns the report.
+func Audit(t *testing.T, instances []collectors.Instance, now time.Time) *model.Report {
+	t.Helper()
+	sel := correlate.MustSelector()
+	est, err := audit.Collect(context.Background(), instances, sel, 0, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return audit.Evaluate(est, sel, eng, now).Report
+}
