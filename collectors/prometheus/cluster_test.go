@@ -124,21 +124,15 @@ func TestClusterRulesMatchTheFilePath(t *testing.T) {
 	if err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
 	}
-	want := map[string]struct{ id, how, scope string }{
+	want := map[string]tie{
 		"prometheus://k8s-rules/prometheusrules/monitoring/bf-2001-alerts/replay/alert/ReplayStuck": {"bf-2001", "object name", "monitoring/bf-2001-alerts"},
 		"prometheus://k8s-rules/prometheusrules/data/ledger/ledger/alert/LedgerReplayBehind":        {"bf-3100", "label", "data/ledger"},
 	}
-	if len(sink.Artifacts) != len(want) {
-		t.Errorf("%d rules, want %d: %v", len(sink.Artifacts), len(want), uris(sink))
-	}
-	for uri, w := range want {
+	checkTies(t, sink, want)
+	for uri := range want {
 		a := sink.Artifact(uri)
 		if a == nil {
-			t.Errorf("%s missing; have %v", uri, uris(sink))
 			continue
-		}
-		if a.BackfillID != w.id || a.Correlation != w.how || a.Scope != w.scope {
-			t.Errorf("%s: %s by %s at %s, want %s by %s at %s", uri, a.BackfillID, a.Correlation, a.Scope, w.id, w.how, w.scope)
 		}
 		if _, has := a.Attributes[AttrFile]; has {
 			t.Errorf("%s: a cluster's rule has no file, got %q", uri, a.Attr(AttrFile))

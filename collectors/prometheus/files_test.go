@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -92,25 +93,12 @@ func TestRuleFiles(t *testing.T) {
 	if err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
 	}
-	want := map[string]struct{ id, how, scope string }{
+	checkTies(t, sink, map[string]tie{
 		"prometheus://rules-repo/files/rules/bf.yml/bf-1234-watch/alert/BF1234ReplayLag":                  {"bf-1234", "expression", "rules/bf.yml"},
 		"prometheus://rules-repo/files/rules/bf.yml/bf-1234-watch/record/bf_1234:rows:rate5m":             {"bf_1234", "name", "rules/bf.yml"},
 		"prometheus://rules-repo/files/k8s/rules.yaml/monitoring/bf-2001-alerts/replay/alert/ReplayStuck": {"bf-2001", "object name", "k8s/rules.yaml"},
 		"prometheus://rules-repo/files/k8s/list.yaml/monitoring/lag/lag/record/replay:lag:max":            {"BF-2002", "object label", "k8s/list.yaml"},
-	}
-	if len(sink.Artifacts) != len(want) {
-		t.Errorf("%d rules, want %d: %v", len(sink.Artifacts), len(want), uris(sink))
-	}
-	for uri, w := range want {
-		a := sink.Artifact(uri)
-		if a == nil {
-			t.Errorf("%s missing; have %v", uri, uris(sink))
-			continue
-		}
-		if a.BackfillID != w.id || a.Correlation != w.how || a.Scope != w.scope {
-			t.Errorf("%s: %s by %s at %s, want %s by %s at %s", uri, a.BackfillID, a.Correlation, a.Scope, w.id, w.how, w.scope)
-		}
-	}
+	})
 	lag := sink.Artifact("prometheus://rules-repo/files/rules/bf.yml/bf-1234-watch/alert/BF1234ReplayLag")
 	if lag != nil && (lag.Labels["team"] != "data" || lag.Labels["severity"] != "warning" || lag.Attr(AttrFor) != "10m" ||
 		lag.Attr(model.AttrWatchesOnly) != "true" || lag.Attr(model.AttrAlertState) != "" || lag.Attr(AttrFile) != "rules/bf.yml") {
@@ -205,4 +193,26 @@ func TestFileUnits(t *testing.T) {
 			t.Errorf("%v %+v", err, sink.Errors)
 		}
 	})
+}
+
+// tie is how a rule is tied to its backfill, and where it lies.
+type tie struct{ id, how, scope string }
+
+// checkTies checks that the sink holds exactly these rules, each tied
+// and scoped as given.
+func checkTies(t *testing.T, sink *collectors.TestSink, want map[string]tie) {
+	t.Helper()
+	if len(sink.Artifacts) != len(want) {
+		t.Errorf("%d rules, want %d: %v", len(sink.Artifacts), len(want), uris(sink))
+	}
+	for uri, w := range want {
+		a := sink.Artifact(uri)
+		if a == nil {
+			t.Errorf("%s missing; have %v", uri, uris(sink))
+			continue
+		}
+		if a.BackfillID != w.id || a.Correlation != w.how || a.Scope != w.scope {
+			t.Errorf("%s: %s by %s at %s, want %s by %s at %s", uri, a.BackfillID, a.Correlation, a.Scope, w.id, w.how, w.scope)
+		}
+	}
 }
