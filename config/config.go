@@ -17,6 +17,7 @@ import (
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/internal/decodeerr"
+	"github.com/bfaudit/bfaudit/internal/duration"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/rules"
@@ -191,7 +192,7 @@ func decode(v *viper.Viper, path string) (*Config, error) {
 		Result:           &c,
 		WeaklyTypedInput: true,
 		ErrorUnused:      true,
-		DecodeHook:       mapstructure.ComposeDecodeHookFunc(collectors.DurationHook, mapstructure.StringToSliceHookFunc(",")),
+		DecodeHook:       mapstructure.ComposeDecodeHookFunc(duration.Hook, mapstructure.StringToSliceHookFunc(",")),
 	})
 	if err != nil {
 		return nil, &Error{File: path, Err: err}

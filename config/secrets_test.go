@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/internal/redact"
 )
 

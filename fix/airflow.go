@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/airflow"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -30,7 +30,7 @@ type airflowSystem struct {
 	user, pass string
 	token      string
 	client     *http.Client
-	retry      collectors.RetryPolicy
+	retry      remote.RetryPolicy
 
 	mu sync.Mutex
 }
@@ -55,7 +55,7 @@ func (s *airflowSystem) prefix(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.version == "" {
-		resp, err := collectors.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
+		resp, err := remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
 			return http.NewRequest(http.MethodGet, s.base+"/api/v2/version", nil)
 		})
 		switch {
@@ -80,7 +80,7 @@ func (s *airflowSystem) auth(ctx context.Context, req *http.Request) error {
 		req.SetBasicAuth(s.user, s.pass)
 	default:
 		body, _ := json.Marshal(map[string]string{"username": s.user, "password": s.pass})
-		resp, err := collectors.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
+		resp, err := remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
 			r, err := http.NewRequest(http.MethodPost, s.base+"/auth/token", bytes.NewReader(body))
 			if err == nil {
 				r.Header.Set("Content-Type", "application/json")
@@ -117,7 +117,7 @@ func (s *airflowSystem) call(ctx context.Context, method, dag string, query url.
 		return nil, err
 	}
 	authz := probe.Header.Get("Authorization")
-	return collectors.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
+	return remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
 		var rd io.Reader
 		if body != nil {
 			rd = bytes.NewReader(body)

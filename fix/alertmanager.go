@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -23,7 +23,7 @@ type amSystem struct {
 	base   string
 	auth   string
 	client *http.Client
-	retry  collectors.RetryPolicy
+	retry  remote.RetryPolicy
 }
 
 func newAlertmanager(a *alertmanager.Alertmanager) *amSystem {
@@ -40,7 +40,7 @@ func newAlertmanager(a *alertmanager.Alertmanager) *amSystem {
 }
 
 func (s *amSystem) do(ctx context.Context, method, path string) (*http.Response, error) {
-	return collectors.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
+	return remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
 		req, err := http.NewRequest(method, s.base+path, nil)
 		if err != nil {
 			return nil, err

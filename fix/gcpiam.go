@@ -13,9 +13,9 @@ import (
 	iam "google.golang.org/api/iam/v1"
 	"google.golang.org/api/option"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/gcpiam"
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -45,7 +45,7 @@ const iamPolicyVersion = 3
 func newIAM(c *gcpiam.Collector, extra ...option.ClientOption) *iamSystem {
 	timeout := c.Timeout
 	if timeout <= 0 {
-		timeout = collectors.DefaultCallTimeout
+		timeout = remote.DefaultCallTimeout
 	}
 	return &iamSystem{
 		timeout:       timeout,

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/rabbitmq"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -25,7 +25,7 @@ type rabbitSystem struct {
 	base       *url.URL // without credentials
 	user, pass string
 	client     *http.Client
-	retry      collectors.RetryPolicy
+	retry      remote.RetryPolicy
 }
 
 func newRabbitMQ(r *rabbitmq.RabbitMQ) (*rabbitSystem, error) {
@@ -67,7 +67,7 @@ func (s *rabbitSystem) do(ctx context.Context, method, path string, query url.Va
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
-	return collectors.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
+	return remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
 		req, err := http.NewRequest(method, target, nil)
 		if err != nil {
 			return nil, err
@@ -151,6 +151,6 @@ func (s *rabbitSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Ac
 }
 
 func isHTTPStatus(err error, code int) bool {
-	var se *collectors.StatusError
+	var se *remote.StatusError
 	return errors.As(err, &se) && se.Status == code
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/duration"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -29,7 +29,7 @@ type Context struct {
 // when config gave none. Config values are validated at load, so a parse
 // failure here means a bad default and panics in tests.
 func (c *Context) Duration(name string) time.Duration {
-	d, err := collectors.ParseDuration(c.param(name))
+	d, err := duration.Parse(c.param(name))
 	if err != nil {
 		panic(fmt.Sprintf("rule %s: param %s: %v", c.rule.ID, name, err))
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/duration"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -284,8 +284,8 @@ func checkParam(p Param, v string) error {
 		}
 		return nil
 	}
-	if _, err := collectors.ParseDuration(p.Default); err == nil {
-		d, err := collectors.ParseDuration(v)
+	if _, err := duration.Parse(p.Default); err == nil {
+		d, err := duration.Parse(v)
 		switch {
 		case err != nil:
 			return fmt.Errorf("expected a duration such as 72h or 14d, got %q: %v", v, err)

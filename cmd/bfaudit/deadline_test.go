@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // stalledConfig writes a config whose every network source is a server

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 //go:embed sample.yaml
@@ -30,7 +31,7 @@ const (
 	defaultConcurrency   = 8
 	defaultCatchupMaxAge = 30 * 24 * time.Hour
 	defaultRunLookback   = 90 * 24 * time.Hour
-	defaultTimeout       = collectors.DefaultCallTimeout
+	defaultTimeout       = remote.DefaultCallTimeout
 	defaultBudget        = 10 * time.Minute
 	// defaultMaxPages bounds one listing: 10,000 pages of 100 is a million
 	// DAGs or runs, far beyond any deployment, and a server that pages
@@ -110,7 +111,7 @@ type Airflow struct {
 	// HTTPClient is used for every call; Init builds one when nil.
 	HTTPClient *http.Client `mapstructure:"-"`
 	// Retry bounds retries of 429 and 5xx answers.
-	Retry collectors.RetryPolicy `mapstructure:"-"`
+	Retry remote.RetryPolicy `mapstructure:"-"`
 	// Now is the clock the catch-up age and run lookback are measured on.
 	Now func() time.Time `mapstructure:"-"`
 	// keep, set by Shard, says which DAGs this shard collects; nil: all.
@@ -167,7 +168,7 @@ func (c *Airflow) Init() error {
 	if c.Concurrency <= 0 || c.Concurrency > maxConcurrency {
 		return fmt.Errorf("concurrency: %d; expected 1 to %d", c.Concurrency, maxConcurrency)
 	}
-	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
 	if c.Budget <= 0 {

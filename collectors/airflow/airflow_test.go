@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"gopkg.in/yaml.v3"
 )
@@ -43,7 +44,7 @@ func newCollectorWith(t *testing.T, f *fakeAirflow, apiVersion string, opt func(
 	c.Username = f.user
 	c.PasswordEnv = "TEST_AIRFLOW_PASSWORD"
 	c.HTTPClient = f.srv.Client()
-	c.Retry = collectors.RetryPolicy{Sleep: s.sleep}
+	c.Retry = remote.RetryPolicy{Sleep: s.sleep}
 	c.Now = func() time.Time { return testNow }
 	c.SetSourceName("airflow-test")
 	if opt != nil {

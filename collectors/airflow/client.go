@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // httpAPI reads Airflow's stable REST API, /api/v1 or /api/v2.
@@ -85,7 +85,7 @@ func (a *httpAPI) getOnce(ctx context.Context, path string, q url.Values, out ch
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}
-	resp, err := collectors.DoHTTP(ctx, a.c.HTTPClient, a.c.Retry, func() (*http.Request, error) {
+	resp, err := remote.DoHTTP(ctx, a.c.HTTPClient, a.c.Retry, func() (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodGet, target, nil)
 		if err != nil {
 			return nil, err
@@ -141,7 +141,7 @@ func (a *httpAPI) mintToken(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	resp, err := collectors.DoHTTP(ctx, a.c.HTTPClient, a.c.Retry, func() (*http.Request, error) {
+	resp, err := remote.DoHTTP(ctx, a.c.HTTPClient, a.c.Retry, func() (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodPost, a.c.URL+"/auth/token", bytes.NewReader(body))
 		if err != nil {
 			return nil, err
@@ -253,6 +253,6 @@ func pageQuery(offset, limit int) url.Values {
 }
 
 func isStatus(err error, code int) bool {
-	var se *collectors.StatusError
+	var se *remote.StatusError
 	return errors.As(err, &se) && se.Status == code
 }

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // fakeAirflow serves Airflow's real REST paths and JSON for one API

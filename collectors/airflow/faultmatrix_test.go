@@ -16,7 +16,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/airflow"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
 // The estate of an Airflow 3 deployment after BF-7001:
@@ -135,7 +136,7 @@ func newAPICollector(t *testing.T, url string) collectors.Collector {
 	c := airflow.New()
 	c.URL, c.APIVersion, c.TokenEnv = url, "2", "MATRIX_AIRFLOW_TOKEN"
 	c.Timeout = 5 * time.Second
-	c.Retry = collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
+	c.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
 	if err := c.Init(); err != nil {
 		t.Fatal(err)
 	}

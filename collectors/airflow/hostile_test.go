@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // failFromOffset serves the fake's DAG listing until offset n, then 500.
@@ -139,7 +140,7 @@ func TestHostileWholeServer(t *testing.T) {
 				c.URL, c.APIVersion, c.TokenEnv = tt.url(t), version, "TEST_AIRFLOW_TOKEN"
 				// Everything is hostile here: short calls, short waits.
 				c.Timeout, c.Budget = 500*time.Millisecond, 15*time.Second
-				c.Retry = collectors.RetryPolicy{Base: 10 * time.Millisecond}
+				c.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
 				if err := c.Init(); err != nil {
 					t.Fatal(err)
 				}

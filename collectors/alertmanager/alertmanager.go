@@ -16,6 +16,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/prometheus/apiclient"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 //go:embed sample.yaml
@@ -32,7 +33,7 @@ func init() {
 
 // New returns an Alertmanager collector with its defaults filled in.
 func New() *Alertmanager {
-	return &Alertmanager{Config: apiclient.Config{Timeout: collectors.DefaultCallTimeout}, CheckAlerts: true}
+	return &Alertmanager{Config: apiclient.Config{Timeout: remote.DefaultCallTimeout}, CheckAlerts: true}
 }
 
 // Alertmanager is one Alertmanager (or one cluster behind one address).
@@ -47,7 +48,7 @@ type Alertmanager struct {
 	// their own.
 	HTTP *http.Client `mapstructure:"-"`
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
-	Retry collectors.RetryPolicy `mapstructure:"-"`
+	Retry remote.RetryPolicy `mapstructure:"-"`
 
 	name   string
 	client *apiclient.Client

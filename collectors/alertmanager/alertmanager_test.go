@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 )
 

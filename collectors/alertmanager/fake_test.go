@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // fakeAM serves /api/v2/silences and /api/v2/alerts from raw JSON (by
@@ -105,7 +105,7 @@ func newCollector(t *testing.T, url string) *Alertmanager {
 	a := New()
 	a.URL = url
 	a.Timeout = 5 * time.Second
-	a.Retry = collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
+	a.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
 	a.SetSourceName("am")
 	if err := a.Init(); err != nil {
 		t.Fatal(err)

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // matrixSilences is what an Alertmanager holds after BF-7001: a silence of

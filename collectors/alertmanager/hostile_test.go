@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // hostileCollector logs in with hostile.Canary as its password, with a
@@ -21,7 +22,7 @@ func hostileCollector(t *testing.T, url string) *Alertmanager {
 	a := New()
 	a.URL, a.Username, a.PasswordEnv = url, "bfaudit", "TEST_AM_PASSWORD"
 	a.Timeout = time.Second
-	a.Retry = collectors.RetryPolicy{Base: 10 * time.Millisecond}
+	a.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
 	a.SetSourceName("am")
 	if err := a.Init(); err != nil {
 		t.Fatal(err)

@@ -15,9 +15,10 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
 // realAM returns the address of the Alertmanager the tests create
@@ -105,7 +106,7 @@ func collector(t *testing.T, url, name string) collectors.Instance {
 	t.Helper()
 	a := alertmanager.New()
 	a.URL, a.Timeout = url, 5*time.Second
-	a.Retry = collectors.RetryPolicy{Attempts: 2, Base: 10 * time.Millisecond}
+	a.Retry = remote.RetryPolicy{Attempts: 2, Base: 10 * time.Millisecond}
 	a.SetSourceName(name)
 	if err := a.Init(); err != nil {
 		t.Fatal(err)

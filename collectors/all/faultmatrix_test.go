@@ -11,7 +11,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/all"
 )
 
-// Every registered collector joins the fault matrix (internal/faultmatrix):
+// Every registered collector joins the fault matrix (testkit/faultmatrix):
 // its package has a faultmatrix_test.go that runs the matrix under its own
 // type name. A collector that does not, is not done (DESIGN.md, "Trust
 // rules"), so this test fails until it does.

@@ -18,6 +18,7 @@ import (
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	bq "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/option"
 )
@@ -48,7 +49,7 @@ func init() {
 			Concurrency:        defaultConcurrency,
 			MaxBytesBilled:     defaultMaxBytesBilled,
 			QueryTimeout:       defaultQueryTimeout,
-			Timeout:            collectors.DefaultCallTimeout,
+			Timeout:            remote.DefaultCallTimeout,
 			OwnerLabel:         defaultOwnerLabel,
 		}
 	})
@@ -101,7 +102,7 @@ type Collector struct {
 	svc    *bq.Service      // listing: the REST client keeps the list fields
 	client *bqclient.Client // queries: dry run, maximumBytesBilled, results
 	sel    *correlate.Selector
-	retry  collectors.RetryPolicy
+	retry  remote.RetryPolicy
 	now    func() time.Time
 	// maxPages bounds one listing's pages; 0 is gcp.MaxPages (tests lower it).
 	maxPages int
@@ -139,7 +140,7 @@ func (c *Collector) Init() error {
 	if c.MaxBytesBilled < 0 || (c.RunValidation && c.MaxBytesBilled == 0) {
 		return fmt.Errorf("max_bytes_billed: %d; expected a positive byte count (default %d) when run_validation is true", c.MaxBytesBilled, int64(defaultMaxBytesBilled))
 	}
-	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
 	if c.Concurrency <= 0 {

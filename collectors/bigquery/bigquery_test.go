@@ -3,11 +3,13 @@ package bigquery
 import (
 	"context"
 	"fmt"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
@@ -104,7 +106,7 @@ func newCollector(t *testing.T, srvURL string, projects ...string) *Collector {
 		Timeout:            5 * time.Second,
 		Endpoint:           srvURL,
 		now:                func() time.Time { return now },
-		retry:              collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		retry:              remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions:      []option.ClientOption{option.WithoutAuthentication()},
 	}
 	if err := c.Init(); err != nil {

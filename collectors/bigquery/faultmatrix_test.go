@@ -5,7 +5,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/bigquery"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 	"github.com/bfaudit/bfaudit/model"
 )
 

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 )
 

@@ -9,6 +9,7 @@ import (
 	bqclient "cloud.google.com/go/bigquery"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/iterator"
 )
@@ -91,7 +92,7 @@ func (c *Collector) Verify(ctx context.Context, b model.Backfill) (*model.Valida
 // server errors are retried here: a dry run costs nothing.
 func (c *Collector) dryRun(ctx context.Context, sql string) (int64, error) {
 	var bytes int64
-	err := collectors.Retry(ctx, c.retry, func() error {
+	err := remote.Retry(ctx, c.retry, func() error {
 		q := c.client.Query(sql)
 		q.DryRun = true
 		q.Location = c.Location

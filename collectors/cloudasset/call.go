@@ -7,8 +7,8 @@ import (
 	"net"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/googleapis/gax-go/v2/apierror"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -19,9 +19,9 @@ import (
 // error's google.rpc.RetryInfo in the JSON body's details, which
 // gcp.Retryable (reading only Retry-After for REST answers) would not
 // see. A call that ran out its timeout is not tried again.
-func call[T any](ctx context.Context, p collectors.RetryPolicy, timeout time.Duration, fn func(ctx context.Context) (T, error)) (T, error) {
+func call[T any](ctx context.Context, p remote.RetryPolicy, timeout time.Duration, fn func(ctx context.Context) (T, error)) (T, error) {
 	var out T
-	err := collectors.Retry(ctx, p, func() error {
+	err := remote.Retry(ctx, p, func() error {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		v, err := fn(cctx)
@@ -51,7 +51,7 @@ func isTimeout(err error) bool {
 func retryable(err error) error {
 	delay := retryInfoDelay(err)
 	out := gcp.Retryable(gcp.Summarize(err))
-	var re *collectors.RetryableError
+	var re *remote.RetryableError
 	if errors.As(out, &re) && delay > re.After {
 		re.After = delay
 	}

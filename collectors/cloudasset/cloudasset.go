@@ -28,6 +28,7 @@ import (
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"google.golang.org/api/option"
 )
 
@@ -45,7 +46,7 @@ const (
 
 func init() {
 	collectors.Register("cloudasset", func() collectors.Collector {
-		return &Collector{OwnerLabel: defaultOwnerLabel, PageSize: maxPageSize, Timeout: collectors.DefaultCallTimeout}
+		return &Collector{OwnerLabel: defaultOwnerLabel, PageSize: maxPageSize, Timeout: remote.DefaultCallTimeout}
 	})
 }
 
@@ -86,7 +87,7 @@ type Collector struct {
 	client  searcher
 	closer  func() error
 	sel     *correlate.Selector
-	retry   collectors.RetryPolicy
+	retry   remote.RetryPolicy
 	now     func() time.Time
 	baseDir string
 	// maxPages bounds one search's pages; 0 is gcp.MaxPages (tests lower it).
@@ -134,7 +135,7 @@ func (c *Collector) Init() error {
 			return fmt.Errorf("principals[%d].member: missing; expected e.g. serviceAccount:bf-1234@my-project.iam.gserviceaccount.com", i)
 		}
 	}
-	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
 	switch {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/option"
 )
@@ -19,7 +20,7 @@ func newCollector(t testing.TB, url string, scopes ...string) *Collector {
 	c := &Collector{
 		Scopes: scopes, Endpoint: url, Timeout: 5 * time.Second,
 		Principals:    []Principal{{Member: "serviceAccount:" + faultAccount, BackfillID: "BF-7001"}},
-		retry:         collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		retry:         remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions: []option.ClientOption{option.WithoutAuthentication()},
 	}
 	c.SetClock(func() time.Time { return auditNow })

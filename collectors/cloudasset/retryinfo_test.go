@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // A quota error (429 RESOURCE_EXHAUSTED) is retried after the delay the
@@ -44,7 +45,7 @@ func TestRetryInfoBeyondBudgetNotWaited(t *testing.T) {
 	f := newFakeAsset(t, sampleEstate())
 	f.quota, f.quotaDelay = 1000, "3600s"
 	c := newCollector(t, f.start().URL, "projects/proj", "projects/other")
-	c.retry = collectors.RetryPolicy{} // real sleeps, default budget
+	c.retry = remote.RetryPolicy{} // real sleeps, default budget
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sink := collectors.NewTestSink()

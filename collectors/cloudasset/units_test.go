@@ -6,7 +6,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
 func TestSample(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 	iam "google.golang.org/api/iam/v1"
 	"google.golang.org/api/option"
@@ -27,7 +28,7 @@ var sampleConfig string
 
 func init() {
 	collectors.Register("gcpiam", func() collectors.Collector {
-		return &Collector{ListServiceAccounts: true, Concurrency: 8, Timeout: collectors.DefaultCallTimeout}
+		return &Collector{ListServiceAccounts: true, Concurrency: 8, Timeout: remote.DefaultCallTimeout}
 	})
 }
 
@@ -58,7 +59,7 @@ type Collector struct {
 	crm   *crm.Service
 	iam   *iam.Service
 	sel   *correlate.Selector
-	retry collectors.RetryPolicy
+	retry remote.RetryPolicy
 	now   func() time.Time
 	// maxPages bounds one listing's pages; 0 is gcp.MaxPages (tests lower it).
 	maxPages int
@@ -92,7 +93,7 @@ func (c *Collector) Init() error {
 			return fmt.Errorf("principals[%d].member: missing; expected e.g. serviceAccount:bf-1234@my-project.iam.gserviceaccount.com", i)
 		}
 	}
-	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
 	if c.Concurrency <= 0 {

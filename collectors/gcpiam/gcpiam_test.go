@@ -2,10 +2,12 @@ package gcpiam
 
 import (
 	"context"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
@@ -90,7 +92,7 @@ func newCollector(t *testing.T, srvURL string, projects ...string) *Collector {
 			{Member: "serviceAccount:ext@p-other.iam.gserviceaccount.com", BackfillID: "BF-1234"},
 		},
 		now:           func() time.Time { return now },
-		retry:         collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		retry:         remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions: []option.ClientOption{option.WithoutAuthentication()},
 	}
 	if err := c.Init(); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/option"
 )
@@ -29,7 +30,7 @@ func TestPlanPrincipalsKeysRead(t *testing.T) {
 		Timeout:       5 * time.Second,
 		Endpoint:      srv.URL,
 		now:           func() time.Time { return now },
-		retry:         collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		retry:         remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions: []option.ClientOption{option.WithoutAuthentication()},
 	}
 	c.UseSelector(sel)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/inventory"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
 // A temp table of BF-7001 without expiration (BF005) and the plan's

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -140,7 +141,7 @@ func listAll[T any](ctx context.Context, c *Kubernetes, list func(context.Contex
 		}
 		var items []T
 		var lm metav1.ListMeta
-		err := collectors.Retry(ctx, c.Retry, func() error {
+		err := remote.Retry(ctx, c.Retry, func() error {
 			callCtx, cancel := context.WithTimeout(ctx, c.Timeout)
 			defer cancel()
 			var err error

@@ -7,7 +7,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/kubernetes"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,7 +48,7 @@ func setup(namespaces []string, broken string) func(t *testing.T) (collectors.Co
 		c.Client = cs
 		c.Namespaces = namespaces
 		c.OwnerLabel = "owner"
-		c.Retry = collectors.RetryPolicy{Attempts: 1}
+		c.Retry = remote.RetryPolicy{Attempts: 1}
 		c.SetSourceName("k8s-matrix")
 		if err := c.Init(); err != nil {
 			t.Fatal(err)

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -56,7 +57,7 @@ func FuzzListAnswer(f *testing.F) {
 		c.Namespaces = []string{"fz"}
 		c.OwnerLabel = "owner"
 		c.LabelKeys = []string{"backfill-id", "backfill_id"}
-		c.Retry = collectors.RetryPolicy{Attempts: 1, Sleep: func(context.Context, time.Duration) error { return nil }}
+		c.Retry = remote.RetryPolicy{Attempts: 1, Sleep: func(context.Context, time.Duration) error { return nil }}
 		c.SetSourceName("fuzz")
 		if err := c.Init(); err != nil {
 			t.Fatal(err)

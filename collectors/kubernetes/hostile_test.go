@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )

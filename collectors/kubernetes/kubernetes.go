@@ -14,6 +14,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"k8s.io/apimachinery/pkg/labels"
 	k8s "k8s.io/client-go/kubernetes"
 )
@@ -25,7 +26,7 @@ var sampleConfig string
 const (
 	defaultLabelKey = "backfill-id"
 	defaultPageSize = 500
-	defaultTimeout  = collectors.DefaultCallTimeout
+	defaultTimeout  = remote.DefaultCallTimeout
 )
 
 func init() {
@@ -66,7 +67,7 @@ type Kubernetes struct {
 	// Client talks to the cluster; Init builds one when nil.
 	Client k8s.Interface `mapstructure:"-"`
 	// Retry bounds retries of 429 and 5xx answers.
-	Retry collectors.RetryPolicy `mapstructure:"-"`
+	Retry remote.RetryPolicy `mapstructure:"-"`
 
 	sourceName string
 	host       string
@@ -115,7 +116,7 @@ func (c *Kubernetes) Init() error {
 	if c.PageSize <= 0 {
 		return fmt.Errorf("page_size: %d; expected a positive number", c.PageSize)
 	}
-	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
 	if c.Client != nil {

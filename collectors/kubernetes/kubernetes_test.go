@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"gopkg.in/yaml.v3"
 	batchv1 "k8s.io/api/batch/v1"
@@ -127,7 +128,7 @@ func newCollector(t *testing.T, cs *fake.Clientset, set func(*Kubernetes)) (*Kub
 	c := New()
 	c.Client = cs
 	c.OwnerLabel = "owner"
-	c.Retry = collectors.RetryPolicy{Sleep: s.sleep}
+	c.Retry = remote.RetryPolicy{Sleep: s.sleep}
 	c.SetSourceName("k8s-test")
 	if set != nil {
 		set(c)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/postgres"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 	"github.com/jackc/pgx/v5"
 )
 

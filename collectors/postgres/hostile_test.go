@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/model"
 )
 

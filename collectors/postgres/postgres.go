@@ -16,6 +16,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/jackc/pgx/v5"
 )
@@ -29,7 +30,7 @@ const DefaultStatementTimeout = 30 * time.Second
 
 // DefaultTimeout is the client-side deadline of connecting and of each
 // query unless the config's timeout says otherwise.
-const DefaultTimeout = collectors.DefaultCallTimeout
+const DefaultTimeout = remote.DefaultCallTimeout
 
 func init() {
 	collectors.Register("postgres", func() collectors.Collector {
@@ -94,10 +95,10 @@ func (p *Postgres) Init() error {
 	case dsn == "":
 		return errors.New("dsn: missing; set dsn or dsn_env")
 	}
-	if err := collectors.CheckTimeout("statement_timeout", p.StatementTimeout); err != nil {
+	if err := remote.CheckTimeout("statement_timeout", p.StatementTimeout); err != nil {
 		return err
 	}
-	if err := collectors.CheckTimeout("timeout", p.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", p.Timeout); err != nil {
 		return err
 	}
 	redact.Add(dsn)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -283,7 +284,7 @@ func inNamespace(ns string, o *unstructured.Unstructured) error {
 // callCluster makes one call with the source's timeout, retrying the API
 // server's throttling and transient failures under the policy.
 func (p *Prometheus) callCluster(ctx context.Context, call func(context.Context) error) error {
-	return collectors.Retry(ctx, p.Retry, func() error {
+	return remote.Retry(ctx, p.Retry, func() error {
 		callCtx, cancel := context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
 		return kubeclient.Retryable(call(callCtx))

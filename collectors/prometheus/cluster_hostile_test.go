@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -83,7 +83,7 @@ users:
 	p.Kubernetes = &Cluster{Kubeconfig: kubeconfig, Namespaces: namespaces}
 	p.Timeout = time.Second
 	p.MaxPages = 20
-	p.Retry = collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
+	p.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
 	p.SetSourceName("k8s-rules")
 	if err := p.Init(); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"gopkg.in/yaml.v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,7 +97,7 @@ func clusterCollector(t *testing.T, dyn *dynamicfake.FakeDynamicClient, disc *di
 	t.Helper()
 	p := New()
 	p.Kubernetes = &Cluster{Namespaces: namespaces, Dynamic: dyn, Discovery: disc}
-	p.Retry = collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
+	p.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
 	p.SetSourceName("k8s-rules")
 	if err := p.Init(); err != nil {
 		t.Fatal(err)

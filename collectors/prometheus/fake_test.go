@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // fakeProm serves GET /api/v1/rules from a list of groups. With paging on
@@ -147,7 +147,7 @@ func newCollector(t *testing.T, url string) *Prometheus {
 	p := New()
 	p.URL = url
 	p.Timeout = 5 * time.Second
-	p.Retry = collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
+	p.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
 	p.SetSourceName("prom")
 	if err := p.Init(); err != nil {
 		t.Fatal(err)

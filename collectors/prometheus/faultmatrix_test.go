@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	discoveryfake "k8s.io/client-go/discovery/fake"
@@ -115,7 +116,7 @@ func clusterUnit(kind, scope string, namespaces []string, breakIt func(t *testin
 	return faultmatrix.Unit{Kind: kind, Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
 		dyn, disc := fakeCluster(true, objects(t, matrixObjects)...)
 		p := clusterCollector(t, dyn, disc, namespaces...)
-		p.Retry = collectors.RetryPolicy{Attempts: 1}
+		p.Retry = remote.RetryPolicy{Attempts: 1}
 		return p, func() { breakIt(t, dyn, disc) }
 	}}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // hostileCollector logs in with hostile.Canary as its bearer token, with a
@@ -21,7 +21,7 @@ func hostileCollector(t *testing.T, url string) *Prometheus {
 	p.URL, p.TokenEnv = url, "TEST_PROM_TOKEN"
 	p.Timeout = time.Second
 	p.MaxPages = 20
-	p.Retry = collectors.RetryPolicy{Base: 10 * time.Millisecond}
+	p.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
 	p.SetSourceName("prom")
 	if err := p.Init(); err != nil {
 		t.Fatal(err)

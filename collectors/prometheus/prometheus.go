@@ -20,6 +20,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/prometheus/apiclient"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -40,7 +41,7 @@ func init() {
 // New returns a Prometheus collector with its defaults filled in.
 func New() *Prometheus {
 	return &Prometheus{
-		Config:     apiclient.Config{Timeout: collectors.DefaultCallTimeout},
+		Config:     apiclient.Config{Timeout: remote.DefaultCallTimeout},
 		GroupLimit: DefaultGroupLimit,
 		MaxPages:   DefaultMaxPages,
 	}
@@ -65,7 +66,7 @@ type Prometheus struct {
 	// their own.
 	HTTP *http.Client `mapstructure:"-"`
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
-	Retry collectors.RetryPolicy `mapstructure:"-"`
+	Retry remote.RetryPolicy `mapstructure:"-"`
 
 	name    string
 	baseDir string
@@ -108,7 +109,7 @@ func (p *Prometheus) sourceName() string {
 // calls no server: what cannot be read fails the run's coverage, not the
 // config.
 func (p *Prometheus) Init() error {
-	if err := collectors.CheckTimeout("timeout", p.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", p.Timeout); err != nil {
 		return err
 	}
 	set := 0

@@ -10,9 +10,10 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/prometheus"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
 // The real server has loaded testdata/realserver/rules.yml (.ci/run starts
@@ -39,7 +40,7 @@ func apiSource(t *testing.T, url, name string) collectors.Instance {
 	t.Helper()
 	p := prometheus.New()
 	p.URL, p.Timeout, p.GroupLimit = url, 5*time.Second, 1
-	p.Retry = collectors.RetryPolicy{Attempts: 2, Base: 10 * time.Millisecond}
+	p.Retry = remote.RetryPolicy{Attempts: 2, Base: 10 * time.Millisecond}
 	p.SetSourceName(name)
 	if err := p.Init(); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -37,7 +37,7 @@ func NewFaultFixture(t *testing.T) (*Collector, *FaultFake) {
 			option.WithoutAuthentication(),
 			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
 		},
-		retry:    collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		retry:    remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		pageSize: 2,
 	}
 	if err := c.Init(); err != nil {

@@ -12,7 +12,8 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -117,7 +118,7 @@ func TestHeaderEchoLeaksNoCredential(t *testing.T) {
 			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
 			option.WithGRPCDialOption(withToken),
 		},
-		retry: collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		retry: remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 	}
 	if err := c.Init(); err != nil {
 		t.Fatalf("Init: %v", err)

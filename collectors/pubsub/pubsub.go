@@ -17,6 +17,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	gax "github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/option"
@@ -26,7 +27,7 @@ import (
 var sampleConfig string
 
 func init() {
-	collectors.Register("pubsub", func() collectors.Collector { return &Collector{Timeout: collectors.DefaultCallTimeout} })
+	collectors.Register("pubsub", func() collectors.Collector { return &Collector{Timeout: remote.DefaultCallTimeout} })
 }
 
 // maxPageSize is the page size asked of the list calls; the service may
@@ -59,7 +60,7 @@ type Collector struct {
 	subs     subscriptionAdmin
 	client   *pubsub.Client
 	sel      *correlate.Selector
-	retry    collectors.RetryPolicy
+	retry    remote.RetryPolicy
 	pageSize int32
 	// maxPages bounds one listing's pages; 0 is gcp.MaxPages (tests lower it).
 	maxPages int
@@ -80,7 +81,7 @@ func (c *Collector) Init() error {
 	if err := gcp.CheckProjects(c.Projects, "topics and subscriptions"); err != nil {
 		return err
 	}
-	if err := collectors.CheckTimeout("timeout", c.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
 	if c.sel == nil {

@@ -2,11 +2,13 @@ package pubsub
 
 import (
 	"context"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
@@ -66,7 +68,7 @@ func start(t *testing.T, reactors ...pstest.ServerReactorOption) *Collector {
 			option.WithoutAuthentication(),
 			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
 		},
-		retry:    collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		retry:    remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		pageSize: 2, // several pages with a handful of objects
 	}
 	if err := c.Init(); err != nil {

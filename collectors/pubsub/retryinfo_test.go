@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/pubsub/v2/pstest"
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -63,7 +64,7 @@ func (quotaForever) React(any) (bool, any, error) {
 // at once instead of holding the audit for an hour.
 func TestRetryInfoBeyondBudgetNotWaited(t *testing.T) {
 	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions", Reactor: quotaForever{}})
-	c.retry = collectors.RetryPolicy{} // real sleeps, default budget
+	c.retry = remote.RetryPolicy{} // real sleeps, default budget
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sink := collectors.NewTestSink()

@@ -11,7 +11,7 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/grpc/codes"
 )

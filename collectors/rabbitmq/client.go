@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // Columns asked of each listing: the API returns much more per object
@@ -47,7 +47,7 @@ func (r *RabbitMQ) get(ctx context.Context, path string, query url.Values, out a
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
-	resp, err := collectors.DoHTTP(ctx, r.HTTP, r.Retry, func() (*http.Request, error) {
+	resp, err := remote.DoHTTP(ctx, r.HTTP, r.Retry, func() (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodGet, u, nil)
 		if err != nil {
 			return nil, err

@@ -18,7 +18,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/rabbitmq"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
 // TestFaultMatrix runs against the real broker: the whole source (its
@@ -114,7 +115,7 @@ func (f *matrixFixture) collector(t *testing.T, vhosts []string, api *url.URL) *
 	t.Helper()
 	t.Setenv("BFAUDIT_TEST_RMQ_MATRIX_PW", f.pw)
 	r := &rabbitmq.RabbitMQ{URL: api.String(), Username: f.user, PasswordEnv: "BFAUDIT_TEST_RMQ_MATRIX_PW", Vhosts: vhosts,
-		PageSize: rabbitmq.DefaultPageSize, Timeout: 10 * time.Second, Retry: collectors.RetryPolicy{Attempts: 1}}
+		PageSize: rabbitmq.DefaultPageSize, Timeout: 10 * time.Second, Retry: remote.RetryPolicy{Attempts: 1}}
 	r.SetSourceName("rmq-matrix")
 	if err := r.Init(); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -26,7 +26,7 @@ const (
 // testNow is the injected clock: tests never depend on today's date.
 var testNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
-var noSleep = collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
+var noSleep = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
 
 // broker is the real RabbitMQ the tests run against.
 type broker struct {

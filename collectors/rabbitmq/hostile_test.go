@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // fakeAPI follows the management API's paths for vhost "ok" (one backfill

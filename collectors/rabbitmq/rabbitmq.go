@@ -20,6 +20,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/safefile"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -31,7 +32,7 @@ var sampleConfig string
 const (
 	DefaultPageSize = 500
 	MaxPageSize     = 500
-	DefaultTimeout  = collectors.DefaultCallTimeout
+	DefaultTimeout  = remote.DefaultCallTimeout
 )
 
 func init() {
@@ -70,7 +71,7 @@ type RabbitMQ struct {
 	// their own.
 	HTTP *http.Client `mapstructure:"-"`
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
-	Retry collectors.RetryPolicy `mapstructure:"-"`
+	Retry remote.RetryPolicy `mapstructure:"-"`
 
 	name     string
 	password string
@@ -138,7 +139,7 @@ func (r *RabbitMQ) Init() error {
 	if r.PageSize < 1 || r.PageSize > MaxPageSize {
 		return fmt.Errorf("page_size: must be between 1 and %d (the management API's maximum), got %d", MaxPageSize, r.PageSize)
 	}
-	if err := collectors.CheckTimeout("timeout", r.Timeout); err != nil {
+	if err := remote.CheckTimeout("timeout", r.Timeout); err != nil {
 		return err
 	}
 	if r.MaxPages < 0 {

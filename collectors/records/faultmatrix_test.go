@@ -7,7 +7,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/records"
-	"github.com/bfaudit/bfaudit/internal/faultmatrix"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
 // The plan for BF-7001 finished long before the audit and grants access

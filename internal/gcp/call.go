@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/bfaudit/bfaudit/collectors"
 )
 
 // Call runs one API call under its own deadline (timeout, through the
@@ -19,9 +18,9 @@ import (
 // would stall the audit once per retry. The error returned is summarised
 // (status, code and message only, see Summarize); when ctx itself ends,
 // its error is returned.
-func Call[T any](ctx context.Context, p collectors.RetryPolicy, timeout time.Duration, call func(ctx context.Context) (T, error)) (T, error) {
+func Call[T any](ctx context.Context, p remote.RetryPolicy, timeout time.Duration, call func(ctx context.Context) (T, error)) (T, error) {
 	var out T
-	err := collectors.Retry(ctx, p, func() error {
+	err := remote.Retry(ctx, p, func() error {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		v, err := call(cctx)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"google.golang.org/api/googleapi"
 )
 

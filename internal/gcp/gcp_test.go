@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc/codes"
@@ -72,7 +72,7 @@ func TestSummarize(t *testing.T) {
 
 func TestRetryableKeepsRetryAfter(t *testing.T) {
 	err := Retryable(Summarize(&googleapi.Error{Code: 429, Header: http.Header{"Retry-After": {"7"}}}))
-	var re *collectors.RetryableError
+	var re *remote.RetryableError
 	if !errors.As(err, &re) || re.After != 7*time.Second {
 		t.Fatalf("Retryable = %#v; want a retry after 7s", err)
 	}
@@ -156,7 +156,7 @@ func TestHTTPClientCapsAnswers(t *testing.T) {
 
 func TestCallTimeoutNotRetried(t *testing.T) {
 	tries := 0
-	_, err := Call(context.Background(), collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}, 20*time.Millisecond,
+	_, err := Call(context.Background(), remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}, 20*time.Millisecond,
 		func(ctx context.Context) (int, error) {
 			tries++
 			<-ctx.Done()
@@ -169,7 +169,7 @@ func TestCallTimeoutNotRetried(t *testing.T) {
 
 func TestCallRetriesServerErrors(t *testing.T) {
 	tries := 0
-	v, err := Call(context.Background(), collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}, time.Second,
+	v, err := Call(context.Background(), remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}, time.Second,
 		func(ctx context.Context) (string, error) {
 			tries++
 			if tries < 3 {
@@ -180,7 +180,7 @@ func TestCallRetriesServerErrors(t *testing.T) {
 	if err != nil || v != "done" || tries != 3 {
 		t.Fatalf("v %q err %v tries %d", v, err, tries)
 	}
-	_, err = Call(context.Background(), collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}, time.Second,
+	_, err = Call(context.Background(), remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}, time.Second,
 		func(ctx context.Context) (string, error) {
 			return "", &googleapi.Error{Code: 503, Body: "<html>" + hostile.Canary + "</html>"}
 		})

@@ -12,18 +12,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
-// Retryable marks what is worth another try under collectors.Retry: REST
+// Retryable marks what is worth another try under remote.Retry: REST
 // quota (429) and server (5xx) answers, honouring Retry-After; gRPC
 // RESOURCE_EXHAUSTED, UNAVAILABLE, INTERNAL, ABORTED and UNKNOWN,
 // honouring the RetryInfo delay Google APIs attach (gRPC's Retry-After);
-// and network failures. collectors.Retry refuses a delay beyond its
+// and network failures. remote.Retry refuses a delay beyond its
 // budget. Other errors, and an answer cut off at MaxAnswerBytes (asking
 // again gets the same), are returned as they are.
 func Retryable(err error) error {
@@ -35,7 +35,7 @@ func Retryable(err error) error {
 	}
 	if code := Code(err); code != 0 {
 		if code == http.StatusTooManyRequests || code >= 500 {
-			return collectors.Retryable(err, collectors.RetryAfter(header(err), time.Now()))
+			return remote.Retryable(err, remote.RetryAfter(header(err), time.Now()))
 		}
 		return err
 	}
@@ -45,13 +45,13 @@ func Retryable(err error) error {
 		}
 		switch st.Code() {
 		case codes.ResourceExhausted, codes.Unavailable, codes.Internal, codes.Aborted, codes.Unknown:
-			return collectors.Retryable(err, retryDelay(st))
+			return remote.Retryable(err, retryDelay(st))
 		}
 		return err
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
-		return collectors.Retryable(err, 0)
+		return remote.Retryable(err, 0)
 	}
 	return err
 }

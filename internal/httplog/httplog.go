@@ -6,7 +6,7 @@
 //
 // Calls are logged where they are made: Wrap is a RoundTripper for clients
 // built in one place (the Google APIs, client-go, the sinks), Log is for a
-// helper that sends requests itself (collectors.DoHTTP).
+// helper that sends requests itself (remote.DoHTTP).
 package httplog
 
 import (

@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/httplog"
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -81,7 +81,7 @@ func (g guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
 	resp.Body.Close()
-	st := g.summarise(resp.StatusCode, req.Method, body, collectors.RetryAfter(resp.Header, time.Now()))
+	st := g.summarise(resp.StatusCode, req.Method, body, remote.RetryAfter(resp.Header, time.Now()))
 	out, err := json.Marshal(st)
 	if err != nil {
 		return nil, err

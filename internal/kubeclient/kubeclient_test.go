@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -103,13 +103,13 @@ func TestRetryable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var re *collectors.RetryableError
+			var re *remote.RetryableError
 			if got := errors.As(Retryable(tt.err), &re); got != tt.retry {
 				t.Errorf("retryable %v, want %v", got, tt.retry)
 			}
 		})
 	}
-	var re *collectors.RetryableError
+	var re *remote.RetryableError
 	if !errors.As(Retryable(apierrors.NewTooManyRequests("", 2)), &re) || re.After != 2*time.Second {
 		t.Errorf("retry %+v, want one after the server's 2s", re)
 	}

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // Retryable marks the API server's throttling and transient failures for
-// a retry under a collectors.RetryPolicy, after the delay the server
+// a retry under a remote.RetryPolicy, after the delay the server
 // suggests; any other error is returned as it is.
 func Retryable(err error) error {
 	if err == nil {
@@ -21,7 +21,7 @@ func Retryable(err error) error {
 		if s, ok := apierrors.SuggestsClientDelay(err); ok {
 			after = time.Duration(s) * time.Second
 		}
-		return collectors.Retryable(err, after)
+		return remote.Retryable(err, after)
 	}
 	return err
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/duration"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -125,9 +125,9 @@ func (c *Config) Validate() error {
 	if *c.WriteInterval < 0 {
 		errs = append(errs, fmt.Errorf("github.write_interval: %s is negative; give 0 for no pause, or a duration such as 1s", *c.WriteInterval))
 	}
-	if *c.AcceptDays < 1 || *c.AcceptDays > collectors.MaxDurationDays {
+	if *c.AcceptDays < 1 || *c.AcceptDays > duration.MaxDurationDays {
 		errs = append(errs, fmt.Errorf("github.accept_days: %d: give a number of days from 1 to %d (acceptances always expire, like config waivers; default %d)",
-			*c.AcceptDays, collectors.MaxDurationDays, DefaultAcceptDays))
+			*c.AcceptDays, duration.MaxDurationDays, DefaultAcceptDays))
 	}
 	if _, err := model.ParseSeverity(c.AcceptMaxSeverity); err != nil {
 		errs = append(errs, fmt.Errorf("github.accept_max_severity: %w", err))

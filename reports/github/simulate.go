@@ -4,7 +4,7 @@ import "github.com/bfaudit/bfaudit/model"
 
 // Simulation is what the issues would say after a sequence of runs,
 // worked out with the sink's own merge rules but without GitHub. The fault
-// matrix (internal/faultmatrix) uses it to prove, for every collector, that
+// matrix (testkit/faultmatrix) uses it to prove, for every collector, that
 // a unit which did not answer ticks and closes nothing.
 type Simulation struct {
 	issues map[string]*ghIssue

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	gh "github.com/google/go-github/v60/github"
 )
@@ -80,7 +80,7 @@ func New(cfg Config, owners model.Owners, opts ...Option) (*Sink, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{now: time.Now, sleep: collectors.SleepContext, out: os.Stdout, getenv: os.Getenv, baseURL: cfg.BaseURL}
+	o := options{now: time.Now, sleep: remote.SleepContext, out: os.Stdout, getenv: os.Getenv, baseURL: cfg.BaseURL}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // ErrIncomplete marks a run that stopped before the issues were in step
@@ -204,7 +204,7 @@ func (t *transport) rateLimitWait(resp *http.Response) (time.Duration, bool) {
 		return 0, false
 	}
 	now := t.now()
-	if d := collectors.RetryAfter(resp.Header, now); d > 0 {
+	if d := remote.RetryAfter(resp.Header, now); d > 0 {
 		return d, true
 	}
 	if resp.Header.Get("X-RateLimit-Remaining") == "0" {

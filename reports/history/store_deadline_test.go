@@ -16,7 +16,7 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // A PostgreSQL history store at a port that accepts and never answers, or

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/slack-go/slack"
 )
 
@@ -14,7 +14,7 @@ import (
 const (
 	DefaultTokenEnv  = "SLACK_BOT_TOKEN"
 	DefaultMaxOldest = 10
-	DefaultTimeout   = collectors.DefaultCallTimeout
+	DefaultTimeout   = remote.DefaultCallTimeout
 )
 
 // Config is the `slack` section of the config file.
@@ -89,7 +89,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("slack.api_url: %q is not an http(s) URL", showURL(c.APIURL))
 		}
 	}
-	return collectors.CheckTimeout("slack.timeout", *c.Timeout)
+	return remote.CheckTimeout("slack.timeout", *c.Timeout)
 }
 
 // apiBase is the Web API base URL for api_url: Slack's when unset, and

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 )

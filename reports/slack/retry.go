@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/slack-go/slack"
 )
 
@@ -14,7 +14,7 @@ import (
 // for Slack's 429s in all.
 const (
 	maxAttempts = 5
-	retryBudget = collectors.DefaultRetryBudget
+	retryBudget = remote.DefaultRetryBudget
 )
 
 // retrying waits out Slack's 429 answers (Retry-After, which slack-go

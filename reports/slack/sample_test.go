@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/duration"
 	"github.com/go-viper/mapstructure/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -17,7 +17,7 @@ func TestSampleConfigDecodesAndValidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cfg Config
-	dec, _ := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &cfg, ErrorUnused: true, DecodeHook: collectors.DurationHook})
+	dec, _ := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &cfg, ErrorUnused: true, DecodeHook: duration.Hook})
 	if err := dec.Decode(doc.Slack); err != nil {
 		t.Fatalf("sample has a key Config does not know: %v", err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	secrets "github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/slack-go/slack"
@@ -75,7 +75,7 @@ func New(cfg Config, owners model.Owners, store *history.Store, opts ...Option) 
 	}
 	cfg = cfg.WithDefaults()
 	timeout := *cfg.Timeout
-	s := &Sink{cfg: cfg, owners: owners, store: store, now: time.Now, sleep: collectors.SleepContext,
+	s := &Sink{cfg: cfg, owners: owners, store: store, now: time.Now, sleep: remote.SleepContext,
 		out: os.Stdout, getenv: os.Getenv, client: &http.Client{}} // each call has its own deadline
 	for _, o := range opts {
 		o(s)

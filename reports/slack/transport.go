@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	secrets "github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/slack-go/slack"
 )
 
@@ -135,7 +135,7 @@ func (w webhookPoster) send(ctx context.Context, m message) error {
 	answer := strings.TrimSpace(string(b))
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return &slack.RateLimitedError{RetryAfter: collectors.RetryAfter(resp.Header, time.Now())}
+		return &slack.RateLimitedError{RetryAfter: remote.RetryAfter(resp.Header, time.Now())}
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
 		if webhookCode.MatchString(answer) {

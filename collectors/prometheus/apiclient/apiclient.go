@@ -20,8 +20,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
@@ -53,15 +53,15 @@ type Client struct {
 	base    *url.URL
 	http    *http.Client
 	auth    string // the Authorization header, or ""
-	retry   collectors.RetryPolicy
+	retry   remote.RetryPolicy
 	timeout time.Duration
 }
 
 // New validates cfg, reads the secrets it names (registering them with the
 // redactor) and returns a client. hc is used when not nil (tests); it is
 // given the call timeout when it has none or a longer one.
-func New(cfg Config, hc *http.Client, retry collectors.RetryPolicy) (*Client, error) {
-	if err := collectors.CheckTimeout("timeout", cfg.Timeout); err != nil {
+func New(cfg Config, hc *http.Client, retry remote.RetryPolicy) (*Client, error) {
+	if err := remote.CheckTimeout("timeout", cfg.Timeout); err != nil {
 		return nil, err
 	}
 	u, err := url.Parse(cfg.URL)
@@ -160,7 +160,7 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	resp, err := collectors.DoHTTP(ctx, c.http, c.retry, func() (*http.Request, error) {
+	resp, err := remote.DoHTTP(ctx, c.http, c.retry, func() (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodGet, target, nil)
 		if err != nil {
 			return nil, err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 func server(t *testing.T, h http.HandlerFunc) string {
@@ -23,7 +23,7 @@ func client(t *testing.T, cfg Config) *Client {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	c, err := New(cfg, nil, collectors.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }})
+	c, err := New(cfg, nil, remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{URL: "http://x", Timeout: time.Second, TokenEnv: "T_EMPTY"}, "token_env"},
 		{Config{URL: "http://x", Timeout: time.Second, CAFile: "/nonexistent"}, "ca_file"},
 	} {
-		if _, err := New(tt.cfg, nil, collectors.RetryPolicy{}); err == nil || !strings.HasPrefix(err.Error(), tt.key) {
+		if _, err := New(tt.cfg, nil, remote.RetryPolicy{}); err == nil || !strings.HasPrefix(err.Error(), tt.key) {
 			t.Errorf("%+v: %v, want an error about %s", tt.cfg, err, tt.key)
 		}
 	}

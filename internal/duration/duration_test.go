@@ -1,4 +1,4 @@
-package collectors
+package duration
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestParseDuration(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in   string
 		want time.Duration
@@ -33,32 +33,12 @@ func TestParseDuration(t *testing.T) {
 		{"", 0, "invalid duration"},
 	}
 	for _, tt := range tests {
-		got, err := ParseDuration(tt.in)
+		got, err := Parse(tt.in)
 		switch {
 		case tt.err == "" && (err != nil || got != tt.want):
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			t.Errorf("Parse(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("ParseDuration(%q) = %v, %v; want error with %q", tt.in, got, err, tt.err)
+			t.Errorf("Parse(%q) = %v, %v; want error with %q", tt.in, got, err, tt.err)
 		}
-	}
-}
-
-func TestDecodeDurationNamesKey(t *testing.T) {
-	var out struct {
-		Grace   time.Duration `mapstructure:"grace"`
-		Timeout time.Duration `mapstructure:"timeout"`
-	}
-	for _, in := range []map[string]any{
-		{"grace": "213504d"},
-		{"grace": 99999999999},
-		{"grace": 1e300},
-	} {
-		err := DecodeInto(in, &out)
-		if err == nil || !strings.Contains(err.Error(), "grace") || !strings.Contains(err.Error(), "100000d") {
-			t.Errorf("DecodeInto(%v) = %v, want an error naming grace and the limit", in, err)
-		}
-	}
-	if err := DecodeInto(map[string]any{"timeout": 30, "grace": 1.5}, &out); err != nil || out.Timeout != 30*time.Second || out.Grace != 1500*time.Millisecond {
-		t.Errorf("numbers are seconds: %v %+v", err, out)
 	}
 }

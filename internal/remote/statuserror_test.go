@@ -1,4 +1,4 @@
-package collectors
+package remote
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/hostile"
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 func TestSummarizeErrorBody(t *testing.T) {

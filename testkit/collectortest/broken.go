@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/hostile"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/model"
 )
 
