@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // canary returns a distinct secret per place, so each registration is

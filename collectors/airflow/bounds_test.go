@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // Issue 12, point 3: timeout 0 or negative meant "no deadline": a hang.

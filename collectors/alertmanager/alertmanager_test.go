@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
 const (

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
-	"github.com/bfaudit/bfaudit/model"
 	"golang.org/x/oauth2"
 	"google.golang.org/api/option"
 )

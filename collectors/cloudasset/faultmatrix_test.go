@@ -5,8 +5,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/cloudasset"
-	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
 // TestFaultMatrix fails each unit the Asset API collector answers for on

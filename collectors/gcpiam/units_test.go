@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
 // Every artifact carries the unit that reported it, and every error names

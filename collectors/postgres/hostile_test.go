@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // within runs f and fails the test if it has not returned in 20s: the

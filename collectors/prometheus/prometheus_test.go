@@ -13,8 +13,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
 const realPrefix = "prometheus://prom/rules/rules.yml/bf-1234-watch/"

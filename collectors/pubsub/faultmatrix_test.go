@@ -5,8 +5,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/pubsub"
-	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
 // TestFaultMatrix fails each unit the Pub/Sub collector answers for (the

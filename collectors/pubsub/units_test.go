@@ -11,8 +11,8 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"google.golang.org/grpc/codes"
 )
 

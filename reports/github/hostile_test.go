@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // A GitHub that stalls, drips or echoes the token back ends the sync

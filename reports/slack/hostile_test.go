@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/testkit/hostile"
 	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // hostileCases are the misbehaving servers of issue 12, each with a word

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
 // CollectBroken runs c, one of whose units (unit) is a hostile server, and
