@@ -13,8 +13,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/redact"
@@ -68,7 +66,7 @@ func Log(ctx context.Context, req *http.Request, resp *http.Response, err error,
 func write(l *slog.Logger, req *http.Request, resp *http.Response, err error, took time.Duration) {
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("url", URL(req.URL)),
+		slog.String("url", redact.URLOf(req.URL)),
 	}
 	if resp != nil {
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
@@ -78,47 +76,4 @@ func write(l *slog.Logger, req *http.Request, resp *http.Response, err error, to
 	}
 	attrs = append(attrs, slog.Duration("duration", took.Round(time.Millisecond)))
 	l.LogAttrs(context.Background(), slog.LevelDebug, "http call", attrs...)
-}
-
-// Mask stands for a query value that may be a secret.
-const Mask = redact.Mask
-
-// secretWords mark a query parameter whose value may be a credential
-// (token=, access_token=, key=, X-Goog-Signature=, ...).
-var secretWords = []string{"token", "key", "secret", "password", "passwd", "auth", "sig", "credential", "code", "session", "email"}
-
-// URL returns u as it may be logged: no user or password, the values of
-// query parameters that may hold a secret masked, and every registered
-// secret (a webhook URL's path) redacted.
-func URL(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	c := *u
-	c.User = nil
-	c.Fragment, c.RawFragment = "", ""
-	if c.RawQuery != "" {
-		q := c.Query()
-		for k := range q {
-			if secretParam(k) {
-				for i := range q[k] {
-					q[k][i] = Mask
-				}
-			}
-		}
-		c.RawQuery = q.Encode()
-	}
-	// Encode escapes the mask's brackets; show it as the redactor does.
-	s := strings.ReplaceAll(c.String(), url.QueryEscape(Mask), Mask)
-	return redact.String(s)
-}
-
-func secretParam(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
 }

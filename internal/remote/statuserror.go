@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/internal/redact"
 )
@@ -41,7 +38,7 @@ func (e *StatusError) Error() string {
 func NewStatusError(req *http.Request, resp *http.Response) *StatusError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
-	return &StatusError{Method: req.Method, URL: redactURL(req), Status: resp.StatusCode, Summary: SummarizeErrorBody(body)}
+	return &StatusError{Method: req.Method, URL: redact.URLOf(req.URL), Status: resp.StatusCode, Summary: SummarizeErrorBody(body)}
 }
 
 // maxErrorBody is how much of an error answer is read to find its code and
@@ -75,7 +72,7 @@ func SummarizeErrorBody(body []byte) string {
 	}
 	var parts []string
 	add := func(v string) {
-		v = oneLine(v)
+		v = redact.OneLine(v)
 		if v == "" {
 			return
 		}
@@ -101,8 +98,7 @@ func SummarizeErrorBody(body []byte) string {
 		add(scalar(doc["detail"]))
 		add(scalar(doc["message"]))
 	}
-	s := scrub(strings.Join(parts, ": "))
-	return redact.String(truncate(s, SummaryLimit))
+	return redact.Line(strings.Join(parts, ": "), SummaryLimit)
 }
 
 // object decodes a JSON object, or returns nil.
@@ -138,28 +134,4 @@ func code(raw json.RawMessage) string {
 		return ""
 	}
 	return s
-}
-
-// oneLine collapses control characters and runs of space into one space.
-func oneLine(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError
-	}), " ")
-}
-
-// credentialRE finds what looks like a credential echoed into a message:
-// an auth header and its value, or a bearer/basic token.
-var credentialRE = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api-key|private-token)\s*[:=]\s*(?:(?:bearer|basic|token)\s+)?\S+|\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}`)
-
-func scrub(s string) string {
-	return credentialRE.ReplaceAllString(s, redact.Mask)
-}
-
-// truncate cuts s to at most n characters, marking the cut.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n-1])) + "…"
 }

@@ -1,0 +1,78 @@
+package remote
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestPagerStops(t *testing.T) {
+	const what = "GET https://api.example.com/items"
+	tests := []struct {
+		name string
+		walk func(p *Pager) error
+		want string // "" for a walk that ends normally
+	}{
+		{"ends on the last page", func(p *Pager) error {
+			for i := 1; i <= 3; i++ {
+				next := strconv.Itoa(i + 1)
+				if i == 3 {
+					next = ""
+				}
+				if err := p.Next(next, "a"+strconv.Itoa(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, ""},
+		{"a next page that never changes", func(p *Pager) error {
+			for i := 0; i < 5; i++ {
+				if err := p.Next("2", "item"+strconv.Itoa(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, "names a next page (2) that was already read"},
+		{"the same items again", func(p *Pager) error {
+			for i := 0; i < 5; i++ {
+				if err := p.Next(strconv.Itoa(i+2), "x", "y"); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, "repeats items already listed"},
+		{"past the cap", func(p *Pager) error {
+			p.Max = 10
+			for i := 0; ; i++ {
+				if err := p.Next(strconv.Itoa(i+2), strconv.Itoa(i)); err != nil {
+					return err
+				}
+			}
+		}, "still paging after 10 pages"},
+		{"far past the announced count", func(p *Pager) error {
+			p.Announced = 1
+			for i := 0; ; i++ {
+				if err := p.Next(strconv.Itoa(i+2), strconv.Itoa(i)); err != nil {
+					return err
+				}
+			}
+		}, "the server announced 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Pager{What: what}
+			err := tt.walk(p)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("walk = %v", err)
+				}
+				return
+			}
+			var pe *PagingError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), what+": ") || !strings.Contains(err.Error(), "incomplete") {
+				t.Fatalf("walk = %v, want a PagingError naming %q and saying %q", err, what, tt.want)
+			}
+		})
+	}
+}

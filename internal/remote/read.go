@@ -1,0 +1,103 @@
+package remote
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// TooLargeError is an answer longer than the most its reader accepts.
+type TooLargeError struct{ Max int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("answer larger than %s: not read further", size(e.Max))
+}
+
+// IsTooLarge reports an answer cut off at its cap. Asking again gets the
+// same answer, so it is never retried.
+func IsTooLarge(err error) bool {
+	var e *TooLargeError
+	return errors.As(err, &e)
+}
+
+func size(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	if n >= 1<<10 && n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ReadAll reads r to its end, accepting at most max bytes: an answer of
+// exactly max bytes is read whole, one byte more is a *TooLargeError.
+func ReadAll(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, &TooLargeError{Max: max}
+	}
+	return b, nil
+}
+
+// CappedBody wraps a body so that reading past max bytes fails with a
+// *TooLargeError instead of ending quietly: a cut-off answer is never
+// decoded as a short, complete one. A body of exactly max bytes reads
+// whole. For transports whose callers (generated clients) read the body
+// themselves; code that reads a body itself calls ReadAll.
+func CappedBody(rc io.ReadCloser, max int64) io.ReadCloser {
+	return &cappedBody{rc: rc, left: max, max: max}
+}
+
+type cappedBody struct {
+	rc        io.ReadCloser
+	left, max int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the cap from a longer one.
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			return 0, &TooLargeError{Max: b.max}
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *cappedBody) Close() error { return b.rc.Close() }
+
+// DecodeJSON reads at most max bytes of r and decodes them into out. An
+// empty answer or JSON null is an error: every API bfaudit reads answers
+// an object or a list where it answers at all, and taking "nothing" for
+// "none" would read a broken answer as an empty estate.
+func DecodeJSON(r io.Reader, max int64, out any) error {
+	body, err := ReadAll(r, max)
+	if err != nil {
+		return err
+	}
+	return Unmarshal(body, out)
+}
+
+// Unmarshal is DecodeJSON for an answer already read.
+func Unmarshal(body []byte, out any) error {
+	if t := bytes.TrimSpace(body); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return errors.New("the answer is empty or null, not the object or list the API returns")
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("decode answer: %w", err)
+	}
+	return nil
+}
