@@ -15,10 +15,10 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/internal/decodeerr"
 	"github.com/bfaudit/bfaudit/internal/duration"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/rules"
 )
@@ -45,7 +45,7 @@ type Config struct {
 	Waivers  []map[string]any `mapstructure:"waivers"`
 	Report   Report           `mapstructure:"report"`
 	// Fix says what `bfaudit fix --apply` may do beyond reversible actions.
-	Fix   fix.Config `mapstructure:"fix"`
+	Fix   Fix `mapstructure:"fix"`
 	Sinks `mapstructure:",squash"`
 
 	// Built by Load from the sections above.
@@ -259,13 +259,13 @@ func (c *Config) build() error {
 	}
 	c.FailOn = sev
 	for _, f := range c.Report.Formats {
-		if !validFormat(f) {
-			return fail("report.formats", fmt.Errorf("unknown format %q (expected %s)", f, strings.Join(Formats, ", ")))
+		if !reports.IsFormat(f) {
+			return fail("report.formats", fmt.Errorf("unknown format %q (expected %s)", f, strings.Join(reports.Formats(), ", ")))
 		}
 	}
 	for f := range c.Report.Outputs {
-		if !validFormat(f) {
-			return fail("report.outputs."+f, fmt.Errorf("unknown format (expected %s)", strings.Join(Formats, ", ")))
+		if !reports.IsFormat(f) {
+			return fail("report.outputs."+f, fmt.Errorf("unknown format (expected %s)", strings.Join(reports.Formats(), ", ")))
 		}
 	}
 	if err := c.Report.resolveTemplates(base); err != nil {
@@ -286,18 +286,6 @@ func (c *Config) build() error {
 		}
 	}
 	return nil
-}
-
-// Formats are the report formats bfaudit writes.
-var Formats = []string{"table", "json", "markdown", "html", "sarif"}
-
-func validFormat(f string) bool {
-	for _, v := range Formats {
-		if v == f {
-			return true
-		}
-	}
-	return false
 }
 
 // readError makes viper's parse errors say what they are.

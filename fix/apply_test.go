@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,12 +103,12 @@ func openStore(t *testing.T) *history.Store {
 
 func applyPlan(t *testing.T, in Inputs, id string, systems map[string]System, store *history.Store, allow ...string) []Result {
 	t.Helper()
-	cfg := Config{Allow: allow}
-	p, err := NewPlan(in, id, func(a remedy.Action) bool { return cfg.Allows(a.Name) })
+	allows := func(action string) bool { return remedy.Reversible(action) || slices.Contains(allow, action) }
+	p, err := NewPlan(in, id, func(a remedy.Action) bool { return allows(a.Name) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	ap := &Applier{Systems: systems, Allowed: cfg.Allows, Store: store, Actor: "test", Now: func() time.Time { return testNow }}
+	ap := &Applier{Systems: systems, Allowed: allows, Store: store, Actor: "test", Now: func() time.Time { return testNow }}
 	return ap.Apply(context.Background(), p)
 }
 

@@ -7,7 +7,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -26,36 +27,45 @@ type Options struct {
 	Templates map[string]string
 }
 
-// writers is the explicit map from format name to writer.
-var writers = map[string]func(Options) Writer{
-	"table": func(o Options) Writer { return &Table{Color: o.Color} },
-	"json":  func(Options) Writer { return JSON{} },
-	"markdown": func(o Options) Writer {
+// writers is the one list of report formats, in the order they are
+// offered (the default first): the config, the flags and the help read it.
+var writers = []struct {
+	name string
+	new  func(Options) Writer
+}{
+	{"table", func(o Options) Writer { return &Table{Color: o.Color} }},
+	{"json", func(Options) Writer { return JSON{} }},
+	{"markdown", func(o Options) Writer {
 		return &Template{Name: pick(o.Templates["markdown"], "report.md.tmpl"), HTML: false}
-	},
-	"html": func(o Options) Writer {
+	}},
+	{"html", func(o Options) Writer {
 		return &Template{Name: pick(o.Templates["html"], "report.html.tmpl"), HTML: true}
-	},
-	"sarif": func(Options) Writer { return SARIF{} },
+	}},
+	{"sarif", func(Options) Writer { return SARIF{} }},
 }
 
 // New returns the writer for a format.
 func New(format string, o Options) (Writer, error) {
-	f, ok := writers[format]
-	if !ok {
-		return nil, fmt.Errorf("unknown report format %q (expected %v)", format, Formats())
+	for _, w := range writers {
+		if w.name == format {
+			return w.new(o), nil
+		}
 	}
-	return f(o), nil
+	return nil, fmt.Errorf("unknown report format %q (expected %s)", format, strings.Join(Formats(), ", "))
 }
 
-// Formats lists the formats, sorted.
+// Formats lists the report formats, the default first.
 func Formats() []string {
-	var out []string
-	for f := range writers {
-		out = append(out, f)
+	out := make([]string, len(writers))
+	for i, w := range writers {
+		out[i] = w.name
 	}
-	sort.Strings(out)
 	return out
+}
+
+// IsFormat reports whether bfaudit writes format.
+func IsFormat(format string) bool {
+	return slices.Contains(Formats(), format)
 }
 
 func pick(v, def string) string {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Exit codes (DESIGN.md, "Command line").
+// Exit codes (README.md, "Commands"; docs/trust.md for exit 3).
 const (
 	exitOK         = 0 // nothing at or above --fail-on
 	exitFindings   = 1 // findings at or above --fail-on

@@ -38,8 +38,8 @@ func planOutputs(cfg *config.Config, formats, outputs []string) ([]output, error
 			}
 			f, p = formats[0], o
 		}
-		if !contains(config.Formats, f) {
-			return nil, fmt.Errorf("--output %s: unknown format %q (expected %s)", o, f, strings.Join(config.Formats, ", "))
+		if !reports.IsFormat(f) {
+			return nil, fmt.Errorf("--output %s: unknown format %q (expected %s)", o, f, strings.Join(reports.Formats(), ", "))
 		}
 		paths[f] = p
 		if !contains(formats, f) {
@@ -49,8 +49,8 @@ func planOutputs(cfg *config.Config, formats, outputs []string) ([]output, error
 	var plan []output
 	stdout := ""
 	for _, f := range formats {
-		if !contains(config.Formats, f) {
-			return nil, fmt.Errorf("--format: unknown format %q (expected %s)", f, strings.Join(config.Formats, ", "))
+		if !reports.IsFormat(f) {
+			return nil, fmt.Errorf("--format: unknown format %q (expected %s)", f, strings.Join(reports.Formats(), ", "))
 		}
 		p := paths[f]
 		if p == "" || p == "-" {

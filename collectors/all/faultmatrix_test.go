@@ -13,8 +13,8 @@ import (
 
 // Every registered collector joins the fault matrix (testkit/faultmatrix):
 // its package has a faultmatrix_test.go that runs the matrix under its own
-// type name. A collector that does not, is not done (DESIGN.md, "Trust
-// rules"), so this test fails until it does.
+// type name. A collector that does not, is not done (docs/trust.md,
+// docs/CONTRIBUTING.md), so this test fails until it does.
 func TestEveryCollectorJoinsTheFaultMatrix(t *testing.T) {
 	names := collectors.Names()
 	for _, name := range names {

@@ -3,7 +3,7 @@
 // namespace, DAG, vhost...), it audits a fixture twice, fails that unit on
 // the second run, and proves that nothing the unit reported is ticked,
 // closed or resolved, that the lifecycle does not move, and that the run
-// says it is incomplete (exit 3). DESIGN.md, "Trust rules".
+// says it is incomplete (exit 3). The rule it checks is docs/trust.md.
 package faultmatrix
 
 import (

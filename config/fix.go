@@ -1,4 +1,4 @@
-package fix
+package config
 
 import (
 	"fmt"
@@ -9,8 +9,10 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// Config is the `fix` section of the config file.
-type Config struct {
+// Fix is the `fix` section of the config file: what `bfaudit fix --apply`
+// may do. It lives here, not in package fix, so loading a config does not
+// pull in every system fix acts on.
+type Fix struct {
 	// Allow names the actions `fix --apply` may take besides the
 	// reversible ones (pause_job, expire_role, disable_key), which it
 	// always may: drop_table, revoke_grant, delete_subscription...
@@ -21,7 +23,7 @@ type Config struct {
 }
 
 // Validate checks every allowed action is one bfaudit knows.
-func (c Config) Validate() error {
+func (c Fix) Validate() error {
 	known := remedy.Actions()
 	for i, a := range c.Allow {
 		if _, ok := known[a]; !ok {
@@ -38,6 +40,6 @@ func (c Config) Validate() error {
 
 // Allows reports whether --apply may take an action: it is reversible or
 // the config allows it.
-func (c Config) Allows(action string) bool {
+func (c Fix) Allows(action string) bool {
 	return remedy.Reversible(action) || slices.Contains(c.Allow, action)
 }
