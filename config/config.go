@@ -6,7 +6,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,6 +203,19 @@ func decode(v *viper.Viper, path string) (*Config, error) {
 		return nil, &Error{File: path, Err: decodeerr.Mapstructure(err, &c)}
 	}
 	c.File, c.raw = path, raw
+	// An owner written with nothing under it (`team-x:` or `team-x: {}`)
+	// decodes to nothing; keep it, empty, so build refuses it by name
+	// rather than accept an owner nobody can be told about.
+	if written, ok := v.Get("owners").(map[string]any); ok {
+		for name := range written {
+			if _, ok := c.Owners[name]; !ok {
+				if c.Owners == nil {
+					c.Owners = model.Owners{}
+				}
+				c.Owners[name] = model.Contact{}
+			}
+		}
+	}
 	// An empty section (`history: {}`) turns a sink on with its defaults,
 	// but decodes to nothing.
 	if c.History == nil && v.InConfig("history") {
@@ -280,9 +295,9 @@ func (c *Config) build() error {
 		return &Error{File: c.File, Err: err}
 	}
 	c.Engine, c.RuleOptions = eng, opts
-	for owner, ct := range c.Owners {
-		if ct.GitHub == "" && ct.Email == "" {
-			return fail("owners."+owner, errors.New("give github, email or both"))
+	for _, owner := range slices.Sorted(maps.Keys(c.Owners)) {
+		if ct := c.Owners[owner]; strings.TrimSpace(ct.GitHub) == "" && strings.TrimSpace(ct.Email) == "" {
+			return fail("owners."+owner, errors.New("no contact (set github, email or both)"))
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -42,21 +43,27 @@ func (c *Collector) readFile(configured string, inv *inventory) error {
 	return nil
 }
 
-// parseFile reads a JSON array, one JSON document, or JSON lines.
+// parseFile reads a JSON array, one JSON document, or JSON lines. Each
+// entry is named path:line (and, in an array, its number), as every
+// parser names the place of what is wrong.
 func parseFile(data []byte, origin string, inv *inventory) error {
-	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	// skipped keeps line numbers those of the file.
+	skipped := bytes.Count(data[:len(data)-len(trimmed)], []byte("\n"))
+	data = bytes.TrimSpace(trimmed)
 	switch {
 	case len(data) == 0:
 		return errors.New("empty file; expected gcloud asset search or export output (JSON)")
 	case bytes.Equal(data, []byte("null")):
 		return errors.New("the file holds null; expected gcloud asset search or export output (JSON)")
 	case data[0] == '[':
-		var items []json.RawMessage
-		if err := json.Unmarshal(data, &items); err != nil {
+		items, lines, err := arrayItems(data)
+		if err != nil {
 			return fmt.Errorf("not a JSON array: %v", err)
 		}
 		for i, raw := range items {
-			if err := parseItem(raw, fmt.Sprintf("%s entry %d", origin, i+1), inv); err != nil {
+			if err := parseItem(raw, fmt.Sprintf("%s:%d: entry %d", origin, skipped+lines[i], i+1), inv); err != nil {
 				inv.fail("", err)
 			}
 		}
@@ -65,7 +72,7 @@ func parseFile(data []byte, origin string, inv *inventory) error {
 		return errors.New("not JSON; expected gcloud asset search output (--format=json) or export output")
 	}
 	if json.Valid(data) {
-		if err := parseItem(data, origin, inv); err != nil {
+		if err := parseItem(data, fmt.Sprintf("%s:%d", origin, skipped+1), inv); err != nil {
 			inv.fail("", err)
 		}
 		return nil
@@ -75,11 +82,36 @@ func parseFile(data []byte, origin string, inv *inventory) error {
 		if len(line) == 0 {
 			continue
 		}
-		if err := parseItem(line, fmt.Sprintf("%s line %d", origin, n+1), inv); err != nil {
+		if err := parseItem(line, fmt.Sprintf("%s:%d", origin, skipped+n+1), inv); err != nil {
 			inv.fail("", err)
 		}
 	}
 	return nil
+}
+
+// arrayItems splits a JSON array into its entries and the line each
+// starts on (from 1).
+func arrayItems(data []byte) (items []json.RawMessage, lines []int, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, err
+	}
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, nil, err
+		}
+		start := int(dec.InputOffset()) - len(raw)
+		items = append(items, raw)
+		lines = append(lines, 1+bytes.Count(data[:start], []byte("\n")))
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, errors.New("more after the closing ]")
+	}
+	return items, lines, nil
 }
 
 // parseItem tells the three shapes apart by their keys: an asset has an

@@ -173,4 +173,30 @@ func TestBadEntries(t *testing.T) {
 	if sink.Artifact("bigquery://proj/analytics/bf_7001_tmp") == nil {
 		t.Errorf("the good file's table is gone: %v", uris(sink))
 	}
+	// Each names its place as every parser does: path:line: entry.
+	var msgs []string
+	for _, e := range sink.Errors {
+		msgs = append(msgs, e.Error)
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"cloudasset: bad.json:3: entry 2: a pubsub.googleapis.com/Topic result: ", "cloudasset: bad.json:4: entry 3: neither an asset"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("errors lack %q:\n%s", want, all)
+		}
+	}
+}
+
+// An export (one asset a line) names a bad line by its number.
+func TestBadExportLine(t *testing.T) {
+	body := "\n{\"asset_type\":\"bigquery.googleapis.com/Table\",\"resource\":{}}\n[1]\n"
+	dir := t.TempDir()
+	sink := collectors.NewTestSink()
+	_ = offline(t, dir, writeFile(t, dir, "export.json", []byte(body))).Collect(context.Background(), sink)
+	var msgs []string
+	for _, e := range sink.Errors {
+		msgs = append(msgs, e.Error)
+	}
+	if all := strings.Join(msgs, "\n"); !strings.Contains(all, "cloudasset: export.json:3: not a JSON object") {
+		t.Errorf("errors:\n%s\nwant export.json:3 named", all)
+	}
 }

@@ -74,12 +74,20 @@ func TestParseBadEntriesKeepsGoodOnes(t *testing.T) {
 	}
 }
 
+// A file refused whole says so as every parser does: path:line: key:
+// what is wrong (path: alone when no line applies).
 func TestParseWholeFileErrors(t *testing.T) {
-	if _, errs := Parse("x.json", []byte(`{"artifacts": [`), ""); len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "x.json: ") {
-		t.Errorf("syntax error = %v", errs)
-	}
-	if _, errs := Parse("x.yaml", []byte("things: []\n"), ""); len(errs) != 1 || !strings.Contains(errs[0].Error(), "artifacts: missing") {
-		t.Errorf("missing list = %v", errs)
+	for _, tt := range []struct{ path, data, want string }{
+		{"x.json", `{"artifacts": [`, "x.json:1: did not find expected node content"},
+		{"x.yaml", "things: []\n", "x.yaml:1: artifacts: missing; expected a list of artifacts"},
+		{"x.yaml", "# none\nartifacts: {}\n", "x.yaml:2: artifacts: expected a list of artifacts (an empty list [] when there are none)"},
+		{"x.yaml", "\nnull\n", `x.yaml:2: holds null; expected {"artifacts": [...]}`},
+		{"x.yaml", "artifacts: []\nartifacts: []\n", `x.yaml:2: mapping key "artifacts" already defined at line 1`},
+		{"x.yaml", "# only a comment\n", `x.yaml: holds no document (only comments); expected {"artifacts": [...]}`},
+	} {
+		if _, errs := Parse(tt.path, []byte(tt.data), ""); len(errs) != 1 || errs[0].Error() != tt.want {
+			t.Errorf("%q: errors %v, want %q", tt.data, errs, tt.want)
+		}
 	}
 }
 

@@ -52,32 +52,48 @@ type fileDoc struct {
 // comments, null) or no artifacts list is an error, never an empty answer;
 // `artifacts: []` says there are none.
 func Parse(path string, data []byte, defaultSystem string) ([]model.Artifact, []error) {
-	whole := func(format string, args ...any) ([]model.Artifact, []error) {
-		return nil, []error{fmt.Errorf("%s: "+format, append([]any{path}, args...)...)}
+	// whole refuses the file: path:line: what is wrong, as every parser
+	// says it (path: alone when no line applies).
+	whole := func(line int, format string, args ...any) ([]model.Artifact, []error) {
+		loc := path
+		if line > 0 {
+			loc = fmt.Sprintf("%s:%d", path, line)
+		}
+		return nil, []error{fmt.Errorf("%s: "+format, append([]any{loc}, args...)...)}
+	}
+	// syntax refuses the file for the YAML parser's error, its "line N:"
+	// moved into the location.
+	syntax := func(msg string) ([]model.Artifact, []error) {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		if m := typeErrRE.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return whole(line, "%s", m[2])
+		}
+		return whole(0, "%s", msg)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return whole("empty file; an inventory file holds {\"artifacts\": [...]} (an empty list when there are none)")
+		return whole(0, "empty file; an inventory file holds {\"artifacts\": [...]} (an empty list when there are none)")
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return whole("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+		return syntax(err.Error())
 	}
 	if len(root.Content) == 0 {
-		return whole("holds no document (only comments); expected {\"artifacts\": [...]}")
+		return whole(0, "holds no document (only comments); expected {\"artifacts\": [...]}")
 	}
 	doc := root.Content[0]
 	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
-		return whole("%d: holds null; expected {\"artifacts\": [...]}", doc.Line)
+		return whole(doc.Line, "holds null; expected {\"artifacts\": [...]}")
 	}
 	list := findKey(doc, "artifacts")
 	switch {
 	case list == nil:
-		return whole("%d: artifacts: missing; expected a list of artifacts", doc.Line)
+		return whole(doc.Line, "artifacts: missing; expected a list of artifacts")
 	case list.Kind == yaml.AliasNode && list.Alias != nil:
 		list = list.Alias
 	}
 	if list.Kind != yaml.SequenceNode {
-		return whole("%d: artifacts: expected a list of artifacts (an empty list [] when there are none)", list.Line)
+		return whole(list.Line, "artifacts: expected a list of artifacts (an empty list [] when there are none)")
 	}
 
 	var fd fileDoc
@@ -87,20 +103,25 @@ func Parse(path string, data []byte, defaultSystem string) ([]model.Artifact, []
 	if err := dec.Decode(&fd); err != nil {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
-			return whole("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+			return syntax(err.Error())
 		}
 		typeErrs = te.Errors
 	}
 	if len(fd.Artifacts) != len(list.Content) {
-		// Cannot happen for a sequence that decoded; refuse rather than
-		// pair entries with the wrong lines.
-		return whole("%d: artifacts: read %d entries of %d", list.Line, len(fd.Artifacts), len(list.Content))
+		if len(typeErrs) > 0 {
+			// The decoder gave up on the list (artifacts defined twice):
+			// say why.
+			return syntax(strings.Join(typeErrs, "; "))
+		}
+		// Cannot happen otherwise; refuse rather than pair entries with
+		// the wrong lines.
+		return whole(list.Line, "artifacts: read %d entries of %d", len(fd.Artifacts), len(list.Content))
 	}
 	bad, stray := entryErrors(path, list.Content, typeErrs)
 	if len(stray) > 0 {
 		// An error outside every entry (a key defined twice) leaves no
 		// entry trustworthy.
-		return whole("%s", strings.Join(stray, "; "))
+		return syntax(strings.Join(stray, "; "))
 	}
 	var out []model.Artifact
 	var errs []error

@@ -189,7 +189,7 @@ func TestOddFiles(t *testing.T) {
 func TestDuplicateTopLevelKey(t *testing.T) {
 	data := "artifacts:\n  - {kind: alert, uri: 'm://1'}\nartifacts:\n  - {kind: alert, uri: 'm://2'}\n  - {kind: alert, uri: 'm://3'}\n"
 	arts, errs := Parse("inv.yaml", []byte(data), "")
-	if len(arts) != 0 || len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "inv.yaml: ") {
+	if len(arts) != 0 || len(errs) != 1 || errs[0].Error() != `inv.yaml:3: mapping key "artifacts" already defined at line 1` {
 		t.Errorf("arts %v errs %v", arts, errs)
 	}
 }

@@ -80,6 +80,10 @@ func (p *Postgres) UseSelector(s *correlate.Selector) { p.sel = s }
 // host part of its URIs. Until it is called the DSN's host is used.
 func (p *Postgres) SetSourceName(name string) { p.name = name }
 
+// SetClock makes a role's VALID UNTIL expired or not at the audit's time
+// (--now), and stamps validation queries with it.
+func (p *Postgres) SetClock(now func() time.Time) { p.now = now }
+
 // Init validates the config and parses the DSN. It does not connect, so a
 // server that is down fails the run's coverage, not the config check.
 func (p *Postgres) Init() error {

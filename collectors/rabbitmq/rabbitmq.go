@@ -91,6 +91,10 @@ func (r *RabbitMQ) UseSelector(s *correlate.Selector) { r.sel = s }
 // host part of its URIs. Until it is called the URL's host is used.
 func (r *RabbitMQ) SetSourceName(name string) { r.name = name }
 
+// SetClock makes "in use now" (a queue with statistics and no idle_since)
+// mean in use at the audit's time (--now).
+func (r *RabbitMQ) SetClock(now func() time.Time) { r.now = now }
+
 func (r *RabbitMQ) sourceName() string {
 	if r.name != "" {
 		return r.name
