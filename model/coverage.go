@@ -175,6 +175,16 @@ func (a Answers) Answered(source, scope string) bool {
 	return ok && c.Answered(scope)
 }
 
+// Described reports whether this run read b's description from the unit
+// that describes it: b is not a scheduler's evidence (which says what ran,
+// not what was planned) nor a description the history store put back
+// (LastKnown), and that unit answered. The history store restores, and the
+// GitHub sink keeps its issue as it was, for exactly the backfills this is
+// false for.
+func (a Answers) Described(b Backfill) bool {
+	return b.Origin != OriginScheduler && b.LastKnown.IsZero() && a.Answered(b.Source.Source, b.Source.Path)
+}
+
 // Basis is what a finding's verdict rests on: the unit whose evidence it
 // came from, the unit that describes its backfill (plan or record), and
 // whether it is a verdict on the whole backfill drawn from every source

@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestAnsweredByUnit(t *testing.T) {
@@ -119,5 +120,33 @@ func TestAnswersUnanswered(t *testing.T) {
 	}
 	if AnswersOf(nil).All() {
 		t.Error("a run with no source answered for everything")
+	}
+}
+
+// A backfill's description was read this run only from a plan whose unit
+// answered: neither the scheduler's evidence nor a restored copy counts.
+func TestAnswersDescribed(t *testing.T) {
+	ans := AnswersOf([]Coverage{
+		{Source: "plans", Status: CoverageDegraded, Errors: []ScopeError{{Scope: "plans/bf-1.yaml", Error: "bad"}}},
+		{Source: "airflow", Status: CoverageOK},
+	})
+	plan := func(path string) Backfill {
+		return Backfill{ID: "BF-1", Origin: OriginPlan, Source: Location{Source: "plans", Path: path}}
+	}
+	restored := plan("plans/bf-2.yaml")
+	restored.LastKnown = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		b    Backfill
+		want bool
+	}{
+		{"plan that answered", plan("plans/bf-2.yaml"), true},
+		{"plan that did not answer", plan("plans/bf-1.yaml"), false},
+		{"scheduler evidence", Backfill{ID: "BF-1", Origin: OriginScheduler, Source: Location{Source: "airflow", Path: "dags/bf_1"}}, false},
+		{"last known copy", restored, false},
+	} {
+		if got := ans.Described(tc.b); got != tc.want {
+			t.Errorf("%s: Described = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
