@@ -16,11 +16,11 @@ func TestUnreadPlanKeepsTheIssueWithoutHistory(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cov  model.Coverage
+		unit string // what the note names
 	}{
 		{"plan file failed", model.Coverage{Source: "plans", Status: model.CoverageDegraded,
-			Errors: []model.ScopeError{{Scope: "plans/bf-1234.yaml", Error: "yaml: line 3: did not find expected key"}}}},
-		{"plan source failed", model.Coverage{Source: "plans", Status: model.CoverageFailed, Error: "open plans: permission denied"}},
-		{"plan source with no status", model.Coverage{Source: "plans"}},
+			Errors: []model.ScopeError{{Scope: "plans/bf-1234.yaml", Error: "yaml: line 3: did not find expected key"}}}, "plans / plans/bf-1234.yaml"},
+		{"plan source failed", model.Coverage{Source: "plans", Status: model.CoverageFailed, Error: "open plans: permission denied"}, "plans / plans/bf-1234.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
@@ -50,8 +50,7 @@ func TestUnreadPlanKeepsTheIssueWithoutHistory(t *testing.T) {
 			if !strings.Contains(is.body, "| Purpose | replay of BF-1234 |") || strings.Contains(is.body, "bf_1234_refund_replay") {
 				t.Errorf("description rewritten from the scheduler's evidence:\n%s", is.body)
 			}
-			if !strings.Contains(is.body, "could not be read in the latest run (`plans / plans/bf-1234.yaml`)") &&
-				!strings.Contains(is.body, "could not be read in the latest run (`plans`)") {
+			if !strings.Contains(is.body, "could not be read in the latest run (`"+tc.unit+"`)") {
 				t.Errorf("no note naming the plan that could not be read:\n%s", is.body)
 			}
 			if rest := strings.TrimPrefix(is.body[strings.Index(is.body, staleEnd)+len(staleEnd):], "\n\n"); rest != before.body {
