@@ -106,14 +106,7 @@ func Summarize(r *model.Report, ix *correlate.Index) {
 		}
 		s.ByOwner[owner]++
 	}
-	for _, c := range r.Coverage {
-		if c.Status != model.CoverageOK {
-			s.Complete = false
-		}
-	}
-	if len(r.Problems) > 0 {
-		s.Complete = false
-	}
+	s.Complete = model.CoverageComplete(r.Coverage) && len(r.Problems) == 0
 	r.Summary = s
 }
 

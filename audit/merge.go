@@ -325,7 +325,9 @@ func countBySource(est *model.Estate) map[string]*sourceCounts {
 	return out
 }
 
-var statusRank = map[model.CoverageStatus]int{model.CoverageOK: 0, "": 0, model.CoverageDegraded: 1, model.CoverageFailed: 2}
+// statusRank orders the states model.Coverage.State reads: the merged
+// entry is as bad as its worst shard.
+var statusRank = map[model.CoverageStatus]int{model.CoverageOK: 0, model.CoverageDegraded: 1, model.CoverageFailed: 2}
 
 // mergeCoverage unions one source's coverage across estates and marks it
 // not answered for every shard it depended on that cannot be trusted.
@@ -358,8 +360,8 @@ func (m *merger) mergeCoverage(src string, missing map[int]bool, doubled map[int
 		}
 		contributing++
 		out.Artifacts, out.Backfills, out.Records = c.Artifacts, c.Backfills, c.Records
-		if statusRank[c.Status] > statusRank[out.Status] {
-			out.Status = c.Status
+		if st := c.State(); statusRank[st] > statusRank[out.Status] {
+			out.Status = st
 		}
 		if c.Error != "" {
 			e := c.Error

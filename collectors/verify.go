@@ -59,7 +59,7 @@ func RecordVerifyError(est *model.Estate, source string, err error) {
 			continue
 		}
 		c.Errors = append(c.Errors, model.ScopeError{Scope: scope, Error: err.Error()})
-		if c.Status != model.CoverageFailed {
+		if !c.Failed() {
 			c.Status = model.CoverageDegraded
 		}
 		return

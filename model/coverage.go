@@ -8,7 +8,12 @@ import (
 // CoverageStatus says how completely a source answered.
 type CoverageStatus string
 
-// Coverage statuses.
+// Coverage statuses. bfaudit always writes one of these three. Any other
+// status, the empty one included (an estate written by hand or by another
+// tool that left it out), is read as failed: the source never said it
+// answered, and nothing is concluded gone from a source that did not answer.
+// Coverage.State is where that reading is made; every caller asks it, or
+// Full, Failed, Answered or CoverageComplete, never Status itself.
 const (
 	CoverageOK       CoverageStatus = "ok"
 	CoverageDegraded CoverageStatus = "degraded" // some units failed
@@ -41,23 +46,51 @@ type Coverage struct {
 	Shard *ShardSpec `json:"shard,omitempty"`
 }
 
+// State is how the source answered, as bfaudit reads it: ok only when the
+// status says ok and no error is recorded, degraded when it says ok or
+// degraded but errors are recorded, failed otherwise, including an empty
+// or unknown status (see the constants).
+func (c Coverage) State() CoverageStatus {
+	switch c.Status {
+	case CoverageOK:
+		if c.Error == "" && len(c.Errors) == 0 {
+			return CoverageOK
+		}
+		return CoverageDegraded
+	case CoverageDegraded:
+		return CoverageDegraded
+	}
+	return CoverageFailed
+}
+
+// Full reports whether the source answered for every unit.
+func (c Coverage) Full() bool { return c.State() == CoverageOK }
+
+// Failed reports whether the source answered for no unit at all.
+func (c Coverage) Failed() bool { return c.State() == CoverageFailed }
+
 // Answered reports whether the source answered for the unit at scope, so
 // that absence of an object there means it is gone: the source did not
 // fail, and no error names that unit or any unit above it. An error below
 // it (one DAG of a listing that answered) does not count against it.
 func (c Coverage) Answered(scope string) bool {
-	switch c.Status {
-	case CoverageFailed:
+	if c.Failed() {
 		return false
-	case CoverageOK, "":
-		return len(c.Errors) == 0 || c.answeredDespiteErrors(scope)
 	}
-	return c.answeredDespiteErrors(scope)
-}
-
-func (c Coverage) answeredDespiteErrors(scope string) bool {
 	for _, e := range c.Errors {
 		if ScopeWithin(scope, e.Scope) {
+			return false
+		}
+	}
+	return true
+}
+
+// CoverageComplete reports whether every source of a run answered fully.
+// A run with no source is complete here (nothing failed); Answers.All,
+// which decides what may be concluded gone, asks for at least one source.
+func CoverageComplete(cov []Coverage) bool {
+	for _, c := range cov {
+		if !c.Full() {
 			return false
 		}
 	}
@@ -121,12 +154,9 @@ type Answers struct {
 
 // AnswersOf indexes a run's coverage.
 func AnswersOf(cov []Coverage) Answers {
-	a := Answers{bySource: make(map[string]Coverage, len(cov)), all: len(cov) > 0}
+	a := Answers{bySource: make(map[string]Coverage, len(cov)), all: len(cov) > 0 && CoverageComplete(cov)}
 	for _, c := range cov {
 		a.bySource[c.Source] = c
-		if (c.Status != CoverageOK && c.Status != "") || len(c.Errors) > 0 || c.Error != "" {
-			a.all = false
-		}
 	}
 	return a
 }
@@ -143,6 +173,16 @@ func (a Answers) Answered(source, scope string) bool {
 	}
 	c, ok := a.bySource[source]
 	return ok && c.Answered(scope)
+}
+
+// Described reports whether this run read b's description from the unit
+// that describes it: b is not a scheduler's evidence (which says what ran,
+// not what was planned) nor a description the history store put back
+// (LastKnown), and that unit answered. The history store restores, and the
+// GitHub sink keeps its issue as it was, for exactly the backfills this is
+// false for.
+func (a Answers) Described(b Backfill) bool {
+	return b.Origin != OriginScheduler && b.LastKnown.IsZero() && a.Answered(b.Source.Source, b.Source.Path)
 }
 
 // Basis is what a finding's verdict rests on: the unit whose evidence it
@@ -232,7 +272,7 @@ func (a Answers) addFailed(add func(string), source, scope string) {
 }
 
 func (a Answers) addFailedOf(add func(string), name string, c Coverage, scope string, any bool) {
-	if c.Status == CoverageFailed {
+	if c.Failed() {
 		add(name)
 		return
 	}

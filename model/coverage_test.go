@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestAnsweredByUnit(t *testing.T) {
@@ -39,6 +40,56 @@ func TestAnsweredByUnit(t *testing.T) {
 	}
 }
 
+// One reading of a coverage entry for every caller. An empty or unknown
+// status (a hand-written estate) is read as failed: the source never said
+// it answered, so nothing may be concluded gone from it.
+func TestCoverageState(t *testing.T) {
+	scoped := []ScopeError{{Scope: "dags/refunds", Error: "HTTP 500"}}
+	for _, tc := range []struct {
+		name     string
+		cov      Coverage
+		want     CoverageStatus
+		answered bool // for the unit "dags/other"
+	}{
+		{"ok", Coverage{Status: CoverageOK}, CoverageOK, true},
+		{"degraded", Coverage{Status: CoverageDegraded, Errors: scoped}, CoverageDegraded, true},
+		{"failed", Coverage{Status: CoverageFailed, Error: "refused"}, CoverageFailed, false},
+		{"empty status", Coverage{}, CoverageFailed, false},
+		{"empty status, errors below", Coverage{Errors: scoped}, CoverageFailed, false},
+		{"unknown status", Coverage{Status: "partial"}, CoverageFailed, false},
+		{"ok with errors recorded", Coverage{Status: CoverageOK, Errors: scoped}, CoverageDegraded, true},
+		{"ok with a source error", Coverage{Status: CoverageOK, Error: "boom"}, CoverageDegraded, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cov
+			c.Source = "airflow"
+			if got := c.State(); got != tc.want {
+				t.Errorf("State() = %q, want %q", got, tc.want)
+			}
+			if c.Full() != (tc.want == CoverageOK) || c.Failed() != (tc.want == CoverageFailed) {
+				t.Errorf("Full() = %v, Failed() = %v, disagree with State() %q", c.Full(), c.Failed(), tc.want)
+			}
+			if got := c.Answered("dags/other"); got != tc.answered {
+				t.Errorf("Answered = %v, want %v", got, tc.answered)
+			}
+			run := []Coverage{{Source: "plans", Status: CoverageOK}, c}
+			if got := CoverageComplete(run); got != (tc.want == CoverageOK) {
+				t.Errorf("CoverageComplete = %v, want %v", got, tc.want == CoverageOK)
+			}
+			ans := AnswersOf(run)
+			if ans.All() != (tc.want == CoverageOK) || ans.Answered("airflow", "dags/other") != tc.answered {
+				t.Errorf("Answers disagree: All %v, Answered %v", ans.All(), ans.Answered("airflow", "dags/other"))
+			}
+			if unread := ans.Unanswered(Basis{Source: "airflow", Scope: "dags/other"}); tc.want == CoverageFailed && !slices.Equal(unread, []string{"airflow"}) {
+				t.Errorf("Unanswered = %q, want the whole source", unread)
+			}
+		})
+	}
+	if !CoverageComplete(nil) || AnswersOf(nil).All() {
+		t.Error("a run with no source: complete (nothing failed), but not every source answered")
+	}
+}
+
 func TestAnswersUnanswered(t *testing.T) {
 	ans := AnswersOf([]Coverage{
 		{Source: "plans", Status: CoverageDegraded, Errors: []ScopeError{{Scope: "plans/bf-1.yaml", Error: "bad"}}},
@@ -69,5 +120,33 @@ func TestAnswersUnanswered(t *testing.T) {
 	}
 	if AnswersOf(nil).All() {
 		t.Error("a run with no source answered for everything")
+	}
+}
+
+// A backfill's description was read this run only from a plan whose unit
+// answered: neither the scheduler's evidence nor a restored copy counts.
+func TestAnswersDescribed(t *testing.T) {
+	ans := AnswersOf([]Coverage{
+		{Source: "plans", Status: CoverageDegraded, Errors: []ScopeError{{Scope: "plans/bf-1.yaml", Error: "bad"}}},
+		{Source: "airflow", Status: CoverageOK},
+	})
+	plan := func(path string) Backfill {
+		return Backfill{ID: "BF-1", Origin: OriginPlan, Source: Location{Source: "plans", Path: path}}
+	}
+	restored := plan("plans/bf-2.yaml")
+	restored.LastKnown = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		b    Backfill
+		want bool
+	}{
+		{"plan that answered", plan("plans/bf-2.yaml"), true},
+		{"plan that did not answer", plan("plans/bf-1.yaml"), false},
+		{"scheduler evidence", Backfill{ID: "BF-1", Origin: OriginScheduler, Source: Location{Source: "airflow", Path: "dags/bf_1"}}, false},
+		{"last known copy", restored, false},
+	} {
+		if got := ans.Described(tc.b); got != tc.want {
+			t.Errorf("%s: Described = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -27,11 +27,4 @@ func (e *Estate) CoverageFor(source string) (Coverage, bool) {
 }
 
 // Complete reports whether every source answered fully.
-func (e *Estate) Complete() bool {
-	for _, c := range e.Coverage {
-		if c.Status != CoverageOK {
-			return false
-		}
-	}
-	return true
-}
+func (e *Estate) Complete() bool { return CoverageComplete(e.Coverage) }

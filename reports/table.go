@@ -51,10 +51,10 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	if !s.Complete && !model.AnswersOf(r.Coverage).All() {
 		p.f("\nINCOMPLETE: some sources did not answer; nothing is concluded gone from them.\n")
 		for _, c := range r.Coverage {
-			if c.Status == model.CoverageOK {
+			if c.Full() {
 				continue
 			}
-			p.f("  %s (%s): %s", c.Source, c.System, c.Status)
+			p.f("  %s (%s): %s", c.Source, c.System, c.State())
 			if c.Error != "" {
 				p.f(": %s", c.Error)
 			}

@@ -135,7 +135,7 @@ func newView(r *model.Report) *View {
 		return v.Owners[i].Owner < v.Owners[j].Owner
 	})
 	for _, c := range r.Coverage {
-		if c.Status != model.CoverageOK {
+		if !c.Full() {
 			v.Incomplete = append(v.Incomplete, c)
 		}
 	}

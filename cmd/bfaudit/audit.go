@@ -175,7 +175,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 		return usageError(err)
 	}
 	for _, c := range report.Coverage {
-		if c.Status != model.CoverageOK {
+		if !c.Full() {
 			errs = append(errs, coverageError(c))
 		}
 	}
@@ -199,7 +199,7 @@ func stopReason(parent context.Context, deadline time.Duration) string {
 // coverageError is a source that did not answer fully, as one line for
 // stderr, naming every unit that failed.
 func coverageError(c model.Coverage) error {
-	if c.Status == model.CoverageFailed {
+	if c.Failed() {
 		return fmt.Errorf("source %s (%s) failed: %s", c.Source, c.System, c.Error)
 	}
 	units := make([]error, 0, len(c.Errors))
@@ -221,7 +221,7 @@ func logCoverage(g *globals, est *model.Estate) {
 		for _, n := range c.Notes {
 			g.log.Info("source note", slog.String("source", c.Source), slog.String("note", n))
 		}
-		switch c.Status {
+		switch c.State() {
 		case model.CoverageFailed:
 			g.log.Warn("source failed", slog.String("source", c.Source), slog.String("error", c.Error))
 		case model.CoverageDegraded:

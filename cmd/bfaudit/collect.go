@@ -94,7 +94,7 @@ answered, never resolved.`,
 // nothing about them).
 func shardComplete(est *model.Estate) bool {
 	for _, c := range est.Coverage {
-		if c.Status != model.CoverageOK && (c.Shard == nil || c.Shard.Mode != model.ShardElsewhere) {
+		if !c.Full() && (c.Shard == nil || c.Shard.Mode != model.ShardElsewhere) {
 			return false
 		}
 	}

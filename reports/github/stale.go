@@ -11,12 +11,14 @@ import (
 )
 
 // describedBy is the unit that describes the backfill: its plan as this
-// run read it when that unit answered, else the one the issue last
-// recorded. A plan that did not read this run leaves the backfill described
-// by its record alone (or not at all), so then the issue's memory wins.
+// run read it when that unit answered (model.Answers.Described), else the
+// one the issue last recorded. A plan that did not read this run leaves the
+// backfill described by the history store's last known copy, by the
+// scheduler's evidence (what ran, not what was planned: with no history
+// store that is all that is left) or by nothing, so then the issue's memory
+// wins, and the issue is kept as it was.
 func describedBy(prev marker, br *model.BackfillReport, ans model.Answers) model.Location {
-	if br != nil && br.Known && br.Backfill.Source.Source != "" && br.Backfill.LastKnown.IsZero() &&
-		ans.Answered(br.Backfill.Source.Source, br.Backfill.Source.Path) {
+	if br != nil && br.Known && br.Backfill.Source.Source != "" && ans.Described(br.Backfill) {
 		return model.Location{Source: br.Backfill.Source.Source, Path: br.Backfill.Source.Path}
 	}
 	if prev.Described.Source != "" {

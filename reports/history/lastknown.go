@@ -19,7 +19,7 @@ func (s *Store) Restore(ctx context.Context, est *model.Estate) ([]string, error
 	ans := model.AnswersOf(est.Coverage)
 	described := map[string]bool{}
 	for _, b := range est.Backfills {
-		if b.Origin != model.OriginScheduler && ans.Answered(b.Source.Source, b.Source.Path) {
+		if ans.Described(b) {
 			described[model.NormalizeID(b.ID)] = true
 		}
 	}

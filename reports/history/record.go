@@ -327,10 +327,7 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, id string, at time.Ti
 	if err != nil {
 		return err
 	}
-	complete := true
-	for _, c := range coverage {
-		complete = complete && (c.Status == model.CoverageOK || c.Status == "")
-	}
+	complete := model.CoverageComplete(coverage)
 	if _, err := tx.ExecContext(ctx, s.bind(`INSERT INTO runs (id, at, findings, waived, by_severity, complete) VALUES (?, ?, ?, ?, ?, ?)`),
 		id, fmtTime(at), t.open, t.waived, string(sev), boolInt(complete)); err != nil {
 		return fmt.Errorf("history: %s: store run: %w", s.dbLabel, err)

@@ -104,8 +104,8 @@ func (d *digest) totals() slack.Block {
 	t += "\n" + strings.Join(sev, " · ")
 	var gaps []string
 	for _, c := range d.r.Coverage {
-		if c.Status != model.CoverageOK && c.Status != "" {
-			gaps = append(gaps, fmt.Sprintf("%s (%s)", esc(c.Source, 60), c.Status))
+		if !c.Full() {
+			gaps = append(gaps, fmt.Sprintf("%s (%s)", esc(c.Source, 60), c.State()))
 		}
 	}
 	if len(gaps) > 0 {
