@@ -8,12 +8,12 @@ import (
 
 // inferArtifact rebuilds, from a finding alone, as much of its artifact
 // as the commands need: the system from the URI's scheme, the kind from
-// the rule and the URI's shape, and for grants the role and member the
-// URI names. A report holds findings, not artifacts, so this is what a
-// report or sink has; where the URI does not say enough (a PostgreSQL
-// grant's privileges, an IAM condition) the command is the broader one
-// and a note says so. nil when the finding is not about an artifact bfaudit
-// has commands for.
+// the rule's recipe and the URI's shape, and for grants the role and
+// member the URI names. A report holds findings, not artifacts, so this
+// is what a report or sink has; where the URI does not say enough (a
+// PostgreSQL grant's privileges, an IAM condition) the command is the
+// broader one and a note says so. nil when the finding is not about an
+// artifact bfaudit has commands for.
 func inferArtifact(f model.Finding) *model.Artifact {
 	if model.IsWholeBackfill(f.ArtifactURI) || strings.HasPrefix(f.ArtifactURI, "plan#") {
 		return nil
@@ -23,30 +23,13 @@ func inferArtifact(f model.Finding) *model.Artifact {
 		return nil
 	}
 	a := &model.Artifact{URI: f.ArtifactURI, System: scheme, Source: f.Source, Scope: f.Scope, BackfillID: f.BackfillID}
-	switch f.RuleID {
-	case "BF001", "BF002":
-		a.Kind, a.State = model.KindSchedulerJob, model.StateEnabled
-		if f.RuleID == "BF002" {
-			a.State = model.StatePaused
-		}
-		if strings.Contains(f.ArtifactURI, "/jobs/") && scheme == "kubernetes" {
-			a.Kind = model.KindJobRun
-		}
-	case "BF003", "BF102":
-		a.Kind = model.KindGrant
-	case "BF004":
-		a.Kind = model.KindCredential
-	case "BF005":
-		a.Kind = model.KindTable
-	case "BF006":
-		a.Kind = model.KindQueue
-		if strings.Contains(f.ArtifactURI, "/subscriptions/") {
-			a.Kind = model.KindSubscription
-		}
-	case "BF007":
-		a.Kind = model.KindAlert
-	case "BF016", "BF112":
-		a.Kind = model.KindSilence
+	rc, _ := recipeOf(f.RuleID)
+	a.Kind, a.State = rc.Kind, rc.State
+	switch {
+	case a.Kind == model.KindSchedulerJob && scheme == "kubernetes" && strings.Contains(f.ArtifactURI, "/jobs/"):
+		a.Kind = model.KindJobRun // a Job, not a CronJob
+	case a.Kind == model.KindQueue && strings.Contains(f.ArtifactURI, "/subscriptions/"):
+		a.Kind = model.KindSubscription
 	}
 	switch scheme {
 	case "postgres":
