@@ -4,6 +4,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+func init() {
+	registerSystem("kubernetes", commands{remove: kubernetesRemoval, pause: kubernetesPause})
+}
+
 // KubeObject is a CronJob or Job, from the kubernetes collector's URI:
 // kubernetes://<source>/<namespace>/cronjobs|jobs/<name>.
 type KubeObject struct {

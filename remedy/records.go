@@ -210,19 +210,10 @@ func NotTimeBound(r *Remedy, f model.Finding, facts Facts) {
 		end = b.Expiry.UTC().Format("2006-01-02T15:04:05Z")
 	}
 	h := &Human{Step: model.StepPlan, Where: a.URI, What: "Give the grant an end, so it lapses by itself if cleanup is forgotten."}
-	switch systemOf(a) {
-	case "postgres":
-		if o, ok := ParsePostgres(a); ok && o.Object == "role" {
-			h.Template = PsqlBlock(o.Database, fmt.Sprintf("ALTER ROLE %s VALID UNTIL %s;", Ident(o.Name), Literal(end)))
-		}
-	case "gcpiam":
-		if g, ok := ParseIAM(a); ok && !g.Key {
-			cond := fmt.Sprintf("expression=request.time < timestamp(%q),title=%s", end, "expires-"+end[:min(len(end), 10)])
-			h.Template = command([]string{"gcloud", "projects", "add-iam-policy-binding"},
-				[]string{Flag("--member", g.Member), Flag("--role", g.Role), Flag("--condition", cond)}, g.Project) + "\n" +
-				g.removeBinding()
-			h.What += " Add the binding again with a time condition, then remove the one without."
-		}
+	if bound := commandsOf(a).bound; bound != nil {
+		var more string
+		h.Template, more = bound(a, end)
+		h.What += more
 	}
 	r.Human = h
 }

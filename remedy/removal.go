@@ -22,23 +22,8 @@ func DisabledJob(r *Remedy, _ model.Finding, facts Facts) {
 
 // removal fills the commands that remove an artifact from its system.
 func removal(r *Remedy, a *model.Artifact) {
-	switch systemOf(a) {
-	case "postgres":
-		postgresRemoval(r, a)
-	case "bigquery":
-		bigqueryRemoval(r, a)
-	case "gcpiam":
-		gcpiamRemoval(r, a)
-	case "pubsub":
-		pubsubRemoval(r, a)
-	case "rabbitmq":
-		rabbitmqRemoval(r, a)
-	case "airflow":
-		airflowRemoval(r, a)
-	case "kubernetes":
-		kubernetesRemoval(r, a)
-	case "alertmanager":
-		silenceRemoval(r, a)
+	if remove := commandsOf(a).remove; remove != nil {
+		remove(r, a)
 	}
 }
 
@@ -58,14 +43,8 @@ func removeArtifact(r *Remedy, facts Facts, step model.Step) {
 
 // manualRemoval says what to remove by hand.
 func manualRemoval(a *model.Artifact, step model.Step) *Human {
-	if systemOf(a) == "prometheus" {
-		where := a.Attr("file")
-		if obj := a.Attr("prometheusrule"); obj != "" {
-			where = "PrometheusRule " + obj
-		}
-		return &Human{Step: step, Where: where,
-			What: fmt.Sprintf("Delete the rule %s from group %s of %s and reload Prometheus (POST /-/reload, or let the operator pick the PrometheusRule up).",
-				nameOr(a), orDash(a.Attr("group")), orDash(where))}
+	if manual := commandsOf(a).manual; manual != nil {
+		return manual(a, step)
 	}
 	verb := "Delete"
 	if a.Kind == model.KindFeatureFlag {
@@ -84,11 +63,8 @@ func ExpiredJob(r *Remedy, _ model.Finding, facts Facts) {
 		return
 	}
 	if a.Kind == model.KindSchedulerJob && a.State != model.StatePaused && a.State != model.StateDisabled {
-		switch systemOf(a) {
-		case "airflow":
-			airflowPause(r, a)
-		case "kubernetes":
-			kubernetesPause(r, a)
+		if pause := commandsOf(a).pause; pause != nil {
+			pause(r, a)
 		}
 	}
 	removeArtifact(r, facts, model.StepRetired)
