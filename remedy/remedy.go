@@ -7,6 +7,8 @@
 // decision record, tell consumers) get what to write and where, as a
 // filled-in template.
 //
+// Each rule carries its Recipe (the builder, from the generic ones here)
+// and registers it; each system registers its commands in its own file.
 // The package only renders; fix plans and applies.
 package remedy
 
