@@ -25,10 +25,7 @@ func inferArtifact(f model.Finding) *model.Artifact {
 	a := &model.Artifact{URI: f.ArtifactURI, System: scheme, Source: f.Source, Scope: f.Scope, BackfillID: f.BackfillID}
 	rc, _ := recipeOf(f.RuleID)
 	a.Kind, a.State = rc.Kind, rc.State
-	switch {
-	case a.Kind == model.KindSchedulerJob && scheme == "kubernetes" && strings.Contains(f.ArtifactURI, "/jobs/"):
-		a.Kind = model.KindJobRun // a Job, not a CronJob
-	case a.Kind == model.KindQueue && strings.Contains(f.ArtifactURI, "/subscriptions/"):
+	if a.Kind == model.KindQueue && strings.Contains(f.ArtifactURI, "/subscriptions/") {
 		a.Kind = model.KindSubscription
 	}
 	if infer := commandsOf(a).infer; infer != nil {
