@@ -20,6 +20,17 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
+func init() {
+	RegisterSystem("airflow", func(a *airflow.Airflow) (System, error) {
+		// A source that reads saved API answers has nothing to act
+		// through.
+		if a.ExportDir != "" {
+			return nil, nil
+		}
+		return newAirflow(a), nil
+	})
+}
+
 // airflowSystem acts on DAGs through the stable REST API the collector
 // reads (/api/v1 on Airflow 2, /api/v2 on Airflow 3), with its HTTP client
 // and credentials: basic auth on v1, a bearer token on v2 (token_env, or

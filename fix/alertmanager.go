@@ -17,6 +17,12 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
+func init() {
+	RegisterSystem("alertmanager", func(a *alertmanager.Alertmanager) (System, error) {
+		return newAlertmanager(a), nil
+	})
+}
+
 // amSystem expires silences through Alertmanager's API v2, at the address
 // and with the credentials and HTTP client (TLS) of the source.
 type amSystem struct {

@@ -20,6 +20,12 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
+func init() {
+	RegisterSystem("bigquery", func(c *bigquery.Collector) (System, error) {
+		return newBigQuery(c)
+	})
+}
+
 // bqSystem acts on BigQuery tables and dataset ACLs with the REST client
 // the collector lists them with (google.golang.org/api/bigquery/v2), read
 // and write scope, Application Default Credentials, the source's endpoint.

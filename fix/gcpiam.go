@@ -20,6 +20,12 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
+func init() {
+	RegisterSystem("gcpiam", func(c *gcpiam.Collector) (System, error) {
+		return newIAM(c), nil
+	})
+}
+
 // iamSystem acts on project IAM bindings and service-account keys with the
 // REST clients the gcpiam collector reads them with (Resource Manager v3,
 // IAM v1), Application Default Credentials, the source's endpoints and its

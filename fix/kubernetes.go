@@ -17,6 +17,15 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
+func init() {
+	RegisterSystem("kubernetes", func(k *kubernetes.Kubernetes) (System, error) {
+		if k.Client == nil {
+			return nil, nil
+		}
+		return newKubernetes(k), nil
+	})
+}
+
 // kubeSystem acts on CronJobs and Jobs with the collector's client-go
 // clientset (its kubeconfig and context).
 type kubeSystem struct {

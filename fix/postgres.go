@@ -16,6 +16,12 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+func init() {
+	RegisterSystem("postgres", func(p *postgres.Postgres) (System, error) {
+		return newPostgres(p)
+	})
+}
+
 // pgSystem acts on a PostgreSQL source with pgx, the collector's driver,
 // connecting as the source's DSN says (the collector's sessions are read
 // only; these are not). Objects are looked up in the catalog by the name

@@ -17,6 +17,12 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
+func init() {
+	RegisterSystem("pubsub", func(c *pubsubcollector.Collector) (System, error) {
+		return newPubSub(c), nil
+	})
+}
+
 // pubsubSystem acts on a Pub/Sub source with the client the collector
 // uses (Application Default Credentials, the source's endpoint;
 // PUBSUB_EMULATOR_HOST is honoured by the client).

@@ -18,6 +18,12 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
+func init() {
+	RegisterSystem("rabbitmq", func(r *rabbitmq.RabbitMQ) (System, error) {
+		return newRabbitMQ(r)
+	})
+}
+
 // rabbitSystem acts on a RabbitMQ source through the management HTTP API
 // the collector reads, with its HTTP client (its TLS settings) and
 // credentials.

@@ -4,6 +4,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+func init() {
+	registerSystem("airflow", commands{remove: airflowRemoval, pause: airflowPause})
+}
+
 // ParseAirflowDAG reads a DAG's id from the airflow collector's URI:
 // airflow://<source>/dags/<dag id>, the id path-escaped.
 func ParseAirflowDAG(a *model.Artifact) (string, bool) {

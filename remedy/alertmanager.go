@@ -7,6 +7,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+func init() {
+	registerSystem("alertmanager", commands{remove: silenceRemoval, infer: inferAlertmanager})
+}
+
 // silenceCommand is the amtool command that expires a silence, pointed at
 // the Alertmanager the silence was read from when known.
 func silenceCommand(a *model.Artifact) string {
@@ -63,4 +67,11 @@ func splitMatchers(text string) ([]string, bool) {
 		rest = strings.TrimPrefix(after[len(op)+len(q):], ", ")
 	}
 	return out, len(out) > 0
+}
+
+// inferAlertmanager: a silence's URI names it.
+func inferAlertmanager(a *model.Artifact) {
+	if segs, ok := segments(a.URI, "alertmanager"); ok && len(segs) == 2 && segs[0] == "silences" {
+		a.Kind, a.Name = model.KindSilence, segs[1]
+	}
 }

@@ -7,6 +7,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+func init() {
+	registerSystem("bigquery", commands{remove: bigqueryRemoval, infer: inferBigQuery})
+}
+
 // BQTable is a BigQuery table or dataset ACL entry, from the collector's
 // URIs: bigquery://<project>/<dataset>/<table> and
 // bigquery://<project>/<dataset>/acl/<role>/<member>[?condition=...]
@@ -97,4 +101,15 @@ func bigqueryRemoval(r *Remedy, a *model.Artifact) {
 		`; rc=$?; rm -f "$f"; [ "$rc" -eq 0 ]`
 	r.Actions = append(r.Actions, Action{Name: RevokeGrant, Step: model.StepAccessRevoked, Resolves: true,
 		Summary: fmt.Sprintf("remove %s %s from dataset %s", t.Member, t.Role, t.DatasetSpec()), Shell: shell})
+}
+
+// inferBigQuery: an ACL entry's URI names its role and member.
+func inferBigQuery(a *model.Artifact) {
+	segs, ok := rawSegments(a.URI, "bigquery")
+	if !ok || len(segs) < 5 || segs[2] != "acl" {
+		return
+	}
+	a.Kind = model.KindGrant
+	a.SetAttr(model.AttrRole, segs[3])
+	a.SetAttr(model.AttrPrincipal, strings.Join(segs[4:], "/"))
 }

@@ -78,68 +78,92 @@ var exampleArtifacts = map[string]model.Artifact{
 		Attributes: attrs(model.AttrAPIURL, "http://alertmanager:9093", model.AttrMatchers, `{alertname="RevenueLate", job="daily_revenue"}`)},
 	"flag": {Kind: model.KindFeatureFlag, System: "inventory", Source: "exports", State: model.StateEnabled,
 		URI: "exports://flags/refund-backfill-mode", Name: "refund-backfill-mode"},
+	"bq-table-deleted": {Kind: model.KindTable, System: "bigquery", Source: "warehouse-bq", State: model.StateDeleted,
+		URI: "bigquery://shop-analytics/revenue/bf_1234_refunds_tmp", Name: "revenue.bf_1234_refunds_tmp"},
 	"airflow-catchup": {Kind: model.KindSchedulerJob, System: "airflow", Source: "scheduler", State: model.StateEnabled,
 		URI: "airflow://scheduler/dags/daily_revenue", Name: "daily_revenue"},
 }
 
-// Examples returns, for each rule bfaudit has a remedy for, one or more
-// findings with their facts, in rule order.
-func Examples() map[string][]Example {
+// ExampleOf makes one example finding of a rule, given the rule's id.
+type ExampleOf func(ruleID string) Example
+
+// Examples returns a rule's example findings with their facts, in the
+// order its recipe lists them; none for a rule with no remedy.
+func Examples(ruleID string) []Example {
+	rc, _ := recipeOf(ruleID)
+	out := make([]Example, 0, len(rc.Examples))
+	for _, of := range rc.Examples {
+		out = append(out, of(ruleID))
+	}
+	return out
+}
+
+// exampleRecord is BF-1234's complete decision record.
+func exampleRecord() *model.DecisionRecord {
 	b := exampleBackfill()
-	plan := &model.Location{Source: "plans", Path: b.Source.Path}
-	rec := &model.DecisionRecord{BackfillID: "BF-1234", Purpose: b.Purpose, Range: b.Range, JobID: b.JobID,
+	return &model.DecisionRecord{BackfillID: "BF-1234", Purpose: b.Purpose, Range: b.Range, JobID: b.JobID,
 		ValidationQuery: b.ValidationQuery, ApprovingOwner: b.Approver,
 		Source: model.Location{Source: "plans", Path: "records/bf-1234.md"}}
-	on := func(rule, key string) Example {
-		a := exampleArtifacts[key]
+}
+
+// ExampleOn is a finding on the example artifact named key (one of
+// exampleArtifacts), of BF-1234 as its plan describes it.
+func ExampleOn(key string) ExampleOf {
+	return func(rule string) Example {
+		b := exampleBackfill()
+		a, ok := exampleArtifacts[key]
+		if !ok {
+			panic("remedy: no example artifact " + key)
+		}
 		f := model.Finding{RuleID: rule, BackfillID: b.ID, ArtifactURI: a.URI, Source: a.Source, Scope: a.Scope}
 		f.Fingerprint = model.Fingerprint(rule, b.ID, a.URI)
 		return Example{Finding: f, Facts: Facts{Artifact: &a, Backfill: b, RecordsDir: "records", PlansDir: "plans"}}
 	}
-	whole := func(rule string, loc *model.Location, r *model.DecisionRecord) Example {
-		f := model.Finding{RuleID: rule, BackfillID: b.ID, Location: loc}
-		f.Fingerprint = model.Fingerprint(rule, b.ID, "")
-		return Example{Finding: f, Facts: Facts{Backfill: b, Record: r, RecordsDir: "records", PlansDir: "plans"}}
+}
+
+// ExampleOrphan is a finding on the example artifact named key, tied to a
+// backfill no plan describes (BF-4242).
+func ExampleOrphan(key string) ExampleOf {
+	return func(rule string) Example {
+		e := ExampleOn(key)(rule)
+		e.Finding.BackfillID, e.Facts.Backfill = "BF-4242", nil
+		return e
 	}
-	orphanEx := on("BF011", "pg-table")
-	orphanEx.Finding.BackfillID, orphanEx.Facts.Backfill = "BF-4242", nil
-	deleted := on("BF010", "bq-table")
-	gone := *deleted.Facts.Artifact
-	gone.State = model.StateDeleted
-	deleted.Facts.Artifact = &gone
-	incomplete := whole("BF009", &rec.Source, &model.DecisionRecord{BackfillID: "BF-1234", Purpose: b.Purpose, Source: rec.Source})
-	waiver := whole("BF900", &model.Location{Path: "bfaudit.yaml", Line: 42}, nil)
-	return map[string][]Example{
-		"BF001": {on("BF001", "airflow-dag"), on("BF001", "k8s-cronjob"), on("BF001", "k8s-job")},
-		"BF002": {on("BF002", "airflow-paused")},
-		"BF003": {on("BF003", "pg-grant"), on("BF003", "gcp-binding"), on("BF003", "bq-acl")},
-		"BF004": {on("BF004", "pg-role"), on("BF004", "gcp-key")},
-		"BF005": {on("BF005", "bq-table"), on("BF005", "pg-table")},
-		"BF006": {on("BF006", "pubsub-sub"), on("BF006", "rabbit-queue")},
-		"BF007": {on("BF007", "prom-alert"), on("BF007", "flag")},
-		"BF008": {whole("BF008", nil, nil)},
-		"BF009": {incomplete},
-		"BF010": {deleted, on("BF010", "gcp-key")},
-		"BF011": {orphanEx},
-		"BF012": {on("BF012", "rabbit-queue")},
-		"BF013": {whole("BF013", nil, rec)},
-		"BF014": {on("BF014", "pubsub-sub")},
-		"BF015": {whole("BF015", plan, nil)},
-		"BF016": {on("BF016", "silence")},
-		"BF101": {whole("BF101", plan, nil)},
-		"BF102": {whole("BF102", plan, nil), on("BF102", "pg-role"), on("BF102", "gcp-binding")},
-		"BF103": {whole("BF103", plan, nil)},
-		"BF104": {whole("BF104", plan, nil)},
-		"BF105": {whole("BF105", plan, nil)},
-		"BF106": {on("BF106", "airflow-catchup")},
-		"BF107": {whole("BF107", plan, nil)},
-		"BF108": {whole("BF108", plan, nil)},
-		"BF109": {whole("BF109", plan, nil)},
-		"BF110": {whole("BF110", plan, nil)},
-		"BF111": {whole("BF111", plan, nil)},
-		"BF112": {on("BF112", "silence")},
-		"BF900": {waiver},
-		"BF901": {whole("BF901", &model.Location{Path: "bfaudit.yaml", Line: 57}, nil)},
-		"BF902": {whole("BF902", &model.Location{Path: "bfaudit.yaml", Line: 70}, nil)},
+}
+
+// exampleWhole is a finding about the whole of BF-1234, at loc, with its
+// decision record rec (each nil when none).
+func exampleWhole(rule string, loc *model.Location, rec *model.DecisionRecord) Example {
+	b := exampleBackfill()
+	f := model.Finding{RuleID: rule, BackfillID: b.ID, Location: loc}
+	f.Fingerprint = model.Fingerprint(rule, b.ID, "")
+	return Example{Finding: f, Facts: Facts{Backfill: b, Record: rec, RecordsDir: "records", PlansDir: "plans"}}
+}
+
+// ExamplePlan is a finding about BF-1234, located in its plan file.
+func ExamplePlan(rule string) Example {
+	b := exampleBackfill()
+	return exampleWhole(rule, &model.Location{Source: "plans", Path: b.Source.Path}, nil)
+}
+
+// ExampleNoRecord is a finding about BF-1234, which has no decision
+// record.
+func ExampleNoRecord(rule string) Example { return exampleWhole(rule, nil, nil) }
+
+// ExampleRecord is a finding about BF-1234, whose decision record is
+// complete.
+func ExampleRecord(rule string) Example { return exampleWhole(rule, nil, exampleRecord()) }
+
+// ExampleIncompleteRecord is a finding located in BF-1234's decision
+// record, which holds only a purpose.
+func ExampleIncompleteRecord(rule string) Example {
+	rec := exampleRecord()
+	return exampleWhole(rule, &rec.Source, &model.DecisionRecord{BackfillID: "BF-1234", Purpose: rec.Purpose, Source: rec.Source})
+}
+
+// ExampleConfig is a finding located at a line of the config file.
+func ExampleConfig(line int) ExampleOf {
+	return func(rule string) Example {
+		return exampleWhole(rule, &model.Location{Path: "bfaudit.yaml", Line: line}, nil)
 	}
 }

@@ -8,6 +8,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+func init() {
+	registerSystem("gcpiam", commands{remove: gcpiamRemoval, bound: gcpiamBound, infer: inferIAM})
+}
+
 // IAMBinding is one member's project IAM binding, or a service-account
 // key, from the gcpiam collector's URIs (the cloudasset collector emits
 // the same): gcpiam://<project>/bindings/<role>/<member>[?condition=...]
@@ -97,4 +101,38 @@ func gcpiamRemoval(r *Remedy, a *model.Artifact) {
 	}
 	r.Actions = append(r.Actions, Action{Name: RevokeGrant, Step: model.StepAccessRevoked, Resolves: true,
 		Summary: fmt.Sprintf("remove %s from %s in project %s", b.Role, b.Member, b.Project), Shell: b.removeBinding()})
+}
+
+// inferIAM: a binding's URI names its role (roles/x, or a custom role
+// under projects/ or organizations/) and member; a condition is only
+// named, so its binding cannot be matched exactly.
+func inferIAM(a *model.Artifact) {
+	segs, ok := rawSegments(a.URI, "gcpiam")
+	if !ok || len(segs) < 4 || segs[1] != "bindings" {
+		return
+	}
+	n := 2 // roles/x
+	if segs[2] == "projects" || segs[2] == "organizations" {
+		n = 4 // projects/p/roles/x
+	}
+	if len(segs) < 2+n+1 {
+		return
+	}
+	a.Kind = model.KindGrant
+	a.SetAttr(model.AttrRole, strings.Join(segs[2:2+n], "/"))
+	a.SetAttr(model.AttrPrincipal, strings.Join(segs[2+n:], "/"))
+}
+
+// gcpiamBound gives a binding an end: the same binding with a time
+// condition, then the one without removed.
+func gcpiamBound(a *model.Artifact, end string) (template, what string) {
+	g, ok := ParseIAM(a)
+	if !ok || g.Key {
+		return "", ""
+	}
+	cond := fmt.Sprintf("expression=request.time < timestamp(%q),title=%s", end, "expires-"+end[:min(len(end), 10)])
+	return command([]string{"gcloud", "projects", "add-iam-policy-binding"},
+			[]string{Flag("--member", g.Member), Flag("--role", g.Role), Flag("--condition", cond)}, g.Project) + "\n" +
+			g.removeBinding(),
+		" Add the binding again with a time condition, then remove the one without."
 }

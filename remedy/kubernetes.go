@@ -1,8 +1,14 @@
 package remedy
 
 import (
+	"strings"
+
 	"github.com/bfaudit/bfaudit/model"
 )
+
+func init() {
+	registerSystem("kubernetes", commands{remove: kubernetesRemoval, pause: kubernetesPause, infer: inferKubernetes})
+}
 
 // KubeObject is a CronJob or Job, from the kubernetes collector's URI:
 // kubernetes://<source>/<namespace>/cronjobs|jobs/<name>.
@@ -63,5 +69,13 @@ func kubernetesRemoval(r *Remedy, a *model.Artifact) {
 		Shell: command([]string{"kubectl", "delete", o.kind()}, []string{Flag("--namespace", o.Namespace)}, o.Name)})
 	if o.Resource == "jobs" {
 		r.Notes = append(r.Notes, "give the next backfill Job spec.ttlSecondsAfterFinished so Kubernetes removes it by itself")
+	}
+}
+
+// inferKubernetes: a scheduler job under jobs/ is a Job (a run), not a
+// CronJob.
+func inferKubernetes(a *model.Artifact) {
+	if a.Kind == model.KindSchedulerJob && strings.Contains(a.URI, "/jobs/") {
+		a.Kind = model.KindJobRun
 	}
 }

@@ -92,14 +92,13 @@ type RuleRef struct{ ID, Name string }
 // each rule with a remedy, the remedy of an example finding, as `bfaudit
 // fix` prints it.
 func DocsMarkdown(rs []RuleRef) []byte {
-	ex := Examples()
 	var b strings.Builder
 	b.WriteString("\n## Fix examples\n\n")
 	b.WriteString("What `bfaudit fix --backfill ID` prints for a finding of each rule (see [fix.md](fix.md)), on example artifacts named as the collectors name them. ")
 	b.WriteString("Names are quoted for sh and SQL; each command sits at its lifecycle step, and `fix` holds back the steps that must wait.\n")
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
 	for _, ref := range rs {
-		cases := ex[ref.ID]
+		cases := Examples(ref.ID)
 		if len(cases) == 0 {
 			continue
 		}

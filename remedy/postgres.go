@@ -7,6 +7,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+func init() {
+	registerSystem("postgres", commands{remove: postgresRemoval, bound: postgresBound, infer: inferPostgres})
+}
+
 // PGObject is what a PostgreSQL artifact's URI and attributes say it is.
 // The postgres collector's URIs are
 //
@@ -199,4 +203,39 @@ func nameOr(a *model.Artifact) string {
 		return a.Name
 	}
 	return a.URI
+}
+
+// inferPostgres: the URI says whether it is a role, a membership or a
+// grant (and on what), or a table; a grant's privileges are not in it.
+func inferPostgres(a *model.Artifact) {
+	segs, ok := segments(a.URI, "postgres")
+	if !ok {
+		return
+	}
+	switch {
+	case len(segs) == 2 && segs[0] == "role":
+		a.Kind = model.KindCredential
+		a.SetAttr(model.AttrPrincipal, segs[1])
+	case len(segs) == 4 && segs[0] == "grant":
+		a.Kind = model.KindGrant
+		a.SetAttr(model.AttrPrincipal, segs[1])
+		a.SetAttr(model.AttrRole, segs[3])
+	case len(segs) == 5 && segs[1] == "grant":
+		a.Kind = model.KindGrant
+		a.SetAttr(model.AttrPrincipal, segs[2])
+		a.SetAttr("object", segs[3])
+	case len(segs) == 2 && a.Kind == model.KindTable:
+		if !strings.Contains(segs[1], ".") {
+			a.SetAttr("object", "schema")
+		}
+	}
+}
+
+// postgresBound gives a login role an end: VALID UNTIL.
+func postgresBound(a *model.Artifact, end string) (template, what string) {
+	o, ok := ParsePostgres(a)
+	if !ok || o.Object != "role" {
+		return "", ""
+	}
+	return PsqlBlock(o.Database, fmt.Sprintf("ALTER ROLE %s VALID UNTIL %s;", Ident(o.Name), Literal(end))), ""
 }

@@ -4,6 +4,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+func init() {
+	registerSystem("pubsub", commands{remove: pubsubRemoval})
+}
+
 // PubSubObject is a topic or subscription, from the pubsub collector's
 // URIs (the cloudasset collector emits the same):
 // pubsub://<project>/topics/<name>, pubsub://<project>/subscriptions/<name>.

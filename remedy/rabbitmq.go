@@ -6,6 +6,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+func init() {
+	registerSystem("rabbitmq", commands{remove: rabbitmqRemoval})
+}
+
 // RabbitObject is a queue or exchange, from the rabbitmq collector's URIs:
 // rabbitmq://<source>/<vhost>/queue|exchange/<name>, each part
 // path-escaped (the default vhost "/" is %2F).

@@ -67,7 +67,9 @@ func recordFile(id string, facts Facts) string {
 	return name + " in the directory the records source reads (records: in its config)"
 }
 
-func missingRecord(r *Remedy, f model.Finding, facts Facts) {
+// MissingRecord: the decision record to write (or complete, when one
+// exists), as front matter filled from the plan.
+func MissingRecord(r *Remedy, f model.Finding, facts Facts) {
 	where := recordFile(f.BackfillID, facts)
 	what := "Write the decision record, as Markdown with this front matter, and archive it (archived_at) once every field is right."
 	if facts.Record != nil && facts.Record.Source.Path != "" {
@@ -79,7 +81,8 @@ func missingRecord(r *Remedy, f model.Finding, facts Facts) {
 			model.NormalizeID(f.BackfillID) + ": " + first(purposeOf(facts), "TODO purpose") + "\n"}
 }
 
-func incompleteRecord(r *Remedy, f model.Finding, facts Facts) {
+// IncompleteRecord: the record's missing fields, filled from the plan.
+func IncompleteRecord(r *Remedy, f model.Finding, facts Facts) {
 	var missing []string
 	if facts.Record != nil {
 		missing = facts.Record.MissingFields()
@@ -92,20 +95,20 @@ func incompleteRecord(r *Remedy, f model.Finding, facts Facts) {
 		Template: recordTemplate(f.BackfillID, facts.Backfill, facts.Record, missing)}
 }
 
-// outOfOrder: tables or jobs already deleted leave only the record to
+// OutOfOrder: tables or jobs already deleted leave only the record to
 // write, now; credentials live after the tables went are revoked.
-func outOfOrder(r *Remedy, f model.Finding, facts Facts) {
+func OutOfOrder(r *Remedy, f model.Finding, facts Facts) {
 	if a := facts.Artifact; a != nil && a.State.Live() && (a.Kind == model.KindGrant || a.Kind == model.KindCredential) {
 		removeArtifact(r, facts, model.StepAccessRevoked)
 		return
 	}
-	missingRecord(r, f, facts)
+	MissingRecord(r, f, facts)
 	r.Human.What = "Archive the decision record now, with what is left: the deleted machinery's evidence is gone, so say what was deleted and when. " + r.Human.What
 }
 
-// orphan: a plan that owns the artifact, or its removal once nobody
+// Orphan: a plan that owns the artifact, or its removal once nobody
 // claims it (fix holds the removal back: no plan orders it).
-func orphan(r *Remedy, f model.Finding, facts Facts) {
+func Orphan(r *Remedy, f model.Finding, facts Facts) {
 	if a := facts.Artifact; a != nil {
 		removal(r, a)
 	}
@@ -124,14 +127,17 @@ func orphan(r *Remedy, f model.Finding, facts Facts) {
 		What: "Find the backfill this artifact came from and write its plan (and decision record); or, once nobody claims it, remove the artifact with the commands below."}
 }
 
-func unowned(r *Remedy, f model.Finding, facts Facts) {
+// Unowned: an owner to name in the plan.
+func Unowned(r *Remedy, f model.Finding, facts Facts) {
 	d := newDoc()
 	d.str("owner", "", "the person who owns this backfill's cleanup (or an owner label on the artifact)")
 	r.Human = &Human{Step: model.StepRetired, Where: planFile(f, facts), Template: d.String(),
 		What: "Name an owner in the backfill's plan, or put an owner label on the artifact."}
 }
 
-func unverifiedRange(r *Remedy, f model.Finding, facts Facts) {
+// UnverifiedRange: the missing intervals to replay, and the range and
+// query to check them with.
+func UnverifiedRange(r *Remedy, f model.Finding, facts Facts) {
 	d := newDoc()
 	if b := facts.Backfill; b != nil {
 		d.rangeOf("range", b.Range.Start, b.Range.End, "the declared range")
@@ -141,7 +147,8 @@ func unverifiedRange(r *Remedy, f model.Finding, facts Facts) {
 		What: "Re-run the missing intervals of the replay (or correct the range in the plan if the requirement changed), then run the validation query again."}
 }
 
-func undeclared(r *Remedy, f model.Finding, facts Facts) {
+// Undeclared: the artifact to add to the plan's assets_to_remove.
+func Undeclared(r *Remedy, f model.Finding, facts Facts) {
 	var assets []string
 	if facts.Backfill != nil {
 		assets = append(assets, facts.Backfill.AssetsToRemove...)
@@ -155,7 +162,8 @@ func undeclared(r *Remedy, f model.Finding, facts Facts) {
 		What: "Add the artifact to the plan's assets_to_remove (a grant or credential goes under elevated_access), or take the backfill label off it if it is not backfill machinery."}
 }
 
-func overdue(r *Remedy, f model.Finding, facts Facts) {
+// Overdue: stop the backfill, or move its expiry with the approver.
+func Overdue(r *Remedy, f model.Finding, facts Facts) {
 	d := newDoc()
 	var exp model.Backfill
 	if facts.Backfill != nil {
@@ -167,7 +175,8 @@ func overdue(r *Remedy, f model.Finding, facts Facts) {
 			orDash(exp.JobID), orDash(exp.Approver))}
 }
 
-func planMissingCleanup(r *Remedy, f model.Finding, facts Facts) {
+// PlanMissingCleanup: the plan's cleanup section to write.
+func PlanMissingCleanup(r *Remedy, f model.Finding, facts Facts) {
 	var b model.Backfill
 	if facts.Backfill != nil {
 		b = *facts.Backfill
@@ -185,9 +194,9 @@ func planMissingCleanup(r *Remedy, f model.Finding, facts Facts) {
 		What: "Give the plan its cleanup section before the job runs."}
 }
 
-// notTimeBound: the plan's entry gets an expiry; a grant already made is
+// NotTimeBound: the plan's entry gets an expiry; a grant already made is
 // given an end in its system.
-func notTimeBound(r *Remedy, f model.Finding, facts Facts) {
+func NotTimeBound(r *Remedy, f model.Finding, facts Facts) {
 	a, b := facts.Artifact, facts.Backfill
 	if a == nil {
 		d := newDoc()
@@ -201,24 +210,16 @@ func notTimeBound(r *Remedy, f model.Finding, facts Facts) {
 		end = b.Expiry.UTC().Format("2006-01-02T15:04:05Z")
 	}
 	h := &Human{Step: model.StepPlan, Where: a.URI, What: "Give the grant an end, so it lapses by itself if cleanup is forgotten."}
-	switch systemOf(a) {
-	case "postgres":
-		if o, ok := ParsePostgres(a); ok && o.Object == "role" {
-			h.Template = PsqlBlock(o.Database, fmt.Sprintf("ALTER ROLE %s VALID UNTIL %s;", Ident(o.Name), Literal(end)))
-		}
-	case "gcpiam":
-		if g, ok := ParseIAM(a); ok && !g.Key {
-			cond := fmt.Sprintf("expression=request.time < timestamp(%q),title=%s", end, "expires-"+end[:min(len(end), 10)])
-			h.Template = command([]string{"gcloud", "projects", "add-iam-policy-binding"},
-				[]string{Flag("--member", g.Member), Flag("--role", g.Role), Flag("--condition", cond)}, g.Project) + "\n" +
-				g.removeBinding()
-			h.What += " Add the binding again with a time condition, then remove the one without."
-		}
+	if bound := commandsOf(a).bound; bound != nil {
+		var more string
+		h.Template, more = bound(a, end)
+		h.What += more
 	}
 	r.Human = h
 }
 
-func catchupRisk(r *Remedy, f model.Finding, facts Facts) {
+// CatchupRisk: a recent start date and catch-up off, in the DAG.
+func CatchupRisk(r *Remedy, f model.Finding, facts Facts) {
 	dag := ""
 	if a := facts.Artifact; a != nil {
 		dag, _ = ParseAirflowDAG(a)
@@ -232,7 +233,9 @@ func catchupRisk(r *Remedy, f model.Finding, facts Facts) {
 		Template: fmt.Sprintf("DAG(\n    dag_id=%q,\n    start_date=pendulum.datetime(2026, 1, 1, tz=\"UTC\"),  # TODO: a recent start date\n    catchup=False,\n    ...\n)", first(dag, "TODO"))}
 }
 
-func consumersNotInformed(r *Remedy, f model.Finding, facts Facts) {
+// ConsumersNotInformed: the notice to send downstream, then the plan
+// key that records it.
+func ConsumersNotInformed(r *Remedy, f model.Finding, facts Facts) {
 	var b model.Backfill
 	if facts.Backfill != nil {
 		b = *facts.Backfill
@@ -251,9 +254,9 @@ func consumersNotInformed(r *Remedy, f model.Finding, facts Facts) {
 		What: "Tell downstream consumers which intervals change and why, then record it in the plan."}
 }
 
-// silenceOutlivesPlan: the silence is recreated to end with the plan;
+// SilenceOutlivesPlan: the silence is recreated to end with the plan;
 // expiring it outright would unmute the alerts the replay still trips.
-func silenceOutlivesPlan(r *Remedy, f model.Finding, facts Facts) {
+func SilenceOutlivesPlan(r *Remedy, f model.Finding, facts Facts) {
 	a := facts.Artifact
 	if a == nil {
 		return
@@ -281,25 +284,6 @@ func silenceOutlivesPlan(r *Remedy, f model.Finding, facts Facts) {
 	r.Human = &Human{Step: model.StepPlan, Where: first(a.Attr(model.AttrAPIURL), a.URI),
 		What:     "Recreate the silence to end by the plan's expiry, then expire the old one (or move the plan's expiry if the replay truly needs longer).",
 		Template: add + "\n" + silenceCommand(a)}
-}
-
-func waiverEdit(what string) builder {
-	return func(r *Remedy, f model.Finding, _ Facts) {
-		r.Human = &Human{Step: model.StepPlan, Where: locationOr(f, "the config file, waivers"), What: what}
-	}
-}
-
-// planEdit is a human act that sets keys in the backfill's plan.
-func planEdit(what string, fill func(*doc, *model.Backfill)) builder {
-	return func(r *Remedy, f model.Finding, facts Facts) {
-		var b model.Backfill
-		if facts.Backfill != nil {
-			b = *facts.Backfill
-		}
-		d := newDoc()
-		fill(d, &b)
-		r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts), What: what, Template: d.String()}
-	}
 }
 
 // planFile is the plan a finding is about.

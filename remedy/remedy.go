@@ -7,6 +7,8 @@
 // decision record, tell consumers) get what to write and where, as a
 // filled-in template.
 //
+// Each rule carries its Recipe (the builder, from the generic ones here)
+// and registers it; each system registers its commands in its own file.
 // The package only renders; fix plans and applies.
 package remedy
 
@@ -125,12 +127,18 @@ func For(f model.Finding, a *model.Artifact) (Remedy, bool) {
 
 // Build returns the remedy of a finding from what is known of it.
 func Build(f model.Finding, facts Facts) (Remedy, bool) {
+	rc, _ := recipeOf(f.RuleID)
+	return buildWith(rc.Build, f, facts)
+}
+
+// buildWith builds a finding's remedy with its rule's builder (nil: the
+// rule has no remedy).
+func buildWith(build Builder, f model.Finding, facts Facts) (Remedy, bool) {
 	r := Remedy{RuleID: f.RuleID, Fingerprint: f.Fingerprint, BackfillID: f.BackfillID, ArtifactURI: f.ArtifactURI}
 	if a := facts.Artifact; a != nil {
 		r.System, r.Source = systemOf(a), a.Source
 	}
-	build, ok := byRule[f.RuleID]
-	if !ok {
+	if build == nil {
 		return r, false
 	}
 	build(&r, f, facts)
@@ -142,13 +150,6 @@ func Build(f model.Finding, facts Facts) (Remedy, bool) {
 	}
 	return r, true
 }
-
-// builder fills a remedy for one rule's finding.
-type builder func(r *Remedy, f model.Finding, facts Facts)
-
-// byRule maps each built-in rule to its remedy. A rule missing here has
-// only its remediation text.
-var byRule = map[string]builder{}
 
 // Commands returns the remedy's runnable commands, one per action.
 func (r Remedy) Commands() []string {

@@ -8,97 +8,13 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/model"
-	"github.com/bfaudit/bfaudit/rules"
-	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )
-
-// Every built-in rule has a remedy, shown on an example in docs/rules.md.
-func TestEveryBuiltinRuleHasARemedy(t *testing.T) {
-	ex := Examples()
-	for _, r := range rules.All() {
-		if r.User() {
-			continue
-		}
-		if _, ok := byRule[r.ID]; !ok {
-			t.Errorf("%s %s has no remedy", r.ID, r.Name)
-			continue
-		}
-		if len(ex[r.ID]) == 0 {
-			t.Errorf("%s %s has no example for the docs", r.ID, r.Name)
-		}
-		for _, e := range ex[r.ID] {
-			if _, ok := Build(e.Finding, e.Facts); !ok {
-				t.Errorf("%s: example on %s gives no remedy", r.ID, e.Finding.ArtifactURI)
-			}
-		}
-	}
-}
-
-type wantAction struct{ name, step, shell string }
-
-// The rendered command of each artifact-level rule, on the example
-// artifacts (named as the collectors name them).
-func TestExampleCommands(t *testing.T) {
-	ex := Examples()
-	cases := []struct {
-		rule string
-		i    int
-		want []wantAction
-	}{
-		{"BF001", 0, []wantAction{
-			{PauseJob, "verified", "airflow dags pause bf_1234_refund_replay"},
-			{DeleteJob, "retired", "airflow dags delete --yes bf_1234_refund_replay"}}},
-		{"BF001", 1, []wantAction{
-			{PauseJob, "verified", `kubectl patch cronjob --namespace=data-jobs --type=merge --patch='{"spec":{"suspend":true}}' bf-1234-replay`},
-			{DeleteJob, "retired", "kubectl delete cronjob --namespace=data-jobs bf-1234-replay"}}},
-		{"BF001", 2, []wantAction{{DeleteJob, "retired", "kubectl delete job --namespace=data-jobs bf-1234-replay-29340"}}},
-		{"BF002", 0, []wantAction{{DeleteJob, "retired", "airflow dags delete --yes bf_1234_refund_replay"}}},
-		{"BF003", 0, []wantAction{{RevokeGrant, "access revoked",
-			"PGDATABASE=analytics psql -X -v ON_ERROR_STOP=1 -q <<'BFAUDIT_SQL'\nREVOKE INSERT, UPDATE ON TABLE \"revenue\".\"daily\" FROM \"bf_1234_loader\";\nBFAUDIT_SQL"}}},
-		{"BF003", 1, []wantAction{{RevokeGrant, "access revoked",
-			"gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics"}}},
-		{"BF003", 2, []wantAction{{RevokeGrant, "access revoked",
-			`f=$(mktemp) && bq show --format=prettyjson shop-analytics:revenue | jq --arg role WRITER --arg field userByEmail --arg who backfill-runner@shop-analytics.iam.gserviceaccount.com '.access |= map(select((.role == $role and .[$field] == $who) | not))' > "$f" && bq update --etag "$(jq -r .etag "$f")" --source "$f" shop-analytics:revenue; rc=$?; rm -f "$f"; [ "$rc" -eq 0 ]`}}},
-		{"BF004", 0, []wantAction{{ExpireRole, "access revoked",
-			"psql -X -v ON_ERROR_STOP=1 -q <<'BFAUDIT_SQL'\nALTER ROLE \"bf_1234_loader\" NOLOGIN VALID UNTIL 'now';\nBFAUDIT_SQL"}}},
-		{"BF004", 1, []wantAction{
-			{DisableKey, "access revoked", "gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e"},
-			{DeleteKey, "retired", "gcloud iam service-accounts keys delete --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e"}}},
-		{"BF005", 0, []wantAction{{DropTable, "retired", "bq rm -f -t shop-analytics:revenue.bf_1234_refunds_tmp"}}},
-		{"BF005", 1, []wantAction{{DropTable, "retired",
-			"PGDATABASE=analytics psql -X -v ON_ERROR_STOP=1 -q <<'BFAUDIT_SQL'\nDROP TABLE \"scratch\".\"bf_1234_refunds\";\nBFAUDIT_SQL"}}},
-		{"BF006", 0, []wantAction{{DeleteSubscription, "retired", "gcloud pubsub subscriptions delete --project=shop-analytics bf-1234-retries"}}},
-		{"BF006", 1, []wantAction{{DeleteQueue, "retired", "rabbitmqadmin --host=rabbitmq.internal --port=15672 --vhost=/ delete queue name=bf_1234.retry"}}},
-		{"BF010", 1, []wantAction{
-			{DisableKey, "access revoked", "gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e"},
-			{DeleteKey, "retired", "gcloud iam service-accounts keys delete --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e"}}},
-		{"BF011", 0, []wantAction{{DropTable, "retired",
-			"PGDATABASE=analytics psql -X -v ON_ERROR_STOP=1 -q <<'BFAUDIT_SQL'\nDROP TABLE \"scratch\".\"bf_1234_refunds\";\nBFAUDIT_SQL"}}},
-		{"BF016", 0, []wantAction{{ExpireSilence, "normalized", "amtool --alertmanager.url=http://alertmanager:9093 silence expire 7d3c6e1a-4a3b-4f7e-9a55-0b9a1c2d3e4f"}}},
-	}
-	for _, c := range cases {
-		e := ex[c.rule][c.i]
-		r, ok := Build(e.Finding, e.Facts)
-		if !ok {
-			t.Errorf("%s[%d]: no remedy", c.rule, c.i)
-			continue
-		}
-		var got []wantAction
-		for _, a := range r.Actions {
-			got = append(got, wantAction{a.Name, a.Step.String(), a.Shell})
-			shSyntax(t, a.Shell)
-		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%s[%d] on %s:\n got %q\nwant %q", c.rule, c.i, e.Finding.ArtifactURI, got, c.want)
-		}
-	}
-}
 
 // Human acts carry a filled template: the decision record's fields come
 // from the plan, and what bfaudit cannot know is a TODO.
 func TestHumanTemplates(t *testing.T) {
-	ex := Examples()
-	r, _ := Build(ex["BF008"][0].Finding, ex["BF008"][0].Facts)
+	e := ExampleNoRecord("BF008")
+	r, _ := buildWith(MissingRecord, e.Finding, e.Facts)
 	tpl := r.Human.Template
 	for _, want := range []string{
 		"backfill_id: BF-1234", "purpose: Recompute daily revenue with refunds included",
@@ -114,12 +30,14 @@ func TestHumanTemplates(t *testing.T) {
 	if r.Human.Where != "records/bf-1234.md" || r.Human.Step != model.StepArchived {
 		t.Errorf("where %q step %s", r.Human.Where, r.Human.Step)
 	}
-	r, _ = Build(ex["BF009"][0].Finding, ex["BF009"][0].Facts)
+	e = ExampleIncompleteRecord("BF009")
+	r, _ = buildWith(IncompleteRecord, e.Finding, e.Facts)
 	if strings.Contains(r.Human.Template, "purpose:") || !strings.Contains(r.Human.Template, "job_id: daily_revenue") ||
 		!strings.Contains(r.Human.Template, "final_data_location:") || r.Human.Where != "records/bf-1234.md" {
 		t.Errorf("BF009 should list only the missing fields, filled from the plan, for the record file: %+v", r.Human)
 	}
-	r, _ = Build(ex["BF014"][0].Finding, ex["BF014"][0].Facts)
+	e = ExampleOn("pubsub-sub")("BF014")
+	r, _ = buildWith(Undeclared, e.Finding, e.Facts)
 	if want := "assets_to_remove:\n  - bigquery://shop-analytics/revenue/bf_1234_refunds_tmp\n  - pubsub://shop-analytics/subscriptions/bf-1234-retries"; r.Human.Template != want {
 		t.Errorf("BF014 template:\n%s\nwant:\n%s", r.Human.Template, want)
 	}
@@ -129,7 +47,7 @@ func TestHumanTemplates(t *testing.T) {
 func TestTemplateValuesAreEncoded(t *testing.T) {
 	b := exampleBackfill()
 	b.Purpose = "fix: refunds # not a comment\n- not a list"
-	r, _ := Build(model.Finding{RuleID: "BF008", BackfillID: b.ID}, Facts{Backfill: b})
+	r, _ := buildWith(MissingRecord, model.Finding{RuleID: "BF008", BackfillID: b.ID}, Facts{Backfill: b})
 	if !strings.Contains(r.Human.Template, "purpose: |-\n  fix: refunds # not a comment\n  - not a list") {
 		t.Errorf("purpose not encoded as one value:\n%s", r.Human.Template)
 	}
@@ -139,10 +57,10 @@ func TestTemplateValuesAreEncoded(t *testing.T) {
 // the name where that system puts names, and what the main command must
 // receive.
 func systemArtifacts(name string) []struct {
-	a    model.Artifact
-	rule string
-	prog string
-	args []string
+	a     model.Artifact
+	build Builder
+	prog  string
+	args  []string
 	// stdin, when set, is what the program must read (the SQL).
 	stdin string
 } {
@@ -155,7 +73,7 @@ func systemArtifacts(name string) []struct {
 	}
 	type row = struct {
 		a     model.Artifact
-		rule  string
+		build Builder
 		prog  string
 		args  []string
 		stdin string
@@ -163,28 +81,28 @@ func systemArtifacts(name string) []struct {
 	esc := url.PathEscape
 	out := []row{
 		{a: model.Artifact{Kind: model.KindSchedulerJob, System: "airflow", State: model.StatePaused, URI: "airflow://s/dags/" + esc(name), Name: name},
-			rule: "BF002", prog: "airflow", args: append([]string{"dags", "delete", "--yes"}, dash(name)...)},
+			build: DisabledJob, prog: "airflow", args: append([]string{"dags", "delete", "--yes"}, dash(name)...)},
 		{a: model.Artifact{Kind: model.KindTable, System: "postgres", URI: "postgres://w/" + esc(name) + "/" + esc("s."+name), Attributes: attrs("object", "table")},
-			rule: "BF005", prog: "psql", args: []string{"PGDATABASE=" + name, "-X", "-v", "ON_ERROR_STOP=1", "-q"},
+			build: Remove(model.StepRetired), prog: "psql", args: []string{"PGDATABASE=" + name, "-X", "-v", "ON_ERROR_STOP=1", "-q"},
 			stdin: `DROP TABLE "s".` + Ident(name) + ";\n"},
 		{a: model.Artifact{Kind: model.KindCredential, System: "postgres", URI: "postgres://w/role/" + esc(name)},
-			rule: "BF004", prog: "psql", args: []string{"PGDATABASE=", "-X", "-v", "ON_ERROR_STOP=1", "-q"},
+			build: Remove(model.StepAccessRevoked), prog: "psql", args: []string{"PGDATABASE=", "-X", "-v", "ON_ERROR_STOP=1", "-q"},
 			stdin: "ALTER ROLE " + Ident(name) + " NOLOGIN VALID UNTIL 'now';\n"},
 		{a: model.Artifact{Kind: model.KindQueue, System: "rabbitmq", URI: "rabbitmq://b/" + esc(name) + "/queue/" + esc(name)},
-			rule: "BF006", prog: "rabbitmqadmin", args: []string{"--vhost=" + name, "delete", "queue", "name=" + name}},
+			build: Remove(model.StepRetired), prog: "rabbitmqadmin", args: []string{"--vhost=" + name, "delete", "queue", "name=" + name}},
 		{a: model.Artifact{Kind: model.KindSilence, System: "alertmanager", Name: name, URI: "alertmanager://a/silences/x", Attributes: attrs(model.AttrAPIURL, "http://am:9093/"+name)},
-			rule: "BF016", prog: "amtool", args: append([]string{"--alertmanager.url=http://am:9093/" + name, "silence", "expire"}, dash(name)...)},
+			build: Remove(model.StepNormalized), prog: "amtool", args: append([]string{"--alertmanager.url=http://am:9093/" + name, "silence", "expire"}, dash(name)...)},
 		{a: model.Artifact{Kind: model.KindGrant, System: "gcpiam", URI: "gcpiam://p/bindings/r/m", Attributes: attrs(model.AttrPrincipal, "user:"+name, model.AttrRole, "roles/"+name)},
-			rule: "BF003", prog: "gcloud", args: []string{"projects", "remove-iam-policy-binding", "--member=user:" + name, "--role=roles/" + name, "--condition=None", "p"}},
+			build: Remove(model.StepAccessRevoked), prog: "gcloud", args: []string{"projects", "remove-iam-policy-binding", "--member=user:" + name, "--role=roles/" + name, "--condition=None", "p"}},
 	}
 	// GCP ids cannot hold '/', '?' or '#': the collectors put them in URIs
 	// as they are.
 	if !strings.ContainsAny(name, "/?#") && name != "" {
 		out = append(out,
 			row{a: model.Artifact{Kind: model.KindTable, System: "bigquery", URI: "bigquery://p/d/" + name},
-				rule: "BF005", prog: "bq", args: []string{"rm", "-f", "-t", "p:d." + name}},
+				build: Remove(model.StepRetired), prog: "bq", args: []string{"rm", "-f", "-t", "p:d." + name}},
 			row{a: model.Artifact{Kind: model.KindSubscription, System: "pubsub", URI: "pubsub://p/subscriptions/" + name},
-				rule: "BF006", prog: "gcloud", args: append([]string{"pubsub", "subscriptions", "delete", "--project=p"}, dash(name)...)},
+				build: Remove(model.StepRetired), prog: "gcloud", args: append([]string{"pubsub", "subscriptions", "delete", "--project=p"}, dash(name)...)},
 		)
 	}
 	return out
@@ -195,13 +113,13 @@ func TestHostileNamesArriveIntact(t *testing.T) {
 	for _, name := range hostileNames {
 		for _, c := range systemArtifacts(name) {
 			a := c.a
-			f := model.Finding{RuleID: c.rule, BackfillID: "BF-1", ArtifactURI: a.URI}
-			r, ok := Build(f, Facts{Artifact: &a})
+			f := model.Finding{BackfillID: "BF-1", ArtifactURI: a.URI}
+			r, ok := buildWith(c.build, f, Facts{Artifact: &a})
 			if !ok || len(r.Actions) == 0 {
 				if name == "" {
 					continue // nothing is named "": no command for it is right
 				}
-				t.Errorf("%s %s %q: no action", c.rule, a.System, name)
+				t.Errorf("%s %s %q: no action", a.Kind, a.System, name)
 				continue
 			}
 			sh := r.Actions[0].Shell
@@ -228,7 +146,7 @@ func TestConditionalBindingFile(t *testing.T) {
 	for _, title := range []string{"bf-1234 until october", "it's, \"quoted\" = x\nline"} {
 		a := model.Artifact{Kind: model.KindGrant, System: "gcpiam", URI: "gcpiam://p/bindings/r/m?condition=x",
 			Attributes: attrs(model.AttrPrincipal, "user:a@b.c", model.AttrRole, "roles/x", model.AttrCondition, expr, conditionTitleAttr, title)}
-		r, _ := Build(model.Finding{RuleID: "BF003"}, Facts{Artifact: &a})
+		r, _ := buildWith(Remove(model.StepAccessRevoked), model.Finding{}, Facts{Artifact: &a})
 		calls := runShell(t, r.Actions[0].Shell)
 		if len(calls) != 1 {
 			t.Fatalf("calls %+v", calls)
@@ -257,7 +175,7 @@ func TestDatasetACLPipeline(t *testing.T) {
 		{"role":"OWNER","specialGroup":"projectOwners"}]}`
 	a := model.Artifact{Kind: model.KindGrant, System: "bigquery", URI: "bigquery://p/d/acl/WRITER/serviceAccount:" + who,
 		Attributes: attrs(model.AttrPrincipal, "serviceAccount:"+who, model.AttrRole, "WRITER")}
-	r, _ := Build(model.Finding{RuleID: "BF003"}, Facts{Artifact: &a})
+	r, _ := buildWith(Remove(model.StepAccessRevoked), model.Finding{}, Facts{Artifact: &a})
 	calls := runShellWith(t, r.Actions[0].Shell, dataset)
 	if len(calls) != 2 || calls[1].args[0] != "update" || calls[1].args[2] != "BwX1" {
 		t.Fatalf("calls %+v", calls)
@@ -276,17 +194,17 @@ func TestDatasetACLPipeline(t *testing.T) {
 // A schema goes after its tables; reversible actions are marked.
 func TestActionFlags(t *testing.T) {
 	a := model.Artifact{Kind: model.KindTable, System: "postgres", URI: "postgres://w/db/scratch", Attributes: attrs("object", "schema")}
-	r, _ := Build(model.Finding{RuleID: "BF005"}, Facts{Artifact: &a})
+	r, _ := buildWith(Remove(model.StepRetired), model.Finding{}, Facts{Artifact: &a})
 	if !r.Actions[0].Late || r.Actions[0].SQL != `DROP SCHEMA "scratch";` {
 		t.Errorf("schema drop: %+v", r.Actions[0])
 	}
-	ex := Examples()["BF004"][0]
-	r, _ = Build(ex.Finding, ex.Facts)
+	role := exampleArtifacts["pg-role"]
+	r, _ = buildWith(Remove(model.StepAccessRevoked), model.Finding{}, Facts{Artifact: &role})
 	if !r.Actions[0].Reversible {
 		t.Errorf("expire_role should be reversible")
 	}
-	ex = Examples()["BF005"][0]
-	r, _ = Build(ex.Finding, ex.Facts)
+	table := exampleArtifacts["bq-table"]
+	r, _ = buildWith(Remove(model.StepRetired), model.Finding{}, Facts{Artifact: &table})
 	if r.Actions[0].Reversible || len(r.Alternatives) != 1 || !strings.Contains(r.Alternatives[0], "bq update --expiration 604800 shop-analytics:revenue.bf_1234_refunds_tmp") {
 		t.Errorf("bq rm: %+v", r)
 	}
@@ -295,7 +213,7 @@ func TestActionFlags(t *testing.T) {
 // A fence longer than any backtick run in the body keeps the block whole.
 func TestMarkdownFence(t *testing.T) {
 	a := model.Artifact{Kind: model.KindQueue, System: "rabbitmq", URI: "rabbitmq://b/v/queue/" + url.PathEscape("q```x")}
-	r, _ := Build(model.Finding{RuleID: "BF006"}, Facts{Artifact: &a})
+	r, _ := buildWith(Remove(model.StepRetired), model.Finding{}, Facts{Artifact: &a})
 	md := r.Markdown()
 	if !strings.HasPrefix(md, "````sh\n") {
 		t.Errorf("fence not lengthened:\n%s", md)
@@ -311,43 +229,5 @@ func TestSplitMatchers(t *testing.T) {
 	}
 	if _, ok := splitMatchers(`alertname="x"`); ok {
 		t.Error("text without braces accepted")
-	}
-}
-
-// From a finding alone (a report has no artifacts), the URI gives the
-// same commands, or the broader one where it cannot say more.
-func TestForFromFindingAlone(t *testing.T) {
-	ex := Examples()
-	same := map[string][]int{"BF001": {0, 1, 2}, "BF002": {0}, "BF003": {1, 2}, "BF004": {0, 1}, "BF005": {0, 1}, "BF006": {0}}
-	for rule, idx := range same {
-		for _, i := range idx {
-			e := ex[rule][i]
-			want, _ := Build(e.Finding, e.Facts)
-			got, ok := For(e.Finding, nil)
-			if !ok || !slices.Equal(got.Commands(), want.Commands()) {
-				t.Errorf("%s[%d] %s from the finding alone:\n got %q\nwant %q", rule, i, e.Finding.ArtifactURI, got.Commands(), want.Commands())
-			}
-		}
-	}
-	e := ex["BF003"][0]
-	got, _ := For(e.Finding, nil)
-	if want := `REVOKE ALL PRIVILEGES ON TABLE "revenue"."daily" FROM "bf_1234_loader";`; len(got.Actions) != 1 || got.Actions[0].SQL != want {
-		t.Errorf("PostgreSQL grant from its URI: %+v, want %s", got.Actions, want)
-	}
-	e = ex["BF006"][1]
-	got, _ = For(e.Finding, nil)
-	if want := "rabbitmqadmin --vhost=/ delete queue name=bf_1234.retry"; len(got.Actions) != 1 || got.Actions[0].Shell != want {
-		t.Errorf("RabbitMQ queue from its URI: %q", got.Commands())
-	}
-	cond := model.Finding{RuleID: "BF003", ArtifactURI: "gcpiam://p/bindings/projects/p/roles/loader/serviceAccount:a@p.iam.gserviceaccount.com?condition=until-oct"}
-	got, _ = For(cond, nil)
-	if want := "gcloud projects remove-iam-policy-binding --member=serviceAccount:a@p.iam.gserviceaccount.com --role=projects/p/roles/loader --all p"; len(got.Actions) != 1 || got.Actions[0].Shell != want || len(got.Notes) == 0 {
-		t.Errorf("conditional binding from its URI: %q %q", got.Commands(), got.Notes)
-	}
-	for _, f := range []model.Finding{{RuleID: "BF008", BackfillID: "BF-1"}, {RuleID: "BF101", ArtifactURI: "plan#x"}, {RuleID: "BF005", ArtifactURI: "exports://t"}} {
-		r, ok := For(f, nil)
-		if ok && len(r.Actions) > 0 {
-			t.Errorf("%s %s: commands %q from nothing", f.RuleID, f.ArtifactURI, r.Commands())
-		}
 	}
 }

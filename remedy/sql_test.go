@@ -116,12 +116,12 @@ func TestSQLAgainstPostgres(t *testing.T) {
 			tbl := model.Artifact{Kind: model.KindTable, System: "postgres", URI: "postgres://w/" + esc(db) + "/" + esc(schema+"."+table),
 				Attributes: map[string]string{"object": "table"}}
 			for _, c := range []struct {
-				rule string
-				a    model.Artifact
-			}{{"BF003", grant}, {"BF004", cred}, {"BF005", tbl}} {
-				r, ok := Build(model.Finding{RuleID: c.rule}, Facts{Artifact: &c.a})
+				build Builder
+				a     model.Artifact
+			}{{Remove(model.StepAccessRevoked), grant}, {Remove(model.StepAccessRevoked), cred}, {Remove(model.StepRetired), tbl}} {
+				r, ok := buildWith(c.build, model.Finding{}, Facts{Artifact: &c.a})
 				if !ok {
-					t.Fatalf("%s: no remedy", c.rule)
+					t.Fatalf("%s: no remedy", c.a.URI)
 				}
 				runPsql(t, env, r.Actions[0].Shell)
 			}
@@ -164,7 +164,7 @@ func TestRevokeLeavesNeighbours(t *testing.T) {
 	a := model.Artifact{Kind: model.KindGrant, System: "postgres",
 		URI:        "postgres://w/" + url.PathEscape(db) + "/grant/" + url.PathEscape(role) + "/table/" + url.PathEscape(schema+".a;b"),
 		Attributes: map[string]string{model.AttrRole: "INSERT,SELECT", "object": "table"}}
-	r, _ := Build(model.Finding{RuleID: "BF003"}, Facts{Artifact: &a})
+	r, _ := buildWith(Remove(model.StepAccessRevoked), model.Finding{}, Facts{Artifact: &a})
 	runPsql(t, env, r.Actions[0].Shell)
 	for table, want := range map[string]bool{"a;b": false, "a": true} {
 		var has bool

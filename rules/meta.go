@@ -1,6 +1,9 @@
 package rules
 
-import "github.com/bfaudit/bfaudit/model"
+import (
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
 
 // Meta rules report on the engine's own inputs from config: waivers and
 // user rules. They have metadata like every rule (list, explain, docs,
@@ -26,6 +29,8 @@ func init() {
 		Seed:        seedCleanupMeta + `, "Key takeaways"`,
 		Remediation: "Fix what the waiver hid, then delete the waiver; or, if the exception still holds, renew it with a new reason, approver and expiry.",
 		Severity:    model.SeverityLow, Step: model.StepPlan, Check: noop, meta: true,
+		Remedy: &remedy.Recipe{Build: remedy.WaiverEdit("Fix what the waiver hid and delete the waiver, or renew it with a new reason, approver and expiry."),
+			Examples: []remedy.ExampleOf{remedy.ExampleConfig(42)}},
 	})
 	Register(&Rule{
 		ID: StaleWaiverID, Name: "stale-waiver", Title: "Waiver matches no finding",
@@ -34,6 +39,8 @@ func init() {
 		Seed:        seedCleanupMeta + `, "Prevent lingering backfill machinery"`,
 		Remediation: "Delete the waiver from the config, or correct its fingerprint, rule or selector.",
 		Severity:    model.SeverityInfo, Step: model.StepPlan, Check: noop, meta: true,
+		Remedy: &remedy.Recipe{Build: remedy.WaiverEdit("Delete the waiver, or correct its fingerprint, rule or selector."),
+			Examples: []remedy.ExampleOf{remedy.ExampleConfig(57)}},
 	})
 	Register(&Rule{
 		ID: UserRuleErrorID, Name: "user-rule-error", Title: "User rule failed to evaluate",
@@ -42,5 +49,6 @@ func init() {
 		Seed:        seedCleanupMeta + `, "Prevent lingering backfill machinery"`,
 		Remediation: "Fix the expression in rules.custom: guard optional values with has(), e.g. has(artifact.expires_at) && artifact.expires_at < now, and `key in map` before map[key].",
 		Severity:    model.SeverityLow, Step: model.StepPlan, Check: noop, meta: true,
+		Remedy: &remedy.Recipe{Build: remedy.UserRuleError, Examples: []remedy.ExampleOf{remedy.ExampleConfig(70)}},
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 )
 
 // Param is a tunable of a rule; its value comes from config
@@ -40,6 +41,10 @@ type Rule struct {
 	Params     []Param `json:"params,omitempty"`
 	// Check inspects the estate and reports findings through the context.
 	Check func(*Context) `json:"-"`
+	// Remedy is how the fix of a finding is built (the commands, or what
+	// a person writes where), with its examples for the docs. Register
+	// hands it to the remedy package; every built-in rule has one.
+	Remedy *remedy.Recipe `json:"-"`
 
 	// Expr and AppliesTo are set on user rules (CEL, from config); such a
 	// rule has no Check: the engine evaluates every user rule in one pass
@@ -92,6 +97,9 @@ func Register(r *Rule) {
 		panic(fmt.Sprintf("rules: %s registered twice", r.ID))
 	}
 	registry[r.ID] = r
+	if r.Remedy != nil {
+		remedy.Register(r.ID, *r.Remedy)
+	}
 }
 
 // All returns the registered rules sorted by id.

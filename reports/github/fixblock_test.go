@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/model"
+	// The rules carry their remedies: a finding has commands only once
+	// its rule is registered, as in bfaudit.
+	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )
 
 // Each open item carries the commands that clear it, collapsed, inside its

@@ -9,6 +9,9 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/bfaudit/bfaudit/model"
+	// The rules carry their remedies: a finding has commands only once
+	// its rule is registered, as in bfaudit.
+	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )
 
 func messagesText(ms []message) string {

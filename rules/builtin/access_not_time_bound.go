@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -16,6 +17,8 @@ func init() {
 		Remediation: "Give every elevated_access entry an expiry in the plan, and grant it with an end: an IAM condition such as request.time < timestamp(\"2026-03-01T00:00:00Z\"), or VALID UNTIL on a login role.",
 		Severity:    model.SeverityHigh, Step: model.StepPlan, Governance: true,
 		Check: accessNotTimeBound,
+		Remedy: &remedy.Recipe{Build: remedy.NotTimeBound, Kind: model.KindGrant,
+			Examples: []remedy.ExampleOf{remedy.ExamplePlan, remedy.ExampleOn("pg-role"), remedy.ExampleOn("gcp-binding")}},
 	})
 }
 

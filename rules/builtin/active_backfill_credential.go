@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -18,6 +19,8 @@ func init() {
 		Step:   model.StepAccessRevoked,
 		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill credential counts as lingering"}},
 		Check:  activeBackfillCredential,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepAccessRevoked), Kind: model.KindCredential,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("pg-role"), remedy.ExampleOn("gcp-key")}},
 	})
 }
 

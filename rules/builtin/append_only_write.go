@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -15,7 +16,8 @@ func init() {
 		Seed:        seedReprocess + `, "Making a pipeline backfillable"`,
 		Remediation: "Write by partition with overwrite semantics (write_mode: partition_overwrite); if the target cannot do that, delete the interval's rows in the same transaction before writing.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
-		Check: appendOnlyWrite,
+		Check:  appendOnlyWrite,
+		Remedy: &remedy.Recipe{Build: remedy.AppendOnlyWrite, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -16,6 +17,7 @@ func init() {
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Params: []rules.Param{{Name: "days", Default: "30", Description: "a start date more than this many days before the audit counts as old"}},
 		Check:  catchupRisk,
+		Remedy: &remedy.Recipe{Build: remedy.CatchupRisk, Examples: []remedy.ExampleOf{remedy.ExampleOn("airflow-catchup")}},
 	})
 }
 

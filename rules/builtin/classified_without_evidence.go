@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -15,7 +16,8 @@ func init() {
 		Seed:        seedCleanup + `, "What makes backfill cleanup unsafe"`,
 		Remediation: "Plan to keep the replay manifest and the validation evidence (keep_evidence: true) and say where they will live in the decision record.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
-		Check: classifiedWithoutEvidence,
+		Check:  classifiedWithoutEvidence,
+		Remedy: &remedy.Recipe{Build: remedy.ClassifiedWithoutEvidence, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -16,6 +17,8 @@ func init() {
 		Remediation: "Archive the decision record now with what is left (purpose, range, job id, validation query, approving owner, final data location); revoke the remaining credentials and grants; follow the lifecycle order next time.",
 		Severity:    model.SeverityMedium, Step: model.StepArchived,
 		Check: cleanupOutOfOrder,
+		Remedy: &remedy.Recipe{Build: remedy.OutOfOrder,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("bq-table-deleted"), remedy.ExampleOn("gcp-key")}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -16,7 +17,8 @@ func init() {
 		Seed:        seedScheduling + ", " + seedReprocess,
 		Remediation: "Tell downstream consumers which intervals change and why (keep the previous version for comparison), then set consumers_notified: true.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
-		Check: consumersNotInformed,
+		Check:  consumersNotInformed,
+		Remedy: &remedy.Recipe{Build: remedy.ConsumersNotInformed, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

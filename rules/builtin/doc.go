@@ -1,5 +1,6 @@
 // Package builtin holds bfaudit's built-in rules, one file per rule, each
-// registered in init with its metadata. Import it for its side effect.
+// registered in init with its metadata and its remedy (rules.Rule.Remedy).
+// Import it for its side effect.
 package builtin
 
 import (

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -19,6 +20,8 @@ func init() {
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a backfill job counts as lingering"}},
 		Check:  expiredTemporaryJob,
+		Remedy: &remedy.Recipe{Build: remedy.ExpiredJob, Kind: model.KindSchedulerJob, State: model.StateEnabled,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("airflow-dag"), remedy.ExampleOn("k8s-cronjob"), remedy.ExampleOn("k8s-job")}},
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -15,7 +16,8 @@ func init() {
 		Seed:        seedCleanup,
 		Remediation: "Fill in the missing fields of the decision record's front matter.",
 		Severity:    model.SeverityLow, Step: model.StepArchived,
-		Check: incompleteDecisionRecord,
+		Check:  incompleteDecisionRecord,
+		Remedy: &remedy.Recipe{Build: remedy.IncompleteRecord, Examples: []remedy.ExampleOf{remedy.ExampleIncompleteRecord}},
 	})
 }
 

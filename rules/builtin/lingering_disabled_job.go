@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -17,6 +18,8 @@ func init() {
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a paused job counts as left behind"}},
 		Check:  lingeringDisabledJob,
+		Remedy: &remedy.Recipe{Build: remedy.DisabledJob, Kind: model.KindSchedulerJob, State: model.StatePaused,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("airflow-paused")}},
 	})
 }
 

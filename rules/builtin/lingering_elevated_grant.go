@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -19,6 +20,8 @@ func init() {
 		Step:   model.StepAccessRevoked,
 		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill grant counts as lingering"}},
 		Check:  lingeringElevatedGrant,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepAccessRevoked), Kind: model.KindGrant,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("pg-grant"), remedy.ExampleOn("gcp-binding"), remedy.ExampleOn("bq-acl")}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -16,6 +17,8 @@ func init() {
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill queue counts as lingering"}},
 		Check:  lingeringQueue,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepRetired), Kind: model.KindQueue,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("pubsub-sub"), remedy.ExampleOn("rabbit-queue")}},
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -25,6 +26,8 @@ func init() {
 			{Name: "max_overrun", Default: "7d", Description: "how long after the backfill's expiry a silence may be set to end"},
 		},
 		Check: lingeringSilence,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepNormalized), Kind: model.KindSilence,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("silence")}},
 	})
 }
 

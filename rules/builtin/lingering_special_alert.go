@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -18,6 +19,8 @@ func init() {
 		Severity: model.SeverityLow, Step: model.StepNormalized,
 		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill-only alert counts as lingering"}},
 		Check:  lingeringSpecialAlert,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepNormalized), Kind: model.KindAlert,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("prom-alert"), remedy.ExampleOn("flag")}},
 	})
 }
 

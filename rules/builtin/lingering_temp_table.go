@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -18,6 +19,8 @@ func init() {
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a temporary table with no expiration counts as lingering"}},
 		Check:  lingeringTempTable,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepRetired), Kind: model.KindTable,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("bq-table"), remedy.ExampleOn("pg-table")}},
 	})
 }
 

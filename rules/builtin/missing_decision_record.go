@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -17,6 +18,7 @@ func init() {
 		Severity:    model.SeverityMedium, Step: model.StepArchived,
 		Params: []rules.Param{{Name: "days", Default: "14", Description: "days after completion by which the decision record must be archived"}},
 		Check:  missingDecisionRecord,
+		Remedy: &remedy.Recipe{Build: remedy.MissingRecord, Examples: []remedy.ExampleOf{remedy.ExampleNoRecord}},
 	})
 }
 

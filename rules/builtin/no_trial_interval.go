@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -14,7 +15,8 @@ func init() {
 		Seed:        seedScheduling + `, "Running backfills safely"; ` + seedReprocess + `, "When it breaks"`,
 		Remediation: "Run one interval first, check its output against the requirement, then launch the rest (trial_interval: true in the plan).",
 		Severity:    model.SeverityLow, Step: model.StepPlan, Governance: true,
-		Check: noTrialInterval,
+		Check:  noTrialInterval,
+		Remedy: &remedy.Recipe{Build: remedy.NoTrialInterval, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -14,7 +15,8 @@ func init() {
 		Seed:        seedCleanup,
 		Remediation: "Find the backfill the artifact came from and add its plan and decision record, or retire the artifact.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
-		Check: orphanArtifact,
+		Check:  orphanArtifact,
+		Remedy: &remedy.Recipe{Build: remedy.Orphan, Examples: []remedy.ExampleOf{remedy.ExampleOrphan("pg-table")}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -15,7 +16,8 @@ func init() {
 		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
 		Remediation: "Stop the backfill and clear its queued runs, or, if it must finish, extend the plan's expiry with the approver's consent.",
 		Severity:    model.SeverityHigh, Step: model.StepVerified,
-		Check: overdueBackfill,
+		Check:  overdueBackfill,
+		Remedy: &remedy.Recipe{Build: remedy.Overdue, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -14,7 +15,8 @@ func init() {
 		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
 		Remediation: "Add expiry, validation_query, assets_to_remove and cleanup_owner to the plan.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
-		Check: planMissingCleanup,
+		Check:  planMissingCleanup,
+		Remedy: &remedy.Recipe{Build: remedy.PlanMissingCleanup, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

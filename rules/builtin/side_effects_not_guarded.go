@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -16,7 +17,8 @@ func init() {
 		Seed:        seedScheduling + `, "Running backfills safely"`,
 		Remediation: "Make the job skip external side effects when it runs as part of a backfill, and set side_effects_disabled: true in the plan.",
 		Severity:    model.SeverityHigh, Step: model.StepPlan, Governance: true,
-		Check: sideEffectsNotGuarded,
+		Check:  sideEffectsNotGuarded,
+		Remedy: &remedy.Recipe{Build: remedy.SideEffectsNotGuarded, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

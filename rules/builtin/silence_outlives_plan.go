@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -16,6 +17,8 @@ func init() {
 		Remediation: "Shorten the silence to end by the plan's expiry (recreate it with `amtool silence add --duration` or an end time; the old one with `amtool silence expire <id>`), or move the plan's expiry if the replay truly needs longer.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check: silenceOutlivesPlan,
+		Remedy: &remedy.Recipe{Build: remedy.SilenceOutlivesPlan, Kind: model.KindSilence,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("silence")}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -15,7 +16,8 @@ func init() {
 		Seed:        seedScheduling + `, "Backfill strategies and their trade-offs"`,
 		Remediation: "Use the interval strategy with concurrency 1 for depends-on-past jobs.",
 		Severity:    model.SeverityHigh, Step: model.StepPlan, Governance: true,
-		Check: statefulJobInParallel,
+		Check:  statefulJobInParallel,
+		Remedy: &remedy.Recipe{Build: remedy.StatefulInParallel, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

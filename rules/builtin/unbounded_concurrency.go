@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -19,6 +20,7 @@ func init() {
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Params: []rules.Param{{Name: "max_concurrency", Default: "16", Description: "a concurrency cap above this counts as no cap"}},
 		Check:  unboundedConcurrency,
+		Remedy: &remedy.Recipe{Build: remedy.UnboundedConcurrency, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

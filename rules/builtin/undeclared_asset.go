@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -15,7 +16,8 @@ func init() {
 		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
 		Remediation: "Add the artifact's URI to the plan's assets_to_remove (elevated access goes under elevated_access), or take the backfill label off if it is not backfill machinery.",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
-		Check: undeclaredAsset,
+		Check:  undeclaredAsset,
+		Remedy: &remedy.Recipe{Build: remedy.Undeclared, Examples: []remedy.ExampleOf{remedy.ExampleOn("pubsub-sub")}},
 	})
 }
 

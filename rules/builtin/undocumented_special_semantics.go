@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -15,7 +16,8 @@ func init() {
 		Seed:        seedCleanup + `, "What makes backfill cleanup unsafe"`,
 		Remediation: "Add special_semantics.note to the plan: why the shortcut was needed and why it must not become the normal path.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
-		Check: undocumentedSpecialSemantics,
+		Check:  undocumentedSpecialSemantics,
+		Remedy: &remedy.Recipe{Build: remedy.UndocumentedSpecialSemantics, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -15,7 +16,8 @@ func init() {
 		Seed:        seedCleanup + `, "Inventory the replay surface"`,
 		Remediation: "Set an owner label on the artifact, or an owner in the backfill's plan (or an approving owner in its decision record).",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
-		Check: unownedArtifact,
+		Check:  unownedArtifact,
+		Remedy: &remedy.Recipe{Build: remedy.Unowned, Examples: []remedy.ExampleOf{remedy.ExampleOn("rabbit-queue")}},
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -18,7 +19,8 @@ func init() {
 		Severity:    model.SeverityHigh, Step: model.StepVerified,
 		Params: []rules.Param{{Name: "edge", Default: "1d",
 			Description: "how far inside the range the first and last rows may start and end before it counts as a gap at the edge (one interval of the job)"}},
-		Check: unverifiedRange,
+		Check:  unverifiedRange,
+		Remedy: &remedy.Recipe{Build: remedy.UnverifiedRange, Examples: []remedy.ExampleOf{remedy.ExampleRecord}},
 	})
 }
 

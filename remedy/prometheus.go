@@ -1,0 +1,24 @@
+package remedy
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Prometheus rules live in files (or PrometheusRule objects) bfaudit has no
+// command to edit: their removal is said, not run.
+func init() {
+	registerSystem("prometheus", commands{manual: prometheusManual})
+}
+
+// prometheusManual says which rule to delete from which group and file.
+func prometheusManual(a *model.Artifact, step model.Step) *Human {
+	where := a.Attr("file")
+	if obj := a.Attr("prometheusrule"); obj != "" {
+		where = "PrometheusRule " + obj
+	}
+	return &Human{Step: step, Where: where,
+		What: fmt.Sprintf("Delete the rule %s from group %s of %s and reload Prometheus (POST /-/reload, or let the operator pick the PrometheusRule up).",
+			nameOr(a), orDash(a.Attr("group")), orDash(where))}
+}
