@@ -92,13 +92,13 @@ func Examples() map[string][]Example {
 		Source: model.Location{Source: "plans", Path: "records/bf-1234.md"}}
 	on := func(rule, key string) Example {
 		a := exampleArtifacts[key]
-		f := model.Finding{RuleID: rule, BackfillID: b.ID, ArtifactURI: a.URI, Source: a.Source, Scope: a.Scope}
-		f.Fingerprint = model.Fingerprint(rule, b.ID, a.URI)
+		f := model.Finding{RuleID: rule, BackfillID: b.ID, Key: model.ParseID(b.ID), ArtifactURI: a.URI, Source: a.Source, Scope: a.Scope}
+		f.Fingerprint = model.Fingerprint(rule, f.Key, a.URI)
 		return Example{Finding: f, Facts: Facts{Artifact: &a, Backfill: b, RecordsDir: "records", PlansDir: "plans"}}
 	}
 	whole := func(rule string, loc *model.Location, r *model.DecisionRecord) Example {
-		f := model.Finding{RuleID: rule, BackfillID: b.ID, Location: loc}
-		f.Fingerprint = model.Fingerprint(rule, b.ID, "")
+		f := model.Finding{RuleID: rule, BackfillID: b.ID, Key: model.ParseID(b.ID), Location: loc}
+		f.Fingerprint = model.Fingerprint(rule, f.Key, "")
 		return Example{Finding: f, Facts: Facts{Backfill: b, Record: r, RecordsDir: "records", PlansDir: "plans"}}
 	}
 	orphanEx := on("BF011", "pg-table")
