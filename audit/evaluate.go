@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"time"
 
 	"github.com/bfaudit/bfaudit/correlate"
@@ -55,16 +56,16 @@ func BuildReport(ix *correlate.Index, findings []model.Finding, now time.Time) *
 	}
 	for _, id := range ix.Unknown {
 		r.Backfills = append(r.Backfills, model.BackfillReport{
-			Backfill: model.Backfill{ID: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(groups.of(id)),
+			Backfill: model.Backfill{ID: string(id), Key: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(groups.of(id)),
 			Lifecycle: model.Lifecycle{Blockers: []string{"no plan or decision record describes this backfill"}},
 		})
 	}
 	// Records whose backfill has no plan still deserve a line.
 	for id, rec := range ix.Records {
-		if _, ok := ix.Backfills[id]; ok || contains(ix.Unknown, id) {
+		if _, ok := ix.Backfills[id]; ok || slices.Contains(ix.Unknown, id) {
 			continue
 		}
-		b := &model.Backfill{ID: rec.BackfillID, Purpose: rec.Purpose, Range: rec.Range, JobID: rec.JobID,
+		b := &model.Backfill{ID: rec.BackfillID, Key: id, Purpose: rec.Purpose, Range: rec.Range, JobID: rec.JobID,
 			Status: model.StatusArchived, Owner: rec.ApprovingOwner}
 		if !rec.Archived() {
 			b.Status = model.StatusReplayed
@@ -120,15 +121,6 @@ func countOpen(fs []model.Finding) int {
 	return n
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Refresh recomputes each backfill's open findings and lifecycle, and the
 // summary, after a sink changed waivers (an issue closed as accepted on
 // GitHub): a waived finding no longer blocks its step.
@@ -137,7 +129,7 @@ func (a *Audit) Refresh() {
 	groups := groupFindings(r.Findings)
 	for i := range r.Backfills {
 		br := &r.Backfills[i]
-		fs := groups.of(model.NormalizeID(br.Backfill.ID))
+		fs := groups.of(br.Backfill.Key)
 		br.Findings = countOpen(fs)
 		if br.Known {
 			br.Lifecycle = rules.Lifecycle(a.index, &br.Backfill, fs)

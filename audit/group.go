@@ -8,15 +8,14 @@ import "github.com/bfaudit/bfaudit/model"
 // copied into one reused buffer when they are asked for.
 type findingGroups struct {
 	all []model.Finding
-	ids map[string][]int32 // normalized backfill id -> indexes into all
+	ids map[model.BackfillID][]int32 // backfill id -> indexes into all
 	buf []model.Finding
 }
 
 func groupFindings(fs []model.Finding) *findingGroups {
-	g := &findingGroups{all: fs, ids: map[string][]int32{}}
+	g := &findingGroups{all: fs, ids: map[model.BackfillID][]int32{}}
 	for i := range fs {
-		if id := fs[i].BackfillID; id != "" {
-			id = model.NormalizeID(id)
+		if id := fs[i].Key; id != "" {
 			g.ids[id] = append(g.ids[id], int32(i))
 		}
 	}
@@ -25,7 +24,7 @@ func groupFindings(fs []model.Finding) *findingGroups {
 
 // of returns a backfill's findings in report order. The slice is only good
 // until the next call.
-func (g *findingGroups) of(id string) []model.Finding {
+func (g *findingGroups) of(id model.BackfillID) []model.Finding {
 	g.buf = g.buf[:0]
 	for _, i := range g.ids[id] {
 		g.buf = append(g.buf, g.all[i])

@@ -2,10 +2,11 @@ package correlate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
-	"time"
 )
 
 // Index is the estate with every artifact tied to its backfill and every
@@ -13,35 +14,39 @@ import (
 // one pass over the estate, so evaluation stays linear in its size.
 type Index struct {
 	Estate *model.Estate
-	// Backfills by normalized id, merged from plans and scheduler objects.
-	Backfills map[string]*model.Backfill
-	// IDs lists the known backfill ids (normalized), sorted.
-	IDs []string
+	// Backfills by id, merged from plans and scheduler objects.
+	Backfills map[model.BackfillID]*model.Backfill
+	// IDs lists the known backfill ids, sorted.
+	IDs []model.BackfillID
 	// Artifacts are the estate's artifacts, BackfillID set to the canonical
-	// id where one was found.
+	// spelling of the id and Key to the id where one was found.
 	Artifacts []model.Artifact
-	// ByBackfill maps a normalized id to indexes into Artifacts.
-	ByBackfill map[string][]int
-	// Records by normalized id; an archived record wins over a draft.
-	Records map[string]*model.DecisionRecord
+	// ByBackfill maps an id to indexes into Artifacts.
+	ByBackfill map[model.BackfillID][]int
+	// Records by id; an archived record wins over a draft.
+	Records map[model.BackfillID]*model.DecisionRecord
+	// AllRecords are the estate's decision records, drafts beside the
+	// archived record that wins, each with its Key.
+	AllRecords []model.DecisionRecord
 	// Unknown lists ids found on artifacts that no plan, record or
 	// scheduler object describes, sorted.
-	Unknown  []string
+	Unknown  []model.BackfillID
 	coverage map[string]model.Coverage
 }
 
 // Correlate builds the index. The selector ties artifacts that collectors
 // did not tie themselves (inventory entries, estates saved before a new
-// pattern was configured).
+// pattern was configured). It is where an evaluation reads backfill ids:
+// each plan, record and artifact's id is parsed once, here, into its Key.
 func Correlate(est *model.Estate, sel *Selector) *Index {
 	if sel == nil {
 		sel = MustSelector()
 	}
 	ix := &Index{
 		Estate:     est,
-		Backfills:  map[string]*model.Backfill{},
-		ByBackfill: map[string][]int{},
-		Records:    map[string]*model.DecisionRecord{},
+		Backfills:  map[model.BackfillID]*model.Backfill{},
+		ByBackfill: map[model.BackfillID][]int{},
+		Records:    map[model.BackfillID]*model.DecisionRecord{},
 		coverage:   map[string]model.Coverage{},
 	}
 	for _, c := range est.Coverage {
@@ -49,14 +54,15 @@ func Correlate(est *model.Estate, sel *Selector) *Index {
 	}
 	sel.AddAssets(est.Backfills)
 	ix.mergeBackfills(est.Backfills)
-	for i := range est.Records {
-		r := est.Records[i]
-		id := model.NormalizeID(r.BackfillID)
-		if old, ok := ix.Records[id]; !ok || (!old.Archived() && r.Archived()) {
-			ix.Records[id] = &r
+	ix.AllRecords = make([]model.DecisionRecord, len(est.Records))
+	for i, r := range est.Records {
+		r.Key = model.ParseID(r.BackfillID)
+		ix.AllRecords[i] = r
+		if old, ok := ix.Records[r.Key]; !ok || (!old.Archived() && r.Archived()) {
+			ix.Records[r.Key] = &ix.AllRecords[i]
 		}
 	}
-	unknown := map[string]bool{}
+	unknown := map[model.BackfillID]bool{}
 	ix.Artifacts = make([]model.Artifact, len(est.Artifacts))
 	for i, a := range est.Artifacts {
 		if a.BackfillID == "" {
@@ -67,13 +73,14 @@ func Correlate(est *model.Estate, sel *Selector) *Index {
 			a.Correlation = "collector"
 		}
 		if a.BackfillID != "" {
-			id := model.NormalizeID(a.BackfillID)
+			id := model.ParseID(a.BackfillID)
+			a.Key = id
 			if b, ok := ix.Backfills[id]; ok {
 				a.BackfillID = b.ID
 			} else if r, ok := ix.Records[id]; ok {
 				a.BackfillID = r.BackfillID
 			} else {
-				a.BackfillID = id
+				a.BackfillID = string(id)
 				unknown[id] = true
 			}
 			ix.ByBackfill[id] = append(ix.ByBackfill[id], i)
@@ -83,11 +90,11 @@ func Correlate(est *model.Estate, sel *Selector) *Index {
 	for id := range unknown {
 		ix.Unknown = append(ix.Unknown, id)
 	}
-	sort.Strings(ix.Unknown)
+	slices.Sort(ix.Unknown)
 	for id := range ix.Backfills {
 		ix.IDs = append(ix.IDs, id)
 	}
-	sort.Strings(ix.IDs)
+	slices.Sort(ix.IDs)
 	for _, id := range ix.IDs {
 		ix.deriveStatus(ix.Backfills[id])
 	}
@@ -105,10 +112,11 @@ func (ix *Index) mergeBackfills(all []model.Backfill) {
 		return sorted[i].Origin == model.OriginPlan && sorted[j].Origin != model.OriginPlan
 	})
 	for _, b := range sorted {
-		id := model.NormalizeID(b.ID)
+		id := model.ParseID(b.ID)
 		cur, ok := ix.Backfills[id]
 		if !ok {
 			nb := b
+			nb.Key = id
 			ix.Backfills[id] = &nb
 			continue
 		}
@@ -149,7 +157,7 @@ func mergeInto(cur *model.Backfill, ev model.Backfill) {
 // deriveStatus raises a backfill's status to what the evidence shows: an
 // archived decision record means archived, whatever the plan says.
 func (ix *Index) deriveStatus(b *model.Backfill) {
-	r := ix.Records[model.NormalizeID(b.ID)]
+	r := ix.Records[b.Key]
 	if r != nil && r.Archived() && b.Status.Rank() < model.StatusArchived.Rank() {
 		if b.Status != "" {
 			b.Notes = append(b.Notes, fmt.Sprintf("plan says %s but the decision record was archived %s", b.Status, r.ArchivedAt.Format("2006-01-02")))
@@ -172,15 +180,15 @@ func sourceName(b model.Backfill) string {
 	return string(b.Origin)
 }
 
-// Backfill returns the merged backfill for an id in any spelling.
-func (ix *Index) Backfill(id string) *model.Backfill { return ix.Backfills[model.NormalizeID(id)] }
+// Backfill returns the merged backfill for an id.
+func (ix *Index) Backfill(id model.BackfillID) *model.Backfill { return ix.Backfills[id] }
 
-// Record returns the decision record for an id in any spelling.
-func (ix *Index) Record(id string) *model.DecisionRecord { return ix.Records[model.NormalizeID(id)] }
+// Record returns the decision record for an id.
+func (ix *Index) Record(id model.BackfillID) *model.DecisionRecord { return ix.Records[id] }
 
 // ArtifactsOf returns the artifacts tied to a backfill.
-func (ix *Index) ArtifactsOf(id string) []*model.Artifact {
-	idx := ix.ByBackfill[model.NormalizeID(id)]
+func (ix *Index) ArtifactsOf(id model.BackfillID) []*model.Artifact {
+	idx := ix.ByBackfill[id]
 	out := make([]*model.Artifact, len(idx))
 	for i, j := range idx {
 		out[i] = &ix.Artifacts[j]
@@ -194,20 +202,14 @@ func (ix *Index) Owner(a *model.Artifact) string {
 	if a.Owner != "" {
 		return a.Owner
 	}
-	if a.BackfillID == "" {
+	if a.Key == "" {
 		return ""
 	}
-	if b := ix.Backfill(a.BackfillID); b != nil && b.Owner != "" {
-		return b.Owner
-	}
-	if r := ix.Record(a.BackfillID); r != nil {
-		return r.ApprovingOwner
-	}
-	return ""
+	return ix.BackfillOwner(a.Key)
 }
 
 // BackfillOwner is who answers for a backfill: plan owner, else the record's approver.
-func (ix *Index) BackfillOwner(id string) string {
+func (ix *Index) BackfillOwner(id model.BackfillID) string {
 	if b := ix.Backfill(id); b != nil && b.Owner != "" {
 		return b.Owner
 	}

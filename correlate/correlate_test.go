@@ -20,13 +20,13 @@ func TestSpellingsOfOneBackfillMeet(t *testing.T) {
 		},
 	}
 	ix := Correlate(est, MustSelector())
-	got := ix.ArtifactsOf("bf_1234")
+	got := ix.ArtifactsOf(model.ParseID("bf_1234"))
 	if len(got) != 3 {
 		t.Fatalf("tied %d artifacts to BF-1234, want 3 (a, b, c)", len(got))
 	}
 	for _, a := range got {
-		if a.BackfillID != "BF-1234" {
-			t.Errorf("%s: backfill id %q, want the plan's spelling BF-1234", a.URI, a.BackfillID)
+		if a.BackfillID != "BF-1234" || a.Key != "BF-1234" {
+			t.Errorf("%s: backfill id %q, key %q, want the plan's spelling BF-1234 and its key", a.URI, a.BackfillID, a.Key)
 		}
 	}
 	if ix.Artifacts[0].Correlation != "label" || ix.Artifacts[2].Correlation != "name" {
@@ -137,5 +137,40 @@ func TestPrincipalsFromPlans(t *testing.T) {
 	}
 	if _, ok := sel.FromPrincipal("user:someone@p.com"); ok {
 		t.Error("unknown member matched")
+	}
+}
+
+// Every id is parsed where the index reads it: each plan, record and tied
+// artifact carries its normal Key, and the plan's own spelling is what
+// reports show.
+func TestIndexKeysEveryIDOnce(t *testing.T) {
+	at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	est := &model.Estate{
+		Backfills: []model.Backfill{{ID: "bf_7", Origin: model.OriginPlan, Status: model.StatusReplayed}},
+		Records: []model.DecisionRecord{
+			{BackfillID: "Bf-7"},
+			{BackfillID: "BF_7", ArchivedAt: at},
+		},
+		Artifacts: []model.Artifact{{URI: "t", Kind: model.KindTable, BackfillID: " bf-7 "}},
+	}
+	ix := Correlate(est, nil)
+	if len(ix.IDs) != 1 || ix.IDs[0] != "BF-7" {
+		t.Fatalf("ids = %q, want [BF-7]", ix.IDs)
+	}
+	b := ix.Backfill("BF-7")
+	if b == nil || b.ID != "bf_7" || b.Key != "BF-7" || b.Status != model.StatusArchived {
+		t.Fatalf("backfill = %+v, want the plan's spelling bf_7 under key BF-7, archived by its record", b)
+	}
+	if r := ix.Record("BF-7"); r == nil || r.Key != "BF-7" || !r.Archived() {
+		t.Errorf("record = %+v, want the archived one", r)
+	}
+	if len(ix.AllRecords) != 2 || ix.AllRecords[0].Key != "BF-7" || ix.AllRecords[0].BackfillID != "Bf-7" {
+		t.Errorf("all records = %+v, want both, keyed, as spelt", ix.AllRecords)
+	}
+	if a := ix.Artifacts[0]; a.Key != "BF-7" || a.BackfillID != "bf_7" {
+		t.Errorf("artifact key %q, id %q; want BF-7 and the plan's spelling", a.Key, a.BackfillID)
+	}
+	if est.Records[0].Key != "" || est.Artifacts[0].Key != "" {
+		t.Error("Correlate wrote keys into the caller's estate")
 	}
 }

@@ -99,7 +99,7 @@ func (ap *Applier) Apply(ctx context.Context, p *Plan) []Result {
 func (ap *Applier) applyBackfill(ctx context.Context, runID string, bp BackfillPlan) []Result {
 	var out []Result
 	if ap.Store != nil && hasReady(bp) {
-		release, err := ap.Store.ClaimFix(ctx, model.NormalizeID(bp.ID))
+		release, err := ap.Store.ClaimFix(ctx, string(model.ParseID(bp.ID)))
 		if err != nil {
 			for _, sp := range bp.Steps {
 				for _, it := range sp.Items {
@@ -226,7 +226,7 @@ func (ap *Applier) record(ctx context.Context, runID string, r Result) Result {
 	}
 	it := r.Item
 	err := ap.Store.RecordFix(context.WithoutCancel(ctx), history.FixAction{
-		RunID: runID, At: ap.now(), Actor: ap.Actor, BackfillID: model.NormalizeID(it.BackfillID), Fingerprint: it.Fingerprint,
+		RunID: runID, At: ap.now(), Actor: ap.Actor, BackfillID: string(model.ParseID(it.BackfillID)), Fingerprint: it.Fingerprint,
 		RuleID: it.RuleID, ArtifactURI: it.ArtifactURI, Source: it.Source, Action: it.Action.Name, Command: it.Action.Shell,
 		Before: r.Before, Result: r.Status, Error: r.Reason,
 	})

@@ -101,18 +101,18 @@ type Runs func(remedy.Action) bool
 // backfill with open findings when empty) by the lifecycle.
 func NewPlan(in Inputs, backfill string, runs Runs) (*Plan, error) {
 	p := &Plan{Version: PlanVersion, Now: in.Report.Now}
-	open := map[string][]model.Finding{}
+	open := map[model.BackfillID][]model.Finding{}
 	for _, f := range in.Report.Findings {
 		if f.Waived() || in.Accepted[f.Fingerprint] || len(f.Unread) > 0 {
 			continue
 		}
-		id := model.NormalizeID(f.BackfillID)
-		open[id] = append(open[id], f)
+		open[f.Key] = append(open[f.Key], f)
 	}
+	want := model.ParseID(backfill)
 	found := false
 	for _, br := range in.Report.Backfills {
-		id := model.NormalizeID(br.Backfill.ID)
-		if backfill != "" && id != model.NormalizeID(backfill) {
+		id := br.Backfill.Key
+		if backfill != "" && id != want {
 			continue
 		}
 		found = true
@@ -138,10 +138,10 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding,
 	var rec *model.DecisionRecord
 	if br.Known && br.Backfill.ID != "" {
 		b = &br.Backfill
-		rec = in.Index.Record(br.Backfill.ID)
+		rec = in.Index.Record(br.Backfill.Key)
 	}
 	byURI := map[string]*model.Artifact{}
-	for _, a := range in.Index.ArtifactsOf(br.Backfill.ID) {
+	for _, a := range in.Index.ArtifactsOf(br.Backfill.Key) {
 		byURI[a.URI] = a
 	}
 	var items []Item

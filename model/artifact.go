@@ -124,6 +124,10 @@ type Artifact struct {
 	// Correlation says how the artifact was tied to its backfill (label,
 	// name, asset, declared); set by correlate.
 	Correlation string `json:"correlation,omitempty"`
+
+	// Key is BackfillID in its normal form, set by correlate when it ties
+	// the artifact; not saved.
+	Key BackfillID `json:"-"`
 }
 
 // Attr returns an attribute, or "" when absent.

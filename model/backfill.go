@@ -172,6 +172,11 @@ type Backfill struct {
 	// LastKnown, when set, says the plan did not answer this run and the
 	// backfill is described as the history store last read it, at that time.
 	LastKnown time.Time `json:"last_known,omitzero"`
+
+	// Key is ID in its normal form, set by correlate: lookups use it, never
+	// the spelling. It is not saved; an estate read back goes through
+	// correlate again.
+	Key BackfillID `json:"-"`
 }
 
 // Validation is the evidence of a validation query run against the warehouse.

@@ -33,6 +33,10 @@ type Finding struct {
 	FirstSeen time.Time `json:"first_seen,omitzero"`
 	LastSeen  time.Time `json:"last_seen,omitzero"`
 	Waiver    *Waiver   `json:"waiver,omitempty"`
+
+	// Key is BackfillID in its normal form, set with it by whoever makes
+	// the finding (a rule, a history store read); not saved.
+	Key BackfillID `json:"-"`
 }
 
 // Waived reports whether an unexpired waiver hides the finding.
@@ -48,12 +52,12 @@ type Waiver struct {
 }
 
 // Fingerprint identifies a finding across runs and machines: the rule, the
-// backfill (normalized) and the artifact, nothing that changes run to run.
-func Fingerprint(ruleID, backfillID, artifactURI string) string {
+// backfill and the artifact, nothing that changes run to run.
+func Fingerprint(ruleID string, backfill BackfillID, artifactURI string) string {
 	h := sha256.New()
 	h.Write([]byte(ruleID))
 	h.Write([]byte{0})
-	h.Write([]byte(NormalizeID(backfillID)))
+	h.Write([]byte(backfill))
 	h.Write([]byte{0})
 	h.Write([]byte(artifactURI))
 	// The first 8 bytes of the digest, in hex: encoding only those keeps

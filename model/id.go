@@ -5,15 +5,49 @@ import (
 	"strings"
 )
 
-// NormalizeID folds a backfill id so that the spellings systems allow all
-// meet: BigQuery labels are lowercase only and many systems forbid '-', so
-// "BF-1234", "bf_1234" and "bf-1234" are one backfill.
-func NormalizeID(id string) string {
-	id = strings.TrimSpace(strings.ToUpper(id))
-	return strings.ReplaceAll(id, "_", "-")
+// BackfillID is a backfill id in its normal form. The spellings systems
+// allow all meet there: BigQuery labels are lowercase only and many systems
+// forbid '-', so "BF-1234", "bf_1234" and "bf-1234" are one backfill,
+// BF-1234. An id is folded once, by ParseID where it is read (a plan, a
+// record, an artifact's tie, a flag, a config key, a history row), and
+// every later step compares BackfillIDs with ==. Make one only with
+// ParseID: a conversion from a string skips the folding.
+//
+// The spelling a source used stays in the model's string fields
+// (Backfill.ID, Artifact.BackfillID, ...): reports show it as written.
+type BackfillID string
+
+// ParseID folds a spelling of a backfill id into its normal form: upper
+// case, '_' read as '-', no surrounding space.
+func ParseID(spelling string) BackfillID {
+	if isNormal(spelling) {
+		return BackfillID(spelling) // most ids are spelt normally: no copy
+	}
+	id := strings.TrimSpace(strings.ToUpper(spelling))
+	return BackfillID(strings.ReplaceAll(id, "_", "-"))
 }
 
+// isNormal reports, for plain ASCII, whether s is already what ParseID
+// makes of it; other text takes the folding path.
+func isNormal(s string) bool {
+	if s == "" {
+		return true
+	}
+	if isSpace(s[0]) || isSpace(s[len(s)-1]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c == '_' || ('a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+func isSpace(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }
+
 // SameID reports whether two spellings name the same backfill.
-func SameID(a, b string) bool { return a != "" && NormalizeID(a) == NormalizeID(b) }
+func SameID(a, b string) bool { return a != "" && ParseID(a) == ParseID(b) }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -2,14 +2,15 @@ package model
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
 
-func TestNormalizeID(t *testing.T) {
-	for _, s := range []string{"BF-1234", "bf_1234", "bf-1234", " Bf_1234 "} {
-		if NormalizeID(s) != "BF-1234" {
-			t.Errorf("NormalizeID(%q) = %q", s, NormalizeID(s))
+func TestParseID(t *testing.T) {
+	for _, s := range []string{"BF-1234", "bf_1234", "bf-1234", " Bf_1234 ", "\tBF_1234\n"} {
+		if ParseID(s) != "BF-1234" {
+			t.Errorf("ParseID(%q) = %q", s, ParseID(s))
 		}
 	}
 	if SameID("", "") || !SameID("bf_1", "BF-1") {
@@ -17,15 +18,33 @@ func TestNormalizeID(t *testing.T) {
 	}
 }
 
+// FuzzParseID holds ParseID's shortcut for ids already normal to the
+// folding itself, and the folding to its promise: a normal id stays as it is.
+func FuzzParseID(f *testing.F) {
+	for _, s := range []string{"", "BF-1234", "bf_1234", " BF-1 ", "\u00a0BF-1", "ß", "bf\u0085", "BF-1\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id := ParseID(s)
+		want := strings.ReplaceAll(strings.TrimSpace(strings.ToUpper(s)), "_", "-")
+		if string(id) != want {
+			t.Fatalf("ParseID(%q) = %q, the folding gives %q", s, id, want)
+		}
+		if again := ParseID(string(id)); again != id {
+			t.Fatalf("ParseID(%q) = %q, not normal: parsed again it is %q", s, id, again)
+		}
+	})
+}
+
 // The fingerprint is the same for every spelling of the backfill and
 // changes with the rule or the artifact: it must be stable across runs and
 // machines, so it is pinned here.
 func TestFingerprintStable(t *testing.T) {
-	a := Fingerprint("BF003", "BF-1234", "gcpiam://p/x")
-	if a != Fingerprint("BF003", "bf_1234", "gcpiam://p/x") {
+	a := Fingerprint("BF003", ParseID("BF-1234"), "gcpiam://p/x")
+	if a != Fingerprint("BF003", ParseID("bf_1234"), "gcpiam://p/x") {
 		t.Error("spelling changed the fingerprint")
 	}
-	if a == Fingerprint("BF005", "BF-1234", "gcpiam://p/x") || a == Fingerprint("BF003", "BF-1234", "gcpiam://p/y") {
+	if a == Fingerprint("BF005", ParseID("BF-1234"), "gcpiam://p/x") || a == Fingerprint("BF003", ParseID("BF-1234"), "gcpiam://p/y") {
 		t.Error("fingerprint ignores rule or artifact")
 	}
 	if a != "b7ec23bd2ac9212c" {

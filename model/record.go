@@ -14,6 +14,9 @@ type DecisionRecord struct {
 	FinalDataLocation string    `json:"final_data_location,omitempty"`
 	ArchivedAt        time.Time `json:"archived_at,omitzero"`
 	Source            Location  `json:"source,omitzero"`
+
+	// Key is BackfillID in its normal form, set by correlate; not saved.
+	Key BackfillID `json:"-"`
 }
 
 // Archived reports whether the record has been archived.

@@ -115,8 +115,8 @@ func ExampleOn(key string) ExampleOf {
 		if !ok {
 			panic("remedy: no example artifact " + key)
 		}
-		f := model.Finding{RuleID: rule, BackfillID: b.ID, ArtifactURI: a.URI, Source: a.Source, Scope: a.Scope}
-		f.Fingerprint = model.Fingerprint(rule, b.ID, a.URI)
+		f := model.Finding{RuleID: rule, BackfillID: b.ID, Key: model.ParseID(b.ID), ArtifactURI: a.URI, Source: a.Source, Scope: a.Scope}
+		f.Fingerprint = model.Fingerprint(rule, f.Key, a.URI)
 		return Example{Finding: f, Facts: Facts{Artifact: &a, Backfill: b, RecordsDir: "records", PlansDir: "plans"}}
 	}
 }
@@ -135,8 +135,8 @@ func ExampleOrphan(key string) ExampleOf {
 // decision record rec (each nil when none).
 func exampleWhole(rule string, loc *model.Location, rec *model.DecisionRecord) Example {
 	b := exampleBackfill()
-	f := model.Finding{RuleID: rule, BackfillID: b.ID, Location: loc}
-	f.Fingerprint = model.Fingerprint(rule, b.ID, "")
+	f := model.Finding{RuleID: rule, BackfillID: b.ID, Key: model.ParseID(b.ID), Location: loc}
+	f.Fingerprint = model.Fingerprint(rule, f.Key, "")
 	return Example{Finding: f, Facts: Facts{Backfill: b, Record: rec, RecordsDir: "records", PlansDir: "plans"}}
 }
 

@@ -60,7 +60,7 @@ func recordTemplate(id string, b *model.Backfill, rec *model.DecisionRecord, onl
 }
 
 func recordFile(id string, facts Facts) string {
-	name := strings.ToLower(model.NormalizeID(id)) + ".md"
+	name := strings.ToLower(string(model.ParseID(id))) + ".md"
 	if facts.RecordsDir != "" {
 		return filepath.Join(facts.RecordsDir, name)
 	}
@@ -78,7 +78,7 @@ func MissingRecord(r *Remedy, f model.Finding, facts Facts) {
 	}
 	r.Human = &Human{Step: model.StepArchived, Where: where, What: what,
 		Template: "---\n" + recordTemplate(f.BackfillID, facts.Backfill, facts.Record, nil) + "\n---\n# " +
-			model.NormalizeID(f.BackfillID) + ": " + first(purposeOf(facts), "TODO purpose") + "\n"}
+			string(model.ParseID(f.BackfillID)) + ": " + first(purposeOf(facts), "TODO purpose") + "\n"}
 }
 
 // IncompleteRecord: the record's missing fields, filled from the plan.
@@ -112,8 +112,9 @@ func Orphan(r *Remedy, f model.Finding, facts Facts) {
 	if a := facts.Artifact; a != nil {
 		removal(r, a)
 	}
+	id := string(model.ParseID(f.BackfillID))
 	d := newDoc()
-	d.str("id", model.NormalizeID(f.BackfillID), "")
+	d.str("id", id, "")
 	d.str("purpose", "", "why the backfill ran")
 	d.str("owner", "", "who owns its cleanup")
 	d.str("status", "", "planned, running, replayed, verified, archived or retired")
@@ -121,7 +122,7 @@ func Orphan(r *Remedy, f model.Finding, facts Facts) {
 	d.list("assets_to_remove", []string{f.ArtifactURI}, "")
 	where := "a new plan file"
 	if facts.PlansDir != "" {
-		where = filepath.Join(facts.PlansDir, strings.ToLower(model.NormalizeID(f.BackfillID))+".yaml")
+		where = filepath.Join(facts.PlansDir, strings.ToLower(id)+".yaml")
 	}
 	r.Human = &Human{Step: model.StepRetired, Where: where, Template: d.String(),
 		What: "Find the backfill this artifact came from and write its plan (and decision record); or, once nobody claims it, remove the artifact with the commands below."}
@@ -242,13 +243,14 @@ func ConsumersNotInformed(r *Remedy, f model.Finding, facts Facts) {
 	}
 	d := newDoc()
 	d.set("consumers_notified", "true", "once the notice above went out")
+	id := model.ParseID(f.BackfillID)
 	notice := fmt.Sprintf("Subject: %s changes published numbers for %s\n\n"+
 		"Backfill %s (%s) replays %s over %s.\n"+
 		"Why: %s\n"+
 		"What changes: TODO: the tables, reports and figures that move, and by how much\n"+
 		"The previous version stays available for comparison at: TODO\n"+
 		"Questions: %s\n",
-		model.NormalizeID(f.BackfillID), rangeText(b.Range), model.NormalizeID(f.BackfillID), b.Trigger, orDash(b.JobID),
+		id, rangeText(b.Range), id, b.Trigger, orDash(b.JobID),
 		rangeText(b.Range), first(b.Purpose, "TODO"), first(b.Owner, "TODO"))
 	r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts), Template: notice + "\n" + d.String(),
 		What: "Tell downstream consumers which intervals change and why, then record it in the plan."}
@@ -276,7 +278,7 @@ func SilenceOutlivesPlan(r *Remedy, f model.Finding, facts Facts) {
 		parts = append(parts, Flag("--alertmanager.url", u))
 	}
 	parts = append(parts, "silence", "add", Flag("--end", end),
-		Flag("--comment", "backfill "+model.NormalizeID(f.BackfillID)+", until its plan's expiry"))
+		Flag("--comment", "backfill "+string(model.ParseID(f.BackfillID))+", until its plan's expiry"))
 	for _, m := range matchers {
 		parts = append(parts, Quote(m))
 	}
@@ -294,7 +296,7 @@ func planFile(f model.Finding, facts Facts) string {
 	if b := facts.Backfill; b != nil && b.Source.Path != "" {
 		return b.Source.Path
 	}
-	return "the plan of " + model.NormalizeID(f.BackfillID)
+	return "the plan of " + string(model.ParseID(f.BackfillID))
 }
 
 func purposeOf(facts Facts) string {

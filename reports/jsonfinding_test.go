@@ -27,7 +27,7 @@ func randomFinding(rnd *rand.Rand) model.Finding {
 		}
 		fv := v.Field(i)
 		switch fv.Interface().(type) {
-		case string:
+		case string, model.BackfillID:
 			fv.SetString(text())
 		case model.Severity:
 			fv.SetInt(int64(1 + rnd.IntN(5)))

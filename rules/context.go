@@ -91,16 +91,16 @@ func (c *Context) Report(is Issue) {
 	switch {
 	case is.Artifact != nil:
 		a := is.Artifact
-		f.ArtifactURI, f.BackfillID, f.Source, f.Scope = a.URI, a.BackfillID, a.Source, a.Scope
+		f.ArtifactURI, f.BackfillID, f.Key, f.Source, f.Scope = a.URI, a.BackfillID, a.Key, a.Source, a.Scope
 		f.Owner = c.Index.Owner(a)
 	case is.Record != nil:
-		f.BackfillID = is.Record.BackfillID
-		f.Owner = c.Index.BackfillOwner(is.Record.BackfillID)
+		f.BackfillID, f.Key = is.Record.BackfillID, is.Record.Key
+		f.Owner = c.Index.BackfillOwner(is.Record.Key)
 		loc := is.Record.Source
 		f.Location, f.Source, f.Scope = &loc, loc.Source, loc.Path
 	case is.Backfill != nil:
-		f.BackfillID = is.Backfill.ID
-		f.Owner = c.Index.BackfillOwner(is.Backfill.ID)
+		f.BackfillID, f.Key = is.Backfill.ID, is.Backfill.Key
+		f.Owner = c.Index.BackfillOwner(is.Backfill.Key)
 		f.Source = is.Backfill.Source.Source
 		if is.Backfill.Source.Path != "" {
 			loc := is.Backfill.Source
@@ -109,7 +109,7 @@ func (c *Context) Report(is Issue) {
 		}
 	}
 	if is.Backfill != nil && f.BackfillID == "" {
-		f.BackfillID = is.Backfill.ID
+		f.BackfillID, f.Key = is.Backfill.ID, is.Backfill.Key
 	}
 	if is.Location != nil {
 		f.Location = is.Location
@@ -121,7 +121,7 @@ func (c *Context) Report(is Issue) {
 		// A record-level finding is about the record file.
 		f.ArtifactURI = "record:" + f.Location.Path
 	}
-	f.Fingerprint = model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI)
+	f.Fingerprint = model.Fingerprint(f.RuleID, f.Key, f.ArtifactURI)
 	if c.blocks != nil {
 		c.blocks.add(c.rule, &f)
 		return

@@ -36,6 +36,7 @@ type staged struct {
 	rule        *Rule
 	severity    model.Severity
 	backfillID  string
+	key         model.BackfillID
 	artifactURI string
 	owner       string
 	message     string
@@ -85,7 +86,7 @@ func (b *findingBlocks) add(r *Rule, f *model.Finding) {
 	for i, e := range f.Evidence {
 		f.Evidence[i] = b.text(e)
 	}
-	b.cur = append(b.cur, staged{rule: r, severity: f.Severity, backfillID: f.BackfillID, artifactURI: f.ArtifactURI,
+	b.cur = append(b.cur, staged{rule: r, severity: f.Severity, backfillID: f.BackfillID, key: f.Key, artifactURI: f.ArtifactURI,
 		owner: f.Owner, message: f.Message, evidence: f.Evidence, fingerprint: f.Fingerprint,
 		source: f.Source, scope: f.Scope, location: f.Location})
 	b.n++
@@ -116,7 +117,7 @@ func (b *findingBlocks) drain(fn func(f *model.Finding)) {
 		for i := range blk {
 			s := &blk[i]
 			f = model.Finding{RuleID: s.rule.ID, RuleName: s.rule.Name, Title: s.rule.Title, Step: s.rule.Step,
-				Severity: s.severity, BackfillID: s.backfillID, ArtifactURI: s.artifactURI, Owner: s.owner,
+				Severity: s.severity, BackfillID: s.backfillID, Key: s.key, ArtifactURI: s.artifactURI, Owner: s.owner,
 				Message: s.message, Evidence: s.evidence, Remediation: s.rule.Remediation, Fingerprint: s.fingerprint,
 				Source: s.source, Scope: s.scope, Location: s.location}
 			fn(&f)

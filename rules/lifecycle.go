@@ -22,10 +22,10 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 	if b.Status.Rank() < model.StatusVerified.Rank() && (b.Validation == nil || b.Validation.Error != "") {
 		evidence[model.StepVerified] = append(evidence[model.StepVerified], "no verification recorded: run the validation query and mark the plan verified")
 	}
-	if r := ix.Record(b.ID); r == nil || !r.Archived() {
+	if r := ix.Record(b.Key); r == nil || !r.Archived() {
 		evidence[model.StepArchived] = append(evidence[model.StepArchived], "decision record not archived")
 	}
-	for _, a := range ix.ArtifactsOf(b.ID) {
+	for _, a := range ix.ArtifactsOf(b.Key) {
 		if !ix.Answered(a.Source, a.Scope) {
 			evidence[model.StepRetired] = append(evidence[model.StepRetired],
 				fmt.Sprintf("source %s did not answer for %s: cannot confirm its machinery is gone", a.Source, orAll(a.Scope)))

@@ -111,28 +111,16 @@ func (e *Engine) evaluateUser(ix *correlate.Index, now time.Time, blocks *findin
 		f.n++
 	}
 	if len(onArtifact) > 0 {
-		// Artifacts carry their backfill's canonical id, so a plain map
-		// lookup finds it without normalizing each artifact's id again.
-		type pair struct {
-			b *model.Backfill
-			r *model.DecisionRecord
-		}
-		byID := map[string]pair{}
 		for i := range ix.Artifacts {
 			a := &ix.Artifacts[i]
 			act.artifact, act.backfill, act.record = a, &noBackfill, &noRecord
 			var b *model.Backfill
-			if a.BackfillID != "" {
-				p, ok := byID[a.BackfillID]
-				if !ok {
-					p = pair{ix.Backfill(a.BackfillID), ix.Record(a.BackfillID)}
-					byID[a.BackfillID] = p
+			if a.Key != "" {
+				if b = ix.Backfill(a.Key); b != nil {
+					act.backfill = b
 				}
-				if p.b != nil {
-					act.backfill, b = p.b, p.b
-				}
-				if p.r != nil {
-					act.record = p.r
+				if r := ix.Record(a.Key); r != nil {
+					act.record = r
 				}
 			}
 			subject := func() string { return fmt.Sprintf("%s %s", a.Kind, nameOrURI(a)) }

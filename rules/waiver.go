@@ -36,7 +36,8 @@ type Waiver struct {
 	// Key names the waiver in messages, e.g. "waivers[2]".
 	Key string
 
-	glob *regexp.Regexp
+	backfill model.BackfillID // Backfill, parsed when the waiver is compiled
+	glob     *regexp.Regexp
 }
 
 // FieldError is a waiver problem in one of its keys.
@@ -76,6 +77,7 @@ func (w *Waiver) Validate() error {
 
 func (w *Waiver) compile() error {
 	w.Fingerprint = strings.ToLower(strings.TrimSpace(w.Fingerprint))
+	w.backfill = model.ParseID(w.Backfill)
 	if w.Artifact == "" {
 		w.glob = nil
 		return nil
@@ -110,7 +112,7 @@ func (w *Waiver) Matches(f *model.Finding) bool {
 	if !strings.EqualFold(f.RuleID, w.Rule) {
 		return false
 	}
-	if w.Backfill != "" && !model.SameID(w.Backfill, f.BackfillID) {
+	if w.Backfill != "" && w.backfill != f.Key {
 		return false
 	}
 	if w.glob != nil && !w.glob.MatchString(f.ArtifactURI) {
@@ -131,7 +133,7 @@ func (w *Waiver) ID() string {
 	}
 	parts := []string{"rule=" + w.Rule}
 	if w.Backfill != "" {
-		parts = append(parts, "backfill="+model.NormalizeID(w.Backfill))
+		parts = append(parts, "backfill="+string(w.backfill))
 	}
 	if w.Artifact != "" {
 		parts = append(parts, "artifact="+w.Artifact)

@@ -108,7 +108,7 @@ func (e *Engine) waiverFinding(r *Rule, w *Waiver, about *model.Finding, msg str
 	// it shows in that backfill's report; a waiver that hid nothing belongs
 	// to no backfill (its backfill id may be a typo).
 	if about != nil {
-		f.BackfillID = about.BackfillID
+		f.BackfillID, f.Key = about.BackfillID, about.Key
 		f.Evidence = append(f.Evidence, fmt.Sprintf("hid %s on %s (fingerprint %s)", about.RuleID, orDash(about.ArtifactURI, about.BackfillID), about.Fingerprint))
 	}
 	if !w.Source.IsZero() {

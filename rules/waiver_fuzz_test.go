@@ -60,7 +60,7 @@ func FuzzWaiverMatches(f *testing.F) {
 			}
 			return
 		}
-		fd := &model.Finding{RuleID: "bf005", BackfillID: fBackfill, ArtifactURI: uri}
+		fd := &model.Finding{RuleID: "bf005", BackfillID: fBackfill, Key: model.ParseID(fBackfill), ArtifactURI: uri}
 		got := w.Matches(fd)
 		if glob == "" || !utf8.ValidString(glob) || !utf8.ValidString(uri) {
 			return // invalid UTF-8 reads as U+FFFD on both sides, differently

@@ -84,7 +84,7 @@ func TestQuickstartGoldenJSON(t *testing.T) {
 		if f.BackfillID == "BF-2001" {
 			t.Errorf("BF-2001 must be clean, got %s: %s", f.RuleID, f.Message)
 		}
-		if f.Fingerprint == "" || f.Fingerprint != model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI) {
+		if f.Fingerprint == "" || f.Fingerprint != model.Fingerprint(f.RuleID, model.ParseID(f.BackfillID), f.ArtifactURI) {
 			t.Errorf("%s: fingerprint %q is not the stable hash", f.RuleID, f.Fingerprint)
 		}
 	}

@@ -95,9 +95,9 @@ medium), 2 when a file cannot be read or parsed.`,
 // checked in its own round (and the clash is reported).
 func planFindings(g *globals, eng *rules.Engine, est *model.Estate, now time.Time) []model.Finding {
 	var rounds [][]model.Backfill
-	seen := map[string][]string{}
+	seen := map[model.BackfillID][]string{}
 	for _, b := range est.Backfills {
-		id := model.NormalizeID(b.ID)
+		id := model.ParseID(b.ID)
 		n := len(seen[id])
 		seen[id] = append(seen[id], b.Source.String())
 		if n == len(rounds) {

@@ -73,7 +73,7 @@ func (e *estate) finding(bf, rule string, step model.Step, uri string, opts ...f
 		RuleID: rule, Title: "title of " + rule, Severity: model.SeverityMedium, Step: step,
 		BackfillID: bf, ArtifactURI: uri, Message: "message about " + uri,
 		Evidence: []string{"evidence one", "evidence two"}, Remediation: "remove " + uri,
-		Fingerprint: model.Fingerprint(rule, bf, uri), Source: "bq", Scope: "proj-a",
+		Fingerprint: model.Fingerprint(rule, model.ParseID(bf), uri), Source: "bq", Scope: "proj-a",
 	}
 	for _, o := range opts {
 		o(&f)

@@ -76,15 +76,15 @@ func (s *Sink) listIssues(ctx context.Context, since time.Time) ([]*ghIssue, err
 	}
 }
 
-// indexIssues maps each normalized backfill id to its issue. Should two
+// indexIssues maps each backfill id to its issue. Should two
 // issues carry the same backfill (made by hand, or by an older tool), the
 // oldest one is kept and the others are reported, never touched.
-func indexIssues(issues []*ghIssue) (map[string]*ghIssue, []string) {
+func indexIssues(issues []*ghIssue) (map[model.BackfillID]*ghIssue, []string) {
 	sort.Slice(issues, func(a, b int) bool { return issues[a].number < issues[b].number })
-	idx := make(map[string]*ghIssue, len(issues))
+	idx := make(map[model.BackfillID]*ghIssue, len(issues))
 	var dups []string
 	for _, i := range issues {
-		key := model.NormalizeID(i.marker.Backfill)
+		key := model.ParseID(i.marker.Backfill)
 		if _, ok := idx[key]; ok {
 			dups = append(dups, i.url)
 			continue
@@ -96,7 +96,7 @@ func indexIssues(issues []*ghIssue) (map[string]*ghIssue, []string) {
 
 // work is one backfill to bring in step.
 type work struct {
-	key      string
+	key      model.BackfillID
 	id       string // as the report spells it
 	report   *model.BackfillReport
 	findings []model.Finding
@@ -106,10 +106,10 @@ type work struct {
 // collectWork groups the report by backfill: every backfill with findings,
 // and every backfill that already has an issue (its items may have been
 // resolved). Findings without a backfill id have no issue to go in.
-func collectWork(r *model.Report, existing map[string]*ghIssue) []*work {
-	byKey := map[string]*work{}
+func collectWork(r *model.Report, existing map[model.BackfillID]*ghIssue) []*work {
+	byKey := map[model.BackfillID]*work{}
 	get := func(id string) *work {
-		key := model.NormalizeID(id)
+		key := model.ParseID(id)
 		w, ok := byKey[key]
 		if !ok {
 			w = &work{key: key, id: id}

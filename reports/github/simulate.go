@@ -7,12 +7,12 @@ import "github.com/bfaudit/bfaudit/model"
 // matrix (testkit/faultmatrix) uses it to prove, for every collector, that
 // a unit which did not answer ticks and closes nothing.
 type Simulation struct {
-	issues map[string]*ghIssue
+	issues map[model.BackfillID]*ghIssue
 }
 
 // Simulate applies run r to the issues of prev (nil: no issue filed yet).
 func Simulate(prev *Simulation, r *model.Report) *Simulation {
-	existing := map[string]*ghIssue{}
+	existing := map[model.BackfillID]*ghIssue{}
 	if prev != nil {
 		for k, is := range prev.issues {
 			c := *is
@@ -53,7 +53,7 @@ func (s *Simulation) Ticked(fingerprint string) bool {
 
 // Open reports whether the backfill's issue exists and is open.
 func (s *Simulation) Open(backfillID string) (open, filed bool) {
-	is, ok := s.issues[model.NormalizeID(backfillID)]
+	is, ok := s.issues[model.ParseID(backfillID)]
 	if !ok {
 		return false, false
 	}

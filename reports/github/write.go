@@ -64,7 +64,7 @@ func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, unassi
 			return "", errors.Join(err, lerr)
 		}
 		for _, i := range landed {
-			if model.NormalizeID(i.marker.Backfill) == w.key {
+			if model.ParseID(i.marker.Backfill) == w.key {
 				return i.url, nil
 			}
 		}

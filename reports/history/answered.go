@@ -27,13 +27,13 @@ func (rw row) gone(ans model.Answers) bool { return ans.MayResolve(rw.basis()) }
 // not on record (migration 0002 sets it on older rows).
 const anyBackfillSource = "*"
 
-// describedAt maps each known backfill (normalized id) to where it is
-// described: the plan or record source and file.
-func describedAt(backfills []model.BackfillReport) map[string]model.Location {
-	out := map[string]model.Location{}
+// describedAt maps each known backfill to where it is described: the plan
+// or record source and file.
+func describedAt(backfills []model.BackfillReport) map[model.BackfillID]model.Location {
+	out := map[model.BackfillID]model.Location{}
 	for _, b := range backfills {
 		if b.Known && b.Backfill.Source.Source != "" {
-			out[model.NormalizeID(b.Backfill.ID)] = b.Backfill.Source
+			out[model.ParseID(b.Backfill.ID)] = b.Backfill.Source
 		}
 	}
 	return out

@@ -66,7 +66,7 @@ func finding(rule, bf, uri, source, scope string, sev model.Severity) model.Find
 	return model.Finding{
 		RuleID: rule, Title: rule + " title", Severity: sev, BackfillID: bf, ArtifactURI: uri,
 		Owner: "alice", Message: "lingers", Source: source, Scope: scope,
-		Fingerprint: model.Fingerprint(rule, bf, uri),
+		Fingerprint: model.Fingerprint(rule, model.ParseID(bf), uri),
 	}
 }
 

@@ -17,10 +17,10 @@ import (
 // what is left (a record alone, or nothing). It returns the ids restored.
 func (s *Store) Restore(ctx context.Context, est *model.Estate) ([]string, error) {
 	ans := model.AnswersOf(est.Coverage)
-	described := map[string]bool{}
+	described := map[model.BackfillID]bool{}
 	for _, b := range est.Backfills {
 		if ans.Described(b) {
-			described[model.NormalizeID(b.ID)] = true
+			described[model.ParseID(b.ID)] = true
 		}
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT backfill_id, source, path, seen_at, description FROM backfill_descriptions`)
@@ -34,7 +34,7 @@ func (s *Store) Restore(ctx context.Context, est *model.Estate) ([]string, error
 		if err := rows.Scan(&id, &source, &path, &seen, &desc); err != nil {
 			return nil, fmt.Errorf("history: %s: read backfill description: %w", s.dbLabel, err)
 		}
-		if described[id] || ans.Answered(source, path) {
+		if described[model.ParseID(id)] || ans.Answered(source, path) {
 			continue // described now, or its plan answered and no longer describes it
 		}
 		var b model.Backfill
@@ -107,7 +107,7 @@ func (s *Store) storeDescriptions(ctx context.Context, tx *sql.Tx, backfills []m
 			ON CONFLICT (backfill_id) DO UPDATE SET source = excluded.source, path = excluded.path,
 			seen_at = excluded.seen_at, description = excluded.description
 			WHERE backfill_descriptions.seen_at <= excluded.seen_at`),
-			model.NormalizeID(b.ID), b.Source.Source, b.Source.Path, fmtTime(now), string(desc)); err != nil {
+			string(model.ParseID(b.ID)), b.Source.Source, b.Source.Path, fmtTime(now), string(desc)); err != nil {
 			return fmt.Errorf("history: %s: store backfill %s: %w", s.dbLabel, b.ID, err)
 		}
 	}

@@ -90,7 +90,7 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if f.Fingerprint == "" {
-			f.Fingerprint = model.Fingerprint(f.RuleID, f.BackfillID, f.ArtifactURI)
+			f.Fingerprint = model.Fingerprint(f.RuleID, model.ParseID(f.BackfillID), f.ArtifactURI)
 		}
 		if _, ok := open[f.Fingerprint]; !ok {
 			unknown = append(unknown, f.Fingerprint)
@@ -142,7 +142,7 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 			}
 			continue
 		}
-		if err := s.upsert(ctx, tx, f, described[model.NormalizeID(f.BackfillID)], runID, reopened); err != nil {
+		if err := s.upsert(ctx, tx, f, described[model.ParseID(f.BackfillID)], runID, reopened); err != nil {
 			return err
 		}
 	}
@@ -301,6 +301,7 @@ func (rw row) finding() (model.Finding, error) {
 	if err := json.Unmarshal([]byte(rw.detail), &f); err != nil {
 		return f, fmt.Errorf("history: decode finding %s: %w", rw.fingerprint, err)
 	}
+	f.Key = model.ParseID(f.BackfillID)
 	f.FirstSeen, f.LastSeen = rw.firstSeen, rw.lastSeen
 	return f, nil
 }

@@ -26,17 +26,17 @@ type digest struct {
 	period    string // "week 2026-W10", "2026-03-02", "2 Mar 2026 09:00 UTC"
 	changes   changes
 	maxOldest int
-	links     map[string]string // normalized backfill id -> issue URL
+	links     map[model.BackfillID]string // backfill id -> issue URL
 	// commands adds, under each item, the command that clears it (an
 	// owner's message: the owner acts on it).
 	commands bool
 }
 
 func newDigest(r *model.Report, period string, ch changes, maxOldest int) *digest {
-	d := &digest{r: r, period: period, changes: ch, maxOldest: maxOldest, links: map[string]string{}}
+	d := &digest{r: r, period: period, changes: ch, maxOldest: maxOldest, links: map[model.BackfillID]string{}}
 	for _, b := range r.Backfills {
 		if b.IssueURL != "" {
-			d.links[model.NormalizeID(b.Backfill.ID)] = b.IssueURL
+			d.links[model.ParseID(b.Backfill.ID)] = b.IssueURL
 		}
 	}
 	return d
@@ -199,9 +199,9 @@ func (d *digest) ownerBlocks() []slack.Block {
 // linked to its GitHub issue when there is one.
 func (d *digest) backfillBlocks() []slack.Block {
 	groups := groupByBackfill(d.open())
-	reports := map[string]model.BackfillReport{}
+	reports := map[model.BackfillID]model.BackfillReport{}
 	for _, b := range d.r.Backfills {
-		reports[model.NormalizeID(b.Backfill.ID)] = b
+		reports[model.ParseID(b.Backfill.ID)] = b
 	}
 	var out []slack.Block
 	for _, g := range groups {
@@ -217,7 +217,7 @@ func (d *digest) backfillBlocks() []slack.Block {
 			name = "*" + d.backfillRef(g.id) + "*"
 		}
 		head := fmt.Sprintf("%s · %d open (%s)", name, len(g.findings), strings.Join(sev, ", "))
-		if br, ok := reports[model.NormalizeID(g.id)]; ok {
+		if br, ok := reports[g.key]; ok {
 			if o := br.Backfill.Owner; o != "" {
 				head += " · owner " + esc(o, 60)
 			}
@@ -226,7 +226,7 @@ func (d *digest) backfillBlocks() []slack.Block {
 			}
 		}
 		var bfOwner string
-		if br, ok := reports[model.NormalizeID(g.id)]; ok {
+		if br, ok := reports[g.key]; ok {
 			bfOwner = br.Backfill.Owner
 		}
 		lines := make([]string, 0, len(g.findings))
@@ -275,7 +275,7 @@ func (d *digest) itemText(f model.Finding, age, inBackfill bool, bfOwner string)
 
 // backfillRef names a backfill, linked to its GitHub issue when known.
 func (d *digest) backfillRef(id string) string {
-	if u, ok := d.links[model.NormalizeID(id)]; ok {
+	if u, ok := d.links[model.ParseID(id)]; ok {
 		return link(u, id)
 	}
 	return esc(id, 80)
@@ -344,22 +344,23 @@ func countBySeverity(fs []model.Finding) map[model.Severity]int {
 }
 
 type backfillGroup struct {
-	id       string
+	id       string // as the first finding spells it
+	key      model.BackfillID
 	findings []model.Finding
 }
 
-// groupByBackfill groups findings by normalized backfill id, most severe
+// groupByBackfill groups findings by backfill id, most severe
 // and largest first; findings with no backfill come last.
 func groupByBackfill(fs []model.Finding) []backfillGroup {
-	idx := map[string]int{}
+	idx := map[model.BackfillID]int{}
 	var groups []backfillGroup
 	for _, f := range fs {
-		k := model.NormalizeID(f.BackfillID)
+		k := model.ParseID(f.BackfillID)
 		i, ok := idx[k]
 		if !ok {
 			i = len(groups)
 			idx[k] = i
-			groups = append(groups, backfillGroup{id: f.BackfillID})
+			groups = append(groups, backfillGroup{id: f.BackfillID, key: k})
 		}
 		groups[i].findings = append(groups[i].findings, f)
 	}
@@ -381,7 +382,7 @@ func groupByBackfill(fs []model.Finding) []backfillGroup {
 		if len(a.findings) != len(b.findings) {
 			return len(a.findings) > len(b.findings)
 		}
-		return model.NormalizeID(a.id) < model.NormalizeID(b.id)
+		return a.key < b.key
 	})
 	for _, g := range groups {
 		sort.SliceStable(g.findings, func(i, j int) bool {

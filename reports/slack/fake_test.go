@@ -289,7 +289,7 @@ func estate(now time.Time, n int) *model.Report {
 
 func mkFinding(rule, bf, uri, source, owner string, sev model.Severity) model.Finding {
 	return model.Finding{RuleID: rule, Title: "lingering " + rule, Severity: sev, BackfillID: bf, ArtifactURI: uri,
-		Owner: owner, Message: "still there", Source: source, Fingerprint: model.Fingerprint(rule, bf, uri)}
+		Owner: owner, Message: "still there", Source: source, Fingerprint: model.Fingerprint(rule, model.ParseID(bf), uri)}
 }
 
 // without drops the findings on artifact uri.

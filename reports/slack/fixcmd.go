@@ -23,7 +23,7 @@ func fixText(f model.Finding) string {
 	}
 	cmds := strings.Join(r.Commands(), "\n")
 	if strings.Contains(cmds, "`") || len([]rune(cmds)) > maxCommand {
-		return "\n_command: `bfaudit fix --backfill " + esc(model.NormalizeID(f.BackfillID), 80) + "`_"
+		return "\n_command: `bfaudit fix --backfill " + esc(string(model.ParseID(f.BackfillID)), 80) + "`_"
 	}
 	return "\n```" + escaper.Replace(cmds) + "```"
 }

@@ -36,7 +36,7 @@ func catchupRisk(c *rules.Context) {
 		if start.IsZero() || !start.Before(cutoff) {
 			continue
 		}
-		c.Report(rules.Issue{Artifact: a, Backfill: c.Index.Backfill(a.BackfillID),
+		c.Report(rules.Issue{Artifact: a, Backfill: c.Index.Backfill(a.Key),
 			Message:  fmt.Sprintf("job %s has catch-up on and starts %s, more than %d days ago: deploying or unpausing it backfills every missed interval", nameOr(a), day(start), days),
 			Evidence: []string{stateNote(a), "catchup: true", "start_date: " + day(start)}})
 	}

@@ -22,13 +22,13 @@ func init() {
 }
 
 func incompleteDecisionRecord(c *rules.Context) {
-	for _, r := range c.Index.Estate.Records {
+	for i := range c.Index.AllRecords {
+		r := &c.Index.AllRecords[i]
 		missing := r.MissingFields()
 		if len(missing) == 0 {
 			continue
 		}
-		r := r
-		c.Report(rules.Issue{Record: &r, Backfill: c.Index.Backfill(r.BackfillID),
+		c.Report(rules.Issue{Record: r, Backfill: c.Index.Backfill(r.Key),
 			Message:  fmt.Sprintf("decision record for %s lacks %s", r.BackfillID, joinAnd(missing)),
 			Evidence: []string{"missing: " + strings.Join(missing, ", ")}})
 	}

@@ -27,7 +27,7 @@ func init() {
 func lingeringTempTable(c *rules.Context) {
 	grace := c.Duration("grace")
 	tied(c.Index, []model.Kind{model.KindTable, model.KindCheckpoint}, func(b *model.Backfill, a *model.Artifact) {
-		if isFinalData(c.Index.Record(b.ID), a) {
+		if isFinalData(c.Index.Record(b.Key), a) {
 			return
 		}
 		var why string

@@ -143,7 +143,7 @@ func runUnit(t *testing.T, typ string, u Unit) {
 				f.RuleID, f.ArtifactURI, model.Unit(typ, u.Scope))
 		}
 	}
-	backfills := map[string]bool{}
+	backfills := map[model.BackfillID]bool{}
 	for _, f := range rests {
 		if resolved[f.Fingerprint] {
 			t.Errorf("history resolved %s %s (%s) though %s did not answer", f.RuleID, f.ArtifactURI, f.Fingerprint, model.Unit(typ, u.Scope))
@@ -152,12 +152,12 @@ func runUnit(t *testing.T, typ string, u Unit) {
 			t.Errorf("GitHub ticked %s %s though %s did not answer", f.RuleID, f.ArtifactURI, model.Unit(typ, u.Scope))
 		}
 		if f.BackfillID != "" {
-			backfills[model.NormalizeID(f.BackfillID)] = true
+			backfills[model.ParseID(f.BackfillID)] = true
 		}
 	}
 	for id := range backfills {
-		open1, _ := gh1.Open(id)
-		if open2, _ := gh2.Open(id); open1 && !open2 {
+		open1, _ := gh1.Open(string(id))
+		if open2, _ := gh2.Open(string(id)); open1 && !open2 {
 			t.Errorf("GitHub closed the issue of %s though %s did not answer", id, model.Unit(typ, u.Scope))
 		}
 		l1, l2 := lifecycleOf(r1, id), lifecycleOf(r2, id)
@@ -186,24 +186,24 @@ func restsOn(rests []model.Finding, fp string) bool {
 // restingOn lists run 1's findings that rest on the unit: found in it, or
 // about a backfill it describes.
 func restingOn(r *model.Report, source, scope string) []model.Finding {
-	describes := map[string]bool{}
+	describes := map[model.BackfillID]bool{}
 	for _, b := range r.Backfills {
 		if b.Known && b.Backfill.Source.Source == source && model.ScopeWithin(b.Backfill.Source.Path, scope) {
-			describes[model.NormalizeID(b.Backfill.ID)] = true
+			describes[model.ParseID(b.Backfill.ID)] = true
 		}
 	}
 	var out []model.Finding
 	for _, f := range r.Findings {
-		if (f.Source == source && model.ScopeWithin(f.Scope, scope)) || describes[model.NormalizeID(f.BackfillID)] {
+		if (f.Source == source && model.ScopeWithin(f.Scope, scope)) || describes[model.ParseID(f.BackfillID)] {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func lifecycleOf(r *model.Report, id string) *model.Lifecycle {
+func lifecycleOf(r *model.Report, id model.BackfillID) *model.Lifecycle {
 	for i := range r.Backfills {
-		if model.NormalizeID(r.Backfills[i].Backfill.ID) == id && r.Backfills[i].Known {
+		if model.ParseID(r.Backfills[i].Backfill.ID) == id && r.Backfills[i].Known {
 			return &r.Backfills[i].Lifecycle
 		}
 	}
