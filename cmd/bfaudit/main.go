@@ -20,6 +20,6 @@ var memory memlimit.Result
 func main() {
 	// Before anything is allocated: in a container, collect harder as the
 	// heap nears the container's limit rather than be killed at it.
-	memory = memlimit.Apply(os.DirFS("/"), os.Getenv)
+	memory = memlimit.Apply(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -9,6 +9,26 @@
 // the image then carries the same zone rules as the release archives, which
 // may run on hosts without tzdata, and the image does not change with the
 // build machine's tzdata package.
+//
+// Why not github.com/google/ko (checked against v0.19.1's pkg/build, the
+// library goreleaser's kos: drives): ko adds a Go binary to a base image
+// and builds no base, so the CA certificates, the passwd and group entries
+// of uid 65532, /home/nonroot and /tmp would still be built here and handed
+// to it (build.WithBaseImages takes a v1.Image, so that works offline; ko's
+// own default, cgr.dev/chainguard/static:latest, must be pulled from a
+// registry and, being :latest, changes under a rebuild of the same commit).
+// What ko then adds differs from the image this package documents: the
+// binary and the entrypoint are /ko-app/bfaudit, not BinaryPath
+// (docs/deploy.md and the Kubernetes manifests' test rely on it); every
+// image gets a kodata layer, empty here, and KO_DATA_PATH; and ko runs go
+// build itself with flags from its own configuration, a third spelling of
+// BuildFlags and LDFlags beside goreleaser's, which release_test keeps
+// equal to this package's. Its pkg/build also imports sigstore's cosign v3
+// and x/tools/go/packages, and its go.mod requires some 160 modules
+// (cosign, the moby client, kind, registry credential helpers) that would
+// join bfaudit's module graph. The one part ko would save, appending two
+// layers and a config, is the part this package already leaves to
+// go-containerregistry, the library ko uses for it.
 package image
 
 import (
