@@ -37,9 +37,9 @@ func Retryable(err error) error {
 	if remote.IsTooLarge(err) {
 		return err
 	}
-	if code := Code(err); code != 0 {
-		if code == http.StatusTooManyRequests || code >= 500 {
-			return remote.Retryable(err, max(remote.AnswerRetryAfter(header(err)), restDelay(err)))
+	if ae := restAnswer(err); ae != nil && ae.Code != 0 {
+		if ae.Code == http.StatusTooManyRequests || ae.Code >= 500 {
+			return remote.Retryable(err, max(remote.AnswerRetryAfter(ae.Header), ae.RetryDelay))
 		}
 		return err
 	}
@@ -60,30 +60,18 @@ func Retryable(err error) error {
 	return err
 }
 
-func header(err error) http.Header {
+// restAnswer is the REST error answer err holds, summarised; nil when it
+// holds none.
+func restAnswer(err error) *APIError {
 	var ae *APIError
 	if errors.As(err, &ae) {
-		return ae.Header
+		return ae
 	}
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {
-		return ge.Header
+		return summarizeREST(ge)
 	}
 	return nil
-}
-
-// restDelay is the RetryInfo delay of a REST error answer, summarised or
-// not.
-func restDelay(err error) time.Duration {
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return ae.RetryDelay
-	}
-	var ge *googleapi.Error
-	if errors.As(err, &ge) {
-		return restRetryDelay(ge)
-	}
-	return 0
 }
 
 // grpcStatus returns the gRPC status err carries, or nil.
