@@ -104,7 +104,7 @@ type Collector struct {
 	sel    *correlate.Selector
 	retry  remote.RetryPolicy
 	now    func() time.Time
-	// maxPages bounds one listing's pages; 0 is gcp.MaxPages (tests lower it).
+	// maxPages bounds one listing's pages; 0 is remote.DefaultMaxPages (tests lower it).
 	maxPages int
 	// clientOptions are added to the options Init builds clients with.
 	clientOptions []option.ClientOption

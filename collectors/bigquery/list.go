@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	bq "google.golang.org/api/bigquery/v2"
 )
 
@@ -16,7 +17,7 @@ const listPageSize = 1000
 // it at the project, the listing's unit.
 func (c *Collector) listDatasets(ctx context.Context, project string) ([]*bq.DatasetListDatasets, error) {
 	var all []*bq.DatasetListDatasets
-	pages := gcp.Pages{Max: c.maxPages}
+	pages := remote.Pager{What: "bigquery.datasets.list projects/" + project, Max: c.maxPages}
 	token := ""
 	for {
 		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.DatasetList, error) {
@@ -50,7 +51,7 @@ func (c *Collector) listDatasets(ctx context.Context, project string) ([]*bq.Dat
 // and by the totalItems the service announces.
 func (c *Collector) listTables(ctx context.Context, project, dataset string) ([]*bq.TableListTables, error) {
 	var all []*bq.TableListTables
-	pages := gcp.Pages{Max: c.maxPages}
+	pages := remote.Pager{What: "bigquery.tables.list projects/" + project + "/datasets/" + dataset, Max: c.maxPages}
 	token := ""
 	for {
 		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.TableList, error) {

@@ -90,7 +90,7 @@ type Collector struct {
 	retry   remote.RetryPolicy
 	now     func() time.Time
 	baseDir string
-	// maxPages bounds one search's pages; 0 is gcp.MaxPages (tests lower it).
+	// maxPages bounds one search's pages; 0 is remote.DefaultMaxPages (tests lower it).
 	maxPages int
 	// clientOptions are added to the options Init builds the client with.
 	clientOptions []option.ClientOption

@@ -7,7 +7,6 @@ import (
 
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
-	"google.golang.org/api/googleapi"
 )
 
 // Seeds beyond these live in testdata/fuzz/<target>/.
@@ -77,21 +76,6 @@ func FuzzResourceName(f *testing.F) {
 		}
 		if p := projectID(name); p == "" || !model.ScopeWithin(u, model.JoinScope(p)) {
 			t.Fatalf("unit %q of %q is not under its project %q", u, name, p)
-		}
-	})
-}
-
-// FuzzRetryInfo: whatever error body a server sends, reading its
-// RetryInfo never panics and never gives a negative delay.
-func FuzzRetryInfo(f *testing.F) {
-	f.Add(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}`)
-	f.Add(`{"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"-7s"}]}}`)
-	f.Add(`{"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"99999999999s"}]}}`)
-	f.Add(`{"error":{"details":[{"@type":"garbage"}]}}`)
-	f.Add(`<html>`)
-	f.Fuzz(func(t *testing.T, body string) {
-		if d := retryInfoDelay(&googleapi.Error{Code: 429, Body: body}); d < 0 {
-			t.Fatalf("delay %s from %q", d, body)
 		}
 	})
 }

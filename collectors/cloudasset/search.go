@@ -6,6 +6,7 @@ import (
 	asset "cloud.google.com/go/asset/apiv1"
 	"cloud.google.com/go/asset/apiv1/assetpb"
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	gax "github.com/googleapis/gax-go/v2"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 )
@@ -18,7 +19,8 @@ type searcher interface {
 }
 
 // noClientRetry turns off the client's own retries (it retries 503 only,
-// on its own clock): call retries each page instead, within the budget.
+// on its own clock): gcp.Call retries each page instead, within the
+// budget.
 var noClientRetry = gax.WithRetry(func() gax.Retryer { return nil })
 
 // readMask asks for the resource's own representation
@@ -55,7 +57,7 @@ type page[T any] struct {
 // fails on any page, or that never stops paging, is an error.
 func (c *Collector) searchResources(ctx context.Context, scope, query string, types []string) ([]*assetpb.ResourceSearchResult, error) {
 	req := &assetpb.SearchAllResourcesRequest{Scope: scope, Query: query, AssetTypes: types, ReadMask: readMask}
-	return pages(ctx, c, func(ctx context.Context, token string) (page[*assetpb.ResourceSearchResult], error) {
+	return pages(ctx, c, "cloudasset.searchAllResources "+scope, func(ctx context.Context, token string) (page[*assetpb.ResourceSearchResult], error) {
 		// InternalFetch is one RPC; the iterator's own paging would keep
 		// calling until a page is full, so a server answering empty pages
 		// with fresh tokens would hold one "page" forever.
@@ -67,7 +69,7 @@ func (c *Collector) searchResources(ctx context.Context, scope, query string, ty
 // searchPolicies reads every page of one IAM policy search.
 func (c *Collector) searchPolicies(ctx context.Context, scope, query string, types []string) ([]*assetpb.IamPolicySearchResult, error) {
 	req := &assetpb.SearchAllIamPoliciesRequest{Scope: scope, Query: query, AssetTypes: types}
-	return pages(ctx, c, func(ctx context.Context, token string) (page[*assetpb.IamPolicySearchResult], error) {
+	return pages(ctx, c, "cloudasset.searchAllIamPolicies "+scope, func(ctx context.Context, token string) (page[*assetpb.IamPolicySearchResult], error) {
 		items, next, err := c.client.SearchAllIamPolicies(ctx, req, noClientRetry, gax.WithTimeout(c.Timeout)).InternalFetch(c.PageSize, token)
 		return page[*assetpb.IamPolicySearchResult]{items, next}, err
 	}, (*assetpb.IamPolicySearchResult).GetResource)
@@ -75,13 +77,13 @@ func (c *Collector) searchPolicies(ctx context.Context, scope, query string, typ
 
 // pages calls fetch page after page, each under its own deadline and
 // retried on its own, until the server stops handing out tokens; bounded
-// by gcp.Pages.
-func pages[T any](ctx context.Context, c *Collector, fetch func(ctx context.Context, token string) (page[T], error), id func(T) string) ([]T, error) {
+// by a remote.Pager named what (the API method and the scope).
+func pages[T any](ctx context.Context, c *Collector, what string, fetch func(ctx context.Context, token string) (page[T], error), id func(T) string) ([]T, error) {
 	var all []T
-	bound := gcp.Pages{Max: c.maxPages}
+	bound := remote.Pager{What: what, Max: c.maxPages}
 	token := ""
 	for {
-		p, err := call(ctx, c.retry, c.Timeout, func(ctx context.Context) (page[T], error) { return fetch(ctx, token) })
+		p, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (page[T], error) { return fetch(ctx, token) })
 		if err != nil {
 			return nil, err
 		}

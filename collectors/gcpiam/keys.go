@@ -11,6 +11,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	iam "google.golang.org/api/iam/v1"
 )
@@ -33,7 +34,7 @@ var noExpiry = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // listing that never stops paging) is the caller's to record at
 // accountsScope(project).
 func (c *Collector) collectAccounts(ctx context.Context, project string, tie iamcond.Matcher, accounts *accountSet, sink collectors.Sink) error {
-	pages := gcp.Pages{Max: c.maxPages}
+	pages := remote.Pager{What: "iam.projects.serviceAccounts.list projects/" + project, Max: c.maxPages}
 	token := ""
 	for {
 		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*iam.ListServiceAccountsResponse, error) {

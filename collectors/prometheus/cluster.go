@@ -88,9 +88,8 @@ func (c *Cluster) init(p *Prometheus) error {
 		return fmt.Errorf("kubernetes.kubeconfig: %w", err)
 	}
 	// The transport, its bounds and what is retried are the kubernetes
-	// collector's; only the API's error message is cut as this package
-	// cuts every text it reports.
-	kubeclient.Bound(cfg, p.Timeout, func(s string) string { return clip(s, 200) })
+	// collector's.
+	kubeclient.Bound(cfg, p.Timeout)
 	if u, err := url.Parse(cfg.Host); err == nil {
 		c.host = u.Host
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
@@ -104,15 +105,15 @@ func ttl(d *durationpb.Duration) string {
 	return d.AsDuration().String()
 }
 
-// redactEndpoint drops the query and user info of a push endpoint: tokens
-// are often passed there.
+// redactEndpoint shows a push endpoint as redact.URLOf does, and without
+// its query at all: tokens are often passed there, under any name.
 func redactEndpoint(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparseable endpoint)"
 	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
+	u.RawQuery = ""
+	return redact.URLOf(u)
 }
 
 func copyLabels(in map[string]string) map[string]string {

@@ -5,6 +5,7 @@ import (
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	gax "github.com/googleapis/gax-go/v2"
 	"google.golang.org/grpc"
 )
@@ -28,25 +29,25 @@ type fetchFunc[T any] func(pageSize int, pageToken string) ([]T, string, error)
 func (c *Collector) listTopics(ctx context.Context, project string) ([]*pubsubpb.Topic, error) {
 	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Topic] {
 		return c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry, answerCap).InternalFetch
-	}, (*pubsubpb.Topic).GetName)
+	}, "pubsub.projects.topics.list projects/"+project, (*pubsubpb.Topic).GetName)
 }
 
 func (c *Collector) listSubscriptions(ctx context.Context, project string) ([]*pubsubpb.Subscription, error) {
 	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Subscription] {
 		return c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry, answerCap).InternalFetch
-	}, (*pubsubpb.Subscription).GetName)
+	}, "pubsub.projects.subscriptions.list projects/"+project, (*pubsubpb.Subscription).GetName)
 }
 
 // listAll reads every page of a list call, each page one call under its
 // own deadline and retried on its own. A listing that never stops paging
-// is an error.
-func listAll[T any](ctx context.Context, c *Collector, list func(context.Context) fetchFunc[T], name func(T) string) ([]T, error) {
+// is an error naming it (what: the API method and the project).
+func listAll[T any](ctx context.Context, c *Collector, list func(context.Context) fetchFunc[T], what string, name func(T) string) ([]T, error) {
 	type page struct {
 		items []T
 		next  string
 	}
 	var all []T
-	pages := gcp.Pages{Max: c.maxPages}
+	pages := remote.Pager{What: what, Max: c.maxPages}
 	token := ""
 	for {
 		p, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (page, error) {

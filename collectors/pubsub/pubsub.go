@@ -62,7 +62,7 @@ type Collector struct {
 	sel      *correlate.Selector
 	retry    remote.RetryPolicy
 	pageSize int32
-	// maxPages bounds one listing's pages; 0 is gcp.MaxPages (tests lower it).
+	// maxPages bounds one listing's pages; 0 is remote.DefaultMaxPages (tests lower it).
 	maxPages int
 	// clientOptions are added to the options Init builds the client with;
 	// tests point it at pstest.

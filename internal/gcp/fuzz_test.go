@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"google.golang.org/api/googleapi"
 )
@@ -30,7 +31,7 @@ func FuzzSummarize(f *testing.F) {
 		if strings.ContainsAny(msg, "\n\r\x00") {
 			t.Fatalf("%q is not one line", msg)
 		}
-		if n := utf8.RuneCountInString(msg); n > 2*maxMessage+80 {
+		if n := utf8.RuneCountInString(msg); n > 2*remote.SummaryLimit+80 {
 			t.Fatalf("%d characters: %q", n, msg)
 		}
 		if strings.Contains(msg, hostile.Canary) && !strings.Contains(message, hostile.Canary) && !strings.Contains(body, hostile.Canary) {
@@ -41,6 +42,21 @@ func FuzzSummarize(f *testing.F) {
 		}
 		if Code(Summarize(ge)) != code {
 			t.Fatalf("code lost: %d", Code(Summarize(ge)))
+		}
+	})
+}
+
+// FuzzRetryInfo: whatever error body a server sends, reading its
+// RetryInfo never panics and never gives a negative delay.
+func FuzzRetryInfo(f *testing.F) {
+	f.Add(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}`)
+	f.Add(`{"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"-7s"}]}}`)
+	f.Add(`{"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"99999999999s"}]}}`)
+	f.Add(`{"error":{"details":[{"@type":"garbage"}]}}`)
+	f.Add(`<html>`)
+	f.Fuzz(func(t *testing.T, body string) {
+		if d := restRetryDelay(&googleapi.Error{Code: 429, Body: body}); d < 0 {
+			t.Fatalf("delay %s from %q", d, body)
 		}
 	})
 }

@@ -40,9 +40,9 @@ func TestSummarize(t *testing.T) {
 			&googleapi.Error{Code: 500, Message: "Bearer\u00a0" + hostile.Canary},
 			"HTTP 500: [REDACTED]", 500, []string{hostile.Canary}},
 		{"a long message is capped", &googleapi.Error{Code: 400, Message: strings.Repeat("x", 5000)}, "HTTP 400: xxx", 400, []string{strings.Repeat("x", 201)}},
-		{"transport error loses the query",
-			&url.Error{Op: "Get", URL: "https://bq.example.com/p?key=" + hostile.Canary + "&pageToken=abc", Err: errors.New("connection refused")},
-			`Get "https://bq.example.com/p": connection refused`, 0, []string{hostile.Canary}},
+		{"transport error masks the query's secrets",
+			&url.Error{Op: "Get", URL: "https://bq.example.com/p?key=" + hostile.Canary + "&pageToken=abc&maxResults=1000", Err: errors.New("connection refused")},
+			`Get "https://bq.example.com/p?key=[REDACTED]&maxResults=1000&pageToken=[REDACTED]": connection refused`, 0, []string{hostile.Canary, "abc"}},
 		{"gRPC status keeps its code", status.Error(codes.PermissionDenied, "no token="+hostile.Canary),
 			"gRPC PermissionDenied: no [REDACTED]", 0, []string{hostile.Canary}},
 	}
@@ -76,52 +76,44 @@ func TestRetryableKeepsRetryAfter(t *testing.T) {
 	if !errors.As(err, &re) || re.After != 7*time.Second {
 		t.Fatalf("Retryable = %#v; want a retry after 7s", err)
 	}
+	// A Retry-After date is read against the answer's Date, not the
+	// local clock.
+	date := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	err = Retryable(Summarize(&googleapi.Error{Code: 503, Header: http.Header{
+		"Retry-After": {date.Add(5 * time.Second).Format(http.TimeFormat)}, "Date": {date.Format(http.TimeFormat)}}}))
+	if !errors.As(err, &re) || re.After != 5*time.Second {
+		t.Errorf("Retryable = %#v; want a retry after the 5s between Date and Retry-After", err)
+	}
 	if errors.As(Retryable(Summarize(&googleapi.Error{Code: 403})), &re) {
 		t.Error("403 marked retryable")
 	}
-	if errors.As(Retryable(&url.Error{Op: "Get", URL: "u", Err: errAnswerTooLarge}), &re) {
+	if errors.As(Retryable(&url.Error{Op: "Get", URL: "u", Err: &remote.TooLargeError{Max: MaxAnswerBytes}}), &re) {
 		t.Error("an answer over the cap marked retryable")
 	}
 }
 
-func TestPages(t *testing.T) {
-	tests := []struct {
-		name  string
-		pages [][]string // last element of each is the next token
-		max   int
-		want  string // "" when every page is accepted
-	}{
-		{"ends normally", [][]string{{"a", "b", "1"}, {"c", ""}}, 0, ""},
-		{"same token again", [][]string{{"a", "1"}, {"b", "1"}}, 0, "page token given before"},
-		{"same items again", [][]string{{"a", "b", "1"}, {"a", "b", "2"}}, 0, "repeats items"},
-		{"bound reached", [][]string{{"a", "1"}, {"b", "2"}, {"c", "3"}}, 3, "after 3 pages"},
-		{"empty pages count toward the bound", [][]string{{"1"}, {"2"}, {"3"}}, 3, "after 3 pages"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := Pages{Max: tt.max}
-			var err error
-			for _, pg := range tt.pages {
-				if err = p.Next(pg[len(pg)-1], pg[:len(pg)-1]...); err != nil {
-					break
-				}
-			}
-			if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
-				t.Fatalf("err = %v; want %q", err, tt.want)
-			}
-		})
-	}
-	p := Pages{Announced: 10}
-	var err error
-	for i := 0; err == nil && i < 100; i++ {
-		ids := make([]string, 100)
-		for j := range ids {
-			ids[j] = string(rune('a'+i)) + strings.Repeat("x", j)
+// A REST quota answer brings google.rpc.RetryInfo in its body's details
+// (gRPC's Retry-After): the retry waits the longer of it and Retry-After,
+// and the summary keeps neither the body nor the delay in its text.
+func TestRetryableKeepsRESTRetryInfo(t *testing.T) {
+	body := `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}`
+	for _, tc := range []struct {
+		retryAfter string
+		want       time.Duration
+	}{{"", 7 * time.Second}, {"2", 7 * time.Second}, {"9", 9 * time.Second}} {
+		ge := &googleapi.Error{Code: 429, Body: body, Header: http.Header{}}
+		if tc.retryAfter != "" {
+			ge.Header.Set("Retry-After", tc.retryAfter)
 		}
-		err = p.Next("t"+string(rune('a'+i)), ids...)
-	}
-	if err == nil || !strings.Contains(err.Error(), "announced 10") {
-		t.Fatalf("announced bound: %v", err)
+		for _, err := range []error{ge, Summarize(ge)} {
+			var re *remote.RetryableError
+			if !errors.As(Retryable(err), &re) || re.After != tc.want {
+				t.Errorf("Retry-After %q: Retryable(%T) = %#v; want a retry after %s", tc.retryAfter, err, Retryable(err), tc.want)
+			}
+		}
+		if msg := Summarize(ge).Error(); msg != "HTTP 429 RESOURCE_EXHAUSTED: quota" {
+			t.Errorf("summary %q", msg)
+		}
 	}
 }
 
@@ -137,7 +129,7 @@ func TestHTTPClientCapsAnswers(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	_, err = io.Copy(io.Discard, resp.Body)
-	if !IsAnswerTooLarge(err) {
+	if !remote.IsTooLarge(err) {
 		t.Fatalf("reading a %d MiB answer: %v; want the cap", (MaxAnswerBytes+1<<20)>>20, err)
 	}
 

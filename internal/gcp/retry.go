@@ -1,8 +1,10 @@
 // Package gcp holds what the Google Cloud collectors share: project id
 // checks, one way to make a call (a deadline per call, bounded retries,
-// errors summarised to status and message), bounded paging, and the HTTP
-// client of the generated REST clients (google.golang.org/api), which do
-// not retry by themselves.
+// errors summarised to status and message), and the HTTP client of the
+// generated REST clients (google.golang.org/api), which do not retry by
+// themselves. It is the Google-specific part of talking to a server:
+// reading googleapi and gRPC errors; retrying, capping answers, paging
+// (remote.Pager) and masking are package remote's and redact's.
 package gcp
 
 import (
@@ -20,22 +22,24 @@ import (
 )
 
 // Retryable marks what is worth another try under remote.Retry: REST
-// quota (429) and server (5xx) answers, honouring Retry-After; gRPC
+// quota (429) and server (5xx) answers, honouring Retry-After (read
+// against the answer's own Date, see remote.AnswerRetryAfter) or the
+// RetryInfo delay in the body's details, whichever is longer; gRPC
 // RESOURCE_EXHAUSTED, UNAVAILABLE, INTERNAL, ABORTED and UNKNOWN,
 // honouring the RetryInfo delay Google APIs attach (gRPC's Retry-After);
 // and network failures. remote.Retry refuses a delay beyond its
-// budget. Other errors, and an answer cut off at MaxAnswerBytes (asking
-// again gets the same), are returned as they are.
+// budget. Other errors, and an answer cut off at its cap (asking again
+// gets the same), are returned as they are.
 func Retryable(err error) error {
 	if err == nil {
 		return nil
 	}
-	if IsAnswerTooLarge(err) {
+	if remote.IsTooLarge(err) {
 		return err
 	}
-	if code := Code(err); code != 0 {
-		if code == http.StatusTooManyRequests || code >= 500 {
-			return remote.Retryable(err, remote.RetryAfter(header(err), time.Now()))
+	if ae := restAnswer(err); ae != nil && ae.Code != 0 {
+		if ae.Code == http.StatusTooManyRequests || ae.Code >= 500 {
+			return remote.Retryable(err, max(remote.AnswerRetryAfter(ae.Header), ae.RetryDelay))
 		}
 		return err
 	}
@@ -56,14 +60,16 @@ func Retryable(err error) error {
 	return err
 }
 
-func header(err error) http.Header {
+// restAnswer is the REST error answer err holds, summarised; nil when it
+// holds none.
+func restAnswer(err error) *APIError {
 	var ae *APIError
 	if errors.As(err, &ae) {
-		return ae.Header
+		return ae
 	}
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {
-		return ge.Header
+		return summarizeREST(ge)
 	}
 	return nil
 }

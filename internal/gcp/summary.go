@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/googleapis/gax-go/v2/apierror"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/grpc/status"
 )
-
-// maxMessage caps the API's own message in an error: enough for "Access
-// Denied: Project p: User does not have bigquery.datasets.get permission".
-const maxMessage = 200
 
 // APIError is a Google API answer that was not a success, reduced to what
 // may leave the process: the HTTP status, the API's status or reason
@@ -29,6 +27,9 @@ type APIError struct {
 	Message string
 	// Header is kept for Retry-After; it is never printed.
 	Header http.Header
+	// RetryDelay is the google.rpc.RetryInfo delay the body's details
+	// asked for, 0 when none; it is never printed.
+	RetryDelay time.Duration
 }
 
 func (e *APIError) Error() string {
@@ -60,9 +61,9 @@ func IsNotFound(err error) bool { return Code(err) == http.StatusNotFound }
 
 // Summarize turns an error from a Google client into text safe to report:
 // a REST answer becomes an *APIError (status, code, message), a gRPC
-// status keeps its code and a capped message, and a transport error loses
-// the query of its URL. Everything else is returned with its text
-// scrubbed of credentials. nil stays nil.
+// status keeps its code and a capped message, and a transport error's URL
+// is redacted (redact.URL). Everything else is returned with its text
+// made one masked line (redact.ErrorLine). nil stays nil.
 func Summarize(err error) error {
 	if err == nil {
 		return nil
@@ -73,16 +74,16 @@ func Summarize(err error) error {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return &url.Error{Op: ue.Op, URL: stripQuery(ue.URL), Err: scrubbed(ue.Err)}
+		return &url.Error{Op: ue.Op, URL: redact.URL(ue.URL), Err: redact.ErrorLine(ue.Err, remote.SummaryLimit)}
 	}
 	if st := grpcStatus(err); st != nil {
-		return &RPCError{Status: st, Message: Scrub(st.Message())}
+		return &RPCError{Status: st, Message: redact.Line(st.Message(), remote.SummaryLimit)}
 	}
-	return scrubbed(err)
+	return redact.ErrorLine(err, remote.SummaryLimit)
 }
 
 func summarizeREST(ge *googleapi.Error) *APIError {
-	ae := &APIError{Code: ge.Code, Message: ge.Message, Header: ge.Header}
+	ae := &APIError{Code: ge.Code, Message: ge.Message, Header: ge.Header, RetryDelay: restRetryDelay(ge)}
 	if len(ge.Errors) > 0 {
 		ae.Status = ge.Errors[0].Reason
 	}
@@ -102,16 +103,32 @@ func summarizeREST(ge *googleapi.Error) *APIError {
 			ae.Message = body.Error.Message
 		}
 	}
-	ae.Status = Scrub(ae.Status)
+	ae.Status = redact.Line(ae.Status, remote.SummaryLimit)
 	if len(ae.Status) > 40 || strings.IndexFunc(ae.Status, func(r rune) bool { return !isCodeRune(r) }) >= 0 {
 		ae.Status = "" // not a code: free text has no place here
 	}
-	ae.Message = Scrub(ae.Message)
+	ae.Message = redact.Line(ae.Message, remote.SummaryLimit)
 	return ae
 }
 
 func isCodeRune(r rune) bool {
 	return r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.')
+}
+
+// restRetryDelay reads the google.rpc.RetryInfo a REST error answer
+// carries in its details (gRPC's Retry-After, which the REST transport
+// brings in the JSON body); zero when there is none. It parses the
+// googleapi error itself: an *apierror.APIError wrapping it reports a
+// gRPC status it made up, which has no details.
+func restRetryDelay(ge *googleapi.Error) time.Duration {
+	ae, ok := apierror.FromError(ge)
+	if !ok {
+		return 0
+	}
+	if d := ae.Details().RetryInfo.GetRetryDelay(); d != nil && d.IsValid() && d.AsDuration() > 0 {
+		return d.AsDuration()
+	}
+	return 0
 }
 
 // RPCError is a gRPC status reduced to its code and a capped message; it
@@ -130,52 +147,3 @@ func (e *RPCError) Error() string {
 
 // GRPCStatus lets status.Code and status.FromError read the original.
 func (e *RPCError) GRPCStatus() *status.Status { return e.Status }
-
-// secretish matches what must never be repeated from an answer: an
-// Authorization header's value, bearer and basic credentials, and
-// key=value pairs naming a token, key, secret or password.
-var secretish = regexp.MustCompile(`(?i)(authorization\s*[:=]\s*)(\S+\s+)?\S+|\b(bearer|basic)\s+\S+|\b((access_|refresh_|id_)?token|api_?key|key|secret|password|passwd|pwd)\s*[:=]\s*\S+`)
-
-// Scrub makes one line of at most maxMessage characters of s, with
-// registered secrets and anything that looks like a credential masked.
-func Scrub(s string) string {
-	s = redact.String(s)
-	// One line first, so "Bearer\u00a0token" is seen as "Bearer token".
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }), " ")
-	s = secretish.ReplaceAllString(s, redact.Mask)
-	if r := []rune(s); len(r) > maxMessage {
-		s = string(r[:maxMessage]) + "…"
-	}
-	return s
-}
-
-// scrubbed keeps err for errors.Is/As while its text is scrubbed.
-func scrubbed(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := Scrub(err.Error())
-	if msg == err.Error() {
-		return err
-	}
-	return &scrubbedError{msg: msg, err: err}
-}
-
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
-
-// stripQuery drops the query (page tokens, an API key) and any user info
-// from a URL in an error message.
-func stripQuery(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
-}

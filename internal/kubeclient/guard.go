@@ -3,7 +3,6 @@ package kubeclient
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,16 +32,14 @@ const (
 // Bound gives every call of a client built from cfg the timeout and puts
 // a guard between client-go and the network (see guard), keeping any
 // wrapper the kubeconfig already set (an exec credential plugin's).
-// capMessage shortens the API server's own error message, already
-// redacted, before it travels in an error.
-func Bound(cfg *rest.Config, timeout time.Duration, capMessage func(string) string) {
+func Bound(cfg *rest.Config, timeout time.Duration) {
 	cfg.Timeout = timeout
 	prev := cfg.WrapTransport
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		if prev != nil {
 			rt = prev(rt)
 		}
-		return guard{next: httplog.Wrap(rt), capMessage: capMessage} // --verbose logs each call
+		return guard{next: httplog.Wrap(rt)} // --verbose logs each call
 	}
 }
 
@@ -53,15 +50,15 @@ func Bound(cfg *rest.Config, timeout time.Duration, capMessage func(string) stri
 // Authorization header) into its error. guard takes both out of its hands:
 //
 //   - every error answer reaches client-go as a plain API Status holding
-//     only the status, the API's reason and message (capped) and the
-//     Retry-After as details, so no body text travels further, and
+//     only the status, the API's reason and message (one masked line of
+//     at most remote.SummaryLimit characters) and the Retry-After as
+//     details, so no body text travels further, and
 //   - the Retry-After header is removed, so client-go does not retry by
 //     itself; the collector's RetryPolicy retries instead, within its
 //     budget, and fails at once when the server asks for more.
-type guard struct {
-	next       http.RoundTripper
-	capMessage func(string) string
-}
+//
+// A successful answer's body is capped at maxAnswerBytes.
+type guard struct{ next http.RoundTripper }
 
 // WrappedRoundTripper lets client-go reach the transport underneath to
 // cancel a request.
@@ -73,15 +70,17 @@ func (g guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		resp.Body = &cappedBody{r: resp.Body, left: maxAnswerBytes}
+		resp.Body = remote.CappedBody(resp.Body, maxAnswerBytes)
 		return resp, nil
 	}
 	if resp.StatusCode < 400 {
 		return resp, nil
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+	// A body past the cap is no Status worth reading: only the HTTP
+	// status is kept then.
+	body, _ := remote.ReadAll(resp.Body, maxErrorBytes)
 	resp.Body.Close()
-	st := g.summarise(resp.StatusCode, req.Method, body, remote.RetryAfter(resp.Header, time.Now()))
+	st := summarise(resp.StatusCode, req.Method, body, remote.AnswerRetryAfter(resp.Header))
 	out, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
@@ -97,13 +96,15 @@ func (g guard) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // summarise turns an error answer into an API Status: the API server's own
-// Status when the body is one (its reason and capped message), else only
-// the HTTP status, never the body.
-func (g guard) summarise(code int, method string, body []byte, after time.Duration) metav1.Status {
+// Status when the body is one (its reason and message), else the HTTP
+// status with the code and message of another JSON error shape
+// (remote.SummarizeErrorBody: a proxy or gateway in front of the API
+// server), never the body itself.
+func summarise(code int, method string, body []byte, after time.Duration) metav1.Status {
 	secs := int(min(math.Ceil(after.Seconds()), math.MaxInt32))
 	var st metav1.Status
 	if json.Unmarshal(body, &st) == nil && st.Kind == "Status" {
-		st.Message = g.capMessage(redact.String(st.Message))
+		st.Message = redact.Line(st.Message, remote.SummaryLimit)
 		st.Details = &metav1.StatusDetails{RetryAfterSeconds: int32(secs)}
 		if st.Code == 0 {
 			st.Code = int32(code)
@@ -113,32 +114,13 @@ func (g guard) summarise(code int, method string, body []byte, after time.Durati
 		}
 		return st
 	}
-	msg := fmt.Sprintf("HTTP %d %s (response body omitted)", code, http.StatusText(code))
+	msg := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
+	if s := remote.SummarizeErrorBody(body); s != "" {
+		msg += ": " + s
+	} else {
+		msg += " (response body omitted)"
+	}
 	st = apierrors.NewGenericServerResponse(code, method, schema.GroupResource{}, "", msg, secs, false).ErrStatus
 	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
 	return st
 }
-
-// errAnswerTooLarge ends reading an answer past maxAnswerBytes.
-var errAnswerTooLarge = errors.New("answer larger than 128 MiB: not read further")
-
-// cappedBody fails a read past its limit instead of truncating silently,
-// so the decoder reports an error rather than a short list.
-type cappedBody struct {
-	r    io.ReadCloser
-	left int64
-}
-
-func (c *cappedBody) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, errAnswerTooLarge
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
-}
-
-func (c *cappedBody) Close() error { return c.r.Close() }

@@ -34,7 +34,7 @@ func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
 func through(t *testing.T, a answer) (*http.Response, metav1.Status) {
 	t.Helper()
 	cfg := &rest.Config{}
-	Bound(cfg, 0, strings.ToUpper)
+	Bound(cfg, 0)
 	resp, err := cfg.WrapTransport(a).RoundTrip(&http.Request{Method: http.MethodGet})
 	if err != nil {
 		t.Fatal(err)
@@ -66,27 +66,72 @@ func TestGuardKeepsOnlyTheStatusOfAnErrorAnswer(t *testing.T) {
 	}
 }
 
+// The API server's own Status keeps its reason; its message is one
+// masked line of at most remote.SummaryLimit characters.
 func TestGuardCapsTheAPIsOwnMessage(t *testing.T) {
 	body := `{"kind":"Status","apiVersion":"v1","reason":"Forbidden","message":"no access"}`
 	_, st := through(t, answer{http.StatusForbidden, http.Header{}, body})
-	if st.Message != "NO ACCESS" || st.Reason != metav1.StatusReasonForbidden || st.Code != http.StatusForbidden {
-		t.Errorf("status %+v, want the API's reason and its message through capMessage", st)
+	if st.Message != "no access" || st.Reason != metav1.StatusReasonForbidden || st.Code != http.StatusForbidden {
+		t.Errorf("status %+v, want the API's reason and its message", st)
 	}
+	long := `{"kind":"Status","apiVersion":"v1","reason":"Forbidden","message":"denied:\nAuthorization: Bearer ` + hostile.Canary + " " + strings.Repeat("x", 500) + `"}`
+	_, st = through(t, answer{http.StatusForbidden, http.Header{}, long})
+	if strings.Contains(st.Message, hostile.Canary) || strings.Contains(st.Message, "\n") || len([]rune(st.Message)) > remote.SummaryLimit || !strings.HasPrefix(st.Message, "denied: ") {
+		t.Errorf("message %q, want one masked line of at most %d characters", st.Message, remote.SummaryLimit)
+	}
+}
+
+// Another JSON error shape (a gateway in front of the API server) keeps
+// its code and message, never the rest of the body.
+func TestGuardSummarisesOtherJSONErrors(t *testing.T) {
+	body := `{"error":"rate_limited","message":"slow down","echo":"Authorization: Bearer ` + hostile.Canary + `"}`
+	_, st := through(t, answer{http.StatusBadGateway, http.Header{}, body})
+	msg, _ := json.Marshal(st)
+	if !strings.Contains(string(msg), "rate_limited: slow down") || strings.Contains(string(msg), hostile.Canary) {
+		t.Errorf("status %s, want the gateway's code and message only", msg)
+	}
+}
+
+// A Retry-After date is read against the answer's own Date, not the local
+// clock.
+func TestGuardReadsRetryAfterAgainstTheAnswersDate(t *testing.T) {
+	date := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	h := http.Header{"Date": {date.Format(http.TimeFormat)}, "Retry-After": {date.Add(40 * time.Second).Format(http.TimeFormat)}}
+	_, st := through(t, answer{http.StatusServiceUnavailable, h, ""})
+	if st.Details == nil || st.Details.RetryAfterSeconds != 40 {
+		t.Errorf("status %+v, want Retry-After 40s in its details", st)
+	}
+}
+
+// endless is an answer body that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }
 
 func TestGuardFailsAnEndlessAnswer(t *testing.T) {
 	cfg := &rest.Config{}
-	Bound(cfg, 0, strings.ToUpper)
-	rt := cfg.WrapTransport(answer{http.StatusOK, http.Header{}, ""})
+	Bound(cfg, 0)
+	rt := cfg.WrapTransport(roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(endless{}), Request: r}, nil
+	}))
 	resp, err := rt.RoundTrip(&http.Request{Method: http.MethodGet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.(*cappedBody).left = 0
-	if _, err := resp.Body.Read(make([]byte, 1)); !errors.Is(err, errAnswerTooLarge) {
-		t.Errorf("read past the cap: %v, want errAnswerTooLarge", err)
+	n, err := io.Copy(io.Discard, resp.Body)
+	if !remote.IsTooLarge(err) || n != maxAnswerBytes {
+		t.Errorf("reading an endless answer: %d bytes, %v; want the cap", n, err)
 	}
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestRetryable(t *testing.T) {
 	gr := schema.GroupResource{Resource: "jobs"}
