@@ -10,8 +10,9 @@ import (
 // credentialRE finds what looks like a credential echoed into a message by
 // a server or a proxy, whatever secrets were registered: an auth header
 // and its value, a bearer or basic credential, and key=value pairs that
-// name a token, key, secret or password.
-var credentialRE = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api-key|private-token)\s*[:=]\s*(?:(?:bearer|basic|token)\s+)?\S+` +
+// name a token, key, secret or password. An auth header's value is
+// masked whatever its scheme (Bearer, Basic, Negotiate, AWS4-HMAC-SHA256).
+var credentialRE = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api-key|private-token)\s*[:=]\s*(?:[A-Za-z][\w-]*\s+)?\S+` +
 	`|\b(bearer|basic)\s+\S+` +
 	`|\b((access_|refresh_|id_)?token|api_?key|key|secret|client_secret|password|passwd|pwd)\s*[:=]\s*\S+`)
 

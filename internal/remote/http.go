@@ -38,7 +38,7 @@ func DoHTTP(ctx context.Context, c *http.Client, p RetryPolicy, newReq func() (*
 		}
 		se := NewStatusError(req, r)
 		if r.StatusCode == http.StatusTooManyRequests || r.StatusCode >= 500 {
-			return Retryable(se, RetryAfter(r.Header, time.Now()))
+			return Retryable(se, AnswerRetryAfter(r.Header))
 		}
 		return se
 	})

@@ -65,7 +65,9 @@ func (p *Pager) Next(next string, ids ...string) error {
 	case keyed > 0 && fresh == 0:
 		return p.stop("page %d repeats items already listed and the server asks for more", p.pages)
 	case p.cursors[next]:
-		return p.stop("page %d names a next page (%s) that was already read: the listing does not advance", p.pages, next)
+		// The cursor itself is not shown: a page token can be as long, and
+		// as opaque, as a credential.
+		return p.stop("page %d names a next page that was already read: the listing does not advance", p.pages)
 	case p.pages >= max:
 		return p.stop("still paging after %d pages (the most read from one listing)", p.pages)
 	case p.Announced > 0 && p.items > 2*p.Announced+1000:

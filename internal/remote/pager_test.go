@@ -33,7 +33,7 @@ func TestPagerStops(t *testing.T) {
 				}
 			}
 			return nil
-		}, "names a next page (2) that was already read"},
+		}, "names a next page that was already read"},
 		{"the same items again", func(p *Pager) error {
 			for i := 0; i < 5; i++ {
 				if err := p.Next(strconv.Itoa(i+2), "x", "y"); err != nil {
