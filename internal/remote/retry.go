@@ -125,7 +125,7 @@ func Retry(ctx context.Context, p RetryPolicy, op func() error) error {
 			return fmt.Errorf("%w (no time left to retry before the deadline)", re.Err)
 		}
 		if err := p.Sleep(ctx, d); err != nil {
-			return fmt.Errorf("%w (while waiting to retry: %v)", re.Err, err)
+			return fmt.Errorf("%w (while waiting to retry: %w)", re.Err, err)
 		}
 		left -= d
 		wait *= 2

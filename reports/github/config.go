@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/duration"
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -114,7 +115,7 @@ func (c *Config) Validate() error {
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("github.base_url: %q is not an http(s) URL", redact(c.BaseURL)))
+			errs = append(errs, fmt.Errorf("github.base_url: %q is not an http(s) URL", redact.URL(c.BaseURL)))
 		} else if u.User != nil {
 			errs = append(errs, errors.New("github.base_url: must not carry credentials; use github.token_env"))
 		}
@@ -204,20 +205,9 @@ func (c Config) String() string {
 		tok = "set (hidden)"
 	}
 	return fmt.Sprintf("github{repo=%s label=%s waiver_label=%s base_url=%s token=%s token_env=%s rate_limit_wait=%s write_interval=%s accept_days=%d accept_from=%v accept_max_severity=%s dry_run=%t}",
-		c.Repo, c.Label, c.WaiverLabel, redact(c.BaseURL), tok, c.TokenEnv, c.rateLimitWait(), c.writeInterval(),
+		c.Repo, c.Label, c.WaiverLabel, redact.URL(c.BaseURL), tok, c.TokenEnv, c.rateLimitWait(), c.writeInterval(),
 		c.acceptDays(), c.AcceptFrom, c.AcceptMaxSeverity, c.DryRun)
 }
 
 // GoString keeps %#v from printing the token too.
 func (c Config) GoString() string { return c.String() }
-
-// redact drops user info and query from a URL string.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	return u.String()
-}

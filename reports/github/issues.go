@@ -4,9 +4,12 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	gh "github.com/google/go-github/v60/github"
 )
@@ -48,9 +51,17 @@ func fromGitHub(is *gh.Issue) (*ghIssue, bool) {
 	return out, true
 }
 
+// maxIssuePages caps the pages of one issue listing: 100,000 issues
+// carrying the label, far past any repository bfaudit keeps in step.
+const maxIssuePages = 1000
+
 // listIssues reads every labelled issue, open and closed, 100 a page, and
 // keeps those carrying a marker. since, when set, limits the listing to
 // issues updated after it (used to check whether a failed create landed).
+// A listing that does not advance (a Link header that always names the
+// same page, a page of issues already read) or runs past maxIssuePages
+// fails naming its URL: a short list would make the caller file
+// duplicates or resolve issues it did not see.
 func (s *Sink) listIssues(ctx context.Context, since time.Time) ([]*ghIssue, error) {
 	opts := &gh.IssueListByRepoOptions{
 		State:       "all",
@@ -58,18 +69,31 @@ func (s *Sink) listIssues(ctx context.Context, since time.Time) ([]*ghIssue, err
 		Since:       since,
 		ListOptions: gh.ListOptions{PerPage: 100},
 	}
+	listing := s.client.BaseURL.JoinPath("repos", s.cfg.owner(), s.cfg.name(), "issues")
+	pager := remote.Pager{What: "GET " + redact.URLOf(listing), Max: maxIssuePages}
 	var out []*ghIssue
 	for {
 		page, resp, err := s.client.Issues.ListByRepo(ctx, s.cfg.owner(), s.cfg.name(), opts)
 		if err != nil {
 			return out, err
 		}
-		for _, is := range page {
+		ids := make([]string, len(page))
+		for n, is := range page {
+			if is.GetNumber() != 0 {
+				ids[n] = strconv.Itoa(is.GetNumber())
+			}
 			if i, ok := fromGitHub(is); ok {
 				out = append(out, i)
 			}
 		}
-		if resp.NextPage == 0 {
+		next := ""
+		if resp.NextPage != 0 {
+			next = strconv.Itoa(resp.NextPage)
+		}
+		if err := pager.Next(next, ids...); err != nil {
+			return out, err
+		}
+		if next == "" {
 			return out, nil
 		}
 		opts.Page = resp.NextPage

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	gh "github.com/google/go-github/v60/github"
@@ -115,7 +116,7 @@ func New(cfg Config, owners model.Owners, opts ...Option) (*Sink, error) {
 	}
 	if o.baseURL != "" {
 		if client, err = client.WithEnterpriseURLs(o.baseURL, o.baseURL); err != nil {
-			return nil, fmt.Errorf("github.base_url: %q: %w", redact(o.baseURL), err)
+			return nil, fmt.Errorf("github.base_url: %q: %w", redact.URL(o.baseURL), err)
 		}
 	}
 	return &Sink{cfg: cfg, owners: owners, client: client, tr: tr, render: r,

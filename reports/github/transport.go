@@ -73,50 +73,74 @@ func idempotent(method string) bool {
 	return false
 }
 
+// serverRetry is how a call that failed on GitHub's side (a 5xx answer, a
+// broken connection) is tried again: serverRetries more times, backing off
+// from serverBackoff. sleep is the sink's, so tests run it on their clock.
+func serverRetry(sleep func(context.Context, time.Duration) error) remote.RetryPolicy {
+	return remote.RetryPolicy{Attempts: serverRetries + 1, Base: serverBackoff, Sleep: sleep}
+}
+
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	for attempt := 1; ; attempt++ {
-		r, err := rewind(req, attempt)
-		if err != nil {
-			return nil, err
+	sent := 0
+	var resp *http.Response
+	// failed is the last 5xx answer, drained when it is tried again; when
+	// the tries run out it is what go-github gets, and reads as an error
+	// with GitHub's status and message.
+	var failed *http.Response
+	err := remote.Retry(ctx, serverRetry(t.sleep), func() error {
+		if failed != nil {
+			drain(failed)
+			failed = nil
 		}
-		if err := t.awaitQuota(ctx, req); err != nil {
-			return nil, err
-		}
-		t.count(r.Method)
-		resp, err := t.base.RoundTrip(r)
-		if err != nil {
-			if ctx.Err() != nil || !idempotent(req.Method) || attempt > serverRetries {
-				return nil, err
+		// A rate limit is waited out within the run's budget and sent
+		// again; it is not a failed try.
+		for {
+			sent++
+			r, err := rewind(req, sent)
+			if err != nil {
+				return err
 			}
-			if err := t.sleep(ctx, backoff(attempt)); err != nil {
-				return nil, err
+			if err := t.awaitQuota(ctx, req); err != nil {
+				return err
 			}
-			continue
-		}
-		if wait, limited := t.rateLimitWait(resp); limited {
-			drain(resp)
-			if err := t.spend(ctx, req, wait); err != nil {
-				return nil, err
+			t.count(r.Method)
+			res, err := t.base.RoundTrip(r)
+			if err != nil {
+				if ctx.Err() != nil || !idempotent(req.Method) {
+					return err
+				}
+				return remote.Retryable(err, 0)
 			}
-			continue
-		}
-		t.mu.Lock()
-		t.secondarys = 0
-		t.mu.Unlock()
-		t.noteQuota(resp)
-		// A POST that failed on the server may still have landed; the
-		// caller checks before trying again, so only idempotent calls are
-		// retried here.
-		if resp.StatusCode >= 500 && idempotent(req.Method) && attempt <= serverRetries {
-			drain(resp)
-			if err := t.sleep(ctx, backoff(attempt)); err != nil {
-				return nil, err
+			if wait, limited := t.rateLimitWait(res); limited {
+				drain(res)
+				if err := t.spend(ctx, req, wait); err != nil {
+					return err
+				}
+				continue
 			}
-			continue
+			t.mu.Lock()
+			t.secondarys = 0
+			t.mu.Unlock()
+			t.noteQuota(res)
+			// A POST that failed on the server may still have landed; the
+			// caller checks before trying again, so only idempotent calls
+			// are retried here.
+			if res.StatusCode >= 500 && idempotent(req.Method) {
+				failed = res
+				return remote.Retryable(fmt.Errorf("HTTP %d", res.StatusCode), 0)
+			}
+			resp = res
+			return nil
 		}
-		return resp, nil
+	})
+	if failed != nil {
+		if ctx.Err() == nil {
+			return failed, nil // tries spent: go-github reads GitHub's error
+		}
+		drain(failed)
 	}
+	return resp, err
 }
 
 func (t *transport) count(method string) {
@@ -265,5 +289,3 @@ func humanWait(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
-
-func backoff(attempt int) time.Duration { return serverBackoff << (attempt - 1) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	gh "github.com/google/go-github/v60/github"
 )
@@ -39,36 +40,44 @@ func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, unassi
 		return "", s.printCall(http.MethodPost, s.issuesPath(), "create issue for "+w.id, w.id, 0, req)
 	}
 	started := s.now()
-	for attempt := 1; ; attempt++ {
-		if err := s.pace(ctx); err != nil {
-			return "", err
-		}
-		is, resp, err := s.client.Issues.Create(ctx, s.cfg.owner(), s.cfg.name(), req)
-		if err == nil {
-			return is.GetHTMLURL(), s.checkLabelled(is)
-		}
-		if dropAssignees(err, req, res, w.id) {
-			if err := rebody(req, unassigned); err != nil {
-				return "", err
+	var url string
+	var failed error // the last try's, when it failed on the server
+	err := remote.Retry(ctx, serverRetry(s.sleep), func() error {
+		if failed != nil {
+			landed, err := s.listIssues(ctx, started.Add(-10*time.Minute))
+			if err != nil {
+				return errors.Join(failed, err)
 			}
-			continue
-		}
-		if resp == nil || resp.StatusCode < 500 || attempt > serverRetries {
-			return "", err
-		}
-		if err := s.sleep(ctx, backoff(attempt)); err != nil {
-			return "", err
-		}
-		landed, lerr := s.listIssues(ctx, started.Add(-10*time.Minute))
-		if lerr != nil {
-			return "", errors.Join(err, lerr)
-		}
-		for _, i := range landed {
-			if model.ParseID(i.marker.Backfill) == w.key {
-				return i.url, nil
+			for _, i := range landed {
+				if model.ParseID(i.marker.Backfill) == w.key {
+					url = i.url
+					return nil
+				}
 			}
 		}
-	}
+		for {
+			if err := s.pace(ctx); err != nil {
+				return err
+			}
+			is, resp, err := s.client.Issues.Create(ctx, s.cfg.owner(), s.cfg.name(), req)
+			if err == nil {
+				url = is.GetHTMLURL()
+				return s.checkLabelled(is)
+			}
+			if dropAssignees(err, req, res, w.id) {
+				if err := rebody(req, unassigned); err != nil {
+					return err
+				}
+				continue
+			}
+			if resp == nil || resp.StatusCode < 500 {
+				return err
+			}
+			failed = err
+			return remote.Retryable(err, 0)
+		}
+	})
+	return url, err
 }
 
 // checkLabelled makes sure a new issue carries the label: GitHub drops the

@@ -1,13 +1,14 @@
 package slack
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // maxAnswer caps what is read of one Web API answer. chat.postMessage
@@ -52,34 +53,13 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxAnswer}
+	resp.Body = remote.CappedBody(resp.Body, maxAnswer)
 	return resp, nil
 }
 
 func isForm(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "application/x-www-form-urlencoded"
-}
-
-// errTooLarge ends the reading of an answer over maxAnswer.
-var errTooLarge = errors.New("unexpected answer: larger than 4 MiB")
-
-// cappedBody fails once more than left bytes are read.
-type cappedBody struct {
-	io.ReadCloser
-	left int64
-}
-
-func (c *cappedBody) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, errTooLarge
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.ReadCloser.Read(p)
-	c.left -= int64(n)
-	return n, err
 }
 
 // withBearer returns a copy of c whose requests go through bearer.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/slack-go/slack"
 )
@@ -86,7 +87,7 @@ func (c Config) Validate() error {
 	if c.APIURL != "" {
 		u, err := url.Parse(c.APIURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("slack.api_url: %q is not an http(s) URL", showURL(c.APIURL))
+			return fmt.Errorf("slack.api_url: %q is not an http(s) URL", secrets.URL(c.APIURL))
 		}
 	}
 	return remote.CheckTimeout("slack.timeout", *c.Timeout)

@@ -3,7 +3,6 @@ package slack
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -24,25 +23,26 @@ const (
 // run's deadline, fails the call at once instead of sleeping through the
 // audit.
 func (s *Sink) retrying(ctx context.Context, op func() error) error {
-	for attempt := 1; ; attempt++ {
+	p := remote.RetryPolicy{
+		Attempts: maxAttempts,
+		Max:      retryBudget,
+		// What is left of the Post's budget; when nothing is, a nanosecond
+		// (a zero budget would mean remote's default) refuses every wait.
+		Budget: max(s.waitLeft, time.Nanosecond),
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			if err := s.sleep(ctx, d); err != nil {
+				return err
+			}
+			s.waitLeft -= d
+			return nil
+		},
+	}
+	return remote.Retry(ctx, p, func() error {
 		err := op()
 		var rl *slack.RateLimitedError
-		if err == nil || !errors.As(err, &rl) {
-			return err
+		if errors.As(err, &rl) {
+			return remote.Retryable(err, max(rl.RetryAfter, time.Second))
 		}
-		if attempt >= maxAttempts {
-			return fmt.Errorf("still rate limited after %d attempts: %w", attempt, err)
-		}
-		wait := max(rl.RetryAfter, time.Second)
-		if wait > s.waitLeft {
-			return fmt.Errorf("%w: beyond the %s left of the retry budget (%s a run): not waiting", err, s.waitLeft, retryBudget)
-		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			return fmt.Errorf("%w: no time left to wait before the run's deadline", err)
-		}
-		if serr := s.sleep(ctx, wait); serr != nil {
-			return fmt.Errorf("%w (while waiting out the rate limit: %v)", err, serr)
-		}
-		s.waitLeft -= wait
-	}
+		return err
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -75,15 +74,19 @@ func (b botPoster) fail(run, call context.Context, method string, err error) err
 		return nil
 	}
 	err = callError(run, call, b.timeout, err)
-	return secrets.Error(fmt.Errorf("%s %s: %w", method, showURL(b.base+method), err))
+	return secrets.Error(fmt.Errorf("%s %s: %w", method, secrets.URL(b.base+method), err))
 }
 
 // callError drops net/http's "Post <url>:" (the caller names the URL its
-// own way) and says when the call's own timeout, not the run, ended it.
+// own way), calls an answer over the cap unexpected, and says when the
+// call's own timeout, not the run, ended it.
 func callError(run, call context.Context, timeout time.Duration, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
+	}
+	if remote.IsTooLarge(err) {
+		err = fmt.Errorf("unexpected answer: %w", err)
 	}
 	if call.Err() != nil && run.Err() == nil {
 		err = fmt.Errorf("%w (no answer within slack.timeout, %s)", err, timeout)
@@ -127,8 +130,11 @@ func (w webhookPoster) send(ctx context.Context, m message) error {
 		return err
 	}
 	defer resp.Body.Close()
-	// Slack answers "ok" or a short error code; 64 bytes tell them apart.
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64))
+	// Slack answers "ok" or a short error code; a longer answer is neither.
+	b, err := remote.ReadAll(resp.Body, 64)
+	if remote.IsTooLarge(err) {
+		b, err = nil, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -169,16 +175,6 @@ func (webhookPoster) threads() bool { return false }
 func webhookMessage(m message) *slack.WebhookMessage {
 	f := false
 	return &slack.WebhookMessage{Text: m.Text, Blocks: &slack.Blocks{BlockSet: m.Blocks}, UnfurlLinks: &f, UnfurlMedia: &f}
-}
-
-// showURL is u for an error message: no user or password, no query.
-func showURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(unreadable URL)"
-	}
-	p.User, p.RawQuery, p.Fragment = nil, "", ""
-	return p.String()
 }
 
 // redactedError hides a secret (the webhook URL, which is a credential)
