@@ -54,7 +54,7 @@ func (f runFilter) keep(r dagRunJSON) bool {
 func pageAll[T any](what string, limit, maxPages int, key func(T) string, fetch func(offset, limit int) ([]T, int, error)) ([]T, error) {
 	var all []T
 	seen := map[string]bool{}
-	pager := remote.Pager{What: what, Max: maxPages}
+	pager := remote.Pager{What: what, Max: maxPages, MaxKey: "max_pages"}
 	for offset := 0; ; {
 		items, total, err := fetch(offset, limit)
 		if err != nil {
@@ -83,9 +83,6 @@ func pageAll[T any](what string, limit, maxPages int, key func(T) string, fetch 
 			next = strconv.Itoa(offset)
 		}
 		if err := pager.Next(next, keys...); err != nil {
-			if fresh > 0 && pager.Pages() >= maxPages {
-				err = fmt.Errorf("%w (%d entries read, the server announced more): raise max_pages if the deployment is that large", err, len(all))
-			}
 			return all, err
 		}
 		if next == "" {

@@ -72,7 +72,7 @@ type keyed interface{ key() string }
 // paged listing. It ends normally on the last page announced, or on an
 // empty page (objects deleted while paging shrink page_count under us).
 func paged[T keyed](ctx context.Context, r *RabbitMQ, path, columns string, fn func(T)) error {
-	pager := remote.Pager{What: "GET " + r.base.String() + path, Max: r.MaxPages}
+	pager := remote.Pager{What: "GET " + r.base.String() + path, Max: r.MaxPages, MaxKey: "max_pages"}
 	for n := 1; ; n++ {
 		q := url.Values{
 			"page":      {strconv.Itoa(n)},
