@@ -163,6 +163,18 @@ func (r *RabbitMQ) Init() error {
 	return nil
 }
 
+// Endpoint is the management API's address without credentials and the
+// login Init settled on (the explicit keys over the URL's): the fix
+// actions act through the API the collector reads. base is nil before
+// Init.
+func (r *RabbitMQ) Endpoint() (base *url.URL, username, password string) {
+	if r.base == nil {
+		return nil, "", ""
+	}
+	u := *r.base
+	return &u, r.Username, r.password
+}
+
 // Collect logs in once (a failure there fails the source), then reads
 // each vhost as its own unit: the configured ones, or every vhost the user
 // can see (a failed vhost listing fails the source). Every artifact

@@ -120,6 +120,10 @@ func authHeader(cfg Config) (string, error) {
 	return "", nil
 }
 
+// HTTP is the client calls are made with (TLS, call timeout), for what
+// acts on the same server.
+func (c *Client) HTTP() *http.Client { return c.http }
+
 // Base is the server's address, without credentials.
 func (c *Client) Base() string { return c.base.String() }
 
