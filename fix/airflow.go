@@ -105,7 +105,7 @@ func (s *airflowSystem) auth(ctx context.Context, req *http.Request) error {
 		var tr struct {
 			AccessToken string `json:"access_token"`
 		}
-		if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&tr); err != nil || tr.AccessToken == "" {
+		if err := remote.DecodeJSON(resp.Body, maxObjectAnswer, &tr); err != nil || tr.AccessToken == "" {
 			return errors.New("airflow: get a token: POST /auth/token answered without an access_token")
 		}
 		s.token = tr.AccessToken
@@ -173,7 +173,7 @@ func (s *airflowSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Ac
 		DagID    string `json:"dag_id"`
 		IsPaused *bool  `json:"is_paused"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&d); err != nil || d.DagID != dag || d.IsPaused == nil {
+	if err := remote.DecodeJSON(resp.Body, maxObjectAnswer, &d); err != nil || d.DagID != dag || d.IsPaused == nil {
 		return Observed{}, fmt.Errorf("airflow: GET dags/%s: the answer is not that DAG", dag)
 	}
 	return Observed{Found: true, State: map[string]string{airflow.AttrPaused: strconv.FormatBool(*d.IsPaused)}}, nil

@@ -2,9 +2,7 @@ package fix
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -87,7 +85,7 @@ func (s *amSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action)
 			State string `json:"state"`
 		} `json:"status"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&v); err != nil || v.ID != id {
+	if err := remote.DecodeJSON(resp.Body, maxObjectAnswer, &v); err != nil || v.ID != id {
 		return Observed{}, fmt.Errorf("alertmanager: GET silence %s: the answer is not that silence", id)
 	}
 	if v.Status.State == "expired" {

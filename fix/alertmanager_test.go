@@ -1,9 +1,13 @@
 package fix
 
 import (
+	"context"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -73,5 +77,28 @@ func TestApplyAlertmanager(t *testing.T) {
 				t.Errorf("silences after: %v", fa.silences)
 			}
 		})
+	}
+}
+
+// Acting on an Alertmanager behind a private CA goes through the source's
+// client: its ca_file, not the system's roots alone.
+func TestAlertmanagerActsWithTheSourcesTLS(t *testing.T) {
+	fa := &fakeAlertmanager{silences: map[string]string{"s-1": "active"}, ends: testNow.Format(time.RFC3339Nano)}
+	srv := httptest.NewTLSServer(fa)
+	t.Cleanup(srv.Close)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BFAUDIT_FIXTEST_AM_TOKEN", "am-token")
+	src := alertmanager.New()
+	src.URL, src.TokenEnv, src.CAFile = srv.URL, "BFAUDIT_FIXTEST_AM_TOKEN", caFile
+	if err := src.Init(); err != nil {
+		t.Fatal(err)
+	}
+	silence := &model.Artifact{Kind: model.KindSilence, Name: "s-1", URI: "alertmanager://am/silences/s-1"}
+	got, err := newAlertmanager(src).Read(context.Background(), silence, remedy.Action{Name: remedy.ExpireSilence})
+	if err != nil || !got.Found {
+		t.Fatalf("Read = %+v, %v; want the silence read through the source's CA", got, err)
 	}
 }

@@ -2,13 +2,10 @@ package fix
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 
@@ -35,23 +32,11 @@ type rabbitSystem struct {
 }
 
 func newRabbitMQ(r *rabbitmq.RabbitMQ) (*rabbitSystem, error) {
-	u, err := url.Parse(r.URL)
-	if err != nil || u.Host == "" {
-		return nil, errors.New("url: not an http(s) address of the management API")
+	base, user, pass := r.Endpoint()
+	if base == nil {
+		return nil, errors.New("rabbitmq: the source was not initialised (Init was not called)")
 	}
-	s := &rabbitSystem{user: r.Username, client: r.HTTP, retry: r.Retry}
-	if u.User != nil {
-		if s.user == "" {
-			s.user = u.User.Username()
-		}
-		s.pass, _ = u.User.Password()
-	}
-	if r.PasswordEnv != "" {
-		s.pass = os.Getenv(r.PasswordEnv)
-	}
-	u.User = nil
-	s.base = u
-	return s, nil
+	return &rabbitSystem{base: base, user: user, pass: pass, client: r.HTTP, retry: r.Retry}, nil
 }
 
 // path is the API path of the artifact's queue or exchange; each part is
@@ -86,6 +71,10 @@ func (s *rabbitSystem) do(ctx context.Context, method, path string, query url.Va
 	})
 }
 
+// maxObjectAnswer caps the answer about one queue, exchange, DAG or
+// silence: a few kilobytes.
+const maxObjectAnswer = 4 << 20
+
 func (s *rabbitSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (Observed, error) {
 	path, o, err := s.path(a)
 	if err != nil {
@@ -106,7 +95,7 @@ func (s *rabbitSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Act
 		Exclusive  bool   `json:"exclusive"`
 		Type       string `json:"type"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&v); err != nil {
+	if err := remote.DecodeJSON(resp.Body, maxObjectAnswer, &v); err != nil {
 		return Observed{}, fmt.Errorf("GET %s: not a queue or exchange: %w", path, err)
 	}
 	st := map[string]string{"durable": strconv.FormatBool(v.Durable), "auto_delete": strconv.FormatBool(v.AutoDelete)}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
@@ -193,7 +194,7 @@ func (c *Airflow) Init() error {
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url: %q is not an http(s) URL", redact(c.URL))
+		return fmt.Errorf("url: %q is not an http(s) URL", redact.URL(c.URL))
 	}
 	if u.User != nil {
 		return fmt.Errorf("url: must not carry credentials; use username and password_env")
@@ -204,7 +205,12 @@ func (c *Airflow) Init() error {
 	}
 	switch {
 	case c.HTTPClient == nil:
-		c.HTTPClient = &http.Client{Timeout: c.Timeout}
+		// An idle connection kept for each per-DAG call that runs at once.
+		hc, err := remote.NewClient(remote.ClientOptions{Timeout: c.Timeout, Conns: c.Concurrency})
+		if err != nil {
+			return err
+		}
+		c.HTTPClient = hc
 	case c.HTTPClient.Timeout == 0 || c.HTTPClient.Timeout > c.Timeout:
 		// A client handed in without a deadline still gets the call's:
 		// Timeout covers the whole exchange, a dripping body included.
@@ -252,17 +258,7 @@ func (c *Airflow) where() string {
 	if c.ExportDir != "" {
 		return "export " + c.exportDir()
 	}
-	return redact(c.URL)
-}
-
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<unparsable url>"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	return u.String()
+	return redact.URL(c.URL)
 }
 
 // SetClock sets the clock catch-up ages and the Airflow 2 run lookback are

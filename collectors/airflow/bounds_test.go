@@ -147,8 +147,9 @@ func TestPageAllBounds(t *testing.T) {
 		{"to total_entries", func(o, l int) ([]dagJSON, int, error) { return items(o, min(l, 25-o)), 25, nil }, 25, "", 3},
 		{"server caps lower than asked", func(o, l int) ([]dagJSON, int, error) { return items(o, min(3, 7-o)), 7, nil }, 7, "", 3},
 		{"no total, short page ends", func(o, l int) ([]dagJSON, int, error) { return items(o, min(l, 15-o)), 0, nil }, 15, "", 2},
-		{"huge total, fresh items forever", func(o, l int) ([]dagJSON, int, error) { return items(o, l), 1 << 40, nil }, 50, "stopped after 5 pages", 5},
-		{"offset ignored", func(o, l int) ([]dagJSON, int, error) { return items(0, l), 1 << 20, nil }, 10, "repeats entries", 2},
+		{"huge total, fresh items forever", func(o, l int) ([]dagJSON, int, error) { return items(o, l), 1 << 40, nil }, 50, "still paging after 5 pages (the most read from one listing; raise max_pages", 5},
+		{"offset ignored", func(o, l int) ([]dagJSON, int, error) { return items(0, l), 1 << 20, nil }, 10, "GET /dags: page 2 repeats items already listed", 2},
+		{"offset ignored, total reached on the repeat", func(o, l int) ([]dagJSON, int, error) { return items(0, l), 15, nil }, 10, "page 2 repeats items", 2},
 		{"entry without id", func(o, l int) ([]dagJSON, int, error) { return []dagJSON{{}}, 1, nil }, 0, "without its id", 1},
 		{"error on page 2", func(o, l int) ([]dagJSON, int, error) {
 			if o > 0 {
@@ -160,7 +161,7 @@ func TestPageAllBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := 0
-			got, err := pageAll(10, 5, dagKey, func(o, l int) ([]dagJSON, int, error) { calls++; return tt.fetch(o, l) })
+			got, err := pageAll("GET /dags", 10, 5, dagKey, func(o, l int) ([]dagJSON, int, error) { calls++; return tt.fetch(o, l) })
 			if len(got) != tt.want {
 				t.Errorf("read %d items, want %d", len(got), tt.want)
 			}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -100,7 +99,11 @@ func (a *httpAPI) getOnce(ctx context.Context, path string, q url.Values, out ch
 		return err
 	}
 	defer resp.Body.Close()
-	if err := decodeAnswer(resp.Body, out); err != nil {
+	body, err := remote.ReadAll(resp.Body, maxAnswerBytes)
+	if err == nil {
+		err = decodeAnswer(body, out)
+	}
+	if err != nil {
 		return fmt.Errorf("GET %s%s: %w", a.prefix(), path, err)
 	}
 	return nil
@@ -134,6 +137,9 @@ func (a *httpAPI) authHeader(ctx context.Context, path string) (string, error) {
 	return "Bearer " + a.bearer, nil
 }
 
+// maxTokenAnswer caps the answer of POST /auth/token: a JWT or two.
+const maxTokenAnswer = 1 << 20
+
 // mintToken exchanges username and password for a JWT (POST /auth/token,
 // Airflow 3's simple and FAB auth managers).
 func (a *httpAPI) mintToken(ctx context.Context) (string, error) {
@@ -155,7 +161,7 @@ func (a *httpAPI) mintToken(ctx context.Context) (string, error) {
 	}
 	defer resp.Body.Close()
 	var tr tokenResponse
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&tr); err != nil || tr.AccessToken == "" {
+	if err := remote.DecodeJSON(resp.Body, maxTokenAnswer, &tr); err != nil || tr.AccessToken == "" {
 		// Never the body: it may echo the password sent.
 		return "", fmt.Errorf("get a token: POST /auth/token answered without an access_token")
 	}
@@ -163,7 +169,7 @@ func (a *httpAPI) mintToken(ctx context.Context) (string, error) {
 }
 
 func (a *httpAPI) listDAGs(ctx context.Context) ([]dagJSON, error) {
-	return pageAll(a.c.PageSize, a.c.MaxPages, dagKey, func(offset, limit int) ([]dagJSON, int, error) {
+	return pageAll("GET "+a.prefix()+"/dags", a.c.PageSize, a.c.MaxPages, dagKey, func(offset, limit int) ([]dagJSON, int, error) {
 		q := pageQuery(offset, limit)
 		// Stale (v2) / inactive (v1) DAGs are listed too: their metadata
 		// is still in the scheduler and may be lingering machinery.
@@ -207,7 +213,7 @@ func (a *httpAPI) listRuns(ctx context.Context, dagID string, f runFilter) ([]da
 	if dagID == allDAGs {
 		path = "/dags/~/dagRuns"
 	}
-	runs, err := pageAll(a.c.PageSize, a.c.MaxPages, runKey, func(offset, limit int) ([]dagRunJSON, int, error) {
+	runs, err := pageAll("GET "+a.prefix()+path, a.c.PageSize, a.c.MaxPages, runKey, func(offset, limit int) ([]dagRunJSON, int, error) {
 		q := pageQuery(offset, limit)
 		for _, s := range f.states {
 			q.Add("state", s)
@@ -235,7 +241,7 @@ func (a *httpAPI) listBackfills(ctx context.Context, dagID string) ([]backfillJS
 	if a.version != versionV2 {
 		return nil, false, nil
 	}
-	bs, err := pageAll(a.c.PageSize, a.c.MaxPages, backfillKey, func(offset, limit int) ([]backfillJSON, int, error) {
+	bs, err := pageAll("GET "+a.prefix()+"/backfills?dag_id="+url.QueryEscape(dagID), a.c.PageSize, a.c.MaxPages, backfillKey, func(offset, limit int) ([]backfillJSON, int, error) {
 		q := pageQuery(offset, limit)
 		q.Set("dag_id", dagID)
 		var page backfillCollection

@@ -1,6 +1,7 @@
 package airflow
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,19 +13,10 @@ import (
 // server or proxy, and reading it whole would only fill memory.
 const maxAnswerBytes = 32 << 20
 
-// errTooLarge is an answer over maxAnswerBytes.
-var errTooLarge = fmt.Errorf("answer larger than %d MiB: refused", maxAnswerBytes>>20)
-
-// decodeAnswer decodes one JSON answer of at most maxAnswerBytes into out
-// and checks it is not malformed (a null or absent list). Its errors never
-// quote the answer.
-func decodeAnswer(r io.Reader, out checker) error {
-	lr := &capReader{r: r, left: maxAnswerBytes}
-	dec := json.NewDecoder(lr)
-	if err := dec.Decode(out); err != nil {
-		if lr.over {
-			return errTooLarge
-		}
+// decodeAnswer decodes one JSON answer into out and checks it is not
+// malformed (a null or absent list). Its errors never quote the answer.
+func decodeAnswer(body []byte, out checker) error {
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(out); err != nil {
 		if errors.Is(err, io.EOF) {
 			return errors.New("empty answer")
 		}
@@ -51,25 +43,4 @@ func jsonError(err error) error {
 		return errors.New("answer ends in the middle of the JSON")
 	}
 	return err
-}
-
-// capReader reads at most left bytes and then fails, so a huge answer is
-// an error rather than a silently cut document.
-type capReader struct {
-	r    io.Reader
-	left int64
-	over bool
-}
-
-func (c *capReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		c.over = true
-		return 0, errTooLarge
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
 }

@@ -72,7 +72,7 @@ func (d *dirAPI) read(name string, limit int64, out checker) (found bool, err er
 	if len(bytes.TrimSpace(b)) == 0 {
 		return true, fmt.Errorf("%s: empty file", name)
 	}
-	if err := decodeAnswer(bytes.NewReader(b), out); err != nil {
+	if err := decodeAnswer(b, out); err != nil {
 		return true, fmt.Errorf("%s: %w", name, err)
 	}
 	return true, nil

@@ -88,6 +88,8 @@ func (a *Alertmanager) Init() error {
 		return err
 	}
 	a.client = c
+	// The fix actions expire silences with the same client (TLS, timeout).
+	a.HTTP = c.HTTP()
 	if a.sel == nil {
 		a.sel = correlate.MustSelector()
 	}

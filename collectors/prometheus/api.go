@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -44,18 +45,16 @@ type apiRule struct {
 	} `json:"alerts"`
 }
 
-// listRules walks the rule listing, group_limit groups a page. The walk
-// is bounded: max_pages pages at most, and a server that hands back the
+// listRules walks the rule listing, group_limit groups a page, under a
+// remote.Pager: max_pages pages at most, and a server that hands back the
 // same token or only groups already read is stopped with an error. A
 // group is kept once (file and name).
 func (p *Prometheus) listRules(ctx context.Context) ([]apiGroup, error) {
 	var all []apiGroup
 	seen := map[[2]string]bool{}
+	pager := remote.Pager{What: "GET " + p.client.Base() + "/api/v1/rules", Max: p.MaxPages, MaxKey: "max_pages"}
 	token := ""
 	for page := 1; ; page++ {
-		if page > p.MaxPages {
-			return all, fmt.Errorf("GET %s/api/v1/rules: more than %d pages: stopped (raise max_pages if the server is that large)", p.client.Base(), p.MaxPages)
-		}
 		q := url.Values{"group_limit": {strconv.Itoa(p.GroupLimit)}, "exclude_alerts": {"true"}}
 		if token != "" {
 			q.Set("group_next_token", token)
@@ -64,29 +63,25 @@ func (p *Prometheus) listRules(ctx context.Context) ([]apiGroup, error) {
 		if err := p.client.Get(ctx, "/api/v1/rules", q, &ans); err != nil {
 			return all, err
 		}
-		where := fmt.Sprintf("GET %s/api/v1/rules page %d", p.client.Base(), page)
 		if ans.Status != "success" || ans.Data == nil || ans.Data.Groups == nil {
-			return all, fmt.Errorf("%s: the answer is not a rule listing (no status success with data.groups)", where)
+			return all, fmt.Errorf("GET %s/api/v1/rules page %d: the answer is not a rule listing (no status success with data.groups)", p.client.Base(), page)
 		}
-		fresh := 0
+		keys := make([]string, 0, len(*ans.Data.Groups))
 		for _, g := range *ans.Data.Groups {
 			k := [2]string{g.File, g.Name}
+			keys = append(keys, g.File+"\x00"+g.Name)
 			if !seen[k] {
 				seen[k] = true
 				all = append(all, g)
-				fresh++
 			}
 		}
-		next := ans.Data.GroupNextToken
-		switch {
-		case next == "":
-			return all, nil
-		case next == token:
-			return all, fmt.Errorf("%s: the server handed back the same page token: stopped", where)
-		case fresh == 0:
-			return all, fmt.Errorf("%s: only groups already read, and another page announced: stopped", where)
+		token = ans.Data.GroupNextToken
+		if err := pager.Next(token, keys...); err != nil {
+			return all, err
 		}
-		token = next
+		if token == "" {
+			return all, nil
+		}
 	}
 }
 

@@ -223,18 +223,19 @@ func (p *Prometheus) servesPrometheusRules(ctx context.Context) (bool, error) {
 }
 
 // listPrometheusRules pages the listing of one namespace (all when ns is
-// empty) with limit and continue tokens. The walk stops with an error
-// after max_pages pages, or when the server hands back a continue token
-// it already gave.
+// empty) with limit and continue tokens, under a remote.Pager: max_pages
+// pages at most, and a continue token the server already gave, or a page
+// of rules already listed, stops the walk with an error.
 func (p *Prometheus) listPrometheusRules(ctx context.Context, ns string) ([]unstructured.Unstructured, error) {
 	c := p.Kubernetes
 	opts := metav1.ListOptions{Limit: c.PageSize}
-	seen := map[string]bool{}
+	what := "GET /apis/" + prometheusRuleGVR.Group + "/" + prometheusRuleGVR.Version + "/" + prometheusRuleGVR.Resource
+	if ns != "" {
+		what = "GET /apis/" + prometheusRuleGVR.Group + "/" + prometheusRuleGVR.Version + "/namespaces/" + ns + "/" + prometheusRuleGVR.Resource
+	}
+	pager := remote.Pager{What: what, Max: p.MaxPages, MaxKey: "max_pages"}
 	var all []unstructured.Unstructured
 	for page := 1; ; page++ {
-		if page > p.MaxPages {
-			return all, fmt.Errorf("more than %d pages of %d: stopped (the server keeps handing out continue tokens; raise max_pages if the cluster is that large)", p.MaxPages, c.PageSize)
-		}
 		var list *unstructured.UnstructuredList
 		err := p.callCluster(ctx, func(ctx context.Context) (err error) {
 			list, err = c.Dynamic.Resource(prometheusRuleGVR).Namespace(ns).List(ctx, opts)
@@ -246,21 +247,21 @@ func (p *Prometheus) listPrometheusRules(ctx context.Context, ns string) ([]unst
 		if list == nil || (c.strict && list.GetResourceVersion() == "") {
 			return all, fmt.Errorf("page %d: the answer is not a Kubernetes list (no metadata.resourceVersion)", page)
 		}
+		keys := make([]string, 0, len(list.Items))
 		for _, o := range list.Items {
 			if err := inNamespace(ns, &o); err != nil {
 				return all, fmt.Errorf("page %d: %w", page, err)
 			}
 			all = append(all, o)
+			keys = append(keys, o.GetNamespace()+"/"+o.GetName())
 		}
-		next := list.GetContinue()
-		if next == "" {
+		opts.Continue = list.GetContinue()
+		if err := pager.Next(opts.Continue, keys...); err != nil {
+			return all, err
+		}
+		if opts.Continue == "" {
 			return all, nil
 		}
-		if seen[next] {
-			return all, fmt.Errorf("page %d: the server handed back a continue token it already gave: stopped", page)
-		}
-		seen[next] = true
-		opts.Continue = next
 	}
 }
 

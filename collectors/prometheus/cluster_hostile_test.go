@@ -124,7 +124,7 @@ func TestClusterHostileNamespace(t *testing.T) {
 		{"stalls", hostile.Stall(), "exceeded"},
 		{"429 Retry-After 3600", hostile.RetryAfter(http.StatusTooManyRequests, 3600), "beyond the retry budget"},
 		{"header-echoing 502", hostile.EchoHeaders(http.StatusBadGateway), "HTTP 502"},
-		{"the same continue token", endless, "continue token it already gave"},
+		{"the same continue token", endless, "already read: the listing does not advance"},
 		{"a list without resourceVersion", notAList, "not a Kubernetes list"},
 		{"50 MB answer", hostile.Huge(50 << 20), "namespace bad"},
 	} {

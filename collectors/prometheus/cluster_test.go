@@ -353,8 +353,8 @@ func TestClusterPagingIsBounded(t *testing.T) {
 		token func(call int) string
 		want  string
 	}{
-		{"endless new tokens", func(call int) string { return fmt.Sprintf("t%d", call) }, "more than 7 pages"},
-		{"the same token again", func(int) string { return "again" }, "continue token it already gave"},
+		{"endless new tokens", func(call int) string { return fmt.Sprintf("t%d", call) }, "still paging after 7 pages"},
+		{"the same token again", func(int) string { return "again" }, "already read: the listing does not advance"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dyn, disc := fakeCluster(true, objects(t, otherNamespaceRule)...)

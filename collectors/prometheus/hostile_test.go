@@ -52,7 +52,7 @@ func TestHostileServer(t *testing.T) {
 				json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": map[string]any{
 					"groups": []any{map[string]any{"name": "g" + tok, "file": "f", "rules": []any{}}}, "groupNextToken": tok}})
 			})).URL
-		}, "more than 20 pages"},
+		}, "still paging after 20 pages"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -201,11 +201,11 @@ func TestPagingBounds(t *testing.T) {
 		want string
 		max  int // requests at most
 	}{
-		{"endless tokens", endless, "more than 20 pages", 20},
-		{"the same token again", answer(page("t1")), "same page token", 2},
+		{"endless tokens", endless, "still paging after 20 pages", 20},
+		{"the same token again", answer(page("t1")), "page 2 repeats items already listed", 2},
 		{"only groups already read", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(page("t" + r.URL.Query().Get("group_next_token"))))
-		}), "already read", 2},
+		}), "page 2 repeats items already listed", 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeProm(t, nil)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -33,14 +32,11 @@ type page struct {
 // the columns asked is well under a megabyte.
 const maxAnswerBytes = 64 << 20
 
-// DefaultMaxPages bounds one paged listing whatever page_count says: 10,000
-// pages of 500 is five million objects, past any real broker.
-const DefaultMaxPages = 10_000
-
 // get fetches one API path (already escaped) into out, within the
 // source's per-call timeout. An answer that is JSON null is an error:
 // every path read here answers an object or a list.
 func (r *RabbitMQ) get(ctx context.Context, path string, query url.Values, out any) error {
+	where := "GET " + r.base.String() + path
 	u := r.base.String() + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
@@ -60,39 +56,24 @@ func (r *RabbitMQ) get(ctx context.Context, path string, query url.Values, out a
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
-	if err != nil {
-		return fmt.Errorf("GET %s: read answer: %w", r.base.String()+path, err)
-	}
-	if len(body) > maxAnswerBytes {
-		return fmt.Errorf("GET %s: answer larger than %d MiB: not read", r.base.String()+path, maxAnswerBytes>>20)
-	}
-	return decodeAnswer(r.base.String()+path, body, out)
-}
-
-// decodeAnswer decodes one answer of the API; errors name the address.
-func decodeAnswer(where string, body []byte, out any) error {
-	if t := bytes.TrimSpace(body); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return fmt.Errorf("GET %s: the answer is empty or null, not the object or list the API returns", where)
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("GET %s: decode answer: %w", where, err)
+	if err := remote.DecodeJSON(resp.Body, maxAnswerBytes, out); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	return nil
 }
 
+// keyed is an item of a paged listing: key names it across pages.
+type keyed interface{ key() string }
+
 // paged walks every page of a listing, handing each item to fn. The walk
-// is bounded: it stops with an error after maxPages pages, when the
-// server answers another page than the one asked (it ignores paging) or
-// hands back the same items again, and when a page is not a paged
-// listing. It ends normally on the last page announced, or on an empty
-// page (objects deleted while paging shrink page_count under us).
-func paged[T any](ctx context.Context, r *RabbitMQ, path, columns string, fn func(T)) error {
-	var prev json.RawMessage
+// is bounded by a remote.Pager (max_pages, a page of items already
+// listed); it also stops with an error when the server answers another
+// page than the one asked (it ignores paging) and when a page is not a
+// paged listing. It ends normally on the last page announced, or on an
+// empty page (objects deleted while paging shrink page_count under us).
+func paged[T keyed](ctx context.Context, r *RabbitMQ, path, columns string, fn func(T)) error {
+	pager := remote.Pager{What: "GET " + r.base.String() + path, Max: r.MaxPages, MaxKey: "max_pages"}
 	for n := 1; ; n++ {
-		if n > r.maxPages() {
-			return fmt.Errorf("GET %s: more than %d pages: stopped", r.base.String()+path, r.maxPages())
-		}
 		q := url.Values{
 			"page":      {strconv.Itoa(n)},
 			"page_size": {strconv.Itoa(r.PageSize)},
@@ -113,24 +94,24 @@ func paged[T any](ctx context.Context, r *RabbitMQ, path, columns string, fn fun
 		if err := json.Unmarshal(p.Items, &items); err != nil {
 			return fmt.Errorf("%s: decode items: %w", where, err)
 		}
-		if len(items) > 0 && bytes.Equal(prev, p.Items) {
-			return fmt.Errorf("%s: the same items as page %d again: stopped", where, n-1)
+		next := ""
+		if n < p.PageCount && len(items) > 0 {
+			next = strconv.Itoa(n + 1)
 		}
-		prev = p.Items
+		keys := make([]string, len(items))
+		for i, it := range items {
+			keys[i] = it.key()
+		}
+		if err := pager.Next(next, keys...); err != nil {
+			return err
+		}
 		for _, it := range items {
 			fn(it)
 		}
-		if n >= p.PageCount || len(items) == 0 {
+		if next == "" {
 			return nil
 		}
 	}
-}
-
-func (r *RabbitMQ) maxPages() int {
-	if r.MaxPages > 0 {
-		return r.MaxPages
-	}
-	return DefaultMaxPages
 }
 
 // vhostPath is "/api/<kind>" across vhosts, or "/api/<kind>/<vhost>".
@@ -178,6 +159,9 @@ type exchange struct {
 	Internal   bool                       `json:"internal"`
 	Arguments  map[string]json.RawMessage `json:"arguments"`
 }
+
+func (q queue) key() string    { return q.Vhost + "\x00" + q.Name }
+func (x exchange) key() string { return x.Vhost + "\x00" + x.Name }
 
 // binding is one item of GET /api/bindings (not paged by the API).
 type binding struct {

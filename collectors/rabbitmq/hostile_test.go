@@ -2,15 +2,16 @@ package rabbitmq
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
 
@@ -92,13 +93,13 @@ func TestHostileAPIDegradesOnlyItsVhost(t *testing.T) {
 		{"header-echoing 502", hostile.EchoHeaders(http.StatusBadGateway), "HTTP 502"},
 		{"huge page_count, same items", paging(func(n int) string {
 			return fmt.Sprintf(`{"items":[%s],"page":%d,"page_count":1000000000}`, item, n)
-		}), "same items"},
+		}), "repeats items already listed"},
 		{"huge page_count, page ignored", paging(func(int) string {
 			return `{"items":[` + item + `],"page":1,"page_count":1000000000}`
 		}), "does not page"},
 		{"huge page_count, endless new items", paging(func(n int) string {
 			return fmt.Sprintf(`{"items":[{"name":"q%d","vhost":"bad"}],"page":%d,"page_count":1000000000}`, n, n)
-		}), "more than 50 pages"},
+		}), "still paging after 50 pages"},
 		{"null items", paging(func(n int) string { return `{"items":null,"page":1,"page_count":1}` }), "no items"},
 		{"null answer", paging(func(n int) string { return `null` }), "empty or null"},
 		{"another vhost's queue", paging(func(n int) string {
@@ -189,22 +190,38 @@ func TestTimeoutMustBePositive(t *testing.T) {
 	}
 }
 
-// The management API's own error fields survive; nothing else does.
-func TestAPIErrorSummary(t *testing.T) {
+// An error answer keeps the management API's own error fields, one line
+// and capped; nothing else of the body reaches the error, above all not
+// the Basic credential a proxy echoes back.
+func TestErrorAnswerSummary(t *testing.T) {
+	basic := base64.StdEncoding.EncodeToString([]byte("guest:" + hostile.Canary))
 	long := strings.Repeat("é", 300)
-	tests := []struct{ body, want string }{
-		{`{"error":"not_authorised","reason":"User not authorised to access virtual host"}`, "not_authorised: User not authorised to access virtual host"},
-		{`<html>Authorization: Basic Z3Vlc3Q6Z3Vlc3Q=</html>`, ""},
-		{`{"error":"x","reason":"` + long + `"}`, "x: " + long[:196] + "…"},
-		{`{"unexpected":"shape"}`, ""},
+	tests := []struct {
+		name, body, want string
+	}{
+		{"API error", `{"error":"not_authorised","reason":"User not authorised to access virtual host"}`,
+			"HTTP 403: not_authorised: User not authorised to access virtual host"},
+		{"HTML echoing the credential", `<html>Authorization: Basic ` + basic + `</html>`, "HTTP 403"},
+		{"JSON echoing the credential", `{"error":"bad_gateway","reason":"Authorization: Basic ` + basic + `"}`, "HTTP 403: bad_gateway: [REDACTED]"},
+		{"JSON echoing the password", `{"error":"bad_gateway","reason":"user=guest password=` + hostile.Canary + `"}`, "HTTP 403: bad_gateway: user=guest [REDACTED]"},
+		{"long reason", `{"error":"x","reason":"` + long + `"}`, "HTTP 403: x: " + long[:2*(remote.SummaryLimit-4)] + "…"},
+		{"another shape", `{"unexpected":"shape"}`, "HTTP 403"},
 	}
 	for _, tt := range tests {
-		got := apiError([]byte(tt.body))
-		if got != tt.want {
-			t.Errorf("apiError(%.40q) = %q, want %q", tt.body, got, tt.want)
-		}
-		if len(got) > maxMessage+len("…") || !utf8.ValidString(got) {
-			t.Errorf("summary of %d bytes, valid UTF-8 %v", len(got), utf8.ValidString(got))
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			srv := hostile.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprint(w, tt.body)
+			}))
+			_, err := collectWithin(t, hostileCollector(t, srv.URL, nil))
+			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+				t.Fatalf("Collect() = %v, want it to end in %q", err, tt.want)
+			}
+			for _, leak := range []string{hostile.Canary, basic, "<html>", "unexpected"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("the error quotes the answer (%s): %v", leak, err)
+				}
+			}
+		})
 	}
 }

@@ -6,8 +6,6 @@ package rabbitmq
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -21,7 +19,6 @@ import (
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
-	"github.com/bfaudit/bfaudit/internal/safefile"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -56,15 +53,14 @@ type RabbitMQ struct {
 	Vhosts []string `mapstructure:"vhosts"`
 	// PageSize for paged listings (1..500).
 	PageSize int `mapstructure:"page_size"`
-	// CAFile is a PEM bundle to trust for an https URL, in addition to
-	// the system roots; InsecureSkipVerify turns verification off.
-	CAFile             string `mapstructure:"ca_file"`
-	InsecureSkipVerify bool   `mapstructure:"insecure_skip_verify"`
+	// TLS: ca_file, a PEM bundle to trust for an https URL besides the
+	// system roots, and insecure_skip_verify, which turns checks off.
+	remote.TLS `mapstructure:",squash"`
 	// Timeout bounds each HTTP request, retries of it included; 0 is
 	// refused (it would mean no deadline).
 	Timeout time.Duration `mapstructure:"timeout"`
 	// MaxPages bounds one paged listing whatever page_count the API
-	// announces (default DefaultMaxPages).
+	// announces (default remote.DefaultMaxPages).
 	MaxPages int `mapstructure:"max_pages"`
 
 	// HTTP is the client; Init builds one when nil, so tests can hand in
@@ -114,7 +110,7 @@ func (r *RabbitMQ) Init() error {
 	}
 	u, err := url.Parse(r.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url: %q is not an http(s) address of the management API", redactURL(r.URL))
+		return fmt.Errorf("url: %q is not an http(s) address of the management API", redact.URL(r.URL))
 	}
 	// Credentials in the URL are accepted (handy locally) but the
 	// explicit keys win, and the URL kept for requests carries none.
@@ -156,13 +152,12 @@ func (r *RabbitMQ) Init() error {
 	}
 	redact.Add(r.password)
 	if r.HTTP == nil {
-		c, err := r.httpClient()
+		c, err := remote.NewClient(remote.ClientOptions{TLS: r.TLS, Timeout: r.Timeout})
 		if err != nil {
 			return err
 		}
 		r.HTTP = c
 	}
-	r.HTTP = guarded(r.HTTP)
 	if r.sel == nil {
 		r.sel = correlate.MustSelector()
 	}
@@ -172,34 +167,16 @@ func (r *RabbitMQ) Init() error {
 	return nil
 }
 
-func (r *RabbitMQ) httpClient() (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: r.InsecureSkipVerify}
-	if r.CAFile != "" {
-		pem, err := safefile.ReadLimit(r.CAFile, 1<<20)
-		if err != nil {
-			return nil, fmt.Errorf("ca_file: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("ca_file: %s holds no PEM certificate", r.CAFile)
-		}
-		tr.TLSClientConfig.RootCAs = pool
+// Endpoint is the management API's address without credentials and the
+// login Init settled on (the explicit keys over the URL's): the fix
+// actions act through the API the collector reads. base is nil before
+// Init.
+func (r *RabbitMQ) Endpoint() (base *url.URL, username, password string) {
+	if r.base == nil {
+		return nil, "", ""
 	}
-	return &http.Client{Transport: tr, Timeout: r.Timeout}, nil
-}
-
-// redact drops credentials from an address before it goes into a message.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	return u.String()
+	u := *r.base
+	return &u, r.Username, r.password
 }
 
 // Collect logs in once (a failure there fails the source), then reads

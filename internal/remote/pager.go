@@ -19,6 +19,10 @@ type Pager struct {
 	What string
 	// Max caps the pages read; DefaultMaxPages when 0.
 	Max int
+	// MaxKey is the config key that sets Max (max_pages), named in the
+	// error of a listing that reaches it: a deployment may really be
+	// that large.
+	MaxKey string
 	// Announced is the item count the API said the listing holds, when it
 	// says one; 0 when unknown. Far more items than announced stops it.
 	Announced int64
@@ -68,6 +72,8 @@ func (p *Pager) Next(next string, ids ...string) error {
 		// The cursor itself is not shown: a page token can be as long, and
 		// as opaque, as a credential.
 		return p.stop("page %d names a next page that was already read: the listing does not advance", p.pages)
+	case p.pages >= max && p.MaxKey != "":
+		return p.stop("still paging after %d pages (the most read from one listing; raise %s if it is that large)", p.pages, p.MaxKey)
 	case p.pages >= max:
 		return p.stop("still paging after %d pages (the most read from one listing)", p.pages)
 	case p.Announced > 0 && p.items > 2*p.Announced+1000:

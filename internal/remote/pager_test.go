@@ -76,3 +76,16 @@ func TestPagerStops(t *testing.T) {
 		})
 	}
 }
+
+// A listing that reaches its cap names the setting that raises it.
+func TestPagerCapNamesItsKey(t *testing.T) {
+	p := Pager{What: "GET /dags", Max: 2, MaxKey: "max_pages"}
+	err := p.Next("2", "a")
+	if err == nil {
+		err = p.Next("3", "b")
+	}
+	want := "GET /dags: still paging after 2 pages (the most read from one listing; raise max_pages if it is that large): stopped, the listing is incomplete"
+	if err == nil || err.Error() != want {
+		t.Errorf("Next = %v, want %q", err, want)
+	}
+}

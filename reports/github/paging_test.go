@@ -25,7 +25,7 @@ func TestIssueListingThatNeverEndsStops(t *testing.T) {
 		want string
 	}{
 		{"Link always names page 2, the same issues", func(int) (int, int) { return 0, 2 }, "page 2 repeats items already listed"},
-		{"Link always names page 2, new issues", func(n int) (int, int) { return 100 * n, 2 }, "names a next page (2) that was already read"},
+		{"Link always names page 2, new issues", func(n int) (int, int) { return 100 * n, 2 }, "names a next page that was already read"},
 		{"a next page forever", func(n int) (int, int) { return 100 * n, n + 1 }, fmt.Sprintf("still paging after %d pages", maxIssuePages)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

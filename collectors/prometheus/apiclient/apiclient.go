@@ -8,12 +8,9 @@ package apiclient
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -22,7 +19,6 @@ import (
 
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
-	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
 // Config is the connection part of a source entry; collectors embed it
@@ -36,10 +32,9 @@ type Config struct {
 	Username    string `mapstructure:"username"`
 	PasswordEnv string `mapstructure:"password_env"`
 	TokenEnv    string `mapstructure:"token_env"`
-	// CAFile is a PEM bundle trusted for an https URL besides the system
-	// roots; InsecureSkipVerify turns verification off.
-	CAFile             string `mapstructure:"ca_file"`
-	InsecureSkipVerify bool   `mapstructure:"insecure_skip_verify"`
+	// TLS: ca_file, a PEM bundle trusted for an https URL besides the
+	// system roots, and insecure_skip_verify, which turns checks off.
+	remote.TLS `mapstructure:",squash"`
 	// Timeout bounds each call, retries and reading the answer included.
 	Timeout time.Duration `mapstructure:"timeout"`
 }
@@ -66,13 +61,13 @@ func New(cfg Config, hc *http.Client, retry remote.RetryPolicy) (*Client, error)
 	}
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("url: %q is not an http(s) address", Redact(cfg.URL))
+		return nil, fmt.Errorf("url: %q is not an http(s) address", redact.URL(cfg.URL))
 	}
 	if u.User != nil {
 		return nil, errors.New("url: must not carry credentials; use username and password_env, or token_env")
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("url: %q: a query or fragment has no place in a base address", Redact(cfg.URL))
+		return nil, fmt.Errorf("url: %q: a query or fragment has no place in a base address", redact.URL(cfg.URL))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
@@ -82,7 +77,7 @@ func New(cfg Config, hc *http.Client, retry remote.RetryPolicy) (*Client, error)
 	}
 	switch {
 	case hc == nil:
-		if hc, err = newHTTPClient(cfg); err != nil {
+		if hc, err = remote.NewClient(remote.ClientOptions{TLS: cfg.TLS, Timeout: cfg.Timeout}); err != nil {
 			return nil, err
 		}
 	case hc.Timeout == 0 || hc.Timeout > cfg.Timeout:
@@ -125,25 +120,9 @@ func authHeader(cfg Config) (string, error) {
 	return "", nil
 }
 
-func newHTTPClient(cfg Config) (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify}
-	if cfg.CAFile != "" {
-		pem, err := safefile.ReadLimit(cfg.CAFile, 1<<20)
-		if err != nil {
-			return nil, fmt.Errorf("ca_file: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("ca_file: %s holds no PEM certificate", cfg.CAFile)
-		}
-		tr.TLSClientConfig.RootCAs = pool
-	}
-	return &http.Client{Transport: tr, Timeout: cfg.Timeout}, nil
-}
+// HTTP is the client calls are made with (TLS, call timeout), for what
+// acts on the same server.
+func (c *Client) HTTP() *http.Client { return c.http }
 
 // Base is the server's address, without credentials.
 func (c *Client) Base() string { return c.base.String() }
@@ -175,12 +154,9 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 		return fmt.Errorf("GET %s: %w", where, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
+	body, err := remote.ReadAll(resp.Body, MaxAnswerBytes)
 	if err != nil {
-		return fmt.Errorf("GET %s: read the answer: %w", where, err)
-	}
-	if len(body) > MaxAnswerBytes {
-		return fmt.Errorf("GET %s: answer larger than %d MiB: not read", where, MaxAnswerBytes>>20)
+		return fmt.Errorf("GET %s: %w", where, err)
 	}
 	if err := Decode(body, out); err != nil {
 		return fmt.Errorf("GET %s: %w", where, err)
@@ -213,15 +189,4 @@ func orTop(field string) string {
 		return "the document"
 	}
 	return "field " + field
-}
-
-// Redact drops credentials, query and fragment from an address before it
-// goes into a message.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
 }

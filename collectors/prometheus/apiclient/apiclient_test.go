@@ -120,7 +120,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{URL: "http://u:p@x", Timeout: time.Second}, "url"},
 		{Config{URL: "http://x/?a=b", Timeout: time.Second}, "url"},
 		{Config{URL: "http://x", Timeout: time.Second, TokenEnv: "T_EMPTY"}, "token_env"},
-		{Config{URL: "http://x", Timeout: time.Second, CAFile: "/nonexistent"}, "ca_file"},
+		{Config{URL: "http://x", Timeout: time.Second, TLS: remote.TLS{CAFile: "/nonexistent"}}, "ca_file"},
 	} {
 		if _, err := New(tt.cfg, nil, remote.RetryPolicy{}); err == nil || !strings.HasPrefix(err.Error(), tt.key) {
 			t.Errorf("%+v: %v, want an error about %s", tt.cfg, err, tt.key)
