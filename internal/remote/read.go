@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 )
 
 // TooLargeError is an answer longer than the most its reader accepts.
@@ -100,4 +101,24 @@ func Unmarshal(body []byte, out any) error {
 		return fmt.Errorf("decode answer: %w", err)
 	}
 	return nil
+}
+
+// Peek reads up to n bytes of resp's body and leaves the body readable
+// from its start for whoever decodes it next (a client library).
+func Peek(resp *http.Response, n int64) []byte {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, n))
+	rest := resp.Body
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(b), rest), rest}
+	return b
+}
+
+// Drain reads what is left of a body, up to 64 KiB, and closes it, so the
+// connection can carry the next call; a longer body is cut off (the
+// connection is then not reused, which is cheaper than reading it).
+func Drain(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
+	body.Close()
 }

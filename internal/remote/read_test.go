@@ -2,6 +2,7 @@ package remote
 
 import (
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,17 @@ func TestDecodeJSONRefusesEmptyAndNull(t *testing.T) {
 	}
 	if err := DecodeJSON(strings.NewReader("[1,"), 1<<10, &out); err == nil || !strings.Contains(err.Error(), "decode answer") {
 		t.Errorf("DecodeJSON(truncated) = %v", err)
+	}
+}
+
+// Peek leaves the whole body readable; Drain closes it.
+func TestPeekLeavesTheBodyWhole(t *testing.T) {
+	body := strings.Repeat("rate limit ", 1000)
+	resp := &http.Response{Body: io.NopCloser(strings.NewReader(body))}
+	if got := Peek(resp, 10); string(got) != body[:10] {
+		t.Errorf("Peek = %q", got)
+	}
+	if rest, _ := io.ReadAll(resp.Body); string(rest) != body {
+		t.Errorf("after Peek the body reads %d bytes, want %d", len(rest), len(body))
 	}
 }

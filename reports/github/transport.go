@@ -1,11 +1,9 @@
 package github
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -252,10 +250,7 @@ func (t *transport) rateLimitWait(resp *http.Response) (time.Duration, bool) {
 // mentionsRateLimit peeks at an error body for GitHub's rate-limit message,
 // leaving the body readable for go-github.
 func mentionsRateLimit(resp *http.Response) bool {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	return strings.Contains(strings.ToLower(string(b)), "rate limit")
+	return strings.Contains(strings.ToLower(string(remote.Peek(resp, 4096))), "rate limit")
 }
 
 // rewind returns the request to send on this attempt, with a fresh body
@@ -276,10 +271,7 @@ func rewind(req *http.Request, attempt int) (*http.Request, error) {
 	return r, nil
 }
 
-func drain(resp *http.Response) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-	resp.Body.Close()
-}
+func drain(resp *http.Response) { remote.Drain(resp.Body) }
 
 // humanWait prints a wait to the second, or to the millisecond when it is
 // under a second: a budget of 400ms left must not read as "0s".
