@@ -108,7 +108,7 @@ func (p *Prometheus) readFile(f ruleFile) ([]group, error) {
 	groups, err := p.parseFile(f.unit, data)
 	if err != nil {
 		// rulefmt starts its message with "line:column: "; say
-		// "file:line: " as every parser of bfaudit does.
+		// "file:line:column: " as every parser of bfaudit says "file:line: ".
 		if m := lineColumn.FindStringSubmatch(err.Error()); m != nil {
 			return nil, fmt.Errorf("prometheus source %s: %s:%s: %s", p.sourceName(), f.unit, m[1], m[2])
 		}
@@ -117,9 +117,8 @@ func (p *Prometheus) readFile(f ruleFile) ([]group, error) {
 	return groups, nil
 }
 
-// lineColumn is the "line:column: " rulefmt and the YAML decoder start an
-// error with.
-var lineColumn = regexp.MustCompile(`^(\d+):\d+: (.*)$`)
+// lineColumn is the "line:column: " rulefmt starts an error with.
+var lineColumn = regexp.MustCompile(`^(\d+:\d+): (.*)$`)
 
 // plainReadError drops the resolved path from a read error: the message
 // names the file by its unit.

@@ -186,8 +186,8 @@ func TestFileUnits(t *testing.T) {
 	t.Run("a rule that does not parse is named file:line", func(t *testing.T) {
 		bad := writeFiles(t, map[string]string{"rules/bad.yml": "groups:\n  - name: g\n    rules:\n      - alert: X\n        expr: up ==\n"})
 		sink, _ := collectortest.Collect(t, fileCollector(t, bad, "rules/bad.yml"))
-		if len(sink.Errors) != 1 || !strings.Contains(sink.Errors[0].Error, "rules/bad.yml:5: group \"g\", rule 1") {
-			t.Errorf("want an error saying rules/bad.yml:5: group \"g\", rule 1: %+v", sink.Errors)
+		if len(sink.Errors) != 1 || !strings.Contains(sink.Errors[0].Error, "rules/bad.yml:5:15: group \"g\", rule 1") {
+			t.Errorf("want an error saying rules/bad.yml:5:15: group \"g\", rule 1: %+v", sink.Errors)
 		}
 	})
 	t.Run("a named pipe is not read", func(t *testing.T) {
