@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
-	"github.com/bfaudit/bfaudit/collectors/prometheus/apiclient"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )

@@ -14,9 +14,9 @@ import (
 	"net/url"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/collectors/prometheus/apiclient"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 )
 
 //go:embed sample.yaml

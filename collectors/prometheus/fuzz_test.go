@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bfaudit/bfaudit/collectors/prometheus/apiclient"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 )
 

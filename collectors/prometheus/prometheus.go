@@ -18,9 +18,9 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/collectors/prometheus/apiclient"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 

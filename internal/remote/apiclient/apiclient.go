@@ -1,8 +1,10 @@
-// Package apiclient reads the JSON HTTP APIs of the Prometheus project's
-// servers (Prometheus /api/v1, Alertmanager /api/v2), which share their
-// authentication (web.config basic auth, or a bearer token in front) and
-// their TLS setup. Every call has a deadline, is retried under a bounded
-// policy and reads a bounded answer.
+// Package apiclient reads a JSON HTTP API the common way: a base URL, a
+// bearer token from the environment (token_env) or a basic login
+// (username, password_env), TLS, a per-call timeout. Collectors and fix
+// actions of such a server (Prometheus /api/v1, Alertmanager /api/v2, a
+// new one) embed Config and call Get: every call has a deadline, is
+// retried under a bounded policy and reads a bounded answer, through
+// package remote.
 package apiclient
 
 import (
