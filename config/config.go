@@ -9,6 +9,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,6 +121,9 @@ func Key(parts ...string) string { return strings.Join(parts, keyDelimiter) }
 // Error is a config problem: the file, the key and what was wrong.
 type Error struct {
 	File string
+	// Line is the line of Key in File, when the file is YAML and writes
+	// the key (not an env var or a default); 0 otherwise.
+	Line int
 	Key  string
 	Err  error
 }
@@ -128,6 +132,9 @@ func (e *Error) Error() string {
 	prefix := e.File
 	if prefix == "" {
 		prefix = "config"
+	}
+	if e.Line > 0 {
+		prefix += ":" + strconv.Itoa(e.Line)
 	}
 	if e.Key != "" {
 		prefix += ": " + e.Key
@@ -225,7 +232,9 @@ func decode(v *viper.Viper, path string) (*Config, error) {
 }
 
 func (c *Config) build() error {
-	fail := func(key string, err error) error { return &Error{File: c.File, Key: key, Err: err} }
+	fail := func(key string, err error) error {
+		return &Error{File: c.File, Line: c.lineOf(key), Key: key, Err: err}
+	}
 	sel, err := correlate.NewSelector(c.Correlation.LabelKeys, c.Correlation.NamePatterns)
 	if err != nil {
 		return fail("correlation", err)

@@ -16,7 +16,7 @@ func TestCostlyUserRuleRefusedAtLoad(t *testing.T) {
 	expr = strings.Replace(expr, ", x)", ", a)", 1) + ".size() > 0"
 	p := write(t, "rules:\n  custom:\n    - id: HUGE1\n      title: t\n      severity: low\n      remediation: r\n      applies_to: artifact\n      expr: '"+expr+"'\n")
 	_, err := Load(NewViper(), p)
-	want := p + ": rules.custom[0] (HUGE1).expr: column 27: costs at least"
+	want := p + ":8: rules.custom[0] (HUGE1).expr: column 27: costs at least"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("err = %v, want it to start with %q", err, want)
 	}

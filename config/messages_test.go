@@ -21,10 +21,10 @@ func TestLoadErrorsSayWhatWasMeant(t *testing.T) {
 		}},
 		{"number", "concurrency: four\n", []string{`concurrency: expected a whole number, got "four"`}},
 		{"source key typo", "sources:\n  - {type: inventory, name: inv, file: [a]}\n", []string{
-			"sources[0] (inv): file: unknown key; did you mean files?",
+			"2: sources[0] (inv): file: unknown key; did you mean files?",
 		}},
 		{"waiver key typo", "waivers:\n  - {rule: BF005, backfil: BF-1, reason: r, approver: a, expires: 2027-01-01}\n", []string{
-			"waivers[0]: backfil: unknown key; did you mean backfill?",
+			"2: waivers[0]: backfil: unknown key; did you mean backfill?",
 		}},
 		{"owner key typo", "owners:\n  a@b.c: {gihub: x}\n", []string{"owners.a@b.c.gihub: unknown key; did you mean github?"}},
 	}
@@ -38,6 +38,9 @@ func TestLoadErrorsSayWhatWasMeant(t *testing.T) {
 			want := make([]string, len(tt.want))
 			for i, w := range tt.want {
 				want[i] = p + ": " + w
+				if w[0] >= '0' && w[0] <= '9' { // "2: key: ...", the key's line
+					want[i] = p + ":" + w
+				}
 			}
 			if err.Error() != strings.Join(want, "\n") {
 				t.Errorf("error:\n%s\nwant:\n%s", err, strings.Join(want, "\n"))

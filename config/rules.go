@@ -25,7 +25,9 @@ type CustomRule struct {
 // ruleOptions validates the rules section, compiles the user rules once
 // and reads the waivers. Errors name the file and the key.
 func (c *Config) ruleOptions() (rules.Options, error) {
-	fail := func(key string, err error) error { return &Error{File: c.File, Key: key, Err: err} }
+	fail := func(key string, err error) error {
+		return &Error{File: c.File, Line: c.lineOf(key), Key: key, Err: err}
+	}
 	opts := rules.Options{Params: c.Rules.Params, Disabled: c.Rules.Disabled, Severity: map[string]model.Severity{}}
 	for id, s := range c.Rules.Severity {
 		sv, err := model.ParseSeverity(s)

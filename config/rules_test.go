@@ -83,12 +83,12 @@ func TestRuleConfigErrors(t *testing.T) {
 		want []string
 	}{
 		{"expression does not compile", rule(`      expr: artifact.kind == "table" && artifact.ownr == ""` + "\n"),
-			[]string{"bfaudit.yaml: rules.custom[0] (ACME001).expr: column 37: undefined field 'ownr'"}},
+			[]string{"bfaudit.yaml:8: rules.custom[0] (ACME001).expr: column 37: undefined field 'ownr'"}},
 		{"expression not bool", rule("      expr: artifact.name\n"), []string{"rules.custom[0] (ACME001).expr", "want bool"}},
 		{"misspelt key", rule("      expr: \"true\"\n      aplies_to: backfill\n"), []string{"rules.custom[0]", "aplies_to"}},
 		{"bad severity", "rules:\n  custom:\n    - {id: X1, title: t, severity: urgent, remediation: r, applies_to: artifact, expr: \"true\"}\n",
 			[]string{"rules.custom[0] (X1).severity", "urgent"}},
-		{"waiver without expiry", waiver("{rule: BF005, backfill: BF-1, reason: r, approver: a}\n"), []string{"bfaudit.yaml: waivers[0].expires: missing"}},
+		{"waiver without expiry", waiver("{rule: BF005, backfill: BF-1, reason: r, approver: a}\n"), []string{"bfaudit.yaml:2: waivers[0].expires: missing"}},
 		{"waiver with bad date", waiver("{rule: BF005, backfill: BF-1, reason: r, approver: a, expires: soon}\n"), []string{"waivers[0].expires", "soon"}},
 		{"waiver of unknown rule", waiver("{rule: BF999, backfill: BF-1, reason: r, approver: a, expires: 2027-01-01}\n"), []string{"waivers[0].rule", "BF999"}},
 		{"waiver without approver", waiver("{rule: BF005, backfill: BF-1, reason: r, expires: 2027-01-01}\n"), []string{"waivers[0].approver"}},

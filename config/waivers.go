@@ -40,7 +40,7 @@ func (c *Config) waivers() ([]rules.Waiver, error) {
 			if field != "" {
 				k += "." + field
 			}
-			return &Error{File: c.File, Key: k, Err: err}
+			return &Error{File: c.File, Line: c.lineOf(k), Key: k, Err: err}
 		}
 		var e WaiverEntry
 		if err := collectors.DecodeInto(raw, &e); err != nil {
