@@ -129,26 +129,36 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	prefix := e.File
-	if prefix == "" {
-		prefix = "config"
-	}
-	if e.Line > 0 {
-		prefix += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Key != "" {
-		prefix += ": " + e.Key
-	}
 	// Several problems (each key of a section) are a line each, every
 	// line naming the file, so none reads as if it were about another.
 	if j, ok := e.Err.(interface{ Unwrap() []error }); ok {
 		lines := make([]string, 0, len(j.Unwrap()))
 		for _, err := range j.Unwrap() {
-			lines = append(lines, prefix+": "+err.Error())
+			line := e.Line
+			var p *decodeerr.Problem
+			if line == 0 && errors.As(err, &p) {
+				line = p.Line
+			}
+			lines = append(lines, e.head(line)+": "+err.Error())
 		}
 		return strings.Join(lines, "\n")
 	}
-	return fmt.Sprintf("%s: %v", prefix, e.Err)
+	return fmt.Sprintf("%s: %v", e.head(e.Line), e.Err)
+}
+
+// head is "file:line: key", each part when known.
+func (e *Error) head(line int) string {
+	h := e.File
+	if h == "" {
+		h = "config"
+	}
+	if line > 0 {
+		h += ":" + strconv.Itoa(line)
+	}
+	if e.Key != "" {
+		h += ": " + e.Key
+	}
+	return h
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -207,7 +217,20 @@ func decode(v *viper.Viper, path string) (*Config, error) {
 		return nil, &Error{File: path, Err: err}
 	}
 	if err := dec.Decode(settings); err != nil {
-		return nil, &Error{File: path, Err: decodeerr.Mapstructure(err, &c)}
+		err = decodeerr.Mapstructure(err, &c)
+		// Each problem names the line of its key, where the file writes it.
+		lines := &Config{File: path, raw: raw}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				var p *decodeerr.Problem
+				if errors.As(e, &p) && p.Line == 0 {
+					p.Line = lines.lineOf(p.Key)
+				}
+			}
+		} else if p := (*decodeerr.Problem)(nil); errors.As(err, &p) && p.Line == 0 {
+			p.Line = lines.lineOf(p.Key)
+		}
+		return nil, &Error{File: path, Err: err}
 	}
 	c.File, c.raw = path, raw
 	// An owner written with nothing under it (`team-x:` or `team-x: {}`)

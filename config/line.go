@@ -20,10 +20,19 @@ func (c *Config) lineOf(key string) int {
 		return 0
 	}
 	n, line := doc.Content[0], 0
-	for _, seg := range strings.Split(key, ".") {
-		name, rest, _ := strings.Cut(seg, "[")
+	segs := strings.Split(key, ".")
+	for i := 0; i < len(segs); i++ {
+		name, rest, _ := strings.Cut(segs[i], "[")
 		if name != "" {
 			v, l := mapValue(n, name)
+			// A key may hold dots itself (an owner "a@b.c"): try it
+			// joined with the segments after it.
+			for j := i + 1; v == nil && j < len(segs); j++ {
+				name, rest, _ = strings.Cut(strings.Join(segs[i:j+1], "."), "[")
+				if v, l = mapValue(n, name); v != nil {
+					i = j
+				}
+			}
 			if v == nil {
 				return line
 			}

@@ -12,21 +12,21 @@ import (
 func TestLoadErrorsSayWhatWasMeant(t *testing.T) {
 	tests := []struct {
 		name, body string
-		want       []string // lines, after "<file>: "
+		want       []string // lines, after "<file>: " ("<file>:" before a line number)
 	}{
-		{"top-level typo", "concurency: 3\n", []string{"concurency: unknown key; did you mean concurrency?"}},
+		{"top-level typo", "concurency: 3\n", []string{"1: concurency: unknown key; did you mean concurrency?"}},
 		{"sink key typo and a list for text", "github: {repo: a/b, tokn: x}\nreport: {fail_on: [high]}\n", []string{
-			"github.tokn: unknown key; did you mean token?",
-			"report.fail_on: expected text, got a list",
+			"1: github.tokn: unknown key; did you mean token?",
+			"2: report.fail_on: expected text, got a list",
 		}},
-		{"number", "concurrency: four\n", []string{`concurrency: expected a whole number, got "four"`}},
+		{"number", "concurrency: four\n", []string{`1: concurrency: expected a whole number, got "four"`}},
 		{"source key typo", "sources:\n  - {type: inventory, name: inv, file: [a]}\n", []string{
 			"2: sources[0] (inv): file: unknown key; did you mean files?",
 		}},
 		{"waiver key typo", "waivers:\n  - {rule: BF005, backfil: BF-1, reason: r, approver: a, expires: 2027-01-01}\n", []string{
 			"2: waivers[0]: backfil: unknown key; did you mean backfill?",
 		}},
-		{"owner key typo", "owners:\n  a@b.c: {gihub: x}\n", []string{"owners.a@b.c.gihub: unknown key; did you mean github?"}},
+		{"owner key typo", "owners:\n  a@b.c: {gihub: x}\n", []string{"2: owners.a@b.c.gihub: unknown key; did you mean github?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
