@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,7 +144,12 @@ func (e *Error) Error() string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	return fmt.Sprintf("%s: %v", e.head(e.Line), e.Err)
+	line := e.Line
+	var p *decodeerr.Problem
+	if line == 0 && errors.As(e.Err, &p) {
+		line = p.Line
+	}
+	return fmt.Sprintf("%s: %v", e.head(line), e.Err)
 }
 
 // head is "file:line: key", each part when known.
@@ -343,5 +349,23 @@ func readError(err error) error {
 	}
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "While parsing config: ")
-	return fmt.Errorf("%s", strings.TrimPrefix(msg, "yaml: "))
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	// YAML says "line N: what" (under "unmarshal errors:", one a line):
+	// make each a problem at its line, so it reads path:N: what.
+	var problems []error
+	for _, l := range strings.Split(strings.TrimPrefix(msg, "unmarshal errors:\n"), "\n") {
+		m := yamlLine.FindStringSubmatch(l)
+		if m == nil {
+			return errors.New(msg)
+		}
+		n, _ := strconv.Atoi(m[1])
+		problems = append(problems, &decodeerr.Problem{Line: n, Msg: m[2]})
+	}
+	if len(problems) == 1 {
+		return problems[0]
+	}
+	return errors.Join(problems...)
 }
+
+// yamlLine is how the YAML decoder places an error.
+var yamlLine = regexp.MustCompile(`^\s*line (\d+): (.*)$`)

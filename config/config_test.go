@@ -40,7 +40,7 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 	tests := []struct {
 		name, body, want string
 	}{
-		{"yaml syntax", "sources: [\n", "bfaudit.yaml: "},
+		{"yaml syntax", "sources: [\n", "bfaudit.yaml:1: did not find expected node content"},
 		{"unknown collector", "sources:\n  - type: nosuch\n", "sources[0]: type: unknown collector \"nosuch\""},
 		{"missing type", "sources:\n  - name: x\n", "sources[0] (x): type: missing"},
 		{"collector key typo", "sources:\n  - type: inventory\n    name: inv\n    file: [a]\n", "sources[0] (inv): "},
