@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -32,7 +32,7 @@ func FuzzSilencesAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var list []silence
-		if err := apiclient.Decode(data, &list); err != nil {
+		if err := remote.Unmarshal(data, &list); err != nil {
 			if bytes.Contains(data, []byte(fuzzMarker)) && strings.Contains(err.Error(), fuzzMarker) {
 				t.Fatalf("error quotes the answer: %v", err)
 			}
@@ -69,7 +69,7 @@ func FuzzAlertsAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var alerts []alert
-		if apiclient.Decode(data, &alerts) != nil {
+		if remote.Unmarshal(data, &alerts) != nil {
 			return
 		}
 		for id, c := range countMuted(alerts) {

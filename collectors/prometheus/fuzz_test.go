@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -53,7 +53,7 @@ func FuzzRulesAnswer(f *testing.F) {
 	p := fuzzCollector(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var ans rulesAnswer
-		if err := apiclient.Decode(data, &ans); err != nil {
+		if err := remote.Unmarshal(data, &ans); err != nil {
 			if bytes.Contains(data, []byte(fuzzMarker)) && strings.Contains(err.Error(), fuzzMarker) {
 				t.Fatalf("error quotes the answer: %v", err)
 			}

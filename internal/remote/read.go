@@ -92,15 +92,33 @@ func DecodeJSON(r io.Reader, max int64, out any) error {
 	return Unmarshal(body, out)
 }
 
-// Unmarshal is DecodeJSON for an answer already read.
+// Unmarshal is DecodeJSON for an answer already read. Its errors never
+// quote the answer (a proxy's page can echo a credential): they say where
+// the JSON broke or which field had the wrong type.
 func Unmarshal(body []byte, out any) error {
-	if t := bytes.TrimSpace(body); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+	t := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		return errors.New("the answer is empty or null, not the object or list the API returns")
 	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("decode answer: %w", err)
+	if err := json.Unmarshal(t, out); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return fmt.Errorf("decode answer: the answer is not JSON (offset %d)", se.Offset)
+		case errors.As(err, &te):
+			return fmt.Errorf("decode answer: the answer does not have the API's shape: %s is a JSON %s", orTop(te.Field), te.Value)
+		}
+		return errors.New("decode answer: the answer does not have the API's shape")
 	}
 	return nil
+}
+
+func orTop(field string) string {
+	if field == "" {
+		return "the document"
+	}
+	return "field " + field
 }
 
 // Peek reads up to n bytes of resp's body and leaves the body readable

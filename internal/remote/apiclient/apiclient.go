@@ -8,9 +8,7 @@
 package apiclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -129,20 +127,17 @@ func (c *Client) HTTP() *http.Client { return c.http }
 // Base is the server's address, without credentials.
 func (c *Client) Base() string { return c.base.String() }
 
-// Get calls GET base+path?query and decodes the JSON answer into out,
-// within the call timeout. Errors name the address (never a credential,
-// never the answer's body beyond the API's own error fields). An empty
-// or null answer is an error: every path read here answers a document.
-func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
-	where := c.base.String() + path
-	target := where
+// Do sends method base+path?query with the source's login, retried under
+// its policy; the caller closes the body. The client's timeout bounds the
+// call, reading the answer included. Errors are remote.DoHTTP's (a
+// *remote.StatusError for a non-2xx answer).
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values) (*http.Response, error) {
+	target := c.base.String() + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	resp, err := remote.DoHTTP(ctx, c.http, c.retry, func() (*http.Request, error) {
-		req, err := http.NewRequest(http.MethodGet, target, nil)
+	return remote.DoHTTP(ctx, c.http, c.retry, func() (*http.Request, error) {
+		req, err := http.NewRequest(method, target, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -152,43 +147,23 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 		}
 		return req, nil
 	})
+}
+
+// Get calls GET base+path?query and decodes the JSON answer into out,
+// within the call timeout. Errors name the address (never a credential,
+// never the answer's body beyond the API's own error fields). An empty
+// or null answer is an error: every path read here answers a document.
+func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
+	where := c.base.String() + path
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	resp, err := c.Do(ctx, http.MethodGet, path, query)
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", where, err)
 	}
 	defer resp.Body.Close()
-	body, err := remote.ReadAll(resp.Body, MaxAnswerBytes)
-	if err != nil {
-		return fmt.Errorf("GET %s: %w", where, err)
-	}
-	if err := Decode(body, out); err != nil {
+	if err := remote.DecodeJSON(resp.Body, MaxAnswerBytes, out); err != nil {
 		return fmt.Errorf("GET %s: %w", where, err)
 	}
 	return nil
-}
-
-// Decode reads one JSON answer into out. It never quotes the answer.
-func Decode(body []byte, out any) error {
-	t := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
-	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return errors.New("the answer is empty or null, not the document the API returns")
-	}
-	if err := json.Unmarshal(t, out); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return fmt.Errorf("the answer is not JSON (offset %d)", se.Offset)
-		case errors.As(err, &te):
-			return fmt.Errorf("the answer does not have the API's shape: %s is a JSON %s", orTop(te.Field), te.Value)
-		}
-		return errors.New("the answer does not have the API's shape")
-	}
-	return nil
-}
-
-func orTop(field string) string {
-	if field == "" {
-		return "the document"
-	}
-	return "field " + field
 }
