@@ -5,56 +5,36 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
 func init() {
-	RegisterSystem("alertmanager", func(a *alertmanager.Alertmanager) (System, error) {
-		return newAlertmanager(a), nil
-	})
+	RegisterSystem("alertmanager", newAlertmanager)
 }
 
-// amSystem expires silences through Alertmanager's API v2, at the address
-// and with the credentials and HTTP client (TLS) of the source.
-type amSystem struct {
-	base   string
-	auth   string
-	client *http.Client
-	retry  remote.RetryPolicy
-}
+// amSystem expires silences through Alertmanager's API v2 with the
+// source's own client: its address, login, TLS and timeout.
+type amSystem struct{ api *apiclient.Client }
 
-func newAlertmanager(a *alertmanager.Alertmanager) *amSystem {
-	s := &amSystem{base: strings.TrimSuffix(a.URL, "/"), client: a.HTTP, retry: a.Retry}
-	switch {
-	case a.TokenEnv != "":
-		s.auth = "Bearer " + os.Getenv(a.TokenEnv)
-	case a.PasswordEnv != "":
-		req, _ := http.NewRequest(http.MethodGet, "/", nil)
-		req.SetBasicAuth(a.Username, os.Getenv(a.PasswordEnv))
-		s.auth = req.Header.Get("Authorization")
+// newAlertmanager uses the client the source built in Init, initialising
+// a source that was not.
+func newAlertmanager(a *alertmanager.Alertmanager) (System, error) {
+	if a.API() == nil {
+		if err := a.Init(); err != nil {
+			return nil, err
+		}
 	}
-	return s
+	return &amSystem{api: a.API()}, nil
 }
 
 func (s *amSystem) do(ctx context.Context, method, path string) (*http.Response, error) {
-	return remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
-		req, err := http.NewRequest(method, s.base+path, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		if s.auth != "" {
-			req.Header.Set("Authorization", s.auth)
-		}
-		return req, nil
-	})
+	return s.api.Do(ctx, method, path, nil)
 }
 
 func silenceID(a *model.Artifact) (string, error) {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
-	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -62,7 +61,13 @@ func TestApplyAlertmanager(t *testing.T) {
 			srv := httptest.NewServer(fa)
 			t.Cleanup(srv.Close)
 			t.Setenv("BFAUDIT_FIXTEST_AM_TOKEN", "am-token")
-			sys := map[string]System{"am": newAlertmanager(&alertmanager.Alertmanager{Config: apiclient.Config{URL: srv.URL, TokenEnv: "BFAUDIT_FIXTEST_AM_TOKEN"}})}
+			src := alertmanager.New()
+			src.URL, src.TokenEnv = srv.URL, "BFAUDIT_FIXTEST_AM_TOKEN"
+			am, err := newAlertmanager(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sys := map[string]System{"am": am}
 			est := estate(true)
 			est.Artifacts = []model.Artifact{{Kind: model.KindSilence, System: "alertmanager", Source: "am", State: model.StateActive,
 				URI: "alertmanager://am/silences/s-1", Name: "s-1", BackfillID: "BF-1234", ExpiresAt: ends,
@@ -97,7 +102,11 @@ func TestAlertmanagerActsWithTheSourcesTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	silence := &model.Artifact{Kind: model.KindSilence, Name: "s-1", URI: "alertmanager://am/silences/s-1"}
-	got, err := newAlertmanager(src).Read(context.Background(), silence, remedy.Action{Name: remedy.ExpireSilence})
+	am, err := newAlertmanager(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := am.Read(context.Background(), silence, remedy.Action{Name: remedy.ExpireSilence})
 	if err != nil || !got.Found {
 		t.Fatalf("Read = %+v, %v; want the silence read through the source's CA", got, err)
 	}

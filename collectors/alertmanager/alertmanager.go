@@ -96,6 +96,10 @@ func (a *Alertmanager) Init() error {
 	return nil
 }
 
+// API is the client Init built (the source's address, login, TLS and
+// timeout), for the fix action that expires silences; nil before Init.
+func (a *Alertmanager) API() *apiclient.Client { return a.client }
+
 // Collect lists the silences (a failure fails the source), keeps those
 // tied to a backfill, and when one of them is live reads the alerts to
 // count the ones each mutes (a failure there degrades the silences unit:
