@@ -12,14 +12,11 @@ import (
 // nearest enclosing key that is written there; 0 when the file is not YAML
 // or the key's first segment is not in it (an env var or a default set it).
 func (c *Config) lineOf(key string) int {
-	if key == "" || len(c.raw) == 0 || configType(c.File, c.raw) == "toml" {
+	root := c.yamlRoot()
+	if key == "" || root == nil {
 		return 0
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(c.raw, &doc) != nil || len(doc.Content) == 0 {
-		return 0
-	}
-	n, line := doc.Content[0], 0
+	n, line := root, 0
 	segs := strings.Split(key, ".")
 	for i := 0; i < len(segs); i++ {
 		name, rest, _ := strings.Cut(segs[i], "[")
@@ -54,6 +51,19 @@ func (c *Config) lineOf(key string) int {
 		}
 	}
 	return line
+}
+
+// yamlRoot is the top node of the config file as read, nil when the file
+// is not YAML (lines are a help, not a requirement).
+func (c *Config) yamlRoot() *yaml.Node {
+	if len(c.raw) == 0 || configType(c.File, c.raw) == "toml" {
+		return nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(c.raw, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	return doc.Content[0]
 }
 
 // mapValue finds name in a mapping node (viper folds keys to lower case,

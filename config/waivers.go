@@ -104,17 +104,13 @@ func waiverTime(v any) (time.Time, error) {
 // not a requirement.
 func (c *Config) sequenceLines(key string) map[int]int {
 	out := map[int]int{}
-	if len(c.raw) == 0 || configType(c.File, c.raw) == "toml" {
+	root := c.yamlRoot()
+	if root == nil {
 		return out
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(c.raw, &doc) != nil || len(doc.Content) == 0 {
-		return out
-	}
-	m := doc.Content[0]
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key && m.Content[i+1].Kind == yaml.SequenceNode {
-			for j, item := range m.Content[i+1].Content {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == key && root.Content[i+1].Kind == yaml.SequenceNode {
+			for j, item := range root.Content[i+1].Content {
 				out[j] = item.Line
 			}
 		}
