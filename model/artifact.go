@@ -2,6 +2,7 @@ package model
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -102,7 +103,60 @@ const (
 	AttrCreatedBy     = "created_by"       // who created the artifact, as its system records it
 	AttrMutesCritical = "mutes_critical"   // "true" when a silence mutes a severity="critical" alert
 	AttrAPIURL        = "api_url"          // the API address of the system holding the artifact (no credentials)
+
+	// Feature flags (Unleash, flagd, OpenFeature). A flag's State is
+	// enabled when it is on anywhere, disabled when off everywhere, and
+	// deleted when archived.
+	AttrEnabledIn      = "enabled_in"        // environments where a flag is on, comma-separated and sorted
+	AttrProduction     = "production"        // "true" when a flag is on in a production environment
+	AttrGuard          = "side_effect_guard" // "true" when the flag's system marks it as guarding side effects (a tag, metadata)
+	AttrPosition       = "position"          // a flag's current position: "enabled", "disabled" or the default variant
+	AttrReplayPosition = "replay_position"   // the position the flag held for the replay, when its system records it
+	AttrArchived       = "archived"          // "true" for an archived flag
+	AttrProject        = "project"           // the project or folder holding the artifact in its system
+	// AttrReads lists what a dashboard or alert rule reads that is tied
+	// to a backfill: one line per read, "identifier<TAB>backfill id<TAB>where"
+	// (the table, dataset or job as its query names it, the id the
+	// selector tied it to, the panel or query that reads it). The
+	// artifact itself stays untied: it is a live dashboard, not machinery.
+	AttrReads = "reads"
+	AttrURL   = "url" // the artifact's page in its system's web UI (no credentials)
 )
+
+// Read is one line of AttrReads.
+type Read struct {
+	Identifier string // as the query names it
+	BackfillID string // as the selector tied it
+	Where      string // the panel or query that reads it
+}
+
+// Reads parses AttrReads; malformed lines are skipped.
+func (a *Artifact) Reads() []Read {
+	var out []Read
+	for _, line := range strings.Split(a.Attr(AttrReads), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 2 || f[0] == "" || f[1] == "" {
+			continue
+		}
+		r := Read{Identifier: f[0], BackfillID: f[1]}
+		if len(f) > 2 {
+			r.Where = f[2]
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// FormatReads writes reads as AttrReads holds them; tabs and line breaks
+// inside a field become spaces.
+func FormatReads(reads []Read) string {
+	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace
+	lines := make([]string, len(reads))
+	for i, r := range reads {
+		lines[i] = clean(r.Identifier) + "\t" + clean(r.BackfillID) + "\t" + clean(r.Where)
+	}
+	return strings.Join(lines, "\n")
+}
 
 // Artifact is one piece of machinery found in a system.
 type Artifact struct {

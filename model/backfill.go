@@ -150,11 +150,15 @@ type Backfill struct {
 	WriteMode     WriteMode `json:"write_mode,omitempty"`
 	// SideEffects lists side effects the job has (emails, invoices, alerts);
 	// SideEffectsDisabled says they are guarded for historical intervals.
-	SideEffects         []string         `json:"side_effects,omitempty"`
-	SideEffectsDisabled bool             `json:"side_effects_disabled,omitempty"`
-	Special             SpecialSemantics `json:"special_semantics,omitzero"`
-	TrialInterval       bool             `json:"trial_interval,omitempty"`
-	ConsumersNotified   bool             `json:"consumers_notified,omitempty"`
+	SideEffects         []string `json:"side_effects,omitempty"`
+	SideEffectsDisabled bool     `json:"side_effects_disabled,omitempty"`
+	// FeatureFlags and Dashboards name the flags and dashboards the replay
+	// uses or made (a name or a URI); each must also be in AssetsToRemove.
+	FeatureFlags      []string         `json:"feature_flags,omitempty"`
+	Dashboards        []string         `json:"dashboards,omitempty"`
+	Special           SpecialSemantics `json:"special_semantics,omitzero"`
+	TrialInterval     bool             `json:"trial_interval,omitempty"`
+	ConsumersNotified bool             `json:"consumers_notified,omitempty"`
 	// KeepEvidence says the manifest and validation evidence will be kept
 	// (required for classified data).
 	KeepEvidence bool   `json:"keep_evidence,omitempty"`

@@ -33,6 +33,10 @@ const (
 	DeleteExchange     = "delete_exchange"     // delete a RabbitMQ exchange
 	DropTable          = "drop_table"          // drop a table, view or schema
 	ExpireSilence      = "expire_silence"      // expire an Alertmanager silence
+	ArchiveFlag        = "archive_flag"        // archive an Unleash feature flag (reversible: revive it)
+	DeleteFlag         = "delete_flag"         // delete a flag definition (a flagd entry, an OpenFeature FeatureFlag)
+	DeleteDashboard    = "delete_dashboard"    // delete a Grafana dashboard
+	DeleteAlertRule    = "delete_alert_rule"   // delete a Grafana-managed alert rule
 )
 
 // Actions lists every action name with whether it can be undone from what
@@ -43,6 +47,7 @@ func Actions() map[string]bool {
 		PauseJob: true, ExpireRole: true, DisableKey: true,
 		DeleteJob: false, RevokeGrant: false, DeleteKey: false, DeleteSubscription: false,
 		DeleteTopic: false, DeleteQueue: false, DeleteExchange: false, DropTable: false, ExpireSilence: false,
+		ArchiveFlag: true, DeleteFlag: false, DeleteDashboard: false, DeleteAlertRule: false,
 	}
 }
 

@@ -39,6 +39,8 @@ type planDoc struct {
 	WriteMode         string      `yaml:"write_mode"`
 	SideEffects       []string    `yaml:"side_effects"`
 	SideEffectsOff    bool        `yaml:"side_effects_disabled"`
+	FeatureFlags      []string    `yaml:"feature_flags"`
+	Dashboards        []string    `yaml:"dashboards"`
 	Special           specialDoc  `yaml:"special_semantics"`
 	TrialInterval     bool        `yaml:"trial_interval"`
 	ConsumersNotified bool        `yaml:"consumers_notified"`
@@ -193,6 +195,7 @@ func parsePlanNode(path string, node *yaml.Node, p *planDoc, strictErr error) (m
 		AssetsToRemove: p.AssetsToRemove, CleanupOwner: p.CleanupOwner, Strategy: model.Strategy(p.Strategy),
 		Concurrency: p.Concurrency, Pool: p.Pool, DependsOnPast: p.DependsOnPast, WriteMode: model.WriteMode(p.WriteMode),
 		SideEffects: p.SideEffects, SideEffectsDisabled: p.SideEffectsOff,
+		FeatureFlags: p.FeatureFlags, Dashboards: p.Dashboards,
 		Special:       model.SpecialSemantics{SkippedDedup: p.Special.SkippedDedup, BypassedValidation: p.Special.BypassedValidation, DirectWrite: p.Special.DirectWrite, Note: p.Special.Note},
 		TrialInterval: p.TrialInterval, ConsumersNotified: p.ConsumersNotified, KeepEvidence: p.KeepEvidence,
 		CostEstimate: p.CostEstimate,
