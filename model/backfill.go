@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Status is where a backfill is in its run, as declared or observed.
 type Status string
@@ -216,4 +219,16 @@ func (l Location) String() string {
 	default:
 		return l.Path
 	}
+}
+
+// ListsForRemoval reports whether the plan's assets_to_remove holds name:
+// the same text, or a URI ending in it ("/name" or "#name"), as plans name
+// flags and dashboards by name and list assets by URI.
+func (b *Backfill) ListsForRemoval(name string) bool {
+	for _, a := range b.AssetsToRemove {
+		if a == name || strings.HasSuffix(a, "/"+name) || strings.HasSuffix(a, "#"+name) {
+			return true
+		}
+	}
+	return false
 }

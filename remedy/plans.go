@@ -61,3 +61,16 @@ func planEdit(what string, fill func(*doc, *model.Backfill)) Builder {
 		r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts), What: what, Template: d.String()}
 	}
 }
+
+// PlanFlagsNotRemoved: the plan's flags and dashboards added to its assets
+// to remove.
+var PlanFlagsNotRemoved = planEdit("List the flags and dashboards the plan names under assets_to_remove, so the cleanup removes them.",
+	func(d *doc, b *model.Backfill) {
+		items := append([]string(nil), b.AssetsToRemove...)
+		for _, n := range append(append([]string(nil), b.FeatureFlags...), b.Dashboards...) {
+			if !b.ListsForRemoval(n) {
+				items = append(items, n)
+			}
+		}
+		d.list("assets_to_remove", items, "their URIs, e.g. unleash://<source>/projects/<project>/features/<name>")
+	})

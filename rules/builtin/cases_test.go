@@ -126,10 +126,10 @@ var firing = []ruleCase{
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindAlert, Source: srcWH, URI: "mon://alerts/bf-1-watch",
 				BackfillID: "BF-1", State: model.StateEnabled, Attributes: map[string]string{model.AttrWatchesOnly: "true"}})
 		}},
-	{rule: "BF007", name: "feature flag of the backfill", want: 1,
+	{rule: "BF007", name: "dashboard made for the backfill", want: 1,
 		build: func() *estate {
-			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindFeatureFlag, Source: srcWH, URI: "flags://bf-1-skip-emails",
-				BackfillID: "BF-1", State: model.StateActive})
+			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindDashboard, Source: srcWH, URI: "grafana://g/dashboards/bf-1-replay",
+				BackfillID: "BF-1", State: model.StateActive, Attributes: map[string]string{model.AttrTemporary: "true"}})
 		}},
 	{rule: "BF008", name: "completed a month ago, no record", want: 1,
 		build: func() *estate { return newEstate().plan(completed) }},

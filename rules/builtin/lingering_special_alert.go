@@ -10,35 +10,35 @@ import (
 
 func init() {
 	rules.Register(&rules.Rule{
-		ID: "BF007", Name: "lingering-special-alert", Title: "Alert, dashboard or feature flag made for the backfill is still active",
+		ID: "BF007", Name: "lingering-special-alert", Title: "Alert or dashboard made for the backfill is still active",
 		Rationale: "A special alert that only watched the backfill is removed once normal pipeline alerting covers the path; left active it pages people about a replay that is over, " +
-			"and a backfill feature flag left on keeps a special path alive.",
+			"and a dashboard made for it shows a replay nobody watches any more. (Feature flags: BF017.)",
 		Seed: seedCleanup,
-		Remediation: "Delete the alert, dashboard or feature flag once the normal schedule and alerting are back (a Prometheus rule: remove it from its rule file or PrometheusRule and reload); " +
+		Remediation: "Delete the alert or dashboard once the normal schedule and alerting are back (a Prometheus rule: remove it from its rule file or PrometheusRule and reload); " +
 			"if it is worth keeping, take it off the backfill (remove the label) and give it an owner.",
 		Severity: model.SeverityLow, Step: model.StepNormalized,
 		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill-only alert counts as lingering"}},
 		Check:  lingeringSpecialAlert,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepNormalized), Kind: model.KindAlert,
-			Examples: []remedy.ExampleOf{remedy.ExampleOn("prom-alert"), remedy.ExampleOn("flag")}},
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("prom-alert"), remedy.ExampleOn("grafana-dashboard")}},
 	})
 }
 
 // lingeringSpecialAlert flags alerts and dashboards that only watched the
 // backfill (the watches_backfill or temporary attribute, or declared in the
-// plan's assets to remove) and any feature flag tied to a backfill, while
-// they are still switched on. A paused or disabled alert pages nobody.
+// plan's assets to remove), while they are still switched on. Feature
+// flags are BF017's. A paused or disabled alert pages nobody.
 // Prometheus rules come with the expression they watch and their state
 // (the prometheus collector sets watches_backfill when every selector of
 // the expression is restricted to backfill series).
 func lingeringSpecialAlert(c *rules.Context) {
 	grace := c.Duration("grace")
-	kinds := []model.Kind{model.KindAlert, model.KindDashboard, model.KindFeatureFlag}
+	kinds := []model.Kind{model.KindAlert, model.KindDashboard}
 	tied(c.Index, kinds, func(b *model.Backfill, a *model.Artifact) {
 		if a.State == model.StatePaused || a.State == model.StateDisabled {
 			return
 		}
-		special := a.Kind == model.KindFeatureFlag || a.BoolAttr(model.AttrWatchesOnly) ||
+		special := a.BoolAttr(model.AttrWatchesOnly) ||
 			a.BoolAttr(model.AttrTemporary) || declared(b, a)
 		if !special {
 			return

@@ -1,0 +1,93 @@
+package builtin
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF018", Name: "guard-flag-in-replay-position", Title: "Side-effect guard flag still in its replay position",
+		Rationale: "Side effects (customer e-mails, invoices, alerts) are disabled for historical intervals, and teams do that with a flag. " +
+			"Left in its replay position after the replay, the flag keeps production from sending what it should: customers get no e-mail, invoices are not issued. On financial or customer-visible data it is critical.",
+		Seed:        seedScheduling + `, "Running backfills safely"`,
+		Remediation: "Put the flag back in its normal position now (side effects on) and check that the job sends again; then remove the flag (rule BF017 gives the command).",
+		Severity:    model.SeverityHigh, Step: model.StepNormalized,
+		Params: []rules.Param{{Name: "grace", Default: "1d", Description: "time after completion before a guard still in its replay position is reported"}},
+		Check:  guardFlagInReplayPosition,
+		Remedy: &remedy.Recipe{Build: remedy.RestoreGuard, Kind: model.KindFeatureFlag,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("flag")}},
+	})
+}
+
+// guardName matches flag names that say they hold side effects back:
+// suppress-emails, skip_invoices, mute-alerts, disable-notifications,
+// side-effects-off.
+var guardName = regexp.MustCompile(`(?i)(suppress|mute|disable|skip|block|pause|hold|stop|no)[-_.]?(customer[-_.]?)?(e-?mails?|notifications?|notify|invoic(es?|ing)|alerts?|webhooks?|sms|messages?|payouts?|side[-_.]?effects?)|side[-_.]?effects?`)
+
+// guardFlagInReplayPosition flags a side-effect guard of a completed
+// backfill still where the replay put it. A flag is a guard when its
+// system marks it so (a tag, metadata), when the plan's side_effects names
+// it, or when its name says so. Its replay position is what its system
+// recorded, else "on": a guard is switched on to hold side effects back.
+// Financial and customer-visible backfills make it critical.
+func guardFlagInReplayPosition(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindFeatureFlag}, func(b *model.Backfill, a *model.Artifact) {
+		why := guardReason(b, a)
+		if why == "" {
+			return
+		}
+		now, replay := flagPosition(a), a.Attr(model.AttrReplayPosition)
+		if replay == "" {
+			replay = string(model.StateEnabled)
+		}
+		if !strings.EqualFold(now, replay) {
+			return
+		}
+		over, when := c.GraceOver(b, grace)
+		if !over {
+			return
+		}
+		sensitive := b.Classification == model.ClassFinancial || b.Classification == model.ClassCustomer
+		ev := []string{why, fmt.Sprintf("position %s, the replay's position %s", now, replay), stateNote(a), when}
+		if sensitive {
+			ev = append(ev, classifiedNote(b))
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: sensitive, Evidence: ev,
+			Message: fmt.Sprintf("side-effect guard %s of backfill %s is still %s, as for the replay: production's side effects stay held back", nameOr(a), b.ID, now)})
+	})
+}
+
+// guardReason says why a flag counts as a side-effect guard, or "".
+func guardReason(b *model.Backfill, a *model.Artifact) string {
+	for _, s := range b.SideEffects {
+		if strings.EqualFold(s, a.Name) || s == a.URI {
+			return fmt.Sprintf("the plan's side_effects names %s", s)
+		}
+	}
+	switch {
+	case a.BoolAttr(model.AttrGuard):
+		return fmt.Sprintf("source %q marks it as a side-effect guard", a.Source)
+	case guardName.MatchString(a.Name):
+		return fmt.Sprintf("its name %s says it holds side effects back", a.Name)
+	}
+	return ""
+}
+
+// flagPosition is a flag's position as its system reports it, else its
+// state: "enabled" when on, "disabled" when off.
+func flagPosition(a *model.Artifact) string {
+	if p := a.Attr(model.AttrPosition); p != "" {
+		return p
+	}
+	if a.State == model.StateEnabled || a.State == model.StateActive {
+		return string(model.StateEnabled)
+	}
+	return string(model.StateDisabled)
+}

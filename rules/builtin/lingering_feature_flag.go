@@ -1,0 +1,59 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF017", Name: "lingering-feature-flag", Title: "Feature flag made for the backfill still exists after the replay",
+		Rationale: "The replay surface includes the feature flags a backfill switched (skip e-mails, replay mode, a special write path). " +
+			"Once the replay is over a flag made for it has no purpose; left in place it keeps a special path one click away, and left on it keeps production in replay mode. A flag still on in a production environment is reported one level higher (high).",
+		Seed: seedCleanup + `, "Inventory the replay surface"`,
+		Remediation: "Switch the flag back to its normal position, then archive or delete it (Unleash: archive; flagd: remove its entry; OpenFeature: delete the FeatureFlag or its entry). " +
+			"If it is to stay, take it off the backfill (remove the tag or id) and give it an owner.",
+		Severity: model.SeverityMedium, Step: model.StepNormalized,
+		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill's flag counts as lingering"}},
+		Check:  lingeringFeatureFlag,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepNormalized), Kind: model.KindFeatureFlag,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("flag")}},
+	})
+}
+
+// lingeringFeatureFlag flags every flag tied to a completed backfill that
+// still exists past the grace period, archived ones excepted (the flag's
+// State is deleted then). On in a production environment it is one level
+// worse: production still runs the replay's path.
+func lingeringFeatureFlag(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindFeatureFlag}, func(b *model.Backfill, a *model.Artifact) {
+		over, why := c.GraceOver(b, grace)
+		if !over {
+			return
+		}
+		where := flagWhere(a)
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: a.BoolAttr(model.AttrProduction),
+			Message:  fmt.Sprintf("feature flag %s made for backfill %s still exists (%s)", nameOr(a), b.ID, where),
+			Evidence: []string{stateNote(a), where, why}})
+	})
+}
+
+// flagWhere says where a flag is on, as its system reports it.
+func flagWhere(a *model.Artifact) string {
+	on := a.Attr(model.AttrEnabledIn)
+	switch {
+	case a.BoolAttr(model.AttrProduction) && on != "":
+		return "on in production: " + on
+	case a.BoolAttr(model.AttrProduction):
+		return "on in production"
+	case on != "":
+		return "on in " + on
+	case a.State == model.StateEnabled || a.State == model.StateActive:
+		return "on"
+	}
+	return "off everywhere"
+}
