@@ -62,7 +62,9 @@ var flagFiring = []ruleCase{
 	{rule: "BF018", name: "guard named for e-mails still on", want: 1, check: all(severity(model.SeverityHigh), mentions("suppress-emails-bf-1")),
 		build: func() *estate { return flagEstate().plan(completed).artifact(flagOf("suppress-emails-bf-1")) }},
 	{rule: "BF018", name: "guard of a customer backfill is critical", want: 1, check: severity(model.SeverityCritical),
-		build: func() *estate { return flagEstate().plan(completed, sensitive).artifact(flagOf("suppress-emails-bf-1")) }},
+		build: func() *estate {
+			return flagEstate().plan(completed, sensitive).artifact(flagOf("suppress-emails-bf-1"))
+		}},
 	{rule: "BF018", name: "the plan names the guard", want: 1, check: mentions("side_effects names"),
 		build: func() *estate {
 			return flagEstate().plan(completed, func(b *model.Backfill) { b.SideEffects = []string{"bf-1-quiet"} }).artifact(flagOf("bf-1-quiet"))
