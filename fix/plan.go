@@ -146,7 +146,11 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding,
 	}
 	var items []Item
 	for _, f := range findings {
-		items = append(items, in.itemsOf(f, byURI[f.ArtifactURI], b, rec)...)
+		a := byURI[f.ArtifactURI]
+		if a == nil && f.ArtifactURI != "" {
+			a = in.untied(f)
+		}
+		items = append(items, in.itemsOf(f, a, b, rec)...)
 	}
 	if !br.Known && br.Backfill.ID != "" {
 		for i := range items {
@@ -183,6 +187,18 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding,
 		}
 	}
 	return bp
+}
+
+// untied finds a finding's artifact among those tied to no backfill (a
+// live dashboard reading a backfill's table is reported for the backfill
+// but is not its machinery).
+func (in Inputs) untied(f model.Finding) *model.Artifact {
+	for i := range in.Index.Artifacts {
+		if a := &in.Index.Artifacts[i]; a.Key == "" && a.URI == f.ArtifactURI && a.Source == f.Source {
+			return a
+		}
+	}
+	return nil
 }
 
 // itemStep is where an item goes: its command's step, else its human act's.

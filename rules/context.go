@@ -109,7 +109,13 @@ func (c *Context) Report(is Issue) {
 		}
 	}
 	if is.Backfill != nil && f.BackfillID == "" {
+		// An artifact tied to no backfill, reported for one (a dashboard
+		// reading its table): the backfill's owner answers for it unless
+		// the artifact has its own.
 		f.BackfillID, f.Key = is.Backfill.ID, is.Backfill.Key
+		if f.Owner == "" {
+			f.Owner = c.Index.BackfillOwner(is.Backfill.Key)
+		}
 	}
 	if is.Location != nil {
 		f.Location = is.Location
