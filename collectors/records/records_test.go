@@ -23,6 +23,8 @@ expiry: 2026-10-15
 elevated_access:
   - {principal: "serviceAccount:x@p.iam.gserviceaccount.com", role: roles/bigquery.dataEditor, expiry: 2026-09-30}
 concurrency: 4
+feature_flags: [bf-1234-suppress-refund-emails]
+dashboards: [bf-1234-replay]
 `
 
 func TestParsePlans(t *testing.T) {
@@ -39,6 +41,9 @@ func TestParsePlans(t *testing.T) {
 	}
 	if want := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC); !b.Range.Start.Equal(want) {
 		t.Errorf("range start = %v, want %v (a bare date is midnight UTC)", b.Range.Start, want)
+	}
+	if strings.Join(b.FeatureFlags, ",") != "bf-1234-suppress-refund-emails" || strings.Join(b.Dashboards, ",") != "bf-1234-replay" {
+		t.Errorf("feature_flags / dashboards not decoded: %v %v", b.FeatureFlags, b.Dashboards)
 	}
 	if len(b.ElevatedAccess) != 1 || b.ElevatedAccess[0].Expiry.IsZero() {
 		t.Errorf("elevated access not decoded: %+v", b.ElevatedAccess)
