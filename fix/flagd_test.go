@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/flagd"
 	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
@@ -56,5 +58,20 @@ func TestFlagdFileIsPrintOnly(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "flags", "replay.json")); string(b) != body {
 		t.Errorf("the file changed: %s", b)
+	}
+}
+
+// A flag of a FeatureFlag resource is not acted on: reading it again
+// fails, so --apply reports it to be run by hand instead of reading the
+// name as a Job's and taking "not found" for done.
+func TestKubernetesFeatureFlagIsPrintOnly(t *testing.T) {
+	s := &kubeSystem{}
+	a := &model.Artifact{Kind: model.KindFeatureFlag, System: "kubernetes", URI: "kubernetes://c/batch/featureflags/ff#bf-1-mode"}
+	_, err := s.Read(context.Background(), a, remedy.Action{Name: remedy.DeleteFlag})
+	if err == nil || !strings.Contains(err.Error(), "does not act on featureflags") {
+		t.Errorf("Read: %v", err)
+	}
+	if err := s.Act(context.Background(), a, remedy.Action{Name: remedy.DeleteFlag}); err == nil {
+		t.Error("Act on a FeatureFlag's flag did not refuse")
 	}
 }
