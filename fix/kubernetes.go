@@ -39,6 +39,10 @@ func (s *kubeSystem) object(a *model.Artifact) (remedy.KubeObject, error) {
 	if !ok {
 		return o, fmt.Errorf("kubernetes: %s is not an artifact bfaudit can act on", a.URI)
 	}
+	if o.Resource != "cronjobs" && o.Resource != "jobs" {
+		// A FeatureFlag's flag: its remedy is printed, not applied.
+		return o, fmt.Errorf("kubernetes: bfaudit does not act on %s yet: run the printed kubectl command by hand", o.Resource)
+	}
 	return o, nil
 }
 

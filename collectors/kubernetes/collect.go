@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // maxPages bounds one listing: the API announces no page count, and a
@@ -24,12 +25,29 @@ const maxPages = 10_000
 // namespace, so nothing it held is concluded gone. A cluster-wide listing
 // that fails fails the source.
 func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
+	c.notes = nil
+	flags := false
+	if c.FeatureFlags {
+		served, err := c.servesFeatureFlags(ctx)
+		if err != nil {
+			return fmt.Errorf("kubernetes %s: discover %s: %w", c.authority(), FeatureFlagGVR.GroupVersion(), err)
+		}
+		if !served {
+			c.notes = append(c.notes, fmt.Sprintf("cluster %s does not serve %s (no OpenFeature Operator FeatureFlag CRD): no FeatureFlag to read",
+				c.authority(), FeatureFlagGVR.GroupResource()))
+		}
+		flags = served
+	}
 	namespaces := c.Namespaces
 	if len(namespaces) == 0 {
 		namespaces = []string{metav1.NamespaceAll}
 	}
 	for _, ns := range namespaces {
 		cronJobs, jobs, err := c.listNamespace(ctx, ns)
+		var featureFlags []unstructured.Unstructured
+		if err == nil && flags {
+			featureFlags, err = c.listFeatureFlags(ctx, ns)
+		}
 		if err != nil {
 			if ns == metav1.NamespaceAll {
 				return c.fail(err)
@@ -43,6 +61,15 @@ func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
 		for _, j := range jobs {
 			sink.AddArtifact(c.jobArtifact(j))
 		}
+		for i := range featureFlags {
+			arts, errs := c.featureFlagArtifacts(&featureFlags[i])
+			for _, a := range arts {
+				sink.AddArtifact(a)
+			}
+			for _, e := range errs {
+				sink.AddError(model.JoinScope(featureFlags[i].GetNamespace(), featureFlags[i].GetName()), e)
+			}
+		}
 	}
 	return nil
 }
@@ -50,7 +77,7 @@ func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
 func (c *Kubernetes) fail(err error) error {
 	hint := ""
 	if apierrors.IsForbidden(err) {
-		hint = "; grant get/list on cronjobs and jobs cluster-wide, or set namespaces to the ones this identity may read"
+		hint = "; grant get/list on cronjobs and jobs (and featureflags with feature_flags) cluster-wide, or set namespaces to the ones this identity may read"
 	}
 	return fmt.Errorf("kubernetes %s: list all namespaces: %w%s", c.authority(), err, hint)
 }

@@ -1,6 +1,7 @@
 package kubernetes_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,8 +14,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	discoveryfake "k8s.io/client-go/discovery/fake"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -26,7 +30,42 @@ func TestFaultMatrix(t *testing.T) {
 	faultmatrix.Run(t, "kubernetes", []faultmatrix.Unit{
 		{Kind: "source", Scope: "", Setup: setup(nil, "")},
 		{Kind: "namespace", Scope: "batch", Setup: setup([]string{"batch", "other"}, "batch")},
+		{Kind: "featureflag", Scope: "batch/bf-7001-flags", Setup: setupFlags},
 	})
+}
+
+// setupFlags reads FeatureFlag resources too: bf-7001-flags holds an
+// enabled flag of BF-7001 (BF007 finds it live); breaking it writes a
+// state the flagd shape refuses into its spec.
+func setupFlags(t *testing.T) (collectors.Collector, func()) {
+	flags := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.openfeature.dev/v1beta1", "kind": "FeatureFlag",
+		"metadata": map[string]any{"name": "bf-7001-flags", "namespace": "batch", "labels": map[string]any{"backfill-id": "bf-7001"}},
+		"spec": map[string]any{"flagSpec": map[string]any{"flags": map[string]any{
+			"replay-mode": map[string]any{"state": "ENABLED", "variants": map[string]any{"on": true, "off": false}, "defaultVariant": "on"},
+		}}},
+	}}
+	gvr := kubernetes.FeatureFlagGVR
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "FeatureFlagList"}, flags)
+	disc := &discoveryfake.FakeDiscovery{Fake: &k8stesting.Fake{}}
+	disc.Resources = []*metav1.APIResourceList{{GroupVersion: "core.openfeature.dev/v1beta1",
+		APIResources: []metav1.APIResource{{Name: "featureflags", Namespaced: true, Kind: "FeatureFlag"}}}}
+	c := kubernetes.New()
+	c.Client = fake.NewClientset(fixture()...)
+	c.FeatureFlags, c.Dynamic, c.Discovery = true, dyn, disc
+	c.Namespaces = []string{"batch", "other"}
+	c.Retry = remote.RetryPolicy{Attempts: 1}
+	c.SetSourceName("k8s-matrix")
+	if err := c.Init(); err != nil {
+		t.Fatal(err)
+	}
+	return c, func() {
+		broken := flags.DeepCopy()
+		unstructured.SetNestedField(broken.Object, "on", "spec", "flagSpec", "flags", "replay-mode", "state")
+		if _, err := dyn.Resource(gvr).Namespace("batch").Update(context.Background(), broken, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // setup builds a cluster holding BF-7001's replay CronJob (suspended) and

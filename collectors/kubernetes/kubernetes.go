@@ -6,6 +6,7 @@ package kubernetes
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -16,6 +17,8 @@ import (
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	k8s "k8s.io/client-go/kubernetes"
 )
 
@@ -64,13 +67,25 @@ type Kubernetes struct {
 	// by client-go included; 0 is refused (it would mean no deadline).
 	Timeout time.Duration `mapstructure:"timeout"`
 
+	// FeatureFlags also reads the OpenFeature Operator's FeatureFlag
+	// resources (core.openfeature.dev/v1beta1): every flag in them tied
+	// to a backfill is a feature_flag. A cluster without the CRD gets a
+	// note. It needs get/list on featureflags.
+	FeatureFlags bool `mapstructure:"feature_flags"`
+
 	// Client talks to the cluster; Init builds one when nil.
 	Client k8s.Interface `mapstructure:"-"`
+	// Dynamic lists FeatureFlag resources and Discovery says whether the
+	// cluster serves them (feature_flags); Init builds both with Client,
+	// so a test hands in fakes.
+	Dynamic   dynamic.Interface `mapstructure:"-"`
+	Discovery Discovery         `mapstructure:"-"`
 	// Retry bounds retries of 429 and 5xx answers.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
 	sourceName string
 	host       string
+	notes      []string
 	sel        *correlate.Selector
 	// strict is set when Init built the client: answers then come from a
 	// real API server, which always gives a list its resourceVersion, so
@@ -120,6 +135,9 @@ func (c *Kubernetes) Init() error {
 		return err
 	}
 	if c.Client != nil {
+		if c.FeatureFlags && (c.Dynamic == nil || c.Discovery == nil) {
+			return errors.New("feature_flags: a client was handed in without a dynamic and a discovery client")
+		}
 		return nil
 	}
 	cfg, err := kubeclient.Config(c.Kubeconfig, c.Context)
@@ -136,8 +154,23 @@ func (c *Kubernetes) Init() error {
 		return fmt.Errorf("kubeconfig: build a client: %w", err)
 	}
 	c.Client = cs
+	if c.FeatureFlags {
+		dyn, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("kubeconfig: build a dynamic client: %w", err)
+		}
+		disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("kubeconfig: build a discovery client: %w", err)
+		}
+		c.Dynamic, c.Discovery = dyn, apisDiscovery{disc}
+	}
 	return nil
 }
+
+// Notes says what the run found that is not an error: a cluster that
+// does not serve FeatureFlag resources.
+func (c *Kubernetes) Notes() []string { return c.notes }
 
 // authority is the host part of every URI this source emits.
 func (c *Kubernetes) authority() string {

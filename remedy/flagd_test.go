@@ -1,0 +1,160 @@
+package remedy
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+func flagdArtifact(file, flag string, attrs map[string]string) model.Artifact {
+	segs := strings.Split(file, "/")
+	for i := range segs {
+		segs[i] = url.PathEscape(segs[i])
+	}
+	return model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: flag,
+		URI: "flagd://flags/" + strings.Join(segs, "/") + "#" + url.PathEscape(flag), Attributes: attrs}
+}
+
+// The printed jq command, run by sh with the real jq, deletes exactly the
+// flag named from the JSON file, whatever the name or the file's name
+// holds, and leaves the others.
+func TestFlagdJSONRemovalWithJQ(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq not installed")
+	}
+	for _, name := range hostileNames {
+		if name == "" {
+			continue
+		}
+		dir := t.TempDir()
+		file := filepath.Join(dir, "fl ags", "a'b $x.json")
+		doc := map[string]any{"flags": map[string]any{name: map[string]any{"state": "ENABLED"}, "keep": map[string]any{"state": "ENABLED"}}}
+		b, _ := json.Marshal(doc)
+		os.MkdirAll(filepath.Dir(file), 0o755)
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a := flagdArtifact("fl ags/a'b $x.json", name, map[string]string{flagdFileAttr: file})
+		r, ok := buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: &a})
+		if !ok || len(r.Actions) != 1 || r.Actions[0].Name != DeleteFlag || r.Actions[0].Step != model.StepNormalized || !r.Actions[0].Resolves {
+			t.Fatalf("%q: %+v", name, r)
+		}
+		cmd := exec.Command("sh", "-c", "set -eu\n"+r.Actions[0].Shell)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%q: %v\n%s\n%s", name, err, out, r.Actions[0].Shell)
+		}
+		if ents, _ := filepath.Glob(filepath.Join(dir, "pwned*")); len(ents) > 0 {
+			t.Fatalf("%q broke out of its quoting", name)
+		}
+		var after struct{ Flags map[string]any }
+		b, _ = os.ReadFile(file)
+		if err := json.Unmarshal(b, &after); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := after.Flags[name]; ok || len(after.Flags) != 1 || after.Flags["keep"] == nil {
+			t.Errorf("%q: flags after: %v", name, after.Flags)
+		}
+	}
+}
+
+// A YAML file is edited in place by yq; the name reaches it in FLAG, out
+// of its expression. Without the file attribute (a report's finding) the
+// path comes from the URI.
+func TestFlagdYAMLRemoval(t *testing.T) {
+	for _, name := range hostileNames {
+		if name == "" {
+			continue
+		}
+		a := flagdArtifact("flags/"+name+".yaml", name, nil)
+		r, _ := buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: &a})
+		if len(r.Actions) != 1 {
+			t.Fatalf("%q: %+v", name, r)
+		}
+		sh := r.Actions[0].Shell
+		shSyntax(t, sh)
+		calls := runShell(t, `yq() { record yq "FLAG=$FLAG" "$@"; }`+"\n"+sh)
+		want := []string{"FLAG=" + name, "-i", "del(.flags[strenv(FLAG)])", "flags/" + name + ".yaml"}
+		if len(calls) != 1 || !slices.Equal(calls[0].args, want) {
+			t.Errorf("%q: calls %+v, want yq %q", name, calls, want)
+		}
+	}
+}
+
+// From a finding alone (BF007's recipe says alert) the URI says it is a
+// flag, which one, and in what file.
+func TestInferFlagdFromTheURI(t *testing.T) {
+	a := flagdArtifact("flags/replay.flagd.json", "bf-1/x#y", nil)
+	got := inferArtifact(model.Finding{RuleID: "BF007", ArtifactURI: a.URI})
+	if got == nil || got.Kind != model.KindFeatureFlag || got.Name != "bf-1/x#y" {
+		t.Fatalf("inferred %+v", got)
+	}
+	e, ok := ParseFlagd(got)
+	if !ok || e.File != "flags/replay.flagd.json" || e.Flag != "bf-1/x#y" {
+		t.Errorf("ParseFlagd = %+v %v", e, ok)
+	}
+	abs := model.Artifact{Kind: model.KindFeatureFlag, URI: "flagd://flags//etc/flagd/f.yaml#a"}
+	if e, ok := ParseFlagd(&abs); !ok || e.File != "/etc/flagd/f.yaml" {
+		t.Errorf("absolute path: %+v %v", e, ok)
+	}
+}
+
+// A FeatureFlag resource holding only this flag is deleted; one holding
+// others loses this flag through a JSON patch, its name escaped as a JSON
+// pointer token. From a report (no count) the patch is used.
+func TestFeatureFlagRemoval(t *testing.T) {
+	for _, name := range append([]string{"a/b~c"}, hostileNames...) {
+		if name == "" {
+			continue
+		}
+		uri := "kubernetes://k8s/" + url.PathEscape(name) + "/featureflags/" + url.PathEscape(name) + "#" + url.PathEscape(name)
+		only := model.Artifact{Kind: model.KindFeatureFlag, System: "kubernetes", URI: uri, Attributes: map[string]string{"featureflag_flags": "1"}}
+		r, _ := buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: &only})
+		if len(r.Actions) != 1 || r.Actions[0].Name != DeleteFlag {
+			t.Fatalf("%q: %+v", name, r)
+		}
+		calls := runShell(t, r.Actions[0].Shell)
+		want := append([]string{"delete", "featureflag", "--namespace=" + name}, dashed(name)...)
+		if len(calls) != 1 || calls[0].prog != "kubectl" || !slices.Equal(calls[0].args, want) {
+			t.Errorf("%q: delete calls %+v, want %q", name, calls, want)
+		}
+
+		shared := model.Artifact{Kind: model.KindFeatureFlag, System: "kubernetes", URI: uri, Attributes: map[string]string{"featureflag_flags": "3"}}
+		inferred := inferArtifact(model.Finding{RuleID: "BF007", ArtifactURI: uri})
+		for _, a := range []*model.Artifact{&shared, inferred} {
+			r, _ := buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: a})
+			if len(r.Actions) != 1 {
+				t.Fatalf("%q: %+v", name, r)
+			}
+			calls := runShell(t, r.Actions[0].Shell)
+			if len(calls) != 1 || len(calls[0].args) < 5 || calls[0].args[1] != "featureflag" {
+				t.Fatalf("%q: patch calls %+v", name, calls)
+			}
+			var patch []map[string]string
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(calls[0].args[4], "--patch=")), &patch); err != nil {
+				t.Fatalf("%q: %v in %q", name, err, calls[0].args)
+			}
+			token := strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+			if len(patch) != 1 || patch[0]["op"] != "remove" || patch[0]["path"] != "/spec/flagSpec/flags/"+token {
+				t.Errorf("%q: patch %v", name, patch)
+			}
+		}
+	}
+	if FlagRemovalPatch("a/b~c") != `[{"op":"remove","path":"/spec/flagSpec/flags/a~1b~0c"}]` {
+		t.Errorf("patch %s", FlagRemovalPatch("a/b~c"))
+	}
+}
+
+func dashed(name string) []string {
+	if strings.HasPrefix(name, "-") {
+		return []string{"--", name}
+	}
+	return []string{name}
+}
