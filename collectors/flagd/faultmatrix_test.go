@@ -11,7 +11,7 @@ import (
 )
 
 // Each file holds an enabled flag of BF-7001, the completed backfill of
-// the matrix: BF007 finds a live flag of a finished backfill in each.
+// the matrix: BF017 finds a live flag of a finished backfill in each.
 const (
 	replayJSON = `{"flags": {"bf-7001-replay-mode": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}`
 	guardYAML  = "metadata: {backfill_id: bf-7001}\nflags:\n  suppress-emails:\n    state: ENABLED\n    variants: {\"on\": \"on\", \"off\": \"off\"}\n    defaultVariant: \"on\"\n"

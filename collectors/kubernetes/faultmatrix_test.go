@@ -35,7 +35,7 @@ func TestFaultMatrix(t *testing.T) {
 }
 
 // setupFlags reads FeatureFlag resources too: bf-7001-flags holds an
-// enabled flag of BF-7001 (BF007 finds it live); breaking it writes a
+// enabled flag of BF-7001 (BF017 finds it live); breaking it writes a
 // state the flagd shape refuses into its spec.
 func setupFlags(t *testing.T) (collectors.Collector, func()) {
 	flags := &unstructured.Unstructured{Object: map[string]any{
