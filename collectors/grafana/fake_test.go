@@ -118,6 +118,9 @@ func (f *fakeGrafana) addDashboard(folderUID, folderTitle, uid, title string, ta
 func (f *fakeGrafana) addRule(uid, title, folderUID string, labels map[string]string, model map[string]any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if labels == nil {
+		labels = map[string]string{}
+	}
 	f.rules = append(f.rules, map[string]any{
 		"uid": uid, "orgID": 1, "folderUID": folderUID, "ruleGroup": "eval_group_1", "title": title,
 		"condition": "A", "noDataState": "OK", "execErrState": "Error", "for": "5m", "isPaused": false,
