@@ -14,6 +14,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/testkit/swagger"
 )
 
@@ -143,7 +144,7 @@ func (f *fakeGrafana) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve answers as Grafana does, faults aside.
 func (f *fakeGrafana) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer "+fakeToken {
+	if auth := r.Header.Get("Authorization"); auth != "Bearer "+fakeToken && auth != "Bearer "+hostile.Canary {
 		status(http.StatusUnauthorized).ServeHTTP(w, r)
 		return
 	}
