@@ -1,0 +1,199 @@
+package grafana
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
+)
+
+// generalFolder is the top level, which Grafana's folder API does not
+// list; search finds its dashboards with an empty folderUIDs.
+const generalFolder = "general"
+
+// folder is one item of GET /api/folders (FolderSearchHit).
+type folder struct {
+	UID       string `json:"uid"`
+	Title     string `json:"title"`
+	ParentUID string `json:"parentUid"`
+}
+
+// hit is one item of GET /api/search (Hit).
+type hit struct {
+	UID       string   `json:"uid"`
+	Title     string   `json:"title"`
+	Type      string   `json:"type"`
+	Tags      []string `json:"tags"`
+	FolderUID string   `json:"folderUid"`
+	URL       string   `json:"url"`
+}
+
+// dashboardFull is GET /api/dashboards/uid/{uid} (DashboardFullWithMeta).
+type dashboardFull struct {
+	Dashboard json.RawMessage `json:"dashboard"`
+	Meta      struct {
+		Created     string `json:"created"`
+		Updated     string `json:"updated"`
+		FolderUID   string `json:"folderUid"`
+		FolderTitle string `json:"folderTitle"`
+		URL         string `json:"url"`
+		Version     int64  `json:"version"`
+		Provisioned bool   `json:"provisioned"`
+	} `json:"meta"`
+}
+
+// alertRule is one item of GET /api/v1/provisioning/alert-rules
+// (ProvisionedAlertRule), the part read.
+type alertRule struct {
+	UID         string            `json:"uid"`
+	Title       string            `json:"title"`
+	FolderUID   string            `json:"folderUID"`
+	RuleGroup   string            `json:"ruleGroup"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	IsPaused    bool              `json:"isPaused"`
+	Updated     string            `json:"updated"`
+	Data        []struct {
+		RefID         string          `json:"refId"`
+		DatasourceUID string          `json:"datasourceUid"`
+		Model         json.RawMessage `json:"model"`
+	} `json:"data"`
+}
+
+// source is where the answers come from: the API or an export.
+type source interface {
+	// folders lists the folders under parent ("" for the root level).
+	folders(ctx context.Context, parent string) ([]folder, error)
+	// search lists the dashboards of a folder (folderUID set) or carrying
+	// a tag (tag set).
+	search(ctx context.Context, folderUID, tag string) ([]hit, error)
+	dashboard(ctx context.Context, uid string) (dashboardFull, error)
+	// alertRules lists the Grafana-managed rules; found is false when the
+	// export holds none.
+	alertRules(ctx context.Context) (rules []alertRule, found bool, err error)
+}
+
+// apiSource reads a live Grafana.
+type apiSource struct {
+	c        *apiclient.Client
+	maxPages int
+}
+
+func (s *apiSource) pager(path string) *remote.Pager {
+	return &remote.Pager{What: "GET " + redact.URL(s.c.Base()+path), Max: s.maxPages, MaxKey: "max_pages"}
+}
+
+func (s *apiSource) folders(ctx context.Context, parent string) ([]folder, error) {
+	p := s.pager("/api/folders")
+	var out []folder
+	for page := 1; ; page++ {
+		q := url.Values{"limit": {strconv.Itoa(pageSize)}, "page": {strconv.Itoa(page)}}
+		if parent != "" {
+			q.Set("parentUid", parent)
+		}
+		var batch []folder
+		if err := s.c.Get(ctx, "/api/folders", q, &batch); err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(batch))
+		for i, f := range batch {
+			if f.UID == "" {
+				return nil, fmt.Errorf("GET %s/api/folders: page %d: a folder without a uid", s.c.Base(), page)
+			}
+			ids[i] = f.UID
+		}
+		out = append(out, batch...)
+		next := ""
+		if len(batch) == pageSize {
+			next = strconv.Itoa(page + 1)
+		}
+		if err := p.Next(next, ids...); err != nil {
+			return nil, err
+		}
+		if next == "" {
+			return out, nil
+		}
+	}
+}
+
+func (s *apiSource) search(ctx context.Context, folderUID, tag string) ([]hit, error) {
+	p := s.pager("/api/search")
+	var out []hit
+	for page := 1; ; page++ {
+		q := url.Values{"type": {"dash-db"}, "limit": {strconv.Itoa(pageSize)}, "page": {strconv.Itoa(page)}}
+		switch {
+		case tag != "":
+			q.Set("tag", tag)
+		case folderUID == generalFolder:
+			q.Set("folderUIDs", "") // the top level, as the API describes it
+		default:
+			q.Set("folderUIDs", folderUID)
+		}
+		var batch []hit
+		if err := s.c.Get(ctx, "/api/search", q, &batch); err != nil {
+			return nil, err
+		}
+		ids := make([]string, 0, len(batch))
+		for _, h := range batch {
+			if h.Type != "" && h.Type != "dash-db" {
+				continue
+			}
+			if h.UID == "" {
+				return nil, fmt.Errorf("GET %s/api/search: page %d: a dashboard without a uid", s.c.Base(), page)
+			}
+			ids = append(ids, h.UID)
+			out = append(out, h)
+		}
+		next := ""
+		if len(batch) == pageSize {
+			next = strconv.Itoa(page + 1)
+		}
+		if err := p.Next(next, ids...); err != nil {
+			return nil, err
+		}
+		if next == "" {
+			return out, nil
+		}
+	}
+}
+
+func (s *apiSource) dashboard(ctx context.Context, uid string) (dashboardFull, error) {
+	var d dashboardFull
+	err := s.c.Get(ctx, "/api/dashboards/uid/"+url.PathEscape(uid), nil, &d)
+	return d, err
+}
+
+func (s *apiSource) alertRules(ctx context.Context) ([]alertRule, bool, error) {
+	var out []alertRule
+	err := s.c.Get(ctx, "/api/v1/provisioning/alert-rules", nil, &out)
+	return out, err == nil, err
+}
+
+// parseTime reads an RFC 3339 time; zero when absent or unreadable
+// (Grafana writes 0001-01-01 for unknown).
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || t.Year() <= 1 {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// clip shortens text taken from an answer, on one line, before it goes
+// into a message or an attribute.
+func clip(s string, n int) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,228 @@
+package grafana
+
+import (
+	"encoding/json"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Attributes besides the model's.
+const (
+	AttrUID     = "uid"
+	AttrTags    = "tags"    // the dashboard's tags, comma-separated, sorted
+	AttrVersion = "version" // the dashboard's version, which the fix checks has not moved
+	AttrGroup   = "rule_group"
+)
+
+// maxTags caps the tags kept of a dashboard.
+const maxTags = 50
+
+func (g *Grafana) dashboardURI(uid string) string {
+	return "grafana://" + g.sourceName() + "/dashboards/" + url.PathEscape(uid)
+}
+
+func (g *Grafana) ruleURI(uid string) string {
+	return "grafana://" + g.sourceName() + "/alert-rules/" + url.PathEscape(uid)
+}
+
+// tagLabels turns tags into labels: "backfill_id=BF-1234" and
+// "backfill_id:BF-1234" become key and value; any other tag is a key with
+// an empty value.
+func tagLabels(tags []string) map[string]string {
+	out := map[string]string{}
+	for i, t := range tags {
+		if i >= maxTags {
+			break
+		}
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if k, v, ok := strings.Cut(t, "="); ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		} else if k, v, ok := strings.Cut(t, ":"); ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		} else {
+			out[t] = ""
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// tie asks the selector whether an object is made for a backfill: a tag or
+// label carrying the id, a declared asset, the title, or a bare tag that
+// holds an id (a tag "bf-1234").
+func (g *Grafana) tie(uri, title string, labels map[string]string) (id, how string, ok bool) {
+	if id, how, ok := g.sel.Match(uri, title, labels); ok {
+		return id, how, true
+	}
+	bare := make([]string, 0, len(labels))
+	for k, v := range labels {
+		if v == "" {
+			bare = append(bare, k)
+		}
+	}
+	sort.Strings(bare)
+	for _, k := range bare {
+		if id, ok := g.sel.FromName(k); ok {
+			return id, "label", true
+		}
+	}
+	// A title is words: "BF-1234 replay monitor" names BF-1234 though the
+	// id is followed by a space, which a name pattern does not end on.
+	for _, w := range titleWords(title) {
+		if id, ok := g.sel.FromName(w); ok {
+			return id, "name", true
+		}
+	}
+	return "", "", false
+}
+
+// titleWords splits a title on spaces and punctuation and trims trailing
+// punctuation, so "BF-1234: replay" or "(BF-1234)" give "BF-1234".
+func titleWords(title string) []string {
+	fields := strings.FieldsFunc(title, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(",;()[]{}<>\"'`|/", r)
+	})
+	out := fields[:0]
+	for _, f := range fields {
+		if f = strings.TrimRight(f, ".:!?#*"); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// dashboardArtifact builds the artifact of a dashboard, or nil when it is
+// neither tied nor reads anything tied.
+func (g *Grafana) dashboardArtifact(u *unit, h hit, d dashboardFull) (*model.Artifact, error) {
+	dj, err := decodeDashboard(d.Dashboard)
+	if err != nil {
+		return nil, err
+	}
+	uid := h.UID
+	title := dj.Title
+	if title == "" {
+		title = h.Title
+	}
+	tags := dj.Tags
+	if len(tags) == 0 {
+		tags = h.Tags
+	}
+	uri := g.dashboardURI(uid)
+	labels := tagLabels(tags)
+	bf, how, tied := g.tie(uri, title, labels)
+	rs := reads(g.sel, dashboardQueries(dj))
+	if !tied && len(rs) == 0 {
+		return nil, nil
+	}
+	folderTitle := d.Meta.FolderTitle
+	if folderTitle == "" {
+		folderTitle = u.title
+	}
+	art := &model.Artifact{
+		Kind: model.KindDashboard, System: "grafana", Scope: model.JoinScope(u.uid, uid), URI: uri,
+		Name: clip(title, 200), Labels: labels, State: model.StateActive,
+		CreatedAt: parseTime(d.Meta.Created), ModifiedAt: parseTime(d.Meta.Updated),
+	}
+	if tied {
+		art.BackfillID, art.Correlation = bf, how
+		art.SetAttr(model.AttrTemporary, "true")
+	}
+	if len(rs) > 0 {
+		art.SetAttr(model.AttrReads, model.FormatReads(rs))
+	}
+	art.SetAttr(AttrUID, uid)
+	if len(tags) > 0 {
+		art.SetAttr(AttrTags, joinSorted(tags))
+	}
+	if folderTitle != "" {
+		art.SetAttr(model.AttrProject, clip(folderTitle, 200))
+	}
+	if d.Meta.Version > 0 {
+		art.SetAttr(AttrVersion, strconv.FormatInt(d.Meta.Version, 10))
+	}
+	if base := g.base(); base != "" {
+		if d.Meta.URL != "" && strings.HasPrefix(d.Meta.URL, "/") {
+			art.SetAttr(model.AttrURL, base+d.Meta.URL)
+		}
+		art.SetAttr(model.AttrAPIURL, base+"/api/dashboards/uid/"+url.PathEscape(uid))
+	}
+	return art, nil
+}
+
+// ruleArtifact builds the artifact of an alert rule, or nil when it is
+// neither tied nor reads anything tied.
+func (g *Grafana) ruleArtifact(r alertRule, folderTitle string) *model.Artifact {
+	uri := g.ruleURI(r.UID)
+	bf, how, tied := g.tie(uri, r.Title, r.Labels)
+	var qs []query
+	for _, d := range r.Data {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(d.Model, &m) != nil {
+			continue
+		}
+		for _, text := range targetTexts(m) {
+			if len(qs) < maxQueries {
+				qs = append(qs, query{where: `query "` + clip(d.RefID, 40) + `"`, text: text})
+			}
+		}
+	}
+	rs := reads(g.sel, qs)
+	if !tied && len(rs) == 0 {
+		return nil
+	}
+	fu := r.FolderUID
+	if fu == "" {
+		fu = generalFolder
+	}
+	state := model.StateActive
+	if r.IsPaused {
+		state = model.StatePaused
+	}
+	art := &model.Artifact{
+		Kind: model.KindAlert, System: "grafana", Scope: folderScope(fu), URI: uri,
+		Name: clip(r.Title, 200), Labels: r.Labels, State: state, ModifiedAt: parseTime(r.Updated),
+	}
+	if tied {
+		art.BackfillID, art.Correlation = bf, how
+		art.SetAttr(model.AttrWatchesOnly, "true")
+	}
+	if len(rs) > 0 {
+		art.SetAttr(model.AttrReads, model.FormatReads(rs))
+	}
+	art.SetAttr(AttrUID, r.UID)
+	if r.RuleGroup != "" {
+		art.SetAttr(AttrGroup, clip(r.RuleGroup, 200))
+	}
+	if folderTitle != "" {
+		art.SetAttr(model.AttrProject, clip(folderTitle, 200))
+	}
+	if base := g.base(); base != "" {
+		art.SetAttr(model.AttrURL, base+"/alerting/grafana/"+url.PathEscape(r.UID)+"/view")
+		art.SetAttr(model.AttrAPIURL, base+"/api/v1/provisioning/alert-rules/"+url.PathEscape(r.UID))
+	}
+	return art
+}
+
+func joinSorted(tags []string) string {
+	out := make([]string, 0, len(tags))
+	for i, t := range tags {
+		if i >= maxTags {
+			break
+		}
+		if t = clip(t, 100); t != "" {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}

@@ -1,0 +1,168 @@
+// Package grafana collects the Grafana dashboards and Grafana-managed
+// alert rules a backfill left behind, and the live ones that read a
+// backfill's tables or jobs. It reads Grafana's HTTP API with a service
+// account token (GET /api/folders, /api/search, /api/dashboards/uid/{uid},
+// /api/v1/provisioning/alert-rules), or a directory of saved answers
+// (export_dir). A dashboard or rule tied to a backfill by its title, tags
+// or labels is machinery made for it (temporary); any dashboard or rule
+// whose panel queries name a tied table or job is reported with those
+// reads, untied: it is live and blocks the table's cleanup.
+package grafana
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
+)
+
+//go:embed sample.yaml
+var sampleConfig string
+
+func init() {
+	collectors.Register("grafana", func() collectors.Collector { return New() })
+}
+
+// Defaults.
+const (
+	defaultConcurrency = 4
+	maxConcurrency     = 32
+	// pageSize is the limit of each folder and search page (search allows 5000).
+	pageSize = 1000
+)
+
+// New returns a Grafana collector with its defaults filled in.
+func New() *Grafana {
+	return &Grafana{Config: apiclient.Config{Timeout: remote.DefaultCallTimeout}, Concurrency: defaultConcurrency}
+}
+
+// Grafana is one Grafana organisation, read with one service account.
+type Grafana struct {
+	apiclient.Config `mapstructure:",squash"`
+	// Concurrency is how many dashboards are read at once.
+	Concurrency int `mapstructure:"concurrency"`
+	// MaxPages caps the pages of one listing (remote.DefaultMaxPages when 0).
+	MaxPages int `mapstructure:"max_pages"`
+	// Folders, when set, limits the folders read to these (uid or title;
+	// "general" is the top level).
+	Folders []string `mapstructure:"folders"`
+	// Tags: dashboards carrying one of them are read wherever they are,
+	// even in a folder outside Folders.
+	Tags []string `mapstructure:"tags"`
+	// ExportDir reads saved API answers from a directory instead of a
+	// server (see dir.go for the layout).
+	ExportDir string `mapstructure:"export_dir"`
+
+	// HTTP is the client; Init builds one when nil, so tests can hand in
+	// their own.
+	HTTP *http.Client `mapstructure:"-"`
+	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
+	Retry remote.RetryPolicy `mapstructure:"-"`
+
+	name    string
+	baseDir string
+	client  *apiclient.Client
+	src     source
+	sel     *correlate.Selector
+}
+
+// SampleConfig returns the documented sample source entry.
+func (g *Grafana) SampleConfig() string { return sampleConfig }
+
+// UseSelector keeps the selector that ties dashboards, rules and the
+// tables their queries read.
+func (g *Grafana) UseSelector(s *correlate.Selector) { g.sel = s }
+
+// SetSourceName sets the name this source reports under, the host part of
+// its URIs. Until it is called the URL's host is used.
+func (g *Grafana) SetSourceName(name string) { g.name = name }
+
+// SetBaseDir resolves a relative export_dir against the config file's
+// directory.
+func (g *Grafana) SetBaseDir(dir string) { g.baseDir = dir }
+
+// exportDir is export_dir resolved against the config file's directory.
+func (g *Grafana) exportDir() string {
+	if g.baseDir != "" && !filepath.IsAbs(g.ExportDir) {
+		return filepath.Join(g.baseDir, g.ExportDir)
+	}
+	return g.ExportDir
+}
+
+func (g *Grafana) sourceName() string {
+	if g.name != "" {
+		return g.name
+	}
+	if u, err := url.Parse(g.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "grafana"
+}
+
+// Init validates the config, reads the token it names and builds the
+// client. It does not call the server.
+func (g *Grafana) Init() error {
+	if g.Concurrency == 0 {
+		g.Concurrency = defaultConcurrency
+	}
+	if g.Concurrency < 0 || g.Concurrency > maxConcurrency {
+		return fmt.Errorf("concurrency: %d is out of range (1 to %d)", g.Concurrency, maxConcurrency)
+	}
+	if g.MaxPages < 0 {
+		return fmt.Errorf("max_pages: %d is negative", g.MaxPages)
+	}
+	for i, t := range g.Tags {
+		if t == "" {
+			return fmt.Errorf("tags[%d]: empty", i)
+		}
+	}
+	if g.sel == nil {
+		g.sel = correlate.MustSelector()
+	}
+	if g.ExportDir != "" {
+		if g.URL != "" {
+			return errors.New("export_dir and url: set one, the saved answers or the server")
+		}
+		if err := remote.CheckTimeout("timeout", g.Timeout); err != nil {
+			return err
+		}
+		return nil
+	}
+	if g.URL == "" {
+		return errors.New("url: missing; set the Grafana address, e.g. http://grafana:3000 (or export_dir)")
+	}
+	c, err := apiclient.New(g.Config, g.HTTP, g.Retry)
+	if err != nil {
+		return err
+	}
+	g.client = c
+	g.HTTP = c.HTTP()
+	g.src = &apiSource{c: c, maxPages: g.MaxPages}
+	return nil
+}
+
+// API is the client Init built (address, token, TLS, timeout), for the fix
+// system that deletes dashboards and rules; nil before Init or with
+// export_dir.
+func (g *Grafana) API() *apiclient.Client { return g.client }
+
+// base is the web address links are made from.
+func (g *Grafana) base() string {
+	if g.client != nil {
+		return g.client.Base()
+	}
+	return ""
+}
+
+var (
+	_ collectors.Collector    = (*Grafana)(nil)
+	_ collectors.SelectorUser = (*Grafana)(nil)
+	_ collectors.Namer        = (*Grafana)(nil)
+)
