@@ -31,12 +31,13 @@ type fakeUnleash struct {
 	files     map[string][]byte // export-relative path -> answer
 	misbehave map[string]http.Handler
 	requests  []string
+	token     string // the Authorization header required
 	srv       *httptest.Server
 }
 
 func newFake(t *testing.T) *fakeUnleash {
 	t.Helper()
-	f := &fakeUnleash{files: map[string][]byte{}, misbehave: map[string]http.Handler{}}
+	f := &fakeUnleash{files: map[string][]byte{}, misbehave: map[string]http.Handler{}, token: testToken}
 	root := "testdata/export"
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -79,14 +80,14 @@ func (f *fakeUnleash) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		key += "#archived"
 	}
 	f.mu.Lock()
-	h := f.misbehave[key]
+	h, token := f.misbehave[key], f.token
 	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
 	f.mu.Unlock()
 	if h != nil {
 		h.ServeHTTP(w, r)
 		return
 	}
-	if r.Header.Get("Authorization") != testToken {
+	if r.Header.Get("Authorization") != token {
 		unleashError(w, http.StatusUnauthorized, "AuthenticationRequired", "You must log in to use Unleash.")
 		return
 	}
