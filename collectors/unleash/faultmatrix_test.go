@@ -41,10 +41,10 @@ func unit(kind, scope string, breakIt func(f *fakeUnleash)) faultmatrix.Unit {
 func TestFaultMatrix(t *testing.T) {
 	flag := model.JoinScope("default", matrixFlag)
 	faultmatrix.Run(t, "unleash", []faultmatrix.Unit{
-		unit("source", "", func(f *fakeUnleash) { f.srv.Close() }),                                    // server down
-		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/projects", status(500)) }),        // 500
-		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/projects", hostile.Stall()) }),    // slow answer
-		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/environments", status(401)) }),    // token revoked
+		unit("source", "", func(f *fakeUnleash) { f.srv.Close() }),                                 // server down
+		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/projects", status(500)) }),     // 500
+		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/projects", hostile.Stall()) }), // slow answer
+		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/environments", status(401)) }), // token revoked
 		unit("project", "default", func(f *fakeUnleash) { f.set("/api/admin/search/features", status(500)) }),
 		unit("project", "default", func(f *fakeUnleash) { f.set("/api/admin/search/features", hostile.Drip(100*time.Millisecond)) }),
 		unit("project", "default", func(f *fakeUnleash) { f.set("/api/admin/search/features#archived", status(503)) }),
