@@ -17,4 +17,5 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/pubsub"
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
+	_ "github.com/bfaudit/bfaudit/collectors/unleash"
 )

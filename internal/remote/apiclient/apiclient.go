@@ -32,6 +32,10 @@ type Config struct {
 	Username    string `mapstructure:"username"`
 	PasswordEnv string `mapstructure:"password_env"`
 	TokenEnv    string `mapstructure:"token_env"`
+	// AuthScheme is the word sent before the token_env token in the
+	// Authorization header: Bearer when empty; "raw" sends the token
+	// alone, as Unleash's admin API documents it.
+	AuthScheme string `mapstructure:"auth_scheme"`
 	// TLS: ca_file, a PEM bundle trusted for an https URL besides the
 	// system roots, and insecure_skip_verify, which turns checks off.
 	remote.TLS `mapstructure:",squash"`
@@ -99,7 +103,15 @@ func authHeader(cfg Config) (string, error) {
 			return "", fmt.Errorf("token_env: environment variable %s is empty or unset", cfg.TokenEnv)
 		}
 		redact.Add(tok)
-		return "Bearer " + tok, nil
+		switch {
+		case cfg.AuthScheme == "":
+			return "Bearer " + tok, nil
+		case strings.EqualFold(cfg.AuthScheme, AuthRaw):
+			return tok, nil
+		case !isToken(cfg.AuthScheme):
+			return "", fmt.Errorf("auth_scheme: %q is not one word such as Bearer, or raw for the token alone", redact.Line(cfg.AuthScheme, 40))
+		}
+		return cfg.AuthScheme + " " + tok, nil
 	case cfg.PasswordEnv != "":
 		if cfg.Username == "" {
 			return "", errors.New("username: missing; password_env is set, so username is needed too")
@@ -118,6 +130,24 @@ func authHeader(cfg Config) (string, error) {
 		return "", fmt.Errorf("password_env: missing; name the environment variable that holds %s's password", cfg.Username)
 	}
 	return "", nil
+}
+
+// AuthRaw is the auth_scheme that sends the token_env token alone as the
+// Authorization header.
+const AuthRaw = "raw"
+
+// isToken reports whether s can be an HTTP auth scheme (RFC 9110 token
+// characters, no space).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // HTTP is the client calls are made with (TLS, call timeout), for what

@@ -109,6 +109,29 @@ func TestAuthAndQuery(t *testing.T) {
 	}
 }
 
+// auth_scheme: Unleash's admin API takes the token alone as the header;
+// another scheme word replaces Bearer.
+func TestAuthScheme(t *testing.T) {
+	var got string
+	url := server(t, func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Get("Authorization")
+		w.Write([]byte(`{}`))
+	})
+	t.Setenv("T_TOK", "*:*.tok-123456")
+	for scheme, want := range map[string]string{"": "Bearer *:*.tok-123456", "raw": "*:*.tok-123456", "RAW": "*:*.tok-123456", "token": "token *:*.tok-123456"} {
+		var out struct{}
+		if err := client(t, Config{URL: url, TokenEnv: "T_TOK", AuthScheme: scheme}).Get(context.Background(), "/x", nil, &out); err != nil || got != want {
+			t.Errorf("auth_scheme %q: %v, header %q, want %q", scheme, err, got, want)
+		}
+	}
+	for _, bad := range []string{"Bearer x", "a:b", "é"} {
+		_, err := New(Config{URL: url, TokenEnv: "T_TOK", AuthScheme: bad, Timeout: time.Second}, nil, remote.RetryPolicy{})
+		if err == nil || !strings.HasPrefix(err.Error(), "auth_scheme") || strings.Contains(err.Error(), "tok-123456") {
+			t.Errorf("auth_scheme %q: %v, want it refused naming the key", bad, err)
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	t.Setenv("T_EMPTY", "")
 	for _, tt := range []struct {

@@ -1,0 +1,267 @@
+package unleash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
+)
+
+// pageSize is the flags asked for per search page: the largest Unleash
+// serves (a larger limit falls back to 50).
+const pageSize = 100
+
+// project is one item of GET /api/admin/projects.
+type project struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type projectList struct {
+	Projects []project `json:"projects"`
+}
+
+// environment is one item of GET /api/admin/environments.
+type environment struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Enabled *bool  `json:"enabled"`
+}
+
+type environmentList struct {
+	Environments []environment `json:"environments"`
+}
+
+// tag is a flag's tag, in the search answer and GET .../tags.
+type tag struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+// strategy is one activation strategy of a flag in one environment.
+type strategy struct {
+	Name     string `json:"name"`
+	Disabled bool   `json:"disabled"`
+}
+
+// flagEnv is one environment of a flag: in the search answer (with
+// hasStrategies) and in the flag's detail (with its strategies).
+type flagEnv struct {
+	Name       string     `json:"name"`
+	Enabled    bool       `json:"enabled"`
+	Type       string     `json:"type"`
+	LastSeenAt *string    `json:"lastSeenAt"`
+	Strategies []strategy `json:"strategies"`
+}
+
+// flag is one item of GET /api/admin/search/features, or the answer of
+// GET /api/admin/projects/{p}/features/{name} (which has no tags and no
+// archivedAt).
+type flag struct {
+	Name         string    `json:"name"`
+	Type         string    `json:"type"`
+	Description  string    `json:"description"`
+	Project      string    `json:"project"`
+	Stale        bool      `json:"stale"`
+	CreatedAt    *string   `json:"createdAt"`
+	LastSeenAt   *string   `json:"lastSeenAt"`
+	ArchivedAt   *string   `json:"archivedAt"`
+	Archived     bool      `json:"archived"`
+	Environments []flagEnv `json:"environments"`
+	Tags         []tag     `json:"tags"`
+	CreatedBy    *struct {
+		Name string `json:"name"`
+	} `json:"createdBy"`
+
+	created, lastSeen time.Time // parsed by check
+	detailed          bool      // the strategies were read
+}
+
+type searchPage struct {
+	Features []flag `json:"features"`
+	Total    *int64 `json:"total"`
+}
+
+// check validates a flag entry and parses its times. An entry that fails
+// is not understood: an error at its unit, never skipped silently.
+func (f *flag) check() error {
+	if f.Name == "" {
+		return errors.New("a flag without a name")
+	}
+	var err error
+	if f.CreatedAt != nil && *f.CreatedAt != "" {
+		if f.created, err = parseTime(*f.CreatedAt); err != nil {
+			return fmt.Errorf("flag %s: createdAt: %w", clip(f.Name, 100), err)
+		}
+	}
+	f.lastSeen = time.Time{}
+	seen := []*string{f.LastSeenAt}
+	for i, e := range f.Environments {
+		if e.Name == "" {
+			return fmt.Errorf("flag %s: environment %d has no name", clip(f.Name, 100), i)
+		}
+		seen = append(seen, e.LastSeenAt)
+	}
+	for _, s := range seen {
+		if s == nil || *s == "" {
+			continue
+		}
+		t, err := parseTime(*s)
+		if err != nil {
+			return fmt.Errorf("flag %s: lastSeenAt: %w", clip(f.Name, 100), err)
+		}
+		if t.After(f.lastSeen) {
+			f.lastSeen = t
+		}
+	}
+	if f.ArchivedAt != nil && *f.ArchivedAt != "" {
+		if _, err := parseTime(*f.ArchivedAt); err != nil {
+			return fmt.Errorf("flag %s: archivedAt: %w", clip(f.Name, 100), err)
+		}
+	}
+	return nil
+}
+
+func (f *flag) archived() bool { return f.Archived || (f.ArchivedAt != nil && *f.ArchivedAt != "") }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || t.IsZero() {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time", clip(s, 40))
+	}
+	return t.UTC(), nil
+}
+
+// api is where the collector reads from: the Admin API or an export.
+type api interface {
+	projects(ctx context.Context) ([]project, error)
+	// environments returns nil, nil when the source has no listing (an
+	// export without environments.json): the flags' own types are used.
+	environments(ctx context.Context) ([]environment, error)
+	// flags lists a project's live flags, or its archived ones.
+	flags(ctx context.Context, project string, archived bool) ([]flag, error)
+	// flag reads one flag's detail (environments with their strategies);
+	// nil, nil when the source does not hold it (an export without it).
+	flag(ctx context.Context, project, name string) (*flag, error)
+}
+
+// httpAPI reads the Admin API with the source's client.
+type httpAPI struct {
+	c        *apiclient.Client
+	maxPages int
+}
+
+func (h *httpAPI) projects(ctx context.Context) ([]project, error) {
+	var out projectList
+	if err := h.c.Get(ctx, "/api/admin/projects", nil, &out); err != nil {
+		return nil, err
+	}
+	if out.Projects == nil {
+		return nil, fmt.Errorf("GET %s/api/admin/projects: the answer has no projects list", h.c.Base())
+	}
+	return out.Projects, nil
+}
+
+func (h *httpAPI) environments(ctx context.Context) ([]environment, error) {
+	var out environmentList
+	if err := h.c.Get(ctx, "/api/admin/environments", nil, &out); err != nil {
+		return nil, err
+	}
+	if out.Environments == nil {
+		return nil, fmt.Errorf("GET %s/api/admin/environments: the answer has no environments list", h.c.Base())
+	}
+	return out.Environments, nil
+}
+
+// flags pages through GET /api/admin/search/features?project=IS:<p>,
+// sorted by name, 100 a page, under a Pager bounded by max_pages. A flag
+// listed twice (the listing shifted under us) is kept once.
+func (h *httpAPI) flags(ctx context.Context, projectID string, archived bool) ([]flag, error) {
+	const path = "/api/admin/search/features"
+	q := url.Values{"project": {"IS:" + projectID}, "sortBy": {"name"}, "sortOrder": {"asc"}, "limit": {strconv.Itoa(pageSize)}}
+	if archived {
+		q.Set("archived", "IS:true")
+	}
+	pager := remote.Pager{What: "GET " + h.c.Base() + path + "?" + q.Encode(), Max: h.maxPages, MaxKey: "max_pages"}
+	var out []flag
+	seen := map[string]bool{}
+	for offset := 0; ; {
+		q.Set("offset", strconv.Itoa(offset))
+		var page searchPage
+		if err := h.c.Get(ctx, path, q, &page); err != nil {
+			return nil, err
+		}
+		if page.Features == nil {
+			return nil, fmt.Errorf("%s: offset %d: the answer has no features list", pager.What, offset)
+		}
+		if page.Total != nil && pager.Announced == 0 {
+			pager.Announced = *page.Total
+		}
+		names := make([]string, len(page.Features))
+		for i, f := range page.Features {
+			names[i] = f.Name
+			if f.Name != "" && seen[f.Name] {
+				continue
+			}
+			seen[f.Name] = true
+			out = append(out, f)
+		}
+		offset += len(page.Features)
+		next := ""
+		switch {
+		case len(page.Features) == 0:
+			if page.Total != nil && int64(offset) < *page.Total {
+				return nil, fmt.Errorf("%s: the server announced %d flags and listed %d: the listing is incomplete", pager.What, *page.Total, offset)
+			}
+		case page.Total != nil:
+			if int64(offset) < *page.Total {
+				next = strconv.Itoa(offset)
+			}
+		case len(page.Features) >= pageSize:
+			next = strconv.Itoa(offset)
+		}
+		if err := pager.Next(next, names...); err != nil {
+			return nil, err
+		}
+		if next == "" {
+			return out, nil
+		}
+	}
+}
+
+func (h *httpAPI) flag(ctx context.Context, projectID, name string) (*flag, error) {
+	var out flag
+	if err := h.c.Get(ctx, flagPath(projectID, name), nil, &out); err != nil {
+		return nil, err
+	}
+	if out.Name != name {
+		return nil, fmt.Errorf("GET %s%s: the answer is not that flag", h.c.Base(), flagPath(projectID, name))
+	}
+	return &out, nil
+}
+
+// flagPath is the Admin API path of one flag, which DELETE archives.
+func flagPath(projectID, name string) string {
+	return "/api/admin/projects/" + url.PathEscape(projectID) + "/features/" + url.PathEscape(name)
+}
+
+// FlagPath is flagPath for the fix action.
+func FlagPath(projectID, name string) string { return flagPath(projectID, name) }
+
+// clip shortens text taken from an answer, on one line, before it goes
+// into a message or an attribute.
+func clip(s string, n int) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,222 @@
+package unleash
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Attributes of a flag besides the model's.
+const (
+	AttrFlagType       = "flag_type"       // release, experiment, operational, kill-switch, permission
+	AttrStale          = "stale"           // "true" when Unleash marks the flag stale
+	AttrStrategies     = "strategies"      // the names of its enabled strategies, sorted, comma-separated (read from the flag's detail)
+	AttrDescription    = "description"     // its description, on one line, at most 500 characters
+	AttrOtherBackfills = "other_backfills" // further backfill ids its tags name
+)
+
+// ReplayPositionTag is the tag value prefix that records the position a
+// flag held for the replay: a tag (of any type) valued
+// replay-position:enabled or replay-position:disabled.
+const ReplayPositionTag = "replay-position:"
+
+// guardTagValue marks a flag as a side-effect guard whatever the tag's type.
+const guardTagValue = "side-effect-guard"
+
+// tiedFlag is a flag tied to a backfill, and how.
+type tiedFlag struct {
+	flag
+	project    string
+	uri        string
+	backfillID string
+	how        string   // label (its tag), asset, name or description
+	others     []string // further backfill ids its tags name
+}
+
+// uri is the stable address of a flag.
+func (u *Unleash) uri(projectID, name string) string {
+	return "unleash://" + u.sourceName() + "/projects/" + url.PathEscape(projectID) + "/features/" + url.PathEscape(name)
+}
+
+// tie says which backfill a flag belongs to, through the shared
+// selector: a tag of type tag_type (its value is the id), a plan's
+// declared asset, the flag's name, then the words of its description.
+func (u *Unleash) tie(projectID string, f flag) (tiedFlag, bool) {
+	t := tiedFlag{flag: f, project: projectID, uri: u.uri(projectID, f.Name)}
+	var values []string
+	for _, tg := range f.Tags {
+		if tg.Type == u.TagType && tg.Value != "" {
+			values = append(values, tg.Value)
+		}
+	}
+	sort.Strings(values)
+	var labels map[string]string
+	if len(values) > 0 {
+		labels = map[string]string{u.TagType: values[0]}
+		for _, v := range values[1:] {
+			if !model.SameID(v, values[0]) && !containsID(t.others, v) {
+				t.others = append(t.others, v)
+			}
+		}
+	}
+	if id, how, ok := u.sel.Match(t.uri, f.Name, labels); ok {
+		t.backfillID, t.how = id, how
+		return t, true
+	}
+	for _, w := range words(f.Description) {
+		if id, ok := u.sel.FromName(w); ok {
+			t.backfillID, t.how = id, "description"
+			return t, true
+		}
+	}
+	return t, false
+}
+
+func containsID(ids []string, id string) bool {
+	for _, have := range ids {
+		if model.SameID(have, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// words splits a description into words on spaces and punctuation and
+// trims trailing punctuation, so a name pattern anchored at the end of the
+// id finds it in "BF-1234: replay", "(BF-1234)" or "BF-1234 replay".
+func words(text string) []string {
+	fields := strings.FieldsFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(",;()[]{}<>\"'`|/", r)
+	})
+	out := fields[:0]
+	for _, f := range fields {
+		if f = strings.TrimRight(f, ".:!?#*"); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// maxDescriptionChars caps the description kept: free text shown in reports.
+const maxDescriptionChars = 500
+
+// artifact turns a tied flag into a feature_flag artifact. envType is the
+// type of each environment from the environment listing; a flag's own
+// environment type is used for one the listing lacks.
+func (u *Unleash) artifact(t tiedFlag, envType map[string]string) model.Artifact {
+	art := model.Artifact{
+		Kind: model.KindFeatureFlag, System: "unleash", Scope: model.JoinScope(t.project, t.Name), URI: t.uri,
+		Name: t.Name, BackfillID: t.backfillID, Correlation: t.how, Labels: tagLabels(t.Tags),
+		CreatedAt: t.created, LastUsedAt: t.lastSeen,
+	}
+	var on []string
+	production := false
+	for _, e := range t.Environments {
+		if !e.Enabled {
+			continue
+		}
+		on = append(on, e.Name)
+		typ, ok := envType[e.Name]
+		if !ok {
+			typ = e.Type
+		}
+		production = production || strings.EqualFold(typ, "production")
+	}
+	sort.Strings(on)
+	art.SetAttr(model.AttrProject, t.project)
+	if base := u.apiURL(); base != "" {
+		art.SetAttr(model.AttrAPIURL, base)
+		art.SetAttr(model.AttrURL, base+"/projects/"+url.PathEscape(t.project)+"/features/"+url.PathEscape(t.Name))
+	}
+	switch {
+	case t.archived():
+		art.State = model.StateDeleted
+		art.SetAttr(model.AttrArchived, "true")
+		art.SetAttr(model.AttrPosition, "disabled") // an archived flag is off for every client
+	case len(on) > 0:
+		art.State = model.StateEnabled
+		art.SetAttr(model.AttrPosition, "enabled")
+		art.SetAttr(model.AttrEnabledIn, strings.Join(on, ","))
+		art.SetAttr(model.AttrProduction, strconv.FormatBool(production))
+	default:
+		art.State = model.StateDisabled
+		art.SetAttr(model.AttrPosition, "disabled")
+		art.SetAttr(model.AttrProduction, "false")
+	}
+	if t.Type != "" {
+		art.SetAttr(AttrFlagType, clip(t.Type, 60))
+	}
+	art.SetAttr(AttrStale, strconv.FormatBool(t.Stale))
+	if t.detailed {
+		art.SetAttr(AttrStrategies, strategyNames(t.Environments))
+	}
+	if t.Description != "" {
+		art.SetAttr(AttrDescription, clip(t.Description, maxDescriptionChars))
+	}
+	if t.CreatedBy != nil && t.CreatedBy.Name != "" {
+		art.SetAttr(model.AttrCreatedBy, clip(t.CreatedBy.Name, 200))
+	}
+	if len(t.others) > 0 {
+		art.SetAttr(AttrOtherBackfills, strings.Join(t.others, ","))
+	}
+	for _, tg := range t.Tags {
+		if (u.GuardTagType != "" && tg.Type == u.GuardTagType) || tg.Value == guardTagValue {
+			art.SetAttr(model.AttrGuard, "true")
+		}
+		if pos, ok := strings.CutPrefix(tg.Value, ReplayPositionTag); ok && (pos == "enabled" || pos == "disabled") {
+			art.SetAttr(model.AttrReplayPosition, pos)
+		}
+	}
+	return art
+}
+
+// apiURL is the base address of the Unleash read, or "" for an export.
+func (u *Unleash) apiURL() string {
+	if u.client == nil {
+		return ""
+	}
+	return u.client.Base()
+}
+
+// tagLabels keeps a flag's tags as labels, type -> value; the values of
+// a type with several tags are sorted and comma-separated.
+func tagLabels(tags []tag) map[string]string {
+	if len(tags) == 0 {
+		return nil
+	}
+	by := map[string][]string{}
+	for _, tg := range tags {
+		if tg.Type == "" {
+			continue
+		}
+		by[tg.Type] = append(by[tg.Type], clip(tg.Value, 200))
+	}
+	out := make(map[string]string, len(by))
+	for k, vs := range by {
+		sort.Strings(vs)
+		out[clip(k, 100)] = strings.Join(vs, ",")
+	}
+	return out
+}
+
+// strategyNames lists the distinct names of the enabled strategies of a
+// flag's environments, sorted and comma-separated.
+func strategyNames(envs []flagEnv) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, e := range envs {
+		for _, s := range e.Strategies {
+			if s.Disabled || s.Name == "" || seen[s.Name] {
+				continue
+			}
+			seen[s.Name] = true
+			names = append(names, clip(s.Name, 100))
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ",")
+}

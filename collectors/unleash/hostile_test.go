@@ -1,0 +1,120 @@
+package unleash
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
+)
+
+// hostileCollector sends hostile.Canary as its token, with a one-second
+// call timeout and short real retry waits.
+func hostileCollector(t *testing.T, url string) *Unleash {
+	t.Helper()
+	t.Setenv("TEST_UNLEASH_HOSTILE_TOKEN", hostile.Canary)
+	u := New()
+	u.URL, u.TokenEnv = url, "TEST_UNLEASH_HOSTILE_TOKEN"
+	u.Timeout = time.Second
+	u.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
+	u.SetSourceName("unl")
+	if err := u.Init(); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+var hostileCases = []struct {
+	name string
+	h    func() http.Handler
+	want string // in the error
+}{
+	{"stall", hostile.Stall, "deadline"},
+	{"drip", func() http.Handler { return hostile.Drip(50 * time.Millisecond) }, "deadline"},
+	{"503 Retry-After 3600", func() http.Handler { return hostile.RetryAfter(503, 3600) }, "HTTP 503"},
+	{"header-echoing 502", func() http.Handler { return hostile.EchoHeaders(502) }, "HTTP 502"},
+	// Read within the call timeout or not (the machine's speed decides),
+	// a huge answer ends in an error; apiclient's tests pin the cap.
+	{"50 MB answer", func() http.Handler { return hostile.Huge(50 << 20) }, "GET"},
+	{"answer over the cap", func() http.Handler { return hostile.Huge(70 << 20) }, "GET"},
+}
+
+// The whole server misbehaves: the source fails within its bounds and
+// says why, and the token is in no error.
+func TestHostileWholeServer(t *testing.T) {
+	cases := append([]struct {
+		name string
+		h    func() http.Handler
+		want string
+	}{{"accepts and stalls (TCP)", nil, "deadline"}}, hostileCases...)
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			url := ""
+			if tt.h == nil {
+				url = "http://" + hostile.AcceptAndStall(t)
+			} else {
+				url = hostile.Server(t, tt.h()).URL
+			}
+			sink, err := collectortest.Collect(t, hostileCollector(t, url))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Collect = %v, want the source failed saying %q", err, tt.want)
+			}
+			out, _ := json.Marshal(sink)
+			for _, s := range []string{err.Error(), string(out)} {
+				if strings.Contains(s, hostile.Canary) || strings.Contains(s, "<html") {
+					t.Errorf("the answer or the token leaked: %s", s)
+				}
+			}
+		})
+	}
+}
+
+// Only one project's flag search misbehaves: the error stays at the
+// project; only one flag's detail: at that flag, the others reported.
+func TestHostileUnits(t *testing.T) {
+	for _, tt := range hostileCases {
+		t.Run("search "+tt.name, func(t *testing.T) {
+			f := newFake(t)
+			f.set("/api/admin/search/features", tt.h())
+			f.token = hostile.Canary
+			collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "default", tt.want)
+		})
+		t.Run("detail "+tt.name, func(t *testing.T) {
+			f := newFake(t)
+			f.set("/api/admin/projects/default/features/bf_1234_dual_write", tt.h())
+			f.token = hostile.Canary
+			sink := collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "default/bf_1234_dual_write", tt.want)
+			if len(sink.Artifacts) != 5 {
+				t.Errorf("%d flags reported, want all 5", len(sink.Artifacts))
+			}
+		})
+	}
+}
+
+// A server that never ends an answer is cut off by the run's own context
+// too, not only by the call timeout.
+func TestCollectHonoursTheRunsContext(t *testing.T) {
+	c := hostileCollector(t, hostile.Server(t, hostile.Stall()).URL)
+	c.Timeout = time.Minute
+	if err := c.Init(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Collect(ctx, collectors.NewTestSink()) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Collect succeeded against a stalled server")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Collect ignored the run's context")
+	}
+}

@@ -1,0 +1,180 @@
+// Package unleash collects the Unleash feature flags a backfill left
+// behind: flags tied to a backfill by a tag (type backfill, value the id),
+// their name or their description, read from the Admin API (projects, the
+// feature search per project, each tied flag's environments and
+// strategies, archived flags), or from saved API answers (export_dir).
+package unleash
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
+)
+
+//go:embed sample.yaml
+var sampleConfig string
+
+// Defaults.
+const (
+	DefaultTagType      = "backfill"
+	DefaultGuardTagType = "side-effect-guard"
+	defaultConcurrency  = 4
+	maxConcurrency      = 32
+	defaultMaxPages     = 200
+)
+
+func init() {
+	collectors.Register("unleash", func() collectors.Collector { return New() })
+}
+
+// New returns an Unleash collector with its defaults filled in: the token
+// is sent alone in the Authorization header, as Unleash takes it.
+func New() *Unleash {
+	return &Unleash{
+		Config:      apiclient.Config{Timeout: remote.DefaultCallTimeout, AuthScheme: apiclient.AuthRaw},
+		Concurrency: defaultConcurrency, MaxPages: defaultMaxPages,
+		TagType: DefaultTagType, GuardTagType: DefaultGuardTagType,
+	}
+}
+
+// Unleash is one Unleash instance (or an export of its Admin API answers).
+type Unleash struct {
+	apiclient.Config `mapstructure:",squash"`
+	// Concurrency bounds the flag detail reads in flight.
+	Concurrency int `mapstructure:"concurrency"`
+	// MaxPages bounds the pages of one project's flag search (100 flags a
+	// page, the server's largest).
+	MaxPages int `mapstructure:"max_pages"`
+	// Projects, when set, is the only projects read; each must exist.
+	Projects []string `mapstructure:"projects"`
+	// TagType is the tag type whose value is a backfill id; it must be one
+	// of the selector's label keys (correlation.label_keys).
+	TagType string `mapstructure:"tag_type"`
+	// GuardTagType is the tag type that marks a flag as a side-effect
+	// guard (any value); a tag of any type valued side-effect-guard does too.
+	GuardTagType string `mapstructure:"guard_tag_type"`
+	// ExportDir reads saved API answers instead of calling the server.
+	ExportDir string `mapstructure:"export_dir"`
+
+	// HTTP is the client; Init builds one when nil, so tests can hand in
+	// their own.
+	HTTP *http.Client `mapstructure:"-"`
+	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
+	Retry remote.RetryPolicy `mapstructure:"-"`
+
+	name    string
+	baseDir string
+	client  *apiclient.Client
+	sel     *correlate.Selector
+}
+
+// SampleConfig returns the documented sample source entry.
+func (u *Unleash) SampleConfig() string { return sampleConfig }
+
+// UseSelector keeps the selector that says which flags are backfill
+// machinery; its Assets are read at Collect time.
+func (u *Unleash) UseSelector(s *correlate.Selector) { u.sel = s }
+
+// SetSourceName sets the name this source reports under, the host part of
+// its URIs. Until it is called the URL's host is used.
+func (u *Unleash) SetSourceName(name string) { u.name = name }
+
+// SetBaseDir resolves a relative export_dir against the config file's
+// directory; the loader calls it after Init.
+func (u *Unleash) SetBaseDir(dir string) { u.baseDir = dir }
+
+func (u *Unleash) exportDir() string {
+	if u.baseDir != "" && !filepath.IsAbs(u.ExportDir) {
+		return filepath.Join(u.baseDir, u.ExportDir)
+	}
+	return u.ExportDir
+}
+
+func (u *Unleash) sourceName() string {
+	if u.name != "" {
+		return u.name
+	}
+	if p, err := url.Parse(u.URL); err == nil && p.Host != "" {
+		return p.Host
+	}
+	return "unleash"
+}
+
+// Init validates the config, reads the secret it names and builds the
+// client. It does not call the server: one that is down fails the run's
+// coverage, not the config.
+func (u *Unleash) Init() error {
+	if u.sel == nil {
+		u.sel = correlate.MustSelector()
+	}
+	if err := remote.CheckTimeout("timeout", u.Timeout); err != nil {
+		return err
+	}
+	if u.Concurrency <= 0 || u.Concurrency > maxConcurrency {
+		return fmt.Errorf("concurrency: %d; expected 1 to %d", u.Concurrency, maxConcurrency)
+	}
+	if u.MaxPages <= 0 {
+		return fmt.Errorf("max_pages: %d; expected a positive number", u.MaxPages)
+	}
+	if strings.TrimSpace(u.TagType) == "" {
+		return errors.New("tag_type: empty; name the tag type whose value is the backfill id (default backfill)")
+	}
+	if _, ok := u.sel.FromLabels(map[string]string{u.TagType: "x"}); !ok {
+		return fmt.Errorf("tag_type: %q is not one of correlation.label_keys (%s); add it there or use one of them",
+			redact.Line(u.TagType, 60), strings.Join(u.sel.LabelKeys, ", "))
+	}
+	for i, p := range u.Projects {
+		if strings.TrimSpace(p) == "" {
+			return fmt.Errorf("projects[%d]: empty project id", i)
+		}
+	}
+	if u.ExportDir != "" {
+		if u.URL != "" {
+			return errors.New("url and export_dir: set one, not both")
+		}
+		// The directory is checked at Collect: a relative path is only
+		// resolved once the loader hands in the config's directory.
+		return nil
+	}
+	if u.URL == "" {
+		return errors.New("url: missing; set the Unleash address, e.g. https://unleash.example.com, or export_dir")
+	}
+	c, err := apiclient.New(u.Config, u.HTTP, u.Retry)
+	if err != nil {
+		return err
+	}
+	u.client = c
+	// The fix action archives flags with the same client (TLS, timeout).
+	u.HTTP = c.HTTP()
+	return nil
+}
+
+// API is the client Init built (the source's address, token, TLS and
+// timeout), for the fix action that archives flags; nil before Init and
+// for an export.
+func (u *Unleash) API() *apiclient.Client { return u.client }
+
+// where names the source in errors: its address or its export directory.
+func (u *Unleash) where() string {
+	if u.ExportDir != "" {
+		return "export " + u.exportDir()
+	}
+	return u.client.Base()
+}
+
+var (
+	_ collectors.Collector        = (*Unleash)(nil)
+	_ collectors.SelectorUser     = (*Unleash)(nil)
+	_ collectors.BaseDirUser      = (*Unleash)(nil)
+	_ collectors.SampleConfigurer = (*Unleash)(nil)
+)

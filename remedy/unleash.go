@@ -1,0 +1,72 @@
+package remedy
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+func init() {
+	registerSystem("unleash", commands{remove: flagRemoval, infer: inferUnleash})
+}
+
+// ParseUnleashFlag reads a flag's project and name from the unleash
+// collector's URI: unleash://<source>/projects/<project>/features/<name>,
+// both path-escaped.
+func ParseUnleashFlag(uri string) (project, name string, ok bool) {
+	segs, ok := segments(uri, "unleash")
+	if !ok || len(segs) != 4 || segs[0] != "projects" || segs[2] != "features" || segs[1] == "" || segs[3] == "" {
+		return "", "", false
+	}
+	return segs[1], segs[3], true
+}
+
+// unleashFlagPath is the Admin API path of a flag; DELETE on it archives
+// the flag (Unleash 5 and later), which can be revived from the archive.
+func unleashFlagPath(project, name string) string {
+	return "/api/admin/projects/" + url.PathEscape(project) + "/features/" + url.PathEscape(name)
+}
+
+// archiveFlagCommand is the curl call that archives a flag through the
+// Admin API the flag was read from (or $UNLEASH_URL when unknown). The
+// token stays in the environment: the command names the variable only.
+func archiveFlagCommand(a *model.Artifact, project string) string {
+	path := unleashFlagPath(project, a.Name)
+	target := `"${UNLEASH_URL:?set UNLEASH_URL to the Unleash address}"` + Quote(path)
+	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
+		target = Quote(u + path)
+	}
+	return "curl -fsS -X DELETE " + unleashAuth + " " + target
+}
+
+// unleashAuth sends the admin token from $UNLEASH_TOKEN alone, as the
+// Admin API takes it.
+const unleashAuth = `-H "Authorization: ${UNLEASH_TOKEN:?set UNLEASH_TOKEN to an Unleash admin API token}"`
+
+func flagProject(a *model.Artifact) string {
+	if p := a.Attr(model.AttrProject); p != "" {
+		return p
+	}
+	p, _, _ := ParseUnleashFlag(a.URI)
+	return p
+}
+
+func flagRemoval(r *Remedy, a *model.Artifact) {
+	project := flagProject(a)
+	if a.Kind != model.KindFeatureFlag || a.Name == "" || project == "" || a.Attr(model.AttrArchived) == "true" {
+		return
+	}
+	r.Actions = append(r.Actions, Action{Name: ArchiveFlag, Step: model.StepNormalized, Resolves: true,
+		Summary: "archive flag " + a.Name + " in project " + project, Shell: archiveFlagCommand(a, project)})
+}
+
+// inferUnleash: a flag's URI names its project and name.
+func inferUnleash(a *model.Artifact) {
+	if project, name, ok := ParseUnleashFlag(a.URI); ok {
+		a.Kind, a.Name = model.KindFeatureFlag, name
+		if a.Attr(model.AttrProject) == "" {
+			a.SetAttr(model.AttrProject, project)
+		}
+	}
+}
