@@ -174,3 +174,26 @@ func TestIndexKeysEveryIDOnce(t *testing.T) {
 		t.Error("Correlate wrote keys into the caller's estate")
 	}
 }
+
+// The default name pattern finds the id after any separator, an
+// underscore included (tmp_bf_1234 is how temporary tables are named), and
+// never inside a word.
+func TestDefaultNamePattern(t *testing.T) {
+	s := MustSelector()
+	for name, want := range map[string]string{
+		"bf_1234_refunds":                    "bf_1234",
+		"replay-bf-1234":                     "bf-1234",
+		"tmp_bf_1234_refunds":                "bf_1234",
+		"shop.revenue.bf_1234_refunds_tmp":   "bf_1234",
+		"`shop.revenue.tmp_bf_1234_refunds`": "bf_1234",
+		"BF-77":                              "BF-77",
+		"pdf_2024_report":                    "",
+		"abf_12_x":                           "",
+		"bf_12abc":                           "",
+	} {
+		got, _ := s.FromName(name)
+		if got != want {
+			t.Errorf("FromName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

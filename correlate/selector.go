@@ -15,8 +15,10 @@ import (
 var DefaultLabelKeys = []string{"backfill_id", "backfill-id", "backfill"}
 
 // DefaultNamePatterns find a backfill id in an object's name, e.g.
-// bf_1234_refunds or replay-bf-1234. The first capture group is the id.
-var DefaultNamePatterns = []string{`(?i)\b(bf[-_]?\d+)(?:[-_.]|$)`}
+// bf_1234_refunds, replay-bf-1234 or tmp_bf_1234_refunds (an underscore
+// is a separator in table names, though not a word boundary), never inside
+// a word (pdf_2024, abf_12). The first capture group is the id.
+var DefaultNamePatterns = []string{`(?i)(?:^|[^a-z0-9])(bf[-_]?\d+)(?:[-_.]|$)`}
 
 // Selector decides which objects are backfill machinery and which backfill
 // they belong to. Collectors use it to keep only what matters from large
