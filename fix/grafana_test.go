@@ -97,11 +97,11 @@ func TestApplyGrafana(t *testing.T) {
 				{Kind: model.KindDashboard, System: "grafana", Source: "gf", State: model.StateActive, Scope: "analytics/d-1",
 					URI: "grafana://gf/dashboards/d-1", Name: "BF-1234 monitor", BackfillID: "BF-1234",
 					Attributes: map[string]string{grafana.AttrUID: "d-1", grafana.AttrVersion: "3", model.AttrTemporary: "true",
-						model.AttrAPIURL: srv.URL + "/api/dashboards/uid/d-1"}},
+						model.AttrAPIURL: srv.URL}},
 				{Kind: model.KindAlert, System: "grafana", Source: "gf", State: model.StateActive, Scope: "analytics",
 					URI: "grafana://gf/alert-rules/r-1", Name: "BF-1234 lag", BackfillID: "BF-1234", ModifiedAt: updated,
 					Attributes: map[string]string{grafana.AttrUID: "r-1", model.AttrWatchesOnly: "true",
-						model.AttrAPIURL: srv.URL + "/api/v1/provisioning/alert-rules/r-1"}},
+						model.AttrAPIURL: srv.URL}},
 			}
 			est.Coverage = append(est.Coverage, model.Coverage{Source: "gf", Status: model.CoverageOK})
 			res := applyPlan(t, inputs(t, est), "BF-1234", sys, openStore(t), remedy.DeleteDashboard, remedy.DeleteAlertRule)

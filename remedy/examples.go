@@ -80,7 +80,7 @@ var exampleArtifacts = map[string]model.Artifact{
 		URI: "exports://flags/refund-backfill-mode", Name: "refund-backfill-mode"},
 	"grafana-dashboard": {Kind: model.KindDashboard, System: "grafana", Source: "grafana", State: model.StateActive,
 		URI: "grafana://grafana/dashboards/bf-1234-replay", Name: "BF-1234 refund replay",
-		Attributes: attrs(model.AttrTemporary, "true", model.AttrAPIURL, "https://grafana.example.com", model.AttrURL, "https://grafana.example.com/d/bf-1234-replay/bf-1234-refund-replay")},
+		Attributes: attrs("uid", "bf-1234-replay", model.AttrTemporary, "true", model.AttrAPIURL, "https://grafana.example.com", model.AttrURL, "https://grafana.example.com/d/bf-1234-replay/bf-1234-refund-replay")},
 	"grafana-reader": {Kind: model.KindDashboard, System: "grafana", Source: "grafana", State: model.StateActive,
 		URI: "grafana://grafana/dashboards/rev-daily", Name: "Revenue daily",
 		Attributes: attrs(model.AttrURL, "https://grafana.example.com/d/rev-daily/revenue-daily",

@@ -21,7 +21,8 @@ func RestoreGuard(r *Remedy, _ model.Finding, facts Facts) {
 		where = u
 	}
 	r.Human = &Human{Step: model.StepNormalized, Where: where,
-		What: fmt.Sprintf("Switch flag %s back to its normal position (side effects on) in every environment, and check the job sends again; then remove the flag.", nameOr(a))}
+		What: fmt.Sprintf("Make sure flag %s is back in its normal position (side effects on) in every environment, and check the job sends again. "+
+			"Removing the flag (BF017's command) returns its callers to the default in their code: check that default is the normal position.", nameOr(a))}
 }
 
 // RepointReader: a live dashboard or alert rule reading a backfill's

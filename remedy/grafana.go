@@ -2,6 +2,7 @@ package remedy
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -37,9 +38,9 @@ func grafanaRemoval(r *Remedy, a *model.Artifact) {
 	default:
 		return
 	}
-	target := Quote(a.Attr(model.AttrAPIURL))
-	if a.Attr(model.AttrAPIURL) == "" {
-		target = "\"$" + grafanaURLVar + "\"" + Quote(path+url.PathEscape(uid))
+	target := "\"$" + grafanaURLVar + "\"" + Quote(path+url.PathEscape(uid))
+	if base := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); base != "" {
+		target = Quote(base + path + url.PathEscape(uid))
 	}
 	shell := "curl -fsS -X DELETE -H \"Authorization: Bearer $" + grafanaTokenVar + "\" " + target
 	r.Actions = append(r.Actions, Action{Name: name, Step: model.StepNormalized, Resolves: true,

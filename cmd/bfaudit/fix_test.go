@@ -10,8 +10,10 @@ import (
 )
 
 // The quickstart's BF-1234: the script holds each command at its step;
-// with the special alert still active, nothing past "normalized" may run,
-// so every command is commented out with the reason.
+// with the special alert still active, the guard flag's position to check
+// and a dashboard reading the temp table, nothing past "normalized" may
+// run: only that step's commands (archive the flag, delete the replay's
+// dashboard) are live, every later one is commented out with the reason.
 func TestFixQuickstartScript(t *testing.T) {
 	code, out, stderr := bfaudit(t, "fix", "-c", quickstart, "--now", "2026-11-30", "--backfill", "bf_1234")
 	if code != exitOK {
@@ -21,13 +23,23 @@ func TestFixQuickstartScript(t *testing.T) {
 	if err := exec.Command("sh", "-n", "-c", out).Run(); err != nil {
 		t.Errorf("sh -n: %v", err)
 	}
+	var live []string
 	for _, line := range strings.Split(out, "\n") {
 		if line != "" && !strings.HasPrefix(line, "#") && line != "set -eu" {
-			t.Errorf("live line in a plan where everything waits: %q", line)
+			live = append(live, line)
 		}
 	}
+	if len(live) != 2 || !strings.Contains(live[0], "/api/admin/projects/default/features/bf-1234-suppress-refund-emails") ||
+		!strings.Contains(live[1], "/api/dashboards/uid/bf-1234-refund-replay") {
+		t.Errorf("live lines should be the normalized step's two commands (archive the flag, delete the dashboard), got:\n%s", strings.Join(live, "\n"))
+	}
+	normalized, _, _ := strings.Cut(out, "# -- step access revoked")
+	if strings.Count(normalized, "curl ") != len(live) {
+		t.Errorf("a live command outside the normalized step:\n%s", out)
+	}
 	for _, want := range []string{
-		"# -- step access revoked: WAITS, step normalized is not done: BF007",
+		"# -- step access revoked: WAITS, step normalized is not done: BF018",
+		"BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp",
 		"# gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics",
 		"# bq rm -f -t shop-analytics:revenue.bf_1234_refunds_tmp",
 		"# TODO (by hand): Complete the decision record and archive it",

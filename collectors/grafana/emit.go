@@ -154,7 +154,7 @@ func (g *Grafana) dashboardArtifact(u *unit, h hit, d dashboardFull) (*model.Art
 		if d.Meta.URL != "" && strings.HasPrefix(d.Meta.URL, "/") {
 			art.SetAttr(model.AttrURL, base+d.Meta.URL)
 		}
-		art.SetAttr(model.AttrAPIURL, base+"/api/dashboards/uid/"+url.PathEscape(uid))
+		art.SetAttr(model.AttrAPIURL, base)
 	}
 	return art, nil
 }
@@ -208,7 +208,7 @@ func (g *Grafana) ruleArtifact(r alertRule, folderTitle string) *model.Artifact 
 	}
 	if base := g.base(); base != "" {
 		art.SetAttr(model.AttrURL, base+"/alerting/grafana/"+url.PathEscape(r.UID)+"/view")
-		art.SetAttr(model.AttrAPIURL, base+"/api/v1/provisioning/alert-rules/"+url.PathEscape(r.UID))
+		art.SetAttr(model.AttrAPIURL, base)
 	}
 	return art
 }

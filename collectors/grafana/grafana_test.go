@@ -33,7 +33,7 @@ func TestCollectTiesAndReads(t *testing.T) {
 	if got, want := mon.Attr(model.AttrURL), f.URL()+"/d/bf1234-monitor/slug"; got != want {
 		t.Errorf("url %q, want %q", got, want)
 	}
-	if got, want := mon.Attr(model.AttrAPIURL), f.URL()+"/api/dashboards/uid/bf1234-monitor"; got != want {
+	if got, want := mon.Attr(model.AttrAPIURL), f.URL(); got != want {
 		t.Errorf("api_url %q, want %q", got, want)
 	}
 	if mon.ModifiedAt.IsZero() || mon.CreatedAt.IsZero() || mon.Attr(AttrVersion) != "3" || mon.Attr(AttrTags) != "backfill" {

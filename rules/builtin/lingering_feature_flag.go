@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
@@ -44,14 +45,14 @@ func lingeringFeatureFlag(c *rules.Context) {
 
 // flagWhere says where a flag is on, as its system reports it.
 func flagWhere(a *model.Artifact) string {
-	on := a.Attr(model.AttrEnabledIn)
+	on, prod := a.Attr(model.AttrEnabledIn), a.BoolAttr(model.AttrProduction)
 	switch {
-	case a.BoolAttr(model.AttrProduction) && on != "":
-		return "on in production: " + on
-	case a.BoolAttr(model.AttrProduction):
-		return "on in production"
+	case on != "" && prod && !strings.Contains(on, "prod"):
+		return "on in " + on + ", a production environment among them"
 	case on != "":
 		return "on in " + on
+	case prod:
+		return "on in production"
 	case a.State == model.StateEnabled || a.State == model.StateActive:
 		return "on"
 	}

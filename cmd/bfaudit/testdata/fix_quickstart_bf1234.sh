@@ -18,16 +18,28 @@ set -eu
 # gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
 
 # -- step normalized
+# BF017 high unleash://flags/projects/default/features/bf-1234-suppress-refund-emails: feature flag bf-1234-suppress-refund-emails made for backfill BF-1234 still exists (on in production)
+# archive_flag: archive flag bf-1234-suppress-refund-emails in project default
+curl -fsS -X DELETE -H "Authorization: ${UNLEASH_TOKEN:?set UNLEASH_TOKEN to an Unleash admin API token}" "${UNLEASH_URL:?set UNLEASH_URL to the Unleash address}"/api/admin/projects/default/features/bf-1234-suppress-refund-emails
+# BF007 low grafana://dashboards/dashboards/bf-1234-refund-replay: dashboard BF-1234 refund replay only served backfill BF-1234 and is still active
+# delete_dashboard: delete Grafana dashboard BF-1234 refund replay
+curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api/dashboards/uid/bf-1234-refund-replay
+# BF018 critical unleash://flags/projects/default/features/bf-1234-suppress-refund-emails: side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back
+# TODO (by hand): Make sure flag bf-1234-suppress-refund-emails is back in its normal position (side effects on) in every environment, and check the job sends again. Removing the flag (BF017's command) returns its callers to the default in their code: check that default is the normal position.
+# where: unleash://flags/projects/default/features/bf-1234-suppress-refund-emails
+# BF019 medium grafana://dashboards/dashboards/revenue-daily: dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped
+# TODO (by hand): Repoint the queries of dashboard Revenue daily to the final table, or retire them: panel "Refunds by day" (shop-analytics.revenue.bf_1234_refunds_tmp). The temporary table is dropped only after this.
+# where: grafana://dashboards/dashboards/revenue-daily
 # BF007 low exports://alerts/refund-backfill-watch: alert refund-backfill-watch only served backfill BF-1234 and is still active
 # TODO (by hand): Delete the alert refund-backfill-watch in monitoring: bfaudit has no command for this system.
 # where: exports://alerts/refund-backfill-watch
 
-# -- step access revoked: WAITS, step normalized is not done: BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# -- step access revoked: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
 # BF003 critical gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com is still in force: the plan's elevated access expired 2026-09-30
 # revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com in project shop-analytics
 # gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
 
-# -- step archived: WAITS, step normalized is not done: BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# -- step archived: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
 # BF008 medium: decision record records/bf-1234.md:1 is not archived for BF-1234 (completed 2026-09-20, more than 14 days ago)
 # TODO (by hand): Complete the decision record and archive it: set archived_at once every field is right.
 # where: records/bf-1234.md:1
@@ -50,7 +62,7 @@ set -eu
 # where: records/bf-1234.md:1
 # final_data_location: # TODO: where the final data lives now (project.dataset.table, schema.table)
 
-# -- step retired: WAITS, step normalized is not done: BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# -- step retired: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
 # BF005 medium bigquery://shop-analytics/revenue/bf_1234_refunds_tmp: temporary table bf_1234_refunds_tmp is still there: no expiration set; completed 2026-09-20, grace 7d ended 2026-09-27
 # drop_table: delete table shop-analytics:revenue.bf_1234_refunds_tmp
 # bq rm -f -t shop-analytics:revenue.bf_1234_refunds_tmp
