@@ -1,13 +1,9 @@
 package airflow
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -53,24 +49,9 @@ func newDirAPI(dir string) *dirAPI { return &dirAPI{dir: dir} }
 // read decodes the file name (slash-separated, relative to the export)
 // into out. found is false when the file does not exist.
 func (d *dirAPI) read(name string, limit int64, out checker) (found bool, err error) {
-	p := filepath.Join(d.dir, filepath.FromSlash(name))
-	b, err := safefile.ReadLimit(p, limit)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case errors.Is(err, safefile.ErrTooLarge):
-		return true, fmt.Errorf("%s: larger than %d MiB: refused", name, limit>>20)
-	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		} else if msg, ok := strings.CutPrefix(err.Error(), p+": "); ok {
-			err = errors.New(msg)
-		}
-		return true, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return true, fmt.Errorf("%s: empty file", name)
+	b, found, err := safefile.ReadSaved(d.dir, name, limit)
+	if !found || err != nil {
+		return found, err
 	}
 	if err := decodeAnswer(b, out); err != nil {
 		return true, fmt.Errorf("%s: %w", name, err)

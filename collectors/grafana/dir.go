@@ -1,7 +1,6 @@
 package grafana
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,20 +42,9 @@ func newDirSource(dir string) *dirSource { return &dirSource{dir: dir, paths: ma
 
 // read decodes a file into out; found is false when it does not exist.
 func (d *dirSource) read(name string, out any) (found bool, err error) {
-	p := filepath.Join(d.dir, filepath.FromSlash(name))
-	b, err := safefile.ReadLimit(p, maxFileBytes)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return true, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null" {
-		return true, fmt.Errorf("%s: empty file", name)
+	b, found, err := safefile.ReadSaved(d.dir, name, maxFileBytes)
+	if !found || err != nil {
+		return found, err
 	}
 	if err := remote.Unmarshal(b, out); err != nil {
 		return true, fmt.Errorf("%s: %w", name, err)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -35,21 +33,9 @@ const maxFileBytes = 64 << 20
 // read decodes the file name (slash-separated, relative to the export)
 // into out; found is false when it does not exist.
 func (d *dirAPI) read(name string, out any) (found bool, err error) {
-	p := filepath.Join(d.dir, filepath.FromSlash(name))
-	b, err := safefile.ReadLimit(p, maxFileBytes)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case errors.Is(err, safefile.ErrTooLarge):
-		return true, fmt.Errorf("%s: larger than %d MiB: refused", name, maxFileBytes>>20)
-	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		} else if msg, ok := strings.CutPrefix(err.Error(), p+": "); ok {
-			err = errors.New(msg)
-		}
-		return true, fmt.Errorf("%s: %w", name, err)
+	b, found, err := safefile.ReadSaved(d.dir, name, maxFileBytes)
+	if !found || err != nil {
+		return found, err
 	}
 	if err := remote.Unmarshal(b, out); err != nil {
 		return true, fmt.Errorf("%s: %w", name, err)

@@ -1,0 +1,39 @@
+package safefile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// ReadSaved reads one saved API answer, name (slash-separated) under dir,
+// for the collectors that audit an export instead of a live server. found
+// is false when the file does not exist (the caller decides whether that
+// unit did not answer). A file that is present but empty or `null` is an
+// error, never an empty answer. Errors name the file as the export names
+// it, without dir.
+func ReadSaved(dir, name string, limit int64) (b []byte, found bool, err error) {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	b, err = ReadLimit(p, limit)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case errors.Is(err, ErrTooLarge):
+		return nil, true, fmt.Errorf("%s: larger than %d MiB: refused", name, limit>>20)
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		} else if msg, ok := strings.CutPrefix(err.Error(), p+": "); ok {
+			err = errors.New(msg)
+		}
+		return nil, true, fmt.Errorf("%s: %w", name, err)
+	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || string(t) == "null" {
+		return nil, true, fmt.Errorf("%s: empty file", name)
+	}
+	return b, true, nil
+}
