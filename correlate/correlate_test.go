@@ -197,3 +197,16 @@ func TestDefaultNamePattern(t *testing.T) {
 		}
 	}
 }
+
+func TestTextIDs(t *testing.T) {
+	s := MustSelector()
+	if got := s.TextIDs("BF-1234: replay (bf_77), see bf-9."); strings.Join(got, ",") != "BF-1234,bf_77,bf-9" {
+		t.Errorf("TextIDs = %v", got)
+	}
+	if id, ok := s.FromText("BF-1234 replay monitor"); !ok || id != "BF-1234" {
+		t.Errorf("FromText = %q %v", id, ok)
+	}
+	if _, ok := s.FromText("nightly revenue"); ok {
+		t.Error("FromText found an id in text without one")
+	}
+}

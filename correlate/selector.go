@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -89,6 +90,34 @@ func (s *Selector) FromName(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// FromText returns the first backfill id TextIDs finds in free text.
+func (s *Selector) FromText(text string) (string, bool) {
+	if ids := s.TextIDs(text); len(ids) > 0 {
+		return ids[0], true
+	}
+	return "", false
+}
+
+// TextIDs returns the backfill ids the name patterns find in free text (a
+// description, a comment, a title), word by word, in order: the text is
+// split on spaces and punctuation and each word's trailing punctuation
+// trimmed, so a pattern anchored at the end of the id finds it in
+// "BF-1234: replay", "(BF-1234)" or "BF-1234 replay monitor".
+func (s *Selector) TextIDs(text string) []string {
+	fields := strings.FieldsFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(",;()[]{}<>\"'`|/", r)
+	})
+	var ids []string
+	for _, f := range fields {
+		if f = strings.TrimRight(f, ".:!?#*"); f != "" {
+			if id, ok := s.FromName(f); ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }
 
 // Match says whether an object is backfill machinery and, if so, which

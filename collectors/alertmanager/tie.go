@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/prometheus/prometheus/model/labels"
@@ -64,10 +63,8 @@ func (a *Alertmanager) tie(s silence) (tiedSilence, bool) {
 			}
 		}
 	}
-	for _, word := range words(s.Comment) {
-		if id, ok := a.sel.FromName(word); ok {
-			add(id, "comment")
-		}
+	for _, id := range a.sel.TextIDs(s.Comment) {
+		add(id, "comment")
 	}
 	if len(ids) == 0 {
 		return t, false
@@ -99,22 +96,6 @@ func literals(m matcher) []string {
 		}
 	}
 	return set
-}
-
-// words splits a comment into words on spaces and punctuation and trims
-// trailing punctuation, so a name pattern anchored at the end of the id
-// ((?:[-_.]|$)) finds it in "BF-1234: replay", "(BF-1234)" or "BF-1234 replay".
-func words(comment string) []string {
-	fields := strings.FieldsFunc(comment, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune(",;()[]{}<>\"'`|/", r)
-	})
-	out := fields[:0]
-	for _, f := range fields {
-		if f = strings.TrimRight(f, ".:!?#*"); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // matchersText writes matchers as Alertmanager and amtool print them:

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -78,27 +77,10 @@ func (g *Grafana) tie(uri, title string, labels map[string]string) (id, how stri
 	}
 	// A title is words: "BF-1234 replay monitor" names BF-1234 though the
 	// id is followed by a space, which a name pattern does not end on.
-	for _, w := range titleWords(title) {
-		if id, ok := g.sel.FromName(w); ok {
-			return id, "name", true
-		}
+	if id, ok := g.sel.FromText(title); ok {
+		return id, "name", true
 	}
 	return "", "", false
-}
-
-// titleWords splits a title on spaces and punctuation and trims trailing
-// punctuation, so "BF-1234: replay" or "(BF-1234)" give "BF-1234".
-func titleWords(title string) []string {
-	fields := strings.FieldsFunc(title, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune(",;()[]{}<>\"'`|/", r)
-	})
-	out := fields[:0]
-	for _, f := range fields {
-		if f = strings.TrimRight(f, ".:!?#*"); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // dashboardArtifact builds the artifact of a dashboard, or nil when it is

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -67,11 +66,9 @@ func (u *Unleash) tie(projectID string, f flag) (tiedFlag, bool) {
 		t.backfillID, t.how = id, how
 		return t, true
 	}
-	for _, w := range words(f.Description) {
-		if id, ok := u.sel.FromName(w); ok {
-			t.backfillID, t.how = id, "description"
-			return t, true
-		}
+	if id, ok := u.sel.FromText(f.Description); ok {
+		t.backfillID, t.how = id, "description"
+		return t, true
 	}
 	return t, false
 }
@@ -83,22 +80,6 @@ func containsID(ids []string, id string) bool {
 		}
 	}
 	return false
-}
-
-// words splits a description into words on spaces and punctuation and
-// trims trailing punctuation, so a name pattern anchored at the end of the
-// id finds it in "BF-1234: replay", "(BF-1234)" or "BF-1234 replay".
-func words(text string) []string {
-	fields := strings.FieldsFunc(text, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune(",;()[]{}<>\"'`|/", r)
-	})
-	out := fields[:0]
-	for _, f := range fields {
-		if f = strings.TrimRight(f, ".:!?#*"); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // maxDescriptionChars caps the description kept: free text shown in reports.
