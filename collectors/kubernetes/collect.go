@@ -28,7 +28,7 @@ func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
 	c.notes = nil
 	flags := false
 	if c.FeatureFlags {
-		served, err := c.servesFeatureFlags(ctx)
+		served, err := kubeclient.Serves(ctx, c.Discovery, FeatureFlagGVR, c.call)
 		if err != nil {
 			return fmt.Errorf("kubernetes %s: discover %s: %w", c.authority(), FeatureFlagGVR.GroupVersion(), err)
 		}

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 )
 
 // FeatureFlagGVR is the OpenFeature Operator's FeatureFlag resource: its
@@ -26,27 +25,6 @@ var FeatureFlagGVR = schema.GroupVersionResource{Group: "core.openfeature.dev", 
 // the remedy deletes the resource only when its one flag is this one.
 const AttrResourceFlags = "featureflag_flags"
 
-// Discovery is the part of client-go's discovery client the collector
-// uses; *discovery.DiscoveryClient and the fake implement it.
-type Discovery interface {
-	discovery.ServerGroupsInterfaceWithContext
-	ServerResourcesForGroupVersionWithContext(ctx context.Context, groupVersion string) (*metav1.APIResourceList, error)
-}
-
-// apisDiscovery is client-go's discovery client with the group list read
-// from /apis as an object, as the prometheus collector reads it: the raw
-// read drops the Retry-After the guard keeps, and takes a proxy's 404 for
-// "no groups".
-type apisDiscovery struct{ *discovery.DiscoveryClient }
-
-func (d apisDiscovery) ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error) {
-	var groups metav1.APIGroupList
-	if err := d.RESTClient().Get().AbsPath("/apis").Do(ctx).Into(&groups); err != nil {
-		return nil, err
-	}
-	return &groups, nil
-}
-
 // call makes one call with the collector's timeout, retrying the API
 // server's throttling and transient failures under the policy.
 func (c *Kubernetes) call(ctx context.Context, do func(context.Context) error) error {
@@ -55,45 +33,6 @@ func (c *Kubernetes) call(ctx context.Context, do func(context.Context) error) e
 		defer cancel()
 		return kubeclient.Retryable(do(callCtx))
 	})
-}
-
-// servesFeatureFlags asks discovery whether the cluster serves
-// core.openfeature.dev/v1beta1 featureflags. An API server always lists
-// its groups, so an answer without any is an error, not "no CRD".
-func (c *Kubernetes) servesFeatureFlags(ctx context.Context) (bool, error) {
-	var groups *metav1.APIGroupList
-	if err := c.call(ctx, func(ctx context.Context) (err error) {
-		groups, err = c.Discovery.ServerGroupsWithContext(ctx)
-		return err
-	}); err != nil {
-		return false, err
-	}
-	if groups == nil || len(groups.Groups) == 0 {
-		return false, errors.New("the server lists no API groups: not a Kubernetes API server")
-	}
-	gv := FeatureFlagGVR.GroupVersion().String()
-	listed := false
-	for _, g := range groups.Groups {
-		for _, v := range g.Versions {
-			listed = listed || v.GroupVersion == gv
-		}
-	}
-	if !listed {
-		return false, nil
-	}
-	var resources *metav1.APIResourceList
-	if err := c.call(ctx, func(ctx context.Context) (err error) {
-		resources, err = c.Discovery.ServerResourcesForGroupVersionWithContext(ctx, gv)
-		return err
-	}); err != nil {
-		return false, err // the group is listed: a 404 here is not "no CRD"
-	}
-	for _, r := range resources.APIResources {
-		if r.Name == FeatureFlagGVR.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // listFeatureFlags lists the FeatureFlag resources of a namespace (all

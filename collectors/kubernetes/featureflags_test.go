@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/kubeclient"
 	"github.com/bfaudit/bfaudit/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -222,7 +223,7 @@ func TestFeatureFlagListingFailures(t *testing.T) {
 	}
 }
 
-type failingDiscovery struct{ Discovery }
+type failingDiscovery struct{ kubeclient.Discovery }
 
 func (failingDiscovery) ServerGroupsWithContext(context.Context) (*metav1.APIGroupList, error) {
 	return nil, errors.New("connection refused")

@@ -78,8 +78,8 @@ type Kubernetes struct {
 	// Dynamic lists FeatureFlag resources and Discovery says whether the
 	// cluster serves them (feature_flags); Init builds both with Client,
 	// so a test hands in fakes.
-	Dynamic   dynamic.Interface `mapstructure:"-"`
-	Discovery Discovery         `mapstructure:"-"`
+	Dynamic   dynamic.Interface    `mapstructure:"-"`
+	Discovery kubeclient.Discovery `mapstructure:"-"`
 	// Retry bounds retries of 429 and 5xx answers.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
@@ -163,7 +163,7 @@ func (c *Kubernetes) Init() error {
 		if err != nil {
 			return fmt.Errorf("kubeconfig: build a discovery client: %w", err)
 		}
-		c.Dynamic, c.Discovery = dyn, apisDiscovery{disc}
+		c.Dynamic, c.Discovery = dyn, kubeclient.APIsDiscovery(disc)
 	}
 	return nil
 }

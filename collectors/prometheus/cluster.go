@@ -46,21 +46,14 @@ type Cluster struct {
 	// Dynamic lists the objects and Discovery says whether the cluster
 	// serves them; Init builds both when Dynamic is nil, so tests hand in
 	// fakes.
-	Dynamic   dynamic.Interface `mapstructure:"-"`
-	Discovery Discovery         `mapstructure:"-"`
+	Dynamic   dynamic.Interface    `mapstructure:"-"`
+	Discovery kubeclient.Discovery `mapstructure:"-"`
 
 	host string
 	// strict is set when Init built the clients: a real API server gives
 	// every list its resourceVersion, so an answer without one is not a
 	// list and must not read as "no PrometheusRules".
 	strict bool
-}
-
-// Discovery is the part of client-go's discovery client the collector
-// uses; *discovery.DiscoveryClient and the fake implement it.
-type Discovery interface {
-	discovery.ServerGroupsInterfaceWithContext
-	ServerResourcesForGroupVersionWithContext(ctx context.Context, groupVersion string) (*metav1.APIResourceList, error)
 }
 
 // init checks the block and builds the clients when none were handed in.
@@ -101,23 +94,8 @@ func (c *Cluster) init(p *Prometheus) error {
 	if err != nil {
 		return fmt.Errorf("kubernetes.kubeconfig: build a discovery client: %w", err)
 	}
-	c.Dynamic, c.Discovery, c.strict = dyn, apisDiscovery{disc}, true
+	c.Dynamic, c.Discovery, c.strict = dyn, kubeclient.APIsDiscovery(disc), true
 	return nil
-}
-
-// apisDiscovery is client-go's discovery client with the group list read
-// from /apis as an object. client-go's ServerGroups reads it raw, which
-// drops the Retry-After guard moves into the error's Status (so a 429 would
-// be retried on the policy's backoff, not after the server's delay), and
-// takes a 404 to /api and /apis (a proxy's) for "no groups".
-type apisDiscovery struct{ *discovery.DiscoveryClient }
-
-func (d apisDiscovery) ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error) {
-	var groups metav1.APIGroupList
-	if err := d.RESTClient().Get().AbsPath("/apis").Do(ctx).Into(&groups); err != nil {
-		return nil, err
-	}
-	return &groups, nil
 }
 
 // clusterName names the cluster in errors: the API server's host.
@@ -136,7 +114,7 @@ func (c *Cluster) clusterName() string {
 func (p *Prometheus) collectCluster(ctx context.Context, sink collectors.Sink) error {
 	c := p.Kubernetes
 	where := fmt.Sprintf("prometheus source %s: %s", p.sourceName(), c.clusterName())
-	served, err := p.servesPrometheusRules(ctx)
+	served, err := kubeclient.Serves(ctx, p.Kubernetes.Discovery, prometheusRuleGVR, p.callCluster)
 	if err != nil {
 		return fmt.Errorf("%s: discover %s: %w", where, prometheusRuleGVR.GroupVersion(), err)
 	}
@@ -178,48 +156,6 @@ func (p *Prometheus) collectCluster(ctx context.Context, sink collectors.Sink) e
 		}
 	}
 	return nil
-}
-
-// servesPrometheusRules asks discovery whether the cluster serves
-// monitoring.coreos.com/v1 prometheusrules. The group list comes first:
-// an API server always lists its groups (apps, batch...), so an answer
-// without any, or a 404, is an error, not "no CRD".
-func (p *Prometheus) servesPrometheusRules(ctx context.Context) (bool, error) {
-	d := p.Kubernetes.Discovery
-	var groups *metav1.APIGroupList
-	err := p.callCluster(ctx, func(ctx context.Context) (err error) {
-		groups, err = d.ServerGroupsWithContext(ctx)
-		return err
-	})
-	if err != nil {
-		return false, err
-	}
-	if groups == nil || len(groups.Groups) == 0 {
-		return false, errors.New("the server lists no API groups: not a Kubernetes API server")
-	}
-	listed := false
-	for _, g := range groups.Groups {
-		for _, v := range g.Versions {
-			listed = listed || v.GroupVersion == prometheusRuleGVR.GroupVersion().String()
-		}
-	}
-	if !listed {
-		return false, nil
-	}
-	var resources *metav1.APIResourceList
-	err = p.callCluster(ctx, func(ctx context.Context) (err error) {
-		resources, err = d.ServerResourcesForGroupVersionWithContext(ctx, prometheusRuleGVR.GroupVersion().String())
-		return err
-	})
-	if err != nil {
-		return false, err // the group is listed: a 404 here is not "no CRD"
-	}
-	for _, r := range resources.APIResources {
-		if r.Name == prometheusRuleGVR.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // listPrometheusRules pages the listing of one namespace (all when ns is
