@@ -6,6 +6,7 @@ package correlate
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -87,6 +88,25 @@ func (s *Selector) FromName(name string) (string, bool) {
 	for _, re := range s.NamePatterns {
 		if m := re.FindStringSubmatch(name); m != nil && m[1] != "" {
 			return m[1], true
+		}
+	}
+	return "", false
+}
+
+// FromBareLabels returns the id the name patterns find in a label or tag
+// that has no value ("bf-1234" as a tag), trying them in sorted order so
+// an object with two such tags is tied the same way every run.
+func (s *Selector) FromBareLabels(labels map[string]string) (string, bool) {
+	bare := make([]string, 0, len(labels))
+	for k, v := range labels {
+		if v == "" {
+			bare = append(bare, k)
+		}
+	}
+	sort.Strings(bare)
+	for _, k := range bare {
+		if id, ok := s.FromName(k); ok {
+			return id, true
 		}
 	}
 	return "", false

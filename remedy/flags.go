@@ -16,11 +16,7 @@ func RestoreGuard(r *Remedy, _ model.Finding, facts Facts) {
 	if a == nil {
 		return
 	}
-	where := a.URI
-	if u := a.Attr(model.AttrURL); u != "" {
-		where = u
-	}
-	r.Human = &Human{Step: model.StepNormalized, Where: where,
+	r.Human = &Human{Step: model.StepNormalized, Where: pageOf(a),
 		What: fmt.Sprintf("Make sure flag %s is back in its normal position (side effects on) in every environment, and check the job sends again. "+
 			"Removing the flag (BF017's command) returns its callers to the default in their code: check that default is the normal position.", nameOr(a))}
 }
@@ -32,10 +28,6 @@ func RepointReader(r *Remedy, _ model.Finding, facts Facts) {
 	a := facts.Artifact
 	if a == nil {
 		return
-	}
-	where := a.URI
-	if u := a.Attr(model.AttrURL); u != "" {
-		where = u
 	}
 	target := "the final table"
 	if rec := facts.Record; rec != nil && rec.FinalDataLocation != "" {
@@ -53,6 +45,15 @@ func RepointReader(r *Remedy, _ model.Finding, facts Facts) {
 	if len(reads) > 0 {
 		what += ": " + strings.Join(reads, ", ")
 	}
-	r.Human = &Human{Step: model.StepNormalized, Where: where,
+	r.Human = &Human{Step: model.StepNormalized, Where: pageOf(a),
 		What: what + ". The temporary table is dropped only after this."}
+}
+
+// pageOf is where a person acts on an artifact: its page in its system's
+// web UI, else its URI.
+func pageOf(a *model.Artifact) string {
+	if u := a.Attr(model.AttrURL); u != "" {
+		return u
+	}
+	return a.URI
 }

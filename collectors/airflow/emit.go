@@ -3,7 +3,6 @@ package airflow
 import (
 	"fmt"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -56,18 +55,8 @@ func (c *Airflow) matchDAG(d dagJSON, labels map[string]string) (id, how string,
 	if id, how, ok := c.sel.Match(c.dagURI(d.DagID), d.DagID, labels); ok {
 		return id, how, true
 	}
-	// Sorted, so a DAG with two such tags is tied the same way every run.
-	bare := make([]string, 0, len(labels))
-	for k, v := range labels {
-		if v == "" {
-			bare = append(bare, k)
-		}
-	}
-	sort.Strings(bare)
-	for _, k := range bare {
-		if id, ok := c.sel.FromName(k); ok {
-			return id, "label", true
-		}
+	if id, ok := c.sel.FromBareLabels(labels); ok {
+		return id, "label", true
 	}
 	return "", "", false
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -187,13 +185,6 @@ func parseTime(s string) time.Time {
 	return t.UTC()
 }
 
-// clip shortens text taken from an answer, on one line, before it goes
-// into a message or an attribute.
-func clip(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// clip puts text taken from an answer on one line, scrubbed and capped
+// (redact.Line), before it goes into a message or an attribute.
+func clip(s string, n int) string { return redact.Line(s, n) }

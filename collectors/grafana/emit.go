@@ -63,17 +63,8 @@ func (g *Grafana) tie(uri, title string, labels map[string]string) (id, how stri
 	if id, how, ok := g.sel.Match(uri, title, labels); ok {
 		return id, how, true
 	}
-	bare := make([]string, 0, len(labels))
-	for k, v := range labels {
-		if v == "" {
-			bare = append(bare, k)
-		}
-	}
-	sort.Strings(bare)
-	for _, k := range bare {
-		if id, ok := g.sel.FromName(k); ok {
-			return id, "label", true
-		}
+	if id, ok := g.sel.FromBareLabels(labels); ok {
+		return id, "label", true
 	}
 	// A title is words: "BF-1234 replay monitor" names BF-1234 though the
 	// id is followed by a space, which a name pattern does not end on.

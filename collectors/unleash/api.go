@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 )
@@ -255,13 +254,6 @@ func flagPath(projectID, name string) string {
 // FlagPath is flagPath for the fix action.
 func FlagPath(projectID, name string) string { return flagPath(projectID, name) }
 
-// clip shortens text taken from an answer, on one line, before it goes
-// into a message or an attribute.
-func clip(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// clip puts text taken from an answer on one line, scrubbed and capped
+// (redact.Line), before it goes into a message or an attribute.
+func clip(s string, n int) string { return redact.Line(s, n) }
