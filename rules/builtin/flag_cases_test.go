@@ -69,6 +69,10 @@ var flagFiring = []ruleCase{
 		build: func() *estate {
 			return flagEstate().plan(completed, func(b *model.Backfill) { b.SideEffects = []string{"bf-1-quiet"} }).artifact(flagOf("bf-1-quiet"))
 		}},
+	{rule: "BF018", name: "a flagd guard on its \"on\" variant, no replay position recorded", want: 1,
+		build: func() *estate {
+			return flagEstate().plan(completed).artifact(flagOf("suppress-emails-bf-1", attr(model.AttrPosition, "on")))
+		}},
 	{rule: "BF018", name: "a variant guard still on its replay variant", want: 1, check: mentions("position off"),
 		build: func() *estate {
 			return flagEstate().plan(completed).artifact(flagOf("bf-1-invoices", attr(model.AttrGuard, "true"),
@@ -94,6 +98,10 @@ var flagQuiet = []ruleCase{
 	{rule: "BF018", name: "guard switched back off",
 		build: func() *estate {
 			return flagEstate().plan(completed).artifact(flagOf("suppress-emails-bf-1", state(model.StateDisabled)))
+		}},
+	{rule: "BF018", name: "a flagd guard on its \"off\" variant, no replay position recorded",
+		build: func() *estate {
+			return flagEstate().plan(completed).artifact(flagOf("suppress-emails-bf-1", state(model.StateDisabled), attr(model.AttrPosition, "off")))
 		}},
 	{rule: "BF018", name: "a flag that guards nothing",
 		build: func() *estate { return flagEstate().plan(completed).artifact(flagOf("bf-1-replay-mode")) }},

@@ -34,7 +34,8 @@ var guardName = regexp.MustCompile(`(?i)(suppress|mute|disable|skip|block|pause|
 // backfill still where the replay put it. A flag is a guard when its
 // system marks it so (a tag, metadata), when the plan's side_effects names
 // it, or when its name says so. Its replay position is what its system
-// recorded, else "on": a guard is switched on to hold side effects back.
+// recorded (compared with its position: a variant, "enabled"), else "on":
+// a guard is switched on to hold side effects back.
 // Financial and customer-visible backfills make it critical.
 func guardFlagInReplayPosition(c *rules.Context) {
 	grace := c.Duration("grace")
@@ -45,7 +46,10 @@ func guardFlagInReplayPosition(c *rules.Context) {
 		}
 		now, replay := flagPosition(a), a.Attr(model.AttrReplayPosition)
 		if replay == "" {
-			replay = string(model.StateEnabled)
+			// Not recorded: a guard is switched on to hold side effects
+			// back, so on is the replay's position, whatever the system
+			// calls its positions (a flagd variant "on", "true").
+			replay, now = string(model.StateEnabled), onOff(a)
 		}
 		if !strings.EqualFold(now, replay) {
 			return
@@ -80,12 +84,17 @@ func guardReason(b *model.Backfill, a *model.Artifact) string {
 	return ""
 }
 
-// flagPosition is a flag's position as its system reports it, else its
-// state: "enabled" when on, "disabled" when off.
+// flagPosition is a flag's position as its system reports it (a variant,
+// "enabled"), else whether it is on.
 func flagPosition(a *model.Artifact) string {
 	if p := a.Attr(model.AttrPosition); p != "" {
 		return p
 	}
+	return onOff(a)
+}
+
+// onOff is "enabled" for a flag that is on, "disabled" otherwise.
+func onOff(a *model.Artifact) string {
 	if a.State == model.StateEnabled || a.State == model.StateActive {
 		return string(model.StateEnabled)
 	}
