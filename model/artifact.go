@@ -121,6 +121,21 @@ const (
 	// artifact itself stays untied: it is a live dashboard, not machinery.
 	AttrReads = "reads"
 	AttrURL   = "url" // the artifact's page in its system's web UI (no credentials)
+
+	// Checkpoint state (Kafka consumer groups, object-store checkpoints,
+	// Pub/Sub snapshots) and notebooks.
+	AttrCheckpointType = "checkpoint_type" // consumer_group, object, snapshot
+	AttrMembers        = "members"         // members of a consumer group (a replay consumer still running when > 0)
+	AttrLag            = "lag"             // messages between the committed offsets and the log end, summed over partitions
+	AttrOffsets        = "offsets"         // committed offsets, "topic/partition=offset" comma-separated (capped)
+	AttrHolds          = "holds"           // "true" when an object has an event-based or temporary hold, or a retention lock
+	// AttrSecrets lists the credentials found in a notebook, one per line:
+	// "rule<TAB>where<TAB>hash" (the detection rule that matched, the cell
+	// and line, a short hash of the value: never the value). AttrKeyIDs
+	// lists the cloud key ids among them (comma-separated), so a rule can
+	// ask whether a key is still active.
+	AttrSecrets = "secrets"
+	AttrKeyIDs  = "key_ids"
 )
 
 // Read is one line of AttrReads.

@@ -5,18 +5,35 @@ import "time"
 // DecisionRecord is the archived account of a backfill
 // (backfill-cleanup.txt, "Close the loop in order", fourth step).
 type DecisionRecord struct {
-	BackfillID        string    `json:"backfill_id"`
-	Purpose           string    `json:"purpose,omitempty"`
-	Range             Interval  `json:"range,omitzero"`
-	JobID             string    `json:"job_id,omitempty"`
-	ValidationQuery   string    `json:"validation_query,omitempty"`
-	ApprovingOwner    string    `json:"approving_owner,omitempty"`
-	FinalDataLocation string    `json:"final_data_location,omitempty"`
-	ArchivedAt        time.Time `json:"archived_at,omitzero"`
-	Source            Location  `json:"source,omitzero"`
+	BackfillID        string   `json:"backfill_id"`
+	Purpose           string   `json:"purpose,omitempty"`
+	Range             Interval `json:"range,omitzero"`
+	JobID             string   `json:"job_id,omitempty"`
+	ValidationQuery   string   `json:"validation_query,omitempty"`
+	ApprovingOwner    string   `json:"approving_owner,omitempty"`
+	FinalDataLocation string   `json:"final_data_location,omitempty"`
+	// Checkpoint is what the replay's checkpoint state held when it ended
+	// (backfill-cleanup.txt: "Checkpoint state: final processed range and
+	// replay id; store in decision record if needed").
+	Checkpoint *CheckpointRecord `json:"checkpoint,omitempty"`
+	ArchivedAt time.Time         `json:"archived_at,omitzero"`
+	Source     Location          `json:"source,omitzero"`
 
 	// Key is BackfillID in its normal form, set by correlate; not saved.
 	Key BackfillID `json:"-"`
+}
+
+// CheckpointRecord is the decision record's account of checkpoint state.
+type CheckpointRecord struct {
+	FinalRange string `json:"final_range,omitempty"` // the last processed range or offsets
+	ReplayID   string `json:"replay_id,omitempty"`   // the replay's id in its system (a consumer group, a job run)
+	Location   string `json:"location,omitempty"`    // where the state was, or is kept
+}
+
+// HoldsCheckpoint reports whether the record keeps the checkpoint's final
+// range and replay id.
+func (r DecisionRecord) HoldsCheckpoint() bool {
+	return r.Checkpoint != nil && r.Checkpoint.FinalRange != "" && r.Checkpoint.ReplayID != ""
 }
 
 // Archived reports whether the record has been archived.

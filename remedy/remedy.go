@@ -37,6 +37,9 @@ const (
 	DeleteFlag         = "delete_flag"         // delete a flag definition (a flagd entry, an OpenFeature FeatureFlag)
 	DeleteDashboard    = "delete_dashboard"    // delete a Grafana dashboard
 	DeleteAlertRule    = "delete_alert_rule"   // delete a Grafana-managed alert rule
+	DeleteGroup        = "delete_group"        // delete a Kafka consumer group (its committed offsets)
+	DeleteObjects      = "delete_objects"      // delete checkpoint objects under a prefix
+	DeleteSnapshot     = "delete_snapshot"     // delete a Pub/Sub snapshot
 )
 
 // Actions lists every action name with whether it can be undone from what
@@ -48,6 +51,7 @@ func Actions() map[string]bool {
 		DeleteJob: false, RevokeGrant: false, DeleteKey: false, DeleteSubscription: false,
 		DeleteTopic: false, DeleteQueue: false, DeleteExchange: false, DropTable: false, ExpireSilence: false,
 		ArchiveFlag: true, DeleteFlag: false, DeleteDashboard: false, DeleteAlertRule: false,
+		DeleteGroup: false, DeleteObjects: false, DeleteSnapshot: false,
 	}
 }
 
