@@ -16,14 +16,22 @@ import (
 // (backfill-cleanup.txt: purpose, range, job id, validation query,
 // approving owner, and where final data now lives).
 type recordDoc struct {
-	BackfillID        string    `yaml:"backfill_id"`
-	Purpose           string    `yaml:"purpose"`
-	Range             rangeDoc  `yaml:"range"`
-	JobID             string    `yaml:"job_id"`
-	ValidationQuery   string    `yaml:"validation_query"`
-	ApprovingOwner    string    `yaml:"approving_owner"`
-	FinalDataLocation string    `yaml:"final_data_location"`
-	ArchivedAt        timeValue `yaml:"archived_at"`
+	BackfillID        string         `yaml:"backfill_id"`
+	Purpose           string         `yaml:"purpose"`
+	Range             rangeDoc       `yaml:"range"`
+	JobID             string         `yaml:"job_id"`
+	ValidationQuery   string         `yaml:"validation_query"`
+	ApprovingOwner    string         `yaml:"approving_owner"`
+	FinalDataLocation string         `yaml:"final_data_location"`
+	Checkpoint        *checkpointDoc `yaml:"checkpoint"`
+	ArchivedAt        timeValue      `yaml:"archived_at"`
+}
+
+// checkpointDoc is the record's account of the replay's checkpoint state.
+type checkpointDoc struct {
+	FinalRange string `yaml:"final_range"`
+	ReplayID   string `yaml:"replay_id"`
+	Location   string `yaml:"location"`
 }
 
 // ReadRecordFile parses a decision record: Markdown with YAML front matter.
@@ -62,8 +70,12 @@ func ParseRecord(path string, data []byte) (model.DecisionRecord, error) {
 		return model.DecisionRecord{}, &PlanError{Path: path, Line: 1 + offset, Key: "backfill_id",
 			Err: errors.New("missing; a decision record names the backfill it archives")}
 	}
+	var cp *model.CheckpointRecord
+	if c := d.Checkpoint; c != nil {
+		cp = &model.CheckpointRecord{FinalRange: c.FinalRange, ReplayID: c.ReplayID, Location: c.Location}
+	}
 	return model.DecisionRecord{
-		BackfillID: d.BackfillID, Purpose: d.Purpose,
+		BackfillID: d.BackfillID, Purpose: d.Purpose, Checkpoint: cp,
 		Range: model.Interval{Start: d.Range.Start.Time, End: d.Range.End.Time, TimeZone: d.Range.TimeZone},
 		JobID: d.JobID, ValidationQuery: d.ValidationQuery, ApprovingOwner: d.ApprovingOwner,
 		FinalDataLocation: d.FinalDataLocation, ArchivedAt: d.ArchivedAt.Time,

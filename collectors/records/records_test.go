@@ -122,8 +122,13 @@ func TestParseRecord(t *testing.T) {
 	if got := rec.MissingFields(); strings.Join(got, ",") != "range,job_id,validation_query,approving_owner,final_data_location" {
 		t.Errorf("missing = %v", got)
 	}
+	rec, err = ParseRecord("r.md", []byte("---\nbackfill_id: BF-1\ncheckpoint:\n  final_range: refunds/0=81234,refunds/1=80991\n  replay_id: bf_1234_replay\n  location: kafka://events/groups/bf_1234_replay\n---\n"))
+	if err != nil || !rec.HoldsCheckpoint() || rec.Checkpoint.Location != "kafka://events/groups/bf_1234_replay" {
+		t.Errorf("checkpoint not read: %+v %v", rec.Checkpoint, err)
+	}
 	for name, tc := range map[string]struct{ text, want string }{
 		"no front matter": {"# just markdown\n", "r.md:1: no YAML front matter"},
+		"checkpoint typo": {"---\nbackfill_id: BF-1\ncheckpoint:\n  replayid: x\n---\n", "r.md:4:"},
 		"not closed":      {"---\nbackfill_id: BF-1\n", "not closed"},
 		"unknown key":     {"---\nbackfill_id: BF-1\napprover: x\n---\n", "r.md:3:"},
 		"no id":           {"---\npurpose: x\n---\n", "backfill_id: missing"},
