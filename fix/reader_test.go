@@ -68,3 +68,37 @@ func TestReaderHoldsTheDropBack(t *testing.T) {
 		t.Errorf("retired still waits once the panel is repointed: %q", ret.Waits)
 	}
 }
+
+// Checkpoint state waits for the record: a consumer group's deletion
+// (retired) waits until the decision record holds its final range and
+// replay id (BF020, archived); once it does, the deletion may run.
+func TestCheckpointWaitsForTheRecord(t *testing.T) {
+	est := estate(true)
+	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindCheckpoint, System: "kafka", Source: "events", Scope: "bf_1234_replay",
+		URI: "kafka://events/groups/bf_1234_replay", Name: "bf_1234_replay", BackfillID: "BF-1234", State: model.StateActive,
+		Attributes: map[string]string{model.AttrCheckpointType: "consumer_group", model.AttrMembers: "0", model.AttrOffsets: "refunds/0=81234"}})
+	est.Coverage = append(est.Coverage, model.Coverage{Source: "events", Status: model.CoverageOK})
+	p, err := NewPlan(inputs(t, est), "BF-1234", all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := stepOf(t, p.Backfills[0], model.StepArchived)
+	var tmpl string
+	for _, it := range arch.Items {
+		if it.RuleID == "BF020" && it.Human != nil {
+			tmpl = it.Human.Template
+		}
+	}
+	if !strings.Contains(tmpl, "final_range: refunds/0=81234") || !strings.Contains(tmpl, "replay_id: bf_1234_replay") {
+		t.Errorf("archived should ask to record the checkpoint, filled in:\n%s", tmpl)
+	}
+	if ret := stepOf(t, p.Backfills[0], model.StepRetired); !strings.Contains(ret.Waits, "step archived is not done: BF020") {
+		t.Errorf("the group's deletion should wait for the record: %q", ret.Waits)
+	}
+
+	est.Records[0].Checkpoint = &model.CheckpointRecord{FinalRange: "refunds/0=81234", ReplayID: "bf_1234_replay"}
+	p, _ = NewPlan(inputs(t, est), "BF-1234", all)
+	if ret := stepOf(t, p.Backfills[0], model.StepRetired); ret.Waits != "" {
+		t.Errorf("retired still waits once the record holds the checkpoint: %q", ret.Waits)
+	}
+}

@@ -57,3 +57,25 @@ func pageOf(a *model.Artifact) string {
 	}
 	return a.URI
 }
+
+// RecordCheckpoint: the checkpoint's final range, replay id and location
+// written into the decision record before the state is deleted. The
+// range is filled from the offsets the collector read, when it read them.
+func RecordCheckpoint(r *Remedy, f model.Finding, facts Facts) {
+	a := facts.Artifact
+	if a == nil {
+		return
+	}
+	where := recordFile(f.BackfillID, facts)
+	if facts.Record != nil && facts.Record.Source.Path != "" {
+		where = facts.Record.Source.String()
+	}
+	in := newDoc()
+	in.str("final_range", a.Attr(model.AttrOffsets), "the last processed range or offsets")
+	in.str("replay_id", a.Name, "")
+	in.str("location", a.URI, "")
+	d := newDoc()
+	d.nested("checkpoint", in, "")
+	r.Human = &Human{Step: model.StepArchived, Where: where, Template: d.String(),
+		What: "Write what the checkpoint state held into the decision record's front matter, before the state is deleted."}
+}

@@ -26,7 +26,7 @@ func init() {
 
 func lingeringTempTable(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindTable, model.KindCheckpoint}, func(b *model.Backfill, a *model.Artifact) {
+	tied(c.Index, []model.Kind{model.KindTable}, func(b *model.Backfill, a *model.Artifact) {
 		if isFinalData(c.Index.Record(b.Key), a) {
 			return
 		}

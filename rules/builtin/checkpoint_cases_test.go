@@ -1,0 +1,99 @@
+package builtin_test
+
+import (
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Cases of the checkpoint and notebook rules (BF020-BF023), joined to the
+// catalogue's firing and quiet lists.
+func init() {
+	firing = append(firing, checkpointFiring...)
+	quiet = append(quiet, checkpointQuiet...)
+}
+
+// group is BF-1's replay consumer group, parked with no members.
+func group(mods ...func(*model.Artifact)) model.Artifact {
+	a := model.Artifact{Kind: model.KindCheckpoint, System: "kafka", Source: srcWH, Scope: "bf_1_replay",
+		URI: "kafka://w/groups/bf_1_replay", Name: "bf_1_replay", BackfillID: "BF-1", State: model.StateActive,
+		Attributes: map[string]string{model.AttrCheckpointType: "consumer_group", model.AttrMembers: "0", model.AttrLag: "40",
+			model.AttrOffsets: "orders/0=81234"}}
+	for _, m := range mods {
+		m(&a)
+	}
+	return a
+}
+
+func notebook(mods ...func(*model.Artifact)) model.Artifact {
+	a := model.Artifact{Kind: model.KindNotebook, System: "notebooks", Source: srcWH, Scope: "fix/bf_1.ipynb",
+		URI: "notebooks://w/fix/bf_1.ipynb", Name: "fix/bf_1.ipynb", BackfillID: "BF-1", State: model.StateActive}
+	for _, m := range mods {
+		m(&a)
+	}
+	return a
+}
+
+func withKey(id string) func(*model.Artifact) {
+	return func(a *model.Artifact) {
+		a.SetAttr(model.AttrSecrets, "gcp-service-account-key\tcell 2 line 4\t3f9a1c0d2b7e")
+		a.SetAttr(model.AttrKeyIDs, id)
+	}
+}
+
+func gcpKey(id string, s model.State) model.Artifact {
+	return model.Artifact{Kind: model.KindCredential, System: "gcpiam", Source: srcIAM, Scope: "p/serviceAccounts",
+		URI: "gcpiam://p/serviceAccounts/sa@p.iam.gserviceaccount.com/keys/" + id, Name: "key " + id, State: s}
+}
+
+func checkpointRecord(r *model.DecisionRecord) {
+	r.Checkpoint = &model.CheckpointRecord{FinalRange: "orders/0=81234", ReplayID: "bf_1_replay"}
+}
+
+var checkpointFiring = []ruleCase{
+	{rule: "BF020", name: "group held, record without its range", want: 1, check: mentions("final range and replay id"),
+		build: func() *estate { return newEstate().plan(completed).record(fullRecord("BF-1")).artifact(group()) }},
+	{rule: "BF021", name: "parked group", want: 1, check: all(severity(model.SeverityMedium), mentions("lag 40")),
+		build: func() *estate { return newEstate().plan(completed).artifact(group()) }},
+	{rule: "BF021", name: "a replay consumer still running is high", want: 1, check: all(severity(model.SeverityHigh), mentions("still running")),
+		build: func() *estate { return newEstate().plan(completed).artifact(group(attr(model.AttrMembers, "2"))) }},
+	{rule: "BF021", name: "far behind the log end is high", want: 1, check: all(severity(model.SeverityHigh), mentions("behind the log end")),
+		build: func() *estate { return newEstate().plan(completed).artifact(group(attr(model.AttrLag, "2500000"))) }},
+	{rule: "BF021", name: "snapshot past its expiry", want: 1, check: mentions("snapshot bf-1-seek"),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) {
+				a.URI, a.Name, a.Attributes = "pubsub://p/snapshots/bf-1-seek", "bf-1-seek", map[string]string{model.AttrCheckpointType: "snapshot"}
+				a.ExpiresAt = done.Add(24 * time.Hour)
+			}))
+		}},
+	{rule: "BF022", name: "notebook with a key", want: 1, check: all(severity(model.SeverityHigh), mentions("gcp-service-account-key in cell 2 line 4 (sha256 3f9a1c0d2b7e)")),
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateDisabled)) }},
+	{rule: "BF022", name: "the key is still active: critical", want: 1, check: all(severity(model.SeverityCritical), mentions("still active")),
+		build: func() *estate { return newEstate().plan(running).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateActive)) }},
+	{rule: "BF023", name: "notebook of a finished backfill", want: 1,
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook()) }},
+}
+
+var checkpointQuiet = []ruleCase{
+	{rule: "BF020", name: "the record holds the range and replay id",
+		build: func() *estate {
+			return newEstate().plan(completed).record(fullRecord("BF-1"), checkpointRecord).artifact(group())
+		}},
+	{rule: "BF020", name: "within the grace period", now: done.Add(48 * time.Hour),
+		build: func() *estate { return newEstate().plan(completed).artifact(group()) }},
+	{rule: "BF021", name: "replay still running",
+		build: func() *estate { return newEstate().plan(running).artifact(group()) }},
+	{rule: "BF021", name: "a snapshot that expires by itself",
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) {
+				a.Attributes = map[string]string{model.AttrCheckpointType: "snapshot"}
+				a.ExpiresAt = now.Add(72 * time.Hour)
+			}))
+		}},
+	{rule: "BF022", name: "notebook without a credential",
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook()) }},
+	{rule: "BF023", name: "a notebook with a credential is BF022's",
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))) }},
+	{rule: "BF023", name: "within the grace period", now: done.Add(72 * time.Hour),
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook()) }},
+}

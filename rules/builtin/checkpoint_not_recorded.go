@@ -1,0 +1,57 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF020", Name: "checkpoint-not-recorded", Title: "Checkpoint state held, and the decision record lacks its final range and replay id",
+		Rationale: "Checkpoint state (consumer group offsets, checkpoint objects, snapshots) is the only account of how far a replay got. " +
+			"Before it is deleted, its final processed range and replay id go into the decision record; deleted first, nobody can say what was replayed.",
+		Seed:        seedCleanup + `, "Inventory the replay surface" (Checkpoint state: final processed range and replay id)`,
+		Remediation: "Write the checkpoint's final_range, replay_id and location into the decision record's checkpoint section; then the state can be deleted.",
+		Severity:    model.SeverityMedium, Step: model.StepArchived,
+		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before held checkpoint state must be recorded"}},
+		Check:  checkpointNotRecorded,
+		Remedy: &remedy.Recipe{Build: remedy.RecordCheckpoint, Kind: model.KindCheckpoint,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("kafka-group")}},
+	})
+}
+
+// checkpointNotRecorded reports each checkpoint of a completed backfill
+// still held past grace while the decision record does not hold the
+// checkpoint's final range and replay id. Its step (archived) comes before
+// the state's removal (retired): the range is written down first.
+func checkpointNotRecorded(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindCheckpoint}, func(b *model.Backfill, a *model.Artifact) {
+		if r := c.Index.Record(b.Key); r != nil && r.HoldsCheckpoint() {
+			return
+		}
+		over, why := c.GraceOver(b, grace)
+		if !over {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a,
+			Message:  fmt.Sprintf("%s %s of backfill %s is held, and the decision record does not say its final range and replay id", checkpointWhat(a), nameOr(a), b.ID),
+			Evidence: []string{stateNote(a), why, "record lacks checkpoint.final_range and checkpoint.replay_id"}})
+	})
+}
+
+// checkpointWhat names a checkpoint by its type.
+func checkpointWhat(a *model.Artifact) string {
+	switch a.Attr(model.AttrCheckpointType) {
+	case "consumer_group":
+		return "consumer group"
+	case "object":
+		return "checkpoint folder"
+	case "snapshot":
+		return "snapshot"
+	}
+	return "checkpoint"
+}

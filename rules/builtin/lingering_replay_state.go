@@ -1,0 +1,65 @@
+package builtin
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF021", Name: "lingering-replay-state", Title: "Replay consumer group, snapshot or checkpoint still there after the backfill",
+		Rationale: "A streaming backfill replays a log from an old offset: its consumer group, the snapshot it seeked to and its checkpoint folders stay parked at old positions. " +
+			"Left behind, a group can be resumed by mistake and replay again, a group with members is a replay consumer still running, and a group far behind the log end reprocesses everything when anything joins it.",
+		Seed:        seedReprocess + `; ` + seedCleanup + `, "Inventory the replay surface"`,
+		Remediation: "Once the decision record holds the final range and replay id, delete the consumer group, snapshot or checkpoint folder; stop a replay consumer still running first.",
+		Severity:    model.SeverityMedium, Step: model.StepRetired,
+		Params: []rules.Param{
+			{Name: "grace", Default: "7d", Description: "time after completion before replay state counts as lingering"},
+			{Name: "lag", Default: "100000", Description: "messages behind the log end from which a parked group is high"},
+		},
+		Check: lingeringReplayState,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepRetired), Kind: model.KindCheckpoint,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("kafka-group")}},
+	})
+}
+
+// lingeringReplayState reports checkpoint state of a completed backfill
+// still held past grace (a snapshot or object whose expiry is still ahead
+// goes by itself). A group with members (a replay consumer still running)
+// or parked far behind the log end is one level higher.
+func lingeringReplayState(c *rules.Context) {
+	grace := c.Duration("grace")
+	maxLag := int64(c.Int("lag"))
+	tied(c.Index, []model.Kind{model.KindCheckpoint}, func(b *model.Backfill, a *model.Artifact) {
+		if !a.ExpiresAt.IsZero() && !c.Past(a.ExpiresAt) && a.Attr(model.AttrHolds) != "true" {
+			return // it expires by itself
+		}
+		over, why := c.GraceOver(b, grace)
+		if !over {
+			return
+		}
+		ev := []string{stateNote(a), why}
+		msg := fmt.Sprintf("%s %s of backfill %s is still there", checkpointWhat(a), nameOr(a), b.ID)
+		raise := false
+		if m, _ := strconv.Atoi(a.Attr(model.AttrMembers)); m > 0 {
+			raise = true
+			msg += fmt.Sprintf(" with %d member(s): a replay consumer is still running", m)
+			ev = append(ev, fmt.Sprintf("%d member(s) in the group", m))
+		}
+		if lag, err := strconv.ParseInt(a.Attr(model.AttrLag), 10, 64); err == nil {
+			ev = append(ev, fmt.Sprintf("lag %d messages behind the log end", lag))
+			if maxLag > 0 && lag >= maxLag {
+				raise = true
+				msg += fmt.Sprintf(", parked %d messages behind the log end", lag)
+			}
+		}
+		if a.Attr(model.AttrHolds) == "true" {
+			ev = append(ev, "objects are held (a hold or a locked retention policy): release the hold before deleting")
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: raise, Message: msg, Evidence: ev})
+	})
+}

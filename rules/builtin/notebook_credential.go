@@ -1,0 +1,119 @@
+package builtin
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+func init() {
+	rules.Register(&rules.Rule{
+		ID: "BF022", Name: "notebook-credential", Title: "Correction notebook keeps a credential",
+		Rationale: "A correction notebook keeps credentials long after the data has been fixed: in a cell or a saved output, it is read by everyone who can open the notebook or its repository. " +
+			"A credential that still works (a key the IAM collector reports active) is critical; one that may no longer work is high until it is proven revoked.",
+		Seed:        seedCleanup + " (its opening: a correction notebook keeps credentials long after the data has been fixed)",
+		Remediation: "Rotate or revoke the credential first, then clear the notebook's outputs (jupyter nbconvert --clear-output --inplace) and remove the secret from its cells and the repository's history.",
+		Severity:    model.SeverityHigh, Step: model.StepAccessRevoked,
+		Check:  notebookCredential,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepAccessRevoked), Kind: model.KindNotebook,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("notebook-key")}},
+	})
+	rules.Register(&rules.Rule{
+		ID: "BF023", Name: "lingering-notebook", Title: "Correction notebook of a finished backfill left in place",
+		Rationale: "A correction notebook is replay machinery like the job: once the backfill is done it is archived with the decision record or removed, not left where it can be run again.",
+		Seed:        seedCleanup + `, "Inventory the replay surface"`,
+		Remediation: "Move the notebook next to the decision record (outputs cleared) or delete it.",
+		Severity:    model.SeverityLow, Step: model.StepRetired,
+		Params: []rules.Param{{Name: "grace", Default: "14d", Description: "time after completion before a backfill's notebook counts as lingering"}},
+		Check:  lingeringNotebook,
+		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepRetired), Kind: model.KindNotebook,
+			Examples: []remedy.ExampleOf{remedy.ExampleOn("notebook")}},
+	})
+}
+
+// notebookCredential reports a notebook tied to a backfill that holds a
+// credential, whatever the backfill's state: a secret does not wait for
+// the replay to end. It names the detection rule, the cell and line and a
+// short hash, never the value. A key the IAM collector reports active
+// makes it critical.
+func notebookCredential(c *rules.Context) {
+	tied(c.Index, []model.Kind{model.KindNotebook}, func(b *model.Backfill, a *model.Artifact) {
+		secrets := a.Attr(model.AttrSecrets)
+		if secrets == "" {
+			return
+		}
+		var ev []string
+		n := 0
+		for _, line := range strings.Split(secrets, "\n") {
+			f := strings.Split(line, "\t")
+			if len(f) < 3 {
+				continue
+			}
+			n++
+			ev = append(ev, fmt.Sprintf("%s in %s (sha256 %s)", f[0], f[1], f[2]))
+		}
+		if n == 0 {
+			return
+		}
+		live := liveKeys(c, a.Attr(model.AttrKeyIDs))
+		for _, k := range live {
+			ev = append(ev, fmt.Sprintf("key %s is still active (%s)", keyID(k.URI), k.URI))
+		}
+		msg := fmt.Sprintf("notebook %s of backfill %s keeps %d credential(s) in its cells or outputs", nameOr(a), b.ID, n)
+		if len(live) > 0 {
+			msg += ", and a key among them is still active"
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: len(live) > 0, Message: msg, Evidence: append(ev, stateNote(a))})
+	})
+}
+
+// liveKeys finds, among every credential in the estate, the live cloud
+// keys whose id is one of ids (comma-separated): a key URI ends in
+// /keys/<id>.
+func liveKeys(c *rules.Context, ids string) []*model.Artifact {
+	if ids == "" {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, id := range strings.Split(ids, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			want[id] = true
+		}
+	}
+	var out []*model.Artifact
+	for i := range c.Index.Artifacts {
+		k := &c.Index.Artifacts[i]
+		if k.Kind == model.KindCredential && k.State.Live() && k.State != model.StateDisabled && want[keyID(k.URI)] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func keyID(uri string) string {
+	_, id, ok := strings.Cut(uri, "/keys/")
+	if !ok {
+		return ""
+	}
+	return id
+}
+
+// lingeringNotebook reports a notebook without credentials tied to a
+// completed backfill past grace (one with credentials is BF022's).
+func lingeringNotebook(c *rules.Context) {
+	grace := c.Duration("grace")
+	tied(c.Index, []model.Kind{model.KindNotebook}, func(b *model.Backfill, a *model.Artifact) {
+		if a.Attr(model.AttrSecrets) != "" {
+			return
+		}
+		over, why := c.GraceOver(b, grace)
+		if !over {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Evidence: []string{stateNote(a), why},
+			Message: fmt.Sprintf("notebook %s of backfill %s is still in place", nameOr(a), b.ID)})
+	})
+}
