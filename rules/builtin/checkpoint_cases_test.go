@@ -67,9 +67,13 @@ var checkpointFiring = []ruleCase{
 			}))
 		}},
 	{rule: "BF022", name: "notebook with a key", want: 1, check: all(severity(model.SeverityHigh), mentions("gcp-service-account-key in cell 2 line 4 (sha256 3f9a1c0d2b7e)")),
-		build: func() *estate { return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateDisabled)) }},
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateDisabled))
+		}},
 	{rule: "BF022", name: "the key is still active: critical", want: 1, check: all(severity(model.SeverityCritical), mentions("still active")),
-		build: func() *estate { return newEstate().plan(running).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateActive)) }},
+		build: func() *estate {
+			return newEstate().plan(running).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateActive))
+		}},
 	{rule: "BF023", name: "notebook of a finished backfill", want: 1,
 		build: func() *estate { return newEstate().plan(completed).artifact(notebook()) }},
 }

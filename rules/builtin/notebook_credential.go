@@ -17,13 +17,13 @@ func init() {
 		Seed:        seedCleanup + " (its opening: a correction notebook keeps credentials long after the data has been fixed)",
 		Remediation: "Rotate or revoke the credential first, then clear the notebook's outputs (jupyter nbconvert --clear-output --inplace) and remove the secret from its cells and the repository's history.",
 		Severity:    model.SeverityHigh, Step: model.StepAccessRevoked,
-		Check:  notebookCredential,
+		Check: notebookCredential,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepAccessRevoked), Kind: model.KindNotebook,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("notebook-key")}},
 	})
 	rules.Register(&rules.Rule{
 		ID: "BF023", Name: "lingering-notebook", Title: "Correction notebook of a finished backfill left in place",
-		Rationale: "A correction notebook is replay machinery like the job: once the backfill is done it is archived with the decision record or removed, not left where it can be run again.",
+		Rationale:   "A correction notebook is replay machinery like the job: once the backfill is done it is archived with the decision record or removed, not left where it can be run again.",
 		Seed:        seedCleanup + `, "Inventory the replay surface"`,
 		Remediation: "Move the notebook next to the decision record (outputs cleared) or delete it.",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
