@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
-	"cloud.google.com/go/pubsub/v2/pstest"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +26,7 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/rules"
+	"github.com/bfaudit/bfaudit/testkit/pubsubfake"
 )
 
 // planSource writes a plan for id, verified two months before now, and,
@@ -125,7 +125,10 @@ func statusOf(results []Result, action string) string {
 // applied, the topic (delete_topic not allowed) stays, and an audit after
 // finds the subscription's finding resolved.
 func TestApplyPubSub(t *testing.T) {
-	srv := pstest.NewServer()
+	srv, err := pubsubfake.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { srv.Close() })
 	t.Setenv("PUBSUB_EMULATOR_HOST", srv.Addr)
 	sel := correlate.MustSelector()

@@ -74,8 +74,11 @@ func (s *pubsubSystem) object(a *model.Artifact) (remedy.PubSubObject, string, e
 		return o, "", fmt.Errorf("pubsub: %s is not an artifact bfaudit can act on", a.URI)
 	}
 	kind := "topics"
-	if o.Subscription {
+	switch {
+	case o.Subscription:
 		kind = "subscriptions"
+	case o.Snapshot:
+		kind = "snapshots"
 	}
 	return o, "projects/" + o.Project + "/" + kind + "/" + o.Name, nil
 }
@@ -88,6 +91,16 @@ func (s *pubsubSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Act
 	c, err := s.admin(ctx)
 	if err != nil {
 		return Observed{}, err
+	}
+	if o.Snapshot {
+		snap, err := c.SubscriptionAdminClient.GetSnapshot(ctx, &pubsubpb.GetSnapshotRequest{Snapshot: name})
+		if status.Code(err) == codes.NotFound {
+			return Observed{}, nil
+		}
+		if err != nil {
+			return Observed{}, fmt.Errorf("pubsub: get snapshot %s: %w", name, err)
+		}
+		return Observed{Found: true, State: map[string]string{pubsubcollector.AttrTopic: snap.GetTopic()}}, nil
 	}
 	if !o.Subscription {
 		_, err := c.TopicAdminClient.GetTopic(ctx, &pubsubpb.GetTopicRequest{Topic: name})
@@ -113,7 +126,7 @@ func (s *pubsubSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Act
 }
 
 // Expected: the subscription is still on the topic it was on, attached
-// or detached as it was.
+// or detached as it was; the snapshot still holds the topic it held.
 func (s *pubsubSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
 	out := map[string]string{}
 	for _, k := range []string{pubsubcollector.AttrTopic, model.AttrDetached} {
@@ -136,7 +149,9 @@ func (s *pubsubSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Ac
 	switch {
 	case o.Subscription && act.Name == remedy.DeleteSubscription:
 		err = c.SubscriptionAdminClient.DeleteSubscription(ctx, &pubsubpb.DeleteSubscriptionRequest{Subscription: name})
-	case !o.Subscription && act.Name == remedy.DeleteTopic:
+	case o.Snapshot && act.Name == remedy.DeleteSnapshot:
+		err = c.SubscriptionAdminClient.DeleteSnapshot(ctx, &pubsubpb.DeleteSnapshotRequest{Snapshot: name})
+	case !o.Subscription && !o.Snapshot && act.Name == remedy.DeleteTopic:
 		err = c.TopicAdminClient.DeleteTopic(ctx, &pubsubpb.DeleteTopicRequest{Topic: name})
 	default:
 		return fmt.Errorf("pubsub: no %s for %s", act.Name, name)

@@ -5,15 +5,17 @@ import (
 )
 
 func init() {
-	registerSystem("pubsub", commands{remove: pubsubRemoval})
+	registerSystem("pubsub", commands{remove: pubsubRemoval, infer: inferPubSub})
 }
 
-// PubSubObject is a topic or subscription, from the pubsub collector's
-// URIs (the cloudasset collector emits the same):
-// pubsub://<project>/topics/<name>, pubsub://<project>/subscriptions/<name>.
+// PubSubObject is a topic, subscription or snapshot, from the pubsub
+// collector's URIs (the cloudasset collector emits the same for topics and
+// subscriptions): pubsub://<project>/topics/<name>,
+// pubsub://<project>/subscriptions/<name>, pubsub://<project>/snapshots/<name>.
 type PubSubObject struct {
 	Project      string
-	Subscription bool // else a topic
+	Subscription bool // else a topic, unless Snapshot
+	Snapshot     bool
 	Name         string
 }
 
@@ -28,6 +30,8 @@ func ParsePubSub(a *model.Artifact) (PubSubObject, bool) {
 		return PubSubObject{Project: segs[0], Subscription: true, Name: segs[2]}, true
 	case "topics":
 		return PubSubObject{Project: segs[0], Name: segs[2]}, true
+	case "snapshots":
+		return PubSubObject{Project: segs[0], Snapshot: true, Name: segs[2]}, true
 	}
 	return PubSubObject{}, false
 }
@@ -38,6 +42,12 @@ func pubsubRemoval(r *Remedy, a *model.Artifact) {
 		return
 	}
 	flags := []string{Flag("--project", o.Project)}
+	if o.Snapshot {
+		r.Actions = append(r.Actions, Action{Name: DeleteSnapshot, Step: model.StepRetired, Resolves: true,
+			Summary: "delete snapshot " + o.Name + " of project " + o.Project,
+			Shell:   command([]string{"gcloud", "pubsub", "snapshots", "delete"}, flags, o.Name)})
+		return
+	}
 	if o.Subscription {
 		r.Actions = append(r.Actions, Action{Name: DeleteSubscription, Step: model.StepRetired, Resolves: true,
 			Summary: "delete subscription " + o.Name + " of project " + o.Project,
@@ -51,4 +61,13 @@ func pubsubRemoval(r *Remedy, a *model.Artifact) {
 		Summary: "delete topic " + o.Name + " of project " + o.Project,
 		Shell:   command([]string{"gcloud", "pubsub", "topics", "delete"}, flags, o.Name)})
 	r.Notes = append(r.Notes, "deleting a topic leaves its subscriptions detached (topic _deleted-topic_): delete them too")
+}
+
+// inferPubSub: a snapshot's URI names it (topics and subscriptions take
+// their kind from the rule).
+func inferPubSub(a *model.Artifact) {
+	if o, ok := ParsePubSub(a); ok && o.Snapshot {
+		a.Kind, a.Name = model.KindCheckpoint, o.Name
+		a.SetAttr(model.AttrCheckpointType, "snapshot")
+	}
 }

@@ -103,6 +103,8 @@ func systemArtifacts(name string) []struct {
 				build: Remove(model.StepRetired), prog: "bq", args: []string{"rm", "-f", "-t", "p:d." + name}},
 			row{a: model.Artifact{Kind: model.KindSubscription, System: "pubsub", URI: "pubsub://p/subscriptions/" + name},
 				build: Remove(model.StepRetired), prog: "gcloud", args: append([]string{"pubsub", "subscriptions", "delete", "--project=p"}, dash(name)...)},
+			row{a: model.Artifact{Kind: model.KindCheckpoint, System: "pubsub", URI: "pubsub://p/snapshots/" + name},
+				build: Remove(model.StepRetired), prog: "gcloud", args: append([]string{"pubsub", "snapshots", "delete", "--project=p"}, dash(name)...)},
 		)
 	}
 	return out

@@ -24,6 +24,8 @@ import (
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/bfaudit/bfaudit/testkit/pubsubfake"
 )
 
 // fakeProjects serves the per-project REST APIs the bigquery and gcpiam
@@ -203,12 +205,16 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// startPubSub runs pstest with the estate's topics and subscriptions,
+// startPubSub runs pstest (with the snapshot calls, none held) with the
+// estate's topics and subscriptions,
 // points the pubsub collector's client at it (PUBSUB_EMULATOR_HOST), and
 // puts back into the estate what pstest holds (its defaults filled in), so
 // both paths read the same objects.
-func startPubSub(t testing.TB, e *fxEstate, opts ...pstest.ServerReactorOption) *pstest.Server {
-	srv := pstest.NewServer(opts...)
+func startPubSub(t testing.TB, e *fxEstate, opts ...pstest.ServerReactorOption) *pubsubfake.Server {
+	srv, err := pubsubfake.NewServer(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { srv.Close() })
 	t.Setenv("PUBSUB_EMULATOR_HOST", srv.Addr)
 	ctx := context.Background()

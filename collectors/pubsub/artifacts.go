@@ -13,7 +13,7 @@ import (
 
 // System-specific attributes.
 const (
-	AttrTopic            = "topic"             // full name of a subscription's topic
+	AttrTopic            = "topic"             // full name of a subscription's or snapshot's topic
 	AttrTopicDeleted     = "topic_deleted"     // "true" when the subscription's topic is gone
 	AttrExpirationTTL    = "expiration_ttl"    // inactivity before Pub/Sub deletes the subscription; "never"
 	AttrMessageRetention = "message_retention" // how long messages are kept
@@ -51,12 +51,7 @@ func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topic
 	uri := "pubsub://" + project + "/subscriptions/" + short
 	id, how, ok := c.sel.Match(uri, short, s.GetLabels())
 	if !ok {
-		if t, found := topics[s.GetTopic()]; found {
-			id, how, ok = t.id, t.how, true
-		} else if tid, found := c.sel.FromName(lastSegment(s.GetTopic())); found {
-			// The topic lives in a project not listed here.
-			id, how, ok = tid, "name", true
-		}
+		id, how, ok = topicTie(c, s.GetTopic(), topics)
 	}
 	if !ok {
 		return model.Artifact{}, false
@@ -94,6 +89,44 @@ func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topic
 		a.SetAttr(model.AttrConsumers, "1")
 	}
 	return a, true
+}
+
+// snapshot emits a snapshot tied by its own labels, declared URI or name,
+// or else by its topic's tie. A snapshot records its topic, not the
+// subscription it was made from, so a snapshot of a replay subscription on
+// a production topic is tied only by its own name or labels.
+func (c *Collector) snapshot(project string, s *pubsubpb.Snapshot, topics map[string]tie) (model.Artifact, bool) {
+	short := lastSegment(s.GetName())
+	uri := "pubsub://" + project + "/snapshots/" + short
+	id, how, ok := c.sel.Match(uri, short, s.GetLabels())
+	if !ok {
+		id, how, ok = topicTie(c, s.GetTopic(), topics)
+	}
+	if !ok {
+		return model.Artifact{}, false
+	}
+	a := model.Artifact{
+		Kind: model.KindCheckpoint, Scope: snapshotsScope(project), URI: uri, Name: short,
+		BackfillID: id, Correlation: how, Labels: copyLabels(s.GetLabels()), State: model.StateActive,
+	}
+	a.SetAttr(model.AttrCheckpointType, "snapshot")
+	a.SetAttr(AttrTopic, s.GetTopic())
+	if s.GetExpireTime() != nil {
+		a.ExpiresAt = s.GetExpireTime().AsTime()
+	}
+	return a, true
+}
+
+// topicTie is the tie of a backfill topic, by its full name: one listed
+// here, or one in a project not listed here named for a backfill.
+func topicTie(c *Collector, topic string, topics map[string]tie) (id, how string, ok bool) {
+	if t, found := topics[topic]; found {
+		return t.id, t.how, true
+	}
+	if tid, found := c.sel.FromName(lastSegment(topic)); found {
+		return tid, "name", true
+	}
+	return "", "", false
 }
 
 // ttl renders an expiration policy's TTL; an empty TTL in a set policy

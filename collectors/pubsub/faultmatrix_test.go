@@ -10,7 +10,7 @@ import (
 )
 
 // TestFaultMatrix fails each unit the Pub/Sub collector answers for (the
-// whole source, one project, its topics, its subscriptions) on a second
+// whole source, one project, its topics, its subscriptions, its snapshots) on a second
 // run, against pstest, and lets the harness prove nothing it reported is
 // ticked, closed or resolved. A failed topic listing fails the project:
 // subscriptions are tied through their topics.
@@ -26,5 +26,6 @@ func TestFaultMatrix(t *testing.T) {
 		unit("project", "proj", func(ff *pubsub.FaultFake) { ff.FailTopics("proj") }),
 		unit("topics", model.JoinScope("proj", "topics"), func(ff *pubsub.FaultFake) { ff.FailTopics("proj") }),
 		unit("subscriptions", model.JoinScope("proj", "subscriptions"), func(ff *pubsub.FaultFake) { ff.FailSubscriptions("proj") }),
+		unit("snapshots", model.JoinScope("proj", "snapshots"), func(ff *pubsub.FaultFake) { ff.FailSnapshots("proj") }),
 	})
 }

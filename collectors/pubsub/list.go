@@ -38,6 +38,12 @@ func (c *Collector) listSubscriptions(ctx context.Context, project string) ([]*p
 	}, "pubsub.projects.subscriptions.list projects/"+project, (*pubsubpb.Subscription).GetName)
 }
 
+func (c *Collector) listSnapshots(ctx context.Context, project string) ([]*pubsubpb.Snapshot, error) {
+	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Snapshot] {
+		return c.snaps.ListSnapshots(ctx, &pubsubpb.ListSnapshotsRequest{Project: "projects/" + project}, noClientRetry, answerCap).InternalFetch
+	}, "pubsub.projects.snapshots.list projects/"+project, (*pubsubpb.Snapshot).GetName)
+}
+
 // listAll reads every page of a list call, each page one call under its
 // own deadline and retried on its own. A listing that never stops paging
 // is an error naming it (what: the API method and the project).

@@ -1,7 +1,9 @@
-// Package pubsub collects the Pub/Sub topics and subscriptions a backfill
-// left behind: a retry topic, a replay subscription still attached to a
-// production topic after the replay finished (backfill-cleanup.txt, "a
-// temporary queue remains subscribed"; rule BF006).
+// Package pubsub collects the Pub/Sub topics, subscriptions and snapshots
+// a backfill left behind: a retry topic, a replay subscription still
+// attached to a production topic after the replay finished
+// (backfill-cleanup.txt, "a temporary queue remains subscribed"; rule
+// BF006), the snapshot a replay's seek was made from (a checkpoint that
+// keeps the topic's messages until it expires).
 package pubsub
 
 import (
@@ -44,10 +46,15 @@ type subscriptionAdmin interface {
 	ListSubscriptions(ctx context.Context, req *pubsubpb.ListSubscriptionsRequest, opts ...gax.CallOption) *vkit.SubscriptionIterator
 }
 
-// Collector lists topics and subscriptions of the configured projects.
+type snapshotAdmin interface {
+	ListSnapshots(ctx context.Context, req *pubsubpb.ListSnapshotsRequest, opts ...gax.CallOption) *vkit.SnapshotIterator
+}
+
+// Collector lists topics, subscriptions and snapshots of the configured
+// projects.
 type Collector struct {
-	// Projects are the project ids whose topics and subscriptions are
-	// listed. Credentials: Application Default Credentials.
+	// Projects are the project ids whose topics, subscriptions and
+	// snapshots are listed. Credentials: Application Default Credentials.
 	Projects []string `mapstructure:"projects"`
 	// Endpoint overrides the service address (host:port), e.g. a private
 	// endpoint; PUBSUB_EMULATOR_HOST is also honoured by the client.
@@ -58,6 +65,7 @@ type Collector struct {
 
 	topics   topicAdmin
 	subs     subscriptionAdmin
+	snaps    snapshotAdmin
 	client   *pubsub.Client
 	sel      *correlate.Selector
 	retry    remote.RetryPolicy
@@ -90,7 +98,7 @@ func (c *Collector) Init() error {
 	if c.pageSize <= 0 {
 		c.pageSize = maxPageSize
 	}
-	if c.topics != nil && c.subs != nil {
+	if c.topics != nil && c.subs != nil && c.snaps != nil {
 		return nil
 	}
 	var opts []option.ClientOption
@@ -104,7 +112,7 @@ func (c *Collector) Init() error {
 		return fmt.Errorf("pubsub: client (Application Default Credentials): %w", err)
 	}
 	c.client = client
-	c.topics, c.subs = client.TopicAdminClient, client.SubscriptionAdminClient
+	c.topics, c.subs, c.snaps = client.TopicAdminClient, client.SubscriptionAdminClient, client.SubscriptionAdminClient
 	return nil
 }
 
@@ -116,13 +124,14 @@ func (c *Collector) Close() error {
 	return c.client.Close()
 }
 
-// Collect lists each project in turn (two paged calls per project carry
-// every field used). Units: topics carry JoinScope(p, "topics") and
-// subscriptions JoinScope(p, "subscriptions"). A failed topic listing is
-// recorded at the project: subscriptions are tied through their topics, so
-// without the topics neither is answered. A failed subscription listing is
-// recorded at JoinScope(p, "subscriptions"), and the topics stand. Only
-// when no project answered does Collect fail.
+// Collect lists each project in turn (three paged calls per project carry
+// every field used). Units: topics carry JoinScope(p, "topics"),
+// subscriptions JoinScope(p, "subscriptions") and snapshots
+// JoinScope(p, "snapshots"). A failed topic listing is recorded at the
+// project: subscriptions and snapshots are tied through their topics, so
+// without the topics none is answered. A failed subscription or snapshot
+// listing is recorded at its own scope, and the others stand. Only when
+// no project answered does Collect fail.
 func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	var failures []error
 	answered := 0
@@ -143,12 +152,13 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	return nil
 }
 
-// Scope paths of a project's two listings.
+// Scope paths of a project's three listings.
 func topicsScope(project string) string        { return model.JoinScope(project, "topics") }
 func subscriptionsScope(project string) string { return model.JoinScope(project, "subscriptions") }
+func snapshotsScope(project string) string     { return model.JoinScope(project, "snapshots") }
 
 // collectProject returns the error that fails the whole project (the
-// topics); a failed subscription listing is recorded here.
+// topics); a failed subscription or snapshot listing is recorded here.
 func (c *Collector) collectProject(ctx context.Context, project string, sink collectors.Sink) error {
 	topics, err := c.listTopics(ctx, project)
 	if err != nil {
@@ -172,7 +182,6 @@ func (c *Collector) collectProject(ctx context.Context, project string, sink col
 			return ctx.Err()
 		}
 		sink.AddError(subscriptionsScope(project), fmt.Errorf("pubsub: list subscriptions of project %s: %w", project, err))
-		return nil
 	}
 	for i, s := range subs {
 		if lastSegment(s.GetName()) == "" {
@@ -180,6 +189,23 @@ func (c *Collector) collectProject(ctx context.Context, project string, sink col
 			continue
 		}
 		if a, matched := c.subscription(project, s, topicTies); matched {
+			sink.AddArtifact(a)
+		}
+	}
+	snaps, err := c.listSnapshots(ctx, project)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sink.AddError(snapshotsScope(project), fmt.Errorf("pubsub: list snapshots of project %s: %w", project, err))
+		return nil
+	}
+	for i, s := range snaps {
+		if lastSegment(s.GetName()) == "" {
+			sink.AddError(snapshotsScope(project), fmt.Errorf("pubsub: list snapshots of project %s: entry %d has no name", project, i))
+			continue
+		}
+		if a, matched := c.snapshot(project, s, topicTies); matched {
 			sink.AddArtifact(a)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/pubsubfake"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -39,6 +40,8 @@ func (f *failingList) React(req any) (bool, any, error) {
 		project = r.Project
 	case *pubsubpb.ListSubscriptionsRequest:
 		project = r.Project
+	case *pubsubpb.ListSnapshotsRequest:
+		project = r.Project
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -54,12 +57,20 @@ func (f *failingList) React(req any) (bool, any, error) {
 	return true, nil, status.Errorf(f.code, "test fake: %s", f.code)
 }
 
-// start runs pstest with the given reactors, creates the estate through
-// the real admin clients, and returns a collector pointed at it.
+// seekExpiry is when the fake's snapshots expire.
+var seekExpiry = time.Date(2026, 7, 8, 9, 0, 0, 0, time.UTC)
+
+// start runs pstest (with snapshots, testkit/pubsubfake) with the given
+// reactors, creates the estate through the real admin clients, and returns
+// a collector pointed at it.
 func start(t *testing.T, reactors ...pstest.ServerReactorOption) *Collector {
 	t.Helper()
-	srv := pstest.NewServer(reactors...)
+	srv, err := pubsubfake.NewServer(reactors...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { srv.Close() })
+	srv.SetExpiry(seekExpiry)
 	c := &Collector{
 		Projects: []string{"alpha", "beta"},
 		Endpoint: srv.Addr,
@@ -114,6 +125,24 @@ func seed(t *testing.T, c *Collector) {
 			t.Fatalf("create subscription %s: %v", s.Name, err)
 		}
 	}
+	snaps := []*pubsubpb.CreateSnapshotRequest{
+		// The seek point of the replay, on the production topic: tied by
+		// its name.
+		{Name: "projects/alpha/snapshots/bf-1234-seek", Subscription: "projects/alpha/subscriptions/orders-replay",
+			Labels: map[string]string{"owner": "data-eng"}},
+		// The warehouse's own: not backfill machinery.
+		{Name: "projects/alpha/snapshots/orders-nightly", Subscription: "projects/alpha/subscriptions/orders-warehouse"},
+		// On the backfill's topic: tied through it.
+		{Name: "projects/alpha/snapshots/retry-checkpoint", Subscription: "projects/alpha/subscriptions/retry-worker"},
+		// Labelled, in the second project.
+		{Name: "projects/beta/snapshots/audit-before", Subscription: "projects/beta/subscriptions/bf-3003-audit",
+			Labels: map[string]string{"backfill_id": "bf_3003"}},
+	}
+	for _, s := range snaps {
+		if _, err := sa.CreateSnapshot(ctx, s); err != nil {
+			t.Fatalf("create snapshot %s: %v", s.Name, err)
+		}
+	}
 }
 
 func TestCollect(t *testing.T) {
@@ -144,6 +173,12 @@ func TestCollect(t *testing.T) {
 			map[string]string{model.AttrDetached: "true"}, nil},
 		{"second project", "pubsub://beta/subscriptions/bf-3003-audit", model.KindSubscription, "bf-3003", "name",
 			map[string]string{model.AttrDetached: "false"}, nil},
+		{"replay's seek snapshot, named for the backfill", "pubsub://alpha/snapshots/bf-1234-seek", model.KindCheckpoint, "bf-1234", "name",
+			map[string]string{model.AttrCheckpointType: "snapshot", AttrTopic: "projects/alpha/topics/orders"}, nil},
+		{"snapshot on the backfill's topic", "pubsub://alpha/snapshots/retry-checkpoint", model.KindCheckpoint, "bf-1234", "name",
+			map[string]string{model.AttrCheckpointType: "snapshot", AttrTopic: "projects/alpha/topics/bf-1234-retry"}, nil},
+		{"labelled snapshot", "pubsub://beta/snapshots/audit-before", model.KindCheckpoint, "bf_3003", "label",
+			map[string]string{model.AttrCheckpointType: "snapshot"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +199,9 @@ func TestCollect(t *testing.T) {
 					t.Errorf("%s should be unset, is %q", k, a.Attr(k))
 				}
 			}
+			if a.Kind == model.KindCheckpoint && (!a.ExpiresAt.Equal(seekExpiry) || a.Scope != strings.Split(tt.uri, "/")[2]+"/snapshots") {
+				t.Errorf("snapshot expires %v, scope %q; want %v, its project's snapshots", a.ExpiresAt, a.Scope, seekExpiry)
+			}
 			if strings.Contains(a.Attr(AttrPushEndpoint), "s3cret") {
 				t.Error("push endpoint token leaked")
 			}
@@ -172,7 +210,11 @@ func TestCollect(t *testing.T) {
 	if a := sink.Artifact("pubsub://alpha/subscriptions/orders-replay"); a != nil && a.Labels["owner"] != "data-eng" {
 		t.Errorf("labels not kept: %v", a.Labels)
 	}
-	for _, gone := range []string{"pubsub://alpha/topics/orders", "pubsub://alpha/subscriptions/orders-warehouse", "pubsub://alpha/topics/events"} {
+	if a := sink.Artifact("pubsub://alpha/snapshots/bf-1234-seek"); a != nil && a.Labels["owner"] != "data-eng" {
+		t.Errorf("snapshot labels not kept: %v", a.Labels)
+	}
+	for _, gone := range []string{"pubsub://alpha/topics/orders", "pubsub://alpha/subscriptions/orders-warehouse", "pubsub://alpha/topics/events",
+		"pubsub://alpha/snapshots/orders-nightly"} {
 		if sink.Artifact(gone) != nil {
 			t.Errorf("production object %s reported as backfill machinery", gone)
 		}

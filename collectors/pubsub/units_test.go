@@ -43,6 +43,50 @@ func TestUnits(t *testing.T) {
 	}
 }
 
+// A failed snapshot listing is recorded at p/snapshots alone: alpha's
+// topics and subscriptions, and beta's snapshots, stay answered.
+func TestSnapshotListingFailsItsUnitOnly(t *testing.T) {
+	c := start(t, pstest.ServerReactorOption{FuncName: "ListSnapshots",
+		Reactor: &failingList{project: "alpha", code: codes.PermissionDenied, times: -1}})
+	sink := collectors.NewTestSink()
+	if err := c.Collect(context.Background(), sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "alpha/snapshots" || !strings.Contains(sink.Errors[0].Error, "list snapshots of project alpha") {
+		t.Fatalf("errors %+v; want one at alpha/snapshots", sink.Errors)
+	}
+	cov := model.Coverage{Status: model.CoverageDegraded, Errors: sink.Errors}
+	if cov.Answered("alpha/snapshots") {
+		t.Error("alpha's failed snapshot listing counts as answered")
+	}
+	if sink.Artifact("pubsub://alpha/snapshots/bf-1234-seek") != nil {
+		t.Error("a snapshot reported from a listing that failed")
+	}
+	for _, uri := range []string{"pubsub://alpha/topics/bf-1234-retry", "pubsub://alpha/subscriptions/orders-replay", "pubsub://beta/snapshots/audit-before"} {
+		a := sink.Artifact(uri)
+		if a == nil || !cov.Answered(a.Scope) {
+			t.Errorf("%s: %+v; want it reported and answered", uri, a)
+		}
+	}
+}
+
+// Snapshots are listed even when the subscriptions were not: they are
+// tied through their topics, not their subscriptions.
+func TestSnapshotsListedWithoutSubscriptions(t *testing.T) {
+	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions",
+		Reactor: &failingList{project: "alpha", code: codes.Unavailable, times: -1}})
+	sink := collectors.NewTestSink()
+	if err := c.Collect(context.Background(), sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "alpha/subscriptions" {
+		t.Fatalf("errors %+v; want one at alpha/subscriptions", sink.Errors)
+	}
+	if a := sink.Artifact("pubsub://alpha/snapshots/retry-checkpoint"); a == nil || a.BackfillID != "bf-1234" {
+		t.Errorf("snapshot on the backfill's topic: %+v", a)
+	}
+}
+
 // stall holds a list call until the test ends: a server that accepts and
 // never answers.
 type stall struct{ release chan struct{} }
