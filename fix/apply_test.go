@@ -43,7 +43,7 @@ func planSource(t *testing.T, id string, archived bool, assets ...string) collec
 	mustWrite(t, filepath.Join(dir, "plans", "p.yaml"), plan)
 	if archived {
 		mustWrite(t, filepath.Join(dir, "records", "r.md"), fmt.Sprintf("---\nbackfill_id: %s\npurpose: replay\nrange: {start: 2026-06-01, end: 2026-07-01}\n"+
-			"job_id: j\nvalidation_query: select 1\napproving_owner: carol@example.com\nfinal_data_location: x.y\narchived_at: %s\n---\n", id, done))
+			"job_id: j\nvalidation_query: select 1\napproving_owner: carol@example.com\nfinal_data_location: x.y\ncheckpoint: {final_range: all, replay_id: r}\narchived_at: %s\n---\n", id, done))
 	} else {
 		mustWrite(t, filepath.Join(dir, "records", "README"), "")
 	}

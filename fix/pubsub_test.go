@@ -18,7 +18,7 @@ import (
 	"github.com/bfaudit/bfaudit/testkit/pubsubfake"
 )
 
-// A replay's seek snapshot with no expiry (BF005) is read, deleted once
+// A replay's seek snapshot with no expiry (BF021) is read, deleted once
 // delete_snapshot is allowed, and found resolved by the audit after; the
 // warehouse's own snapshot stays. Read says not found once it is gone.
 func TestApplyPubSubSnapshot(t *testing.T) {
@@ -56,7 +56,7 @@ func TestApplyPubSubSnapshot(t *testing.T) {
 	uri := "pubsub://proj/snapshots/bf-7703-seek"
 	plans := planSource(t, "BF-7703", true, uri)
 	in := auditOf(t, sel, plans, collectors.Instance{Name: "events", Type: "pubsub", Collector: ps})
-	finding := "BF005 " + uri
+	finding := "BF021 " + uri
 	if !open(in, "BF-7703")[finding] {
 		t.Fatalf("before: %v", open(in, "BF-7703"))
 	}
@@ -134,7 +134,7 @@ func TestApplyPubSubSnapshotChangedSinceAudit(t *testing.T) {
 	uri := "pubsub://proj/snapshots/bf-7704-seek"
 	plans := planSource(t, "BF-7704", true, uri)
 	in := auditOf(t, sel, plans, collectors.Instance{Name: "events", Type: "pubsub", Collector: ps})
-	if !open(in, "BF-7704")["BF005 "+uri] {
+	if !open(in, "BF-7704")["BF021 "+uri] {
 		t.Fatalf("before: %v", open(in, "BF-7704"))
 	}
 	if err := client.SubscriptionAdminClient.DeleteSnapshot(ctx, &pubsubpb.DeleteSnapshotRequest{Snapshot: "projects/proj/snapshots/bf-7704-seek"}); err != nil {

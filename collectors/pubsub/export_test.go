@@ -21,7 +21,7 @@ type FaultFake struct{ topics, subs, snaps *failingList }
 
 // NewFaultFixture runs pstest (with snapshots) with project proj (topic
 // bf-7001-retry and a subscription on it, both BF006, next to production
-// ones; snapshot bf-7001-seek with no expiry, BF005) and project other
+// ones; snapshot bf-7001-seek with no expiry, BF021) and project other
 // (nothing of BF-7001's), so failing proj is not failing the whole source.
 // The collector is configured and Init-ed.
 func NewFaultFixture(t *testing.T) (*Collector, *FaultFake) {
@@ -36,7 +36,7 @@ func NewFaultFixture(t *testing.T) (*Collector, *FaultFake) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	// BF005 flags a checkpoint with no expiry (or one past) once the
+	// BF021 flags a checkpoint with no expiry (or one past) once the
 	// backfill is over its grace.
 	srv.SetExpiry(time.Time{})
 	c := &Collector{
