@@ -206,14 +206,14 @@ func TestBadConfig(t *testing.T) {
 	collectortest.RejectsBadTimeouts(t, entry)
 	t.Setenv("BFAUDIT_TEST_KAFKA_PW", "s3cret-pw")
 	for key, bad := range map[string]map[string]any{
-		"brokers":            {"brokers": []any{}},
-		"brokers[0]":         {"brokers": []any{"kafka"}},
-		"groups[0]":          {"groups": []any{"bf_("}},
-		"max_groups":         {"max_groups": 0},
-		"sasl.mechanism":     {"sasl": map[string]any{"mechanism": "gssapi", "username": "u", "password_env": "BFAUDIT_TEST_KAFKA_PW"}},
-		"sasl.password_env":  {"sasl": map[string]any{"mechanism": "plain", "username": "u", "password_env": "BFAUDIT_TEST_KAFKA_UNSET"}},
-		"sasl.username":      {"sasl": map[string]any{"mechanism": "plain", "password_env": "BFAUDIT_TEST_KAFKA_PW"}},
-		"ca_file":            {"ca_file": "/nonexistent/ca.pem"},
+		"brokers":           {"brokers": []any{}},
+		"brokers[0]":        {"brokers": []any{"kafka"}},
+		"groups[0]":         {"groups": []any{"bf_("}},
+		"max_groups":        {"max_groups": 0},
+		"sasl.mechanism":    {"sasl": map[string]any{"mechanism": "gssapi", "username": "u", "password_env": "BFAUDIT_TEST_KAFKA_PW"}},
+		"sasl.password_env": {"sasl": map[string]any{"mechanism": "plain", "username": "u", "password_env": "BFAUDIT_TEST_KAFKA_UNSET"}},
+		"sasl.username":     {"sasl": map[string]any{"mechanism": "plain", "password_env": "BFAUDIT_TEST_KAFKA_PW"}},
+		"ca_file":           {"ca_file": "/nonexistent/ca.pem"},
 	} {
 		e := map[string]any{"type": "kafka", "name": "k", "brokers": []any{"kafka:9092"}}
 		for k, v := range bad {
