@@ -42,11 +42,16 @@ func kafkaRemoval(r *Remedy, a *model.Artifact) {
 	if b := a.Attr("bootstrap"); b != "" {
 		bootstrap = Quote(b)
 	}
-	// kafka-consumer-groups takes the group as the value of --group, so a
-	// name starting with '-' is still the value: no "--" here.
+	// A group name starting with '-' could be read as an option: it is
+	// then glued to its option (--group=-name), which the tool's parser
+	// reads as the value.
+	group := []string{"--group", Quote(g.Group)}
+	if strings.HasPrefix(g.Group, "-") {
+		group = []string{Flag("--group", g.Group)}
+	}
 	r.Actions = append(r.Actions, Action{Name: DeleteGroup, Step: model.StepRetired, Resolves: true,
 		Summary: "delete consumer group " + g.Group + " of Kafka cluster " + g.Cluster,
-		Shell:   strings.Join([]string{"kafka-consumer-groups", "--bootstrap-server", bootstrap, "--delete", "--group", Quote(g.Group)}, " ")})
+		Shell:   strings.Join(append([]string{"kafka-consumer-groups", "--bootstrap-server", bootstrap, "--delete"}, group...), " ")})
 	note := "the group's committed offsets are lost with it: record them (the artifact's offsets) in the decision record's checkpoint (final_range, replay_id, location) first"
 	if o := a.Attr(model.AttrOffsets); o != "" {
 		note += "; at the audit they were " + o
