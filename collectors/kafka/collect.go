@@ -42,6 +42,9 @@ func URI(cluster, group string) string {
 // to a backfill, and describes each, fetches its committed offsets and the
 // end offsets of its topics; a group that fails is an error at its unit.
 func (k *Kafka) Collect(ctx context.Context, sink collectors.Sink) error {
+	if k.sel == nil {
+		return fmt.Errorf("kafka source %s: not initialised (Init was not called)", k.sourceName())
+	}
 	adm, release, err := k.AdminClient()
 	if err != nil {
 		return err
