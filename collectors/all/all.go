@@ -11,6 +11,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/gcpiam"
 	_ "github.com/bfaudit/bfaudit/collectors/grafana"
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
+	_ "github.com/bfaudit/bfaudit/collectors/kafka"
 	_ "github.com/bfaudit/bfaudit/collectors/kubernetes"
 	_ "github.com/bfaudit/bfaudit/collectors/postgres"
 	_ "github.com/bfaudit/bfaudit/collectors/prometheus"

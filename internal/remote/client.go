@@ -45,9 +45,26 @@ const maxCAFile = 1 << 20
 // connections kept for the calls that run at once. Errors name the key.
 func NewClient(o ClientOptions) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.TLS.InsecureSkipVerify}
-	if o.TLS.CAFile != "" {
-		pem, err := safefile.ReadLimit(o.TLS.CAFile, maxCAFile)
+	tc, err := TLSConfig(o.TLS)
+	if err != nil {
+		return nil, err
+	}
+	tr.TLSClientConfig = tc
+	conns := max(o.Conns, DefaultConns)
+	tr.MaxIdleConnsPerHost = conns
+	tr.MaxIdleConns = max(tr.MaxIdleConns, conns)
+	return &http.Client{Transport: tr, Timeout: o.Timeout}, nil
+}
+
+// TLSConfig builds the TLS settings of a connection from a config's TLS
+// part: TLS 1.2 at least, the CA file trusted besides the system's roots,
+// certificate checks off only when insecure_skip_verify says so. NewClient
+// uses it for HTTPS; a client that dials TCP itself (Kafka) hands it to its
+// dialer. Errors name the key.
+func TLSConfig(t TLS) (*tls.Config, error) {
+	c := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify}
+	if t.CAFile != "" {
+		pem, err := safefile.ReadLimit(t.CAFile, maxCAFile)
 		if err != nil {
 			return nil, fmt.Errorf("ca_file: %w", err)
 		}
@@ -56,12 +73,9 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("ca_file: %s holds no PEM certificate", o.TLS.CAFile)
+			return nil, fmt.Errorf("ca_file: %s holds no PEM certificate", t.CAFile)
 		}
-		tr.TLSClientConfig.RootCAs = pool
+		c.RootCAs = pool
 	}
-	conns := max(o.Conns, DefaultConns)
-	tr.MaxIdleConnsPerHost = conns
-	tr.MaxIdleConns = max(tr.MaxIdleConns, conns)
-	return &http.Client{Transport: tr, Timeout: o.Timeout}, nil
+	return c, nil
 }
