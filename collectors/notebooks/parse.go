@@ -19,7 +19,8 @@ const (
 )
 
 // piece is one scannable text of a notebook: a cell's source (output 0)
-// or one of its saved outputs, cells and outputs counted from 1.
+// or one of its saved outputs, cells and outputs counted from 1; cell 0
+// is the notebook's metadata.
 type piece struct {
 	cell, output int
 	text         string
@@ -27,6 +28,9 @@ type piece struct {
 
 // where names a line of a piece, as AttrSecrets writes it.
 func (p piece) where(line int) string {
+	if p.cell == 0 {
+		return fmt.Sprintf("metadata line %d", line)
+	}
 	if p.output == 0 {
 		return fmt.Sprintf("cell %d line %d", p.cell, line)
 	}
@@ -102,6 +106,11 @@ func parse(raw []byte) (*notebook, error) {
 		return nil, errors.New("not an nbformat notebook: no nbformat version")
 	}
 	nb := &notebook{format: *doc.NBFormat, labels: metadataLabels(doc.Metadata)}
+	if len(doc.Metadata) > 0 {
+		// Metadata is scanned too (cell 0): a kernel spec or an extension
+		// can keep a token there.
+		nb.add(piece{text: string(doc.Metadata)})
+	}
 	var cells []cell
 	switch nb.format {
 	case 4:
