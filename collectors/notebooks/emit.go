@@ -46,7 +46,7 @@ func (n *Notebooks) emit(sink collectors.Sink, path string, raw []byte, modified
 		return err
 	}
 	uri := n.uri(path)
-	id, how, ok := n.sel.Match(uri, path, nb.labels)
+	id, how, ok := n.tie(uri, path, nb.labels)
 	if !ok {
 		return nil
 	}
@@ -80,4 +80,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// tie says which backfill a notebook belongs to: its metadata (a
+// backfill_id key), the plans' declared assets, its path as a whole
+// (corrections/bf_1234_fix.ipynb), then each directory of its path, the
+// nearest first (bf-1234/fix.ipynb).
+func (n *Notebooks) tie(uri, path string, labels map[string]string) (id, how string, ok bool) {
+	if id, how, ok := n.sel.Match(uri, path, labels); ok {
+		return id, how, true
+	}
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for i := len(segs) - 2; i >= 0; i-- {
+		if id, ok := n.sel.FromName(segs[i]); ok {
+			return id, "path", true
+		}
+	}
+	return "", "", false
 }

@@ -36,7 +36,7 @@ func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
 			return
 		}
 		if err := n.readFile(sink, display, full); err != nil {
-			sink.AddError(scope(display), fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, err))
+			sink.AddError(scope(display), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, err)))
 		}
 	}
 	for _, p := range n.Paths {
@@ -48,7 +48,7 @@ func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
 		if hasMeta(p) {
 			matches, err := filepath.Glob(full)
 			if err != nil {
-				sink.AddError(scope(p), fmt.Errorf("notebooks source %s: paths %q: %w", n.sourceName(), p, err))
+				sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: paths %q: %w", n.sourceName(), p, err)))
 				continue
 			}
 			targets = targets[:0]
@@ -79,7 +79,7 @@ func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[") }
 func (n *Notebooks) walk(ctx context.Context, sink collectors.Sink, display, full string, read func(display, full string)) {
 	st, err := os.Stat(full)
 	if err != nil {
-		sink.AddError(scope(display), fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, pathError(err)))
+		sink.AddError(scope(display), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, pathError(err))))
 		return
 	}
 	if !st.IsDir() {
@@ -94,7 +94,7 @@ func (n *Notebooks) walk(ctx context.Context, sink collectors.Sink, display, ful
 		rel, _ := filepath.Rel(full, path)
 		shown := filepath.ToSlash(filepath.Join(display, rel))
 		if err != nil {
-			sink.AddError(scope(shown), fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), shown, pathError(err)))
+			sink.AddError(scope(shown), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), shown, pathError(err))))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -106,7 +106,7 @@ func (n *Notebooks) walk(ctx context.Context, sink collectors.Sink, display, ful
 		return nil
 	})
 	if err != nil {
-		sink.AddError(scope(display), fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, err))
+		sink.AddError(scope(display), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, err)))
 	}
 	sort.Strings(files)
 	for _, rel := range files {

@@ -52,7 +52,7 @@ func (n *Notebooks) getContents(ctx context.Context, path, typ string) (contents
 func (n *Notebooks) collectJupyter(ctx context.Context, sink collectors.Sink) error {
 	top, err := n.getContents(ctx, n.Root, "directory")
 	if err != nil {
-		return fmt.Errorf("notebooks source %s: list %s: %w", n.sourceName(), orRoot(n.Root), err)
+		return scrubbed(fmt.Errorf("notebooks source %s: list %s: %w", n.sourceName(), orRoot(n.Root), err))
 	}
 	entries, err := listing(top)
 	if err != nil {
@@ -84,7 +84,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 		switch e.Type {
 		case "directory":
 			if depth+1 > maxDepth {
-				w.sink.AddError(scope(p), fmt.Errorf("notebooks source %s: %s: deeper than %d directories; not read", n.sourceName(), p, maxDepth))
+				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: %s: deeper than %d directories; not read", n.sourceName(), p, maxDepth)))
 				continue
 			}
 			m, err := n.getContents(ctx, p, "directory")
@@ -93,7 +93,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 				sub, err = listing(m)
 			}
 			if err != nil {
-				w.sink.AddError(scope(p), fmt.Errorf("notebooks source %s: list %s: %w", n.sourceName(), p, err))
+				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: list %s: %w", n.sourceName(), p, err)))
 				continue
 			}
 			w.dir(ctx, sub, depth+1)
@@ -107,7 +107,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 				continue
 			}
 			if err := w.notebook(ctx, p); err != nil {
-				w.sink.AddError(scope(p), fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), p, err))
+				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), p, err)))
 			}
 		}
 	}

@@ -117,3 +117,39 @@ func serviceAccountKeys(p piece) []secret {
 	}
 	return out
 }
+
+// scrubbed is err with any credential gitleaks finds in its text replaced:
+// an error can quote a server's message, and Jupyter's message for an
+// unreadable notebook quotes the notebook's first bytes.
+func scrubbed(err error) error {
+	if err == nil {
+		return nil
+	}
+	d, derr := gitleaks()
+	if derr != nil {
+		return err
+	}
+	text := err.Error()
+	detectorMu.Lock()
+	found := d.DetectString(text)
+	detectorMu.Unlock()
+	if len(found) == 0 {
+		return err
+	}
+	for _, f := range found {
+		for _, v := range []string{f.Secret, f.Match} {
+			if v != "" {
+				text = strings.ReplaceAll(text, v, "[credential "+hashOf(v)+"]")
+			}
+		}
+	}
+	return scrubbedError{text: text, err: err}
+}
+
+type scrubbedError struct {
+	text string
+	err  error
+}
+
+func (e scrubbedError) Error() string { return e.text }
+func (e scrubbedError) Unwrap() error { return e.err }
