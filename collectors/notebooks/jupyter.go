@@ -56,7 +56,7 @@ func (n *Notebooks) collectJupyter(ctx context.Context, sink collectors.Sink) er
 	}
 	entries, err := listing(top)
 	if err != nil {
-		return fmt.Errorf("notebooks source %s: list %s: %w", n.sourceName(), orRoot(n.Root), err)
+		return fmt.Errorf("notebooks source %s: list %s: GET %s%s: %w", n.sourceName(), orRoot(n.Root), n.client.Base(), contentsPath(n.Root), err)
 	}
 	w := &jupyterWalk{n: n, sink: sink, seen: map[string]bool{}}
 	w.dir(ctx, entries, 0)
@@ -90,7 +90,9 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 			m, err := n.getContents(ctx, p, "directory")
 			var sub []contentsModel
 			if err == nil {
-				sub, err = listing(m)
+				if sub, err = listing(m); err != nil {
+					err = fmt.Errorf("GET %s%s: %w", n.client.Base(), contentsPath(p), err)
+				}
 			}
 			if err != nil {
 				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: list %s: %w", n.sourceName(), p, err)))
