@@ -12,6 +12,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // contentsModel is an answer of Jupyter's contents API
@@ -119,7 +120,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 func (w *jupyterWalk) notebook(ctx context.Context, path string) error {
 	m, err := w.n.getContents(ctx, path, "notebook")
 	if err != nil {
-		return err
+		return withoutMessage(err, w.n.client.Base()+contentsPath(path))
 	}
 	if m.Type != "notebook" || len(m.Content) == 0 || string(m.Content) == "null" {
 		return fmt.Errorf("GET %s%s: the answer is not a notebook with its content (type %q)", w.n.client.Base(), contentsPath(path), redact.Line(m.Type, 40))
@@ -156,4 +157,21 @@ func orRoot(p string) string {
 		return "the root directory"
 	}
 	return p
+}
+
+// withoutMessage drops the server's message from an error answer for a
+// notebook: jupyter_server's message for a file it cannot read quotes the
+// file's first bytes, cut at a length that can leave part of a credential
+// no scanner recognises. The status stays, and whether the server could
+// not read the file as a notebook.
+func withoutMessage(err error, where string) error {
+	var se *remote.StatusError
+	if !errors.As(err, &se) || se.Summary == "" {
+		return err
+	}
+	what := "the server's message is not shown: it can quote the notebook"
+	if strings.HasPrefix(se.Summary, "Unreadable Notebook") {
+		what = "Unreadable Notebook: the server cannot read it as a notebook (its message, which quotes the file, is not shown)"
+	}
+	return fmt.Errorf("GET %s: HTTP %d: %s", where, se.Status, what)
 }

@@ -29,7 +29,7 @@ func realJupyter(t *testing.T) (url, dir string) {
 // are read through the contents API (token auth), the one keeping the
 // canary key is reported with where it is and the key's id, a notebook
 // that is not JSON is an error at that notebook, and the canary is in no
-// text.
+// text, not even where the server's error message quotes it.
 func TestRealJupyter(t *testing.T) {
 	url, root := realJupyter(t)
 	b := make([]byte, 4)
@@ -43,6 +43,9 @@ func TestRealJupyter(t *testing.T) {
 		code("aws_access_key_id = '"+canaryAWS+"'\n")))
 	write(t, dir, "bf-7001/clean.ipynb", v4(nil, code("print(1)\n")))
 	write(t, dir, "bf-7001/broken.ipynb", []byte(`{"nbformat": 4, "cells": [`))
+	// jupyter_server's error for a file that is not JSON quotes its first
+	// bytes: here the canary key, which must not reach the error text.
+	write(t, dir, "bf-7001/leaky.ipynb", []byte("aws_access_key_id = '"+canaryAWS+"' and more text"))
 	write(t, dir, "scratch.ipynb", v4(nil, code("k = '"+canaryAWS+"'\n")))
 	mtime := time.Date(2026, 1, 7, 10, 0, 0, 0, time.UTC)
 	os.Chtimes(filepath.Join(dir, "bf-7001/fix refunds.ipynb"), mtime, mtime)
@@ -71,8 +74,9 @@ func TestRealJupyter(t *testing.T) {
 			t.Errorf("secrets %q lack %q", secrets, want)
 		}
 	}
-	if len(sink.Errors) != 1 || sink.Errors[0].Scope != run+"/bf-7001/broken.ipynb" || !strings.Contains(sink.Errors[0].Error, "HTTP 400") {
-		t.Errorf("errors %+v; want one, at the broken notebook", sink.Errors)
+	if len(sink.Errors) != 2 || sink.Errors[0].Scope != run+"/bf-7001/broken.ipynb" || !strings.Contains(sink.Errors[0].Error, "HTTP 400") ||
+		sink.Errors[1].Scope != run+"/bf-7001/leaky.ipynb" || !strings.Contains(sink.Errors[1].Error, "Unreadable Notebook") {
+		t.Errorf("errors %+v; want two, at the broken notebooks, the server's quote of the file dropped", sink.Errors)
 	}
 	noCanary(t, sink)
 }
