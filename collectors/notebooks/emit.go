@@ -1,6 +1,7 @@
 package notebooks
 
 import (
+	"context"
 	"net/url"
 	"sort"
 	"strconv"
@@ -15,6 +16,9 @@ import (
 const (
 	AttrNBFormat  = "nbformat"  // 3 or 4
 	AttrUnscanned = "unscanned" // cells, outputs or texts past the bounds, left unscanned
+	// AttrSecretsTotal counts the credentials found when more than the
+	// 100 that secrets lists.
+	AttrSecretsTotal = "secrets_total"
 )
 
 // scope is a notebook's (or directory's) unit: its path, one segment a
@@ -36,12 +40,12 @@ func (n *Notebooks) uri(path string) string {
 // emit parses and scans one notebook and reports it when it is tied to a
 // backfill and holds a credential. A notebook that does not parse is an
 // error at its unit.
-func (n *Notebooks) emit(sink collectors.Sink, path string, raw []byte, modified time.Time) error {
+func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, path string, raw []byte, modified time.Time) error {
 	nb, err := parse(raw)
 	if err != nil {
 		return err
 	}
-	found, err := scan(nb)
+	found, total, err := scan(ctx, nb)
 	if err != nil || len(found) == 0 {
 		return err
 	}
@@ -66,6 +70,9 @@ func (n *Notebooks) emit(sink collectors.Sink, path string, raw []byte, modified
 		art.SetAttr(model.AttrKeyIDs, strings.Join(keys, ","))
 	}
 	art.SetAttr(AttrNBFormat, strconv.Itoa(nb.format))
+	if total > len(found) {
+		art.SetAttr(AttrSecretsTotal, strconv.Itoa(total))
+	}
 	if nb.unscanned > 0 {
 		art.SetAttr(AttrUnscanned, strconv.Itoa(nb.unscanned))
 	}

@@ -35,7 +35,7 @@ func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
 			}
 			return
 		}
-		if err := n.readFile(sink, display, full); err != nil {
+		if err := n.readFile(ctx, sink, display, full); err != nil {
 			sink.AddError(scope(display), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, err)))
 		}
 	}
@@ -115,7 +115,7 @@ func (n *Notebooks) walk(ctx context.Context, sink collectors.Sink, display, ful
 }
 
 // readFile reads one notebook file, capped, and emits it.
-func (n *Notebooks) readFile(sink collectors.Sink, display, full string) error {
+func (n *Notebooks) readFile(ctx context.Context, sink collectors.Sink, display, full string) error {
 	st, err := os.Stat(full)
 	if err != nil {
 		return pathError(err)
@@ -124,7 +124,7 @@ func (n *Notebooks) readFile(sink collectors.Sink, display, full string) error {
 	if err != nil {
 		return pathError(err)
 	}
-	return n.emit(sink, display, raw, st.ModTime().UTC())
+	return n.emit(ctx, sink, display, raw, st.ModTime().UTC())
 }
 
 // pathError drops the path an os error repeats (the caller names the file

@@ -31,7 +31,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("piece of %d bytes", len(p.text))
 			}
 		}
-		found, err := scan(nb)
+		found, _, err := scan(t.Context(), nb)
 		if err != nil {
 			t.Fatal(err)
 		}

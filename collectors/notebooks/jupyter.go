@@ -136,7 +136,7 @@ func (w *jupyterWalk) notebook(ctx context.Context, path string) error {
 		}
 		modified = t.UTC()
 	}
-	return w.n.emit(w.sink, path, m.Content, modified)
+	return w.n.emit(ctx, w.sink, path, m.Content, modified)
 }
 
 // listing is a directory model's entries, sorted by path.

@@ -13,7 +13,8 @@ import (
 const (
 	maxCells       = 10000   // cells read; the rest are counted as unscanned
 	maxOutputs     = 1000    // outputs read per cell
-	maxPieceBytes  = 1 << 20 // text scanned per cell source or output
+	maxPieceBytes  = 256 << 10 // text scanned per cell source or output
+	maxScanBytes   = 2 << 20   // text scanned per notebook
 	maxMetaLabels  = 100     // metadata keys offered to the selector
 	maxLabelLength = 200
 )
@@ -44,7 +45,8 @@ type notebook struct {
 	format    int
 	pieces    []piece
 	labels    map[string]string
-	unscanned int // cells or outputs skipped, and pieces cut at maxPieceBytes
+	unscanned int // cells, outputs or texts skipped, and texts cut short
+	scanned   int // bytes of text kept to scan
 }
 
 // multiline is nbformat's text: one string or a list of strings (lines
@@ -149,10 +151,16 @@ func parse(raw []byte) (*notebook, error) {
 }
 
 func (nb *notebook) add(p piece) {
-	if len(p.text) > maxPieceBytes {
-		p.text = p.text[:maxPieceBytes]
+	limit := min(maxPieceBytes, maxScanBytes-nb.scanned)
+	if limit <= 0 {
+		nb.unscanned++
+		return
+	}
+	if len(p.text) > limit {
+		p.text = p.text[:limit]
 		nb.unscanned++
 	}
+	nb.scanned += len(p.text)
 	nb.pieces = append(nb.pieces, p)
 }
 

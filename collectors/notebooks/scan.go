@@ -1,6 +1,7 @@
 package notebooks
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
@@ -53,27 +54,38 @@ func gitleaks() (*detect.Detector, error) {
 	return detector, detectorErr
 }
 
+// maxSecrets bounds the credentials kept per notebook: a notebook that
+// printed a key in a loop is reported once with its first findings.
+const maxSecrets = 100
+
 // scan finds the credentials in a notebook's texts: gitleaks' default
 // rules, and the service-account key check. Findings are sorted and each
-// (rule, where, hash) is kept once.
-func scan(nb *notebook) ([]secret, error) {
+// (rule, where, hash) is kept once, at most maxSecrets of them; total
+// counts them all.
+func scan(ctx context.Context, nb *notebook) (found []secret, total int, err error) {
 	d, err := gitleaks()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	seen := map[string]bool{}
 	var out []secret
 	keep := func(s secret) {
 		if !seen[s.line()] {
 			seen[s.line()] = true
-			out = append(out, s)
+			total++
+			if len(out) < maxSecrets {
+				out = append(out, s)
+			}
 		}
 	}
 	for _, p := range nb.pieces {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
 		detectorMu.Lock()
-		found := d.DetectString(p.text)
+		hits := d.DetectContext(ctx, detect.Fragment{Raw: p.text})
 		detectorMu.Unlock()
-		for _, f := range found {
+		for _, f := range hits {
 			value := f.Secret
 			if value == "" {
 				value = f.Match
@@ -85,7 +97,7 @@ func scan(nb *notebook) ([]secret, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].line() < out[j].line() })
-	return out, nil
+	return out, total, nil
 }
 
 // A service-account key JSON as pasted into code (quotes maybe escaped
