@@ -11,11 +11,11 @@ import (
 // Bounds of one notebook's parse: a hostile or runaway notebook (a loop
 // that printed for hours) costs at most this much scanning.
 const (
-	maxCells       = 10000   // cells read; the rest are counted as unscanned
-	maxOutputs     = 1000    // outputs read per cell
+	maxCells       = 10000     // cells read; the rest are counted as unscanned
+	maxOutputs     = 1000      // outputs read per cell
 	maxPieceBytes  = 256 << 10 // text scanned per cell source or output
 	maxScanBytes   = 2 << 20   // text scanned per notebook
-	maxMetaLabels  = 100     // metadata keys offered to the selector
+	maxMetaLabels  = 100       // metadata keys offered to the selector
 	maxLabelLength = 200
 )
 
