@@ -78,7 +78,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 			return
 		}
 		p := strings.Trim(e.Path, "/")
-		if p == "" || w.seen[p] || strings.Contains(p, "..") {
+		if p == "" || w.seen[p] || climbs(p) {
 			continue
 		}
 		w.seen[p] = true
@@ -174,4 +174,15 @@ func withoutMessage(err error, where string) error {
 		what = "Unreadable Notebook: the server cannot read it as a notebook (its message, which quotes the file, is not shown)"
 	}
 	return fmt.Errorf("GET %s: HTTP %d: %s", where, se.Status, what)
+}
+
+// climbs reports whether a server path has a ".." segment: an entry no
+// honest server lists, which would walk out of the tree.
+func climbs(p string) bool {
+	for _, s := range strings.Split(p, "/") {
+		if s == ".." {
+			return true
+		}
+	}
+	return false
 }

@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -124,7 +123,7 @@ func (n *Notebooks) Init() error {
 		}
 	}
 	if n.JupyterURL != "" {
-		if strings.Contains(n.Root, "..") {
+		if climbs(n.Root) {
 			return fmt.Errorf("root: %q must not climb out of the server's root", n.Root)
 		}
 		c, err := apiclient.New(apiclient.Config{URL: n.JupyterURL, TokenEnv: n.TokenEnv, AuthScheme: n.AuthScheme,
