@@ -83,7 +83,7 @@ func scan(ctx context.Context, nb *notebook) (found []secret, total int, err err
 			return nil, 0, err
 		}
 		detectorMu.Lock()
-		hits := d.DetectContext(ctx, detect.Fragment{Raw: p.text})
+		hits := d.DetectString(p.text) // a text is at most 256 KiB: ctx is checked between texts
 		detectorMu.Unlock()
 		for _, f := range hits {
 			value := f.Secret
