@@ -13,6 +13,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
 	_ "github.com/bfaudit/bfaudit/collectors/kafka"
 	_ "github.com/bfaudit/bfaudit/collectors/kubernetes"
+	_ "github.com/bfaudit/bfaudit/collectors/notebooks"
 	_ "github.com/bfaudit/bfaudit/collectors/postgres"
 	_ "github.com/bfaudit/bfaudit/collectors/prometheus"
 	_ "github.com/bfaudit/bfaudit/collectors/pubsub"

@@ -1,0 +1,242 @@
+package notebooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Bounds of one notebook's parse: a hostile or runaway notebook (a loop
+// that printed for hours) costs at most this much scanning.
+const (
+	maxCells       = 10000     // cells read; the rest are counted as unscanned
+	maxOutputs     = 1000      // outputs read per cell
+	maxPieceBytes  = 256 << 10 // text scanned per cell source or output
+	maxScanBytes   = 2 << 20   // text scanned per notebook
+	maxMetaLabels  = 100       // metadata keys offered to the selector
+	maxLabelLength = 200
+)
+
+// piece is one scannable text of a notebook: a cell's source (output 0)
+// or one of its saved outputs, cells and outputs counted from 1; cell 0
+// is the notebook's metadata.
+type piece struct {
+	cell, output int
+	text         string
+}
+
+// where names a line of a piece, as AttrSecrets writes it.
+func (p piece) where(line int) string {
+	if p.cell == 0 {
+		return fmt.Sprintf("metadata line %d", line)
+	}
+	if p.output == 0 {
+		return fmt.Sprintf("cell %d line %d", p.cell, line)
+	}
+	return fmt.Sprintf("cell %d output %d line %d", p.cell, p.output, line)
+}
+
+// notebook is what a parse keeps of a notebook: the texts to scan, the
+// string-valued top-level metadata (labels for the selector), and how
+// much was left unscanned by the bounds above.
+type notebook struct {
+	format    int
+	pieces    []piece
+	labels    map[string]string
+	unscanned int // cells, outputs or texts skipped, and texts cut short
+	scanned   int // bytes of text kept to scan
+}
+
+// multiline is nbformat's text: one string or a list of strings (lines
+// keeping their newlines), joined.
+type multiline string
+
+func (m *multiline) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*m = multiline(s)
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return errors.New("text is neither a string nor a list of strings")
+	}
+	*m = multiline(strings.Join(list, ""))
+	return nil
+}
+
+type output struct {
+	OutputType string                     `json:"output_type"`
+	Text       *multiline                 `json:"text"`      // stream (v3, v4); pyout (v3)
+	Data       map[string]json.RawMessage `json:"data"`      // execute_result, display_data (v4)
+	Traceback  []string                   `json:"traceback"` // error (v4), pyerr (v3)
+	EName      string                     `json:"ename"`
+	EValue     string                     `json:"evalue"`
+	// v3 keeps mime data beside the text at the top level (html, latex,
+	// json, javascript) and images too (png, jpeg): text kinds only.
+	HTML  *multiline `json:"html"`
+	LaTeX *multiline `json:"latex"`
+}
+
+type cell struct {
+	CellType string     `json:"cell_type"`
+	Source   *multiline `json:"source"` // v4; v3 markdown and raw
+	Input    *multiline `json:"input"`  // v3 code
+	Outputs  []output   `json:"outputs"`
+	// Attachments (v4 markdown images) are never read: binary data.
+}
+
+type document struct {
+	NBFormat   *int            `json:"nbformat"`
+	Metadata   json.RawMessage `json:"metadata"`
+	Cells      []cell          `json:"cells"`
+	Worksheets []struct {
+		Cells []cell `json:"cells"`
+	} `json:"worksheets"`
+}
+
+// parse reads an nbformat v4 or v3 notebook. Errors never quote the
+// notebook: it may hold a credential.
+func parse(raw []byte) (*notebook, error) {
+	var doc document
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("not an nbformat notebook: %s", jsonProblem(err))
+	}
+	if doc.NBFormat == nil {
+		return nil, errors.New("not an nbformat notebook: no nbformat version")
+	}
+	nb := &notebook{format: *doc.NBFormat, labels: metadataLabels(doc.Metadata)}
+	if len(doc.Metadata) > 0 {
+		// Metadata is scanned too (cell 0): a kernel spec or an extension
+		// can keep a token there.
+		nb.add(piece{text: string(doc.Metadata)})
+	}
+	var cells []cell
+	switch nb.format {
+	case 4:
+		cells = doc.Cells
+	case 3:
+		for _, ws := range doc.Worksheets {
+			cells = append(cells, ws.Cells...)
+		}
+	default:
+		return nil, fmt.Errorf("nbformat %d: only versions 3 and 4 are read", nb.format)
+	}
+	if len(cells) > maxCells {
+		nb.unscanned += len(cells) - maxCells
+		cells = cells[:maxCells]
+	}
+	for i, c := range cells {
+		src := c.Source
+		if src == nil {
+			src = c.Input
+		}
+		if src != nil {
+			nb.add(piece{cell: i + 1, text: string(*src)})
+		}
+		outs := c.Outputs
+		if len(outs) > maxOutputs {
+			nb.unscanned += len(outs) - maxOutputs
+			outs = outs[:maxOutputs]
+		}
+		for j, o := range outs {
+			if t := o.text(); t != "" {
+				nb.add(piece{cell: i + 1, output: j + 1, text: t})
+			}
+		}
+	}
+	return nb, nil
+}
+
+func (nb *notebook) add(p piece) {
+	limit := min(maxPieceBytes, maxScanBytes-nb.scanned)
+	if limit <= 0 {
+		nb.unscanned++
+		return
+	}
+	if len(p.text) > limit {
+		p.text = p.text[:limit]
+		nb.unscanned++
+	}
+	nb.scanned += len(p.text)
+	nb.pieces = append(nb.pieces, p)
+}
+
+// text is everything textual an output saved: its stream text, its text
+// mime data (text/plain, text/html...: never image/png or other binary
+// kinds) and its traceback, one after the other.
+func (o output) text() string {
+	var parts []string
+	for _, m := range []*multiline{o.Text, o.HTML, o.LaTeX} {
+		if m != nil && *m != "" {
+			parts = append(parts, string(*m))
+		}
+	}
+	kinds := make([]string, 0, len(o.Data))
+	for k := range o.Data {
+		if strings.HasPrefix(k, "text/") || k == "application/json" {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		var m multiline
+		if err := json.Unmarshal(o.Data[k], &m); err == nil {
+			parts = append(parts, string(m))
+		} else if k == "application/json" {
+			parts = append(parts, string(o.Data[k]))
+		}
+	}
+	if o.EName != "" || o.EValue != "" {
+		parts = append(parts, o.EName+": "+o.EValue)
+	}
+	parts = append(parts, o.Traceback...)
+	return strings.Join(parts, "\n")
+}
+
+// metadataLabels are the notebook metadata's top-level string values
+// (backfill_id: bf-1234), bounded, for the selector.
+func metadataLabels(raw json.RawMessage) map[string]string {
+	var m map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if _, ok := v.(string); ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) > maxMetaLabels {
+		keys = keys[:maxMetaLabels]
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		v := m[k].(string)
+		if len(v) > maxLabelLength {
+			v = v[:maxLabelLength]
+		}
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// jsonProblem says what is wrong with JSON without quoting it: a syntax
+// error's offset, or a type mismatch's field.
+func jsonProblem(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("invalid JSON at byte %d", syn.Offset)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("field %s is a JSON %s, not the type nbformat says", typ.Field, typ.Value)
+	}
+	return "invalid JSON"
+}
