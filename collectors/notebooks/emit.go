@@ -37,22 +37,24 @@ func (n *Notebooks) uri(path string) string {
 	return "notebooks://" + n.sourceName() + "/" + strings.Join(segs, "/")
 }
 
-// emit parses and scans one notebook and reports it when it is tied to a
-// backfill and holds a credential. A notebook that does not parse is an
-// error at its unit.
+// emit parses one notebook and, when it is tied to a backfill, scans it
+// and reports it, with the credentials it holds (none is news too: a
+// notebook whose secret was removed resolves its finding, and a finished
+// backfill's notebook still lingers). Untied notebooks are not scanned. A
+// notebook that does not parse is an error at its unit.
 func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, path string, raw []byte, modified time.Time) error {
 	nb, err := parse(raw)
 	if err != nil {
-		return err
-	}
-	found, total, err := scan(ctx, nb)
-	if err != nil || len(found) == 0 {
 		return err
 	}
 	uri := n.uri(path)
 	id, how, ok := n.tie(uri, path, nb.labels)
 	if !ok {
 		return nil
+	}
+	found, total, err := scan(ctx, nb)
+	if err != nil {
+		return err
 	}
 	art := model.Artifact{Kind: model.KindNotebook, System: "notebooks", URI: uri, Name: path, Scope: scope(path),
 		BackfillID: id, Correlation: how, State: model.StateActive, ModifiedAt: modified}
@@ -64,7 +66,9 @@ func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, path string,
 			keys = append(keys, s.keyID)
 		}
 	}
-	art.SetAttr(model.AttrSecrets, strings.Join(lines, "\n"))
+	if len(lines) > 0 {
+		art.SetAttr(model.AttrSecrets, strings.Join(lines, "\n"))
+	}
 	if len(keys) > 0 {
 		sort.Strings(keys)
 		art.SetAttr(model.AttrKeyIDs, strings.Join(keys, ","))

@@ -37,7 +37,7 @@ func collect(t *testing.T, n *Notebooks) *collectors.TestSink {
 // A directory of correction notebooks: the tied ones with a credential are
 // reported with where each credential is, the hash of each and the
 // service-account key's id; the value is nowhere.
-func TestFilesReportTiedNotebooksWithCredentials(t *testing.T) {
+func TestFilesReportTiedNotebooks(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "corrections/bf-7001_fix_refunds.ipynb", v4(nil,
 		code("import boto3\n"),
@@ -56,8 +56,14 @@ func TestFilesReportTiedNotebooksWithCredentials(t *testing.T) {
 	if len(sink.Errors) > 0 {
 		t.Fatalf("errors: %+v", sink.Errors)
 	}
-	if len(sink.Artifacts) != 2 {
-		t.Fatalf("got %d artifacts, want the two tied notebooks with a credential: %+v", len(sink.Artifacts), sink.Artifacts)
+	if len(sink.Artifacts) != 3 {
+		t.Fatalf("got %d artifacts, want the three tied notebooks: %+v", len(sink.Artifacts), sink.Artifacts)
+	}
+	if clean := sink.Artifact("notebooks://nb/corrections/bf-7001_clean.ipynb"); clean == nil || clean.Attr(model.AttrSecrets) != "" {
+		t.Errorf("the tied notebook without a credential should be reported without secrets: %+v", clean)
+	}
+	if sink.Artifact("notebooks://nb/corrections/scratch.ipynb") != nil {
+		t.Error("an untied notebook was reported")
 	}
 	a := sink.Artifact("notebooks://nb/corrections/bf-7001_fix_refunds.ipynb")
 	if a == nil {
@@ -124,7 +130,7 @@ func TestBinaryDataIsNotScanned(t *testing.T) {
 		"attachments": map[string]any{"x.png": map[string]any{"image/png": "aws_access_key_id=" + canaryAWS}}}
 	write(t, dir, "bf-7001.ipynb", v4(nil, c, md))
 	sink := collect(t, fileCollector(t, dir, "bf-7001.ipynb"))
-	if len(sink.Artifacts) != 0 || len(sink.Errors) != 0 {
+	if len(sink.Artifacts) != 1 || sink.Artifacts[0].Attr(model.AttrSecrets) != "" || len(sink.Errors) != 0 {
 		t.Errorf("binary data was scanned: %+v %+v", sink.Artifacts, sink.Errors)
 	}
 }

@@ -38,6 +38,12 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # BF003 critical gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com is still in force: the plan's elevated access expired 2026-09-30
 # revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com in project shop-analytics
 # gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
+# BF004 critical gcpiam://shop-analytics/serviceAccounts/backfill-runner@shop-analytics.iam.gserviceaccount.com/keys/8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a: credential backfill-runner@shop-analytics.iam.gserviceaccount.com key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a is still valid with no expiry: completed 2026-09-20, grace 2d ended 2026-09-22
+# disable_key: disable key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a of backfill-runner@shop-analytics.iam.gserviceaccount.com
+# gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a
+# BF022 critical notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb: notebook notebooks/bf_1234_refund_fix.ipynb of backfill BF-1234 keeps 2 credential(s) in its cells or outputs, and a key among them is still active
+# TODO (by hand): Rotate the key first (it is live until revoked), then clear the outputs with `jupyter nbconvert --clear-output --inplace notebooks/bf_1234_refund_fix.ipynb` and remove the secret from the cell; check the repository history. Service-account key id(s) to delete: 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a. Found at: cell 2 output 1 line 4 (gcp-service-account-key); cell 2 output 1 line 5 (private-key).
+# where: notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb
 
 # -- step archived: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
 # BF008 medium: decision record records/bf-1234.md:1 is not archived for BF-1234 (completed 2026-09-20, more than 14 days ago)
@@ -57,12 +63,26 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # ---
 # # BF-1234: Recompute daily revenue per category with refunds included
 #
+# BF020 medium kafka://events/groups/bf_1234_refund_replay: consumer group bf_1234_refund_replay of backfill BF-1234 is held, and the decision record does not say its final range and replay id
+# TODO (by hand): Write what the checkpoint state held into the decision record's front matter, before the state is deleted.
+# where: records/bf-1234.md:1
+# checkpoint:
+#   final_range: refund-events/0=40211873,refund-events/1=40198552
+#   replay_id: bf_1234_refund_replay
+#   location: kafka://events/groups/bf_1234_refund_replay
 # BF009 low record:records/bf-1234.md: decision record for BF-1234 lacks final_data_location
 # TODO (by hand): Add the missing fields to the decision record's front matter.
 # where: records/bf-1234.md:1
 # final_data_location: # TODO: where the final data lives now (project.dataset.table, schema.table)
 
 # -- step retired: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# BF004 critical gcpiam://shop-analytics/serviceAccounts/backfill-runner@shop-analytics.iam.gserviceaccount.com/keys/8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a: credential backfill-runner@shop-analytics.iam.gserviceaccount.com key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a is still valid with no expiry: completed 2026-09-20, grace 2d ended 2026-09-22
+# delete_key: delete key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a of backfill-runner@shop-analytics.iam.gserviceaccount.com
+# gcloud iam service-accounts keys delete --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a
+# BF021 high kafka://events/groups/bf_1234_refund_replay: consumer group bf_1234_refund_replay of backfill BF-1234 is still there, parked 1240000 messages behind the log end
+# note: the group's committed offsets are lost with it: record them (the artifact's offsets) in the decision record's checkpoint (final_range, replay_id, location) first; at the audit they were refund-events/0=40211873,refund-events/1=40198552
+# delete_group: delete consumer group bf_1234_refund_replay of Kafka cluster events
+# kafka-consumer-groups --bootstrap-server kafka-1.shop.internal:9092 --delete --group bf_1234_refund_replay
 # BF005 medium bigquery://shop-analytics/revenue/bf_1234_refunds_tmp: temporary table bf_1234_refunds_tmp is still there: no expiration set; completed 2026-09-20, grace 7d ended 2026-09-27
 # drop_table: delete table shop-analytics:revenue.bf_1234_refunds_tmp
 # bq rm -f -t shop-analytics:revenue.bf_1234_refunds_tmp
@@ -76,3 +96,25 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # note: if the job is needed for future recovery, convert it into an owned, tested runbook entry instead of deleting it, and set its runbook attribute
 # delete_job: delete DAG bf_1234_refund_replay and its run history
 # airflow dags delete --yes bf_1234_refund_replay
+# BF014 low kafka://events/groups/bf_1234_refund_replay: checkpoint bf_1234_refund_replay is tied to BF-1234 but not in its plan's assets_to_remove
+# TODO (by hand): Add the artifact to the plan's assets_to_remove (a grant or credential goes under elevated_access), or take the backfill label off it if it is not backfill machinery.
+# where: plans/bf-1234-refund-fix.yaml
+# assets_to_remove:
+#   - bigquery://shop-analytics/revenue/bf_1234_refunds_tmp
+#   - airflow://scheduler/dags/bf_1234_refund_replay
+#   - pubsub://shop-analytics/subscriptions/bf-1234-retries
+#   - exports://alerts/refund-backfill-watch
+#   - unleash://flags/projects/default/features/bf-1234-suppress-refund-emails
+#   - grafana://dashboards/dashboards/bf-1234-refund-replay
+#   - kafka://events/groups/bf_1234_refund_replay
+# BF014 low notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb: notebook notebooks/bf_1234_refund_fix.ipynb is tied to BF-1234 but not in its plan's assets_to_remove
+# TODO (by hand): Add the artifact to the plan's assets_to_remove (a grant or credential goes under elevated_access), or take the backfill label off it if it is not backfill machinery.
+# where: plans/bf-1234-refund-fix.yaml
+# assets_to_remove:
+#   - bigquery://shop-analytics/revenue/bf_1234_refunds_tmp
+#   - airflow://scheduler/dags/bf_1234_refund_replay
+#   - pubsub://shop-analytics/subscriptions/bf-1234-retries
+#   - exports://alerts/refund-backfill-watch
+#   - unleash://flags/projects/default/features/bf-1234-suppress-refund-emails
+#   - grafana://dashboards/dashboards/bf-1234-refund-replay
+#   - notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb
