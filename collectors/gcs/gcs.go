@@ -57,7 +57,10 @@ type Collector struct {
 	// to https://host/storage/v1/.
 	Endpoint string `mapstructure:"endpoint"`
 
-	client *storage.Client
+	// Client is the storage client; Init builds it unless a test hands
+	// one in (NewClient with option.WithoutAuthentication for a fake).
+	Client *storage.Client `mapstructure:"-"`
+
 	sel    *correlate.Selector
 	source string
 	retry  remote.RetryPolicy
@@ -110,14 +113,14 @@ func (c *Collector) Init() error {
 	if c.source == "" {
 		c.source = "gcs"
 	}
-	if c.client != nil {
+	if c.Client != nil {
 		return nil
 	}
 	client, err := NewClient(context.Background(), c.Endpoint, storage.ScopeReadOnly, c.clientOptions...)
 	if err != nil {
 		return err
 	}
-	c.client = client
+	c.Client = client
 	return nil
 }
 
@@ -154,10 +157,10 @@ func NewClient(ctx context.Context, endpoint, scope string, extra ...option.Clie
 
 // Close releases the client.
 func (c *Collector) Close() error {
-	if c.client == nil {
+	if c.Client == nil {
 		return nil
 	}
-	return c.client.Close()
+	return c.Client.Close()
 }
 
 // Collect reads each bucket (its attributes: labels, retention policy),
@@ -170,7 +173,7 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	var failures []error
 	answered := 0
 	for _, b := range c.Buckets {
-		bkt := c.client.Bucket(b.Name)
+		bkt := c.Client.Bucket(b.Name)
 		if c.Project != "" {
 			bkt = bkt.UserProject(c.Project)
 		}
