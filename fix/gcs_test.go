@@ -3,7 +3,10 @@ package fix
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +24,12 @@ import (
 // folder of three objects next to a production job's folder. It returns
 // the server, a collector for it (source "st") and the fix system.
 func gcsFixture(t *testing.T) (*fakestorage.Server, *gcs.Collector, map[string]System) {
+	return gcsFixtureDenying(t, "")
+}
+
+// gcsFixtureDenying is gcsFixture whose server refuses (403, as for a held
+// object) to delete any object whose name ends with deny.
+func gcsFixtureDenying(t *testing.T, deny string) (*fakestorage.Server, *gcs.Collector, map[string]System) {
 	t.Helper()
 	at := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
 	o := func(name string) fakestorage.Object {
@@ -33,7 +42,16 @@ func gcsFixture(t *testing.T) (*fakestorage.Server, *gcs.Collector, map[string]S
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.HTTPHandler())
+	h := srv.HTTPHandler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if deny != "" && r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, url.PathEscape(deny)) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte(`{"error":{"code":403,"message":"Object is under active Temporary hold and cannot be deleted.","errors":[{"reason":"forbidden"}]}}`))
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(func() { hs.Close(); srv.Stop() })
 	client, err := gcs.NewClient(context.Background(), hs.URL, storage.ScopeReadWrite, option.WithoutAuthentication())
 	if err != nil {
@@ -105,5 +123,26 @@ func TestApplyGCSFolderChangedSinceAudit(t *testing.T) {
 	objs, _ := srv.Backend().ListObjects("flink-state", "checkpoints/bf_1234_replay/", false)
 	if len(objs) != 4 {
 		t.Errorf("%d objects in the folder; want all 4 left alone", len(objs))
+	}
+}
+
+// A held object stops the deletes: the action fails saying how many
+// objects went before it, and the rest stay.
+func TestApplyGCSStopsAtAHeldObject(t *testing.T) {
+	srv, c, sys := gcsFixtureDenying(t, "part-0")
+	est := collectGCS(t, c)
+	res := applyPlan(t, inputs(t, est), "BF-1234", sys, openStore(t), remedy.DeleteObjects)
+	var r *Result
+	for i := range res {
+		if res[i].Item.Action != nil && res[i].Item.Action.Name == remedy.DeleteObjects {
+			r = &res[i]
+		}
+	}
+	if r == nil || r.Status != StatusFailed || !strings.Contains(r.Reason, "deleted 1 of 3 objects") || !strings.Contains(r.Reason, "HTTP 403") {
+		t.Fatalf("delete_objects with a held object: %+v", r)
+	}
+	objs, _ := srv.Backend().ListObjects("flink-state", "checkpoints/bf_1234_replay/", false)
+	if len(objs) != 2 {
+		t.Errorf("%d objects left in the folder; want the held one and the one after it", len(objs))
 	}
 }
