@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/storage"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"google.golang.org/api/option"
@@ -105,16 +104,6 @@ func (f *fakeGCS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rec.Code)
 	w.Write(body)
-}
-
-// client is a storage client for the fake, with no credentials.
-func (f *fakeGCS) client(t *testing.T) *storage.Client {
-	t.Helper()
-	c, err := NewClient(t.Context(), f.http.URL, storage.ScopeFullControl, option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // collector is an Init-ed collector for the fake's buckets.
