@@ -1,0 +1,86 @@
+package gcs
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// AttrObjects is the number of objects in a checkpoint folder.
+const AttrObjects = "objects"
+
+// FolderURI is the artifact URI of a folder (or single object) of a
+// bucket: gcs://<source>/<bucket>/<path>, each path component escaped,
+// a folder keeping its trailing '/'.
+func FolderURI(source, bucket, folder string) string {
+	parts := strings.Split(folder, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return "gcs://" + url.PathEscape(source) + "/" + url.PathEscape(bucket) + "/" + strings.Join(parts, "/")
+}
+
+// group ties the objects listed under prefix and folds them into one
+// artifact per checkpoint folder (see folderOf), in listing order. A
+// folder whose objects carry different backfill ids is tied to the first
+// object's.
+func (c *Collector) group(bucket, prefix string, battrs *storage.BucketAttrs, objs []*storage.ObjectAttrs) []model.Artifact {
+	var out []model.Artifact
+	at := map[string]int{}
+	var period time.Duration
+	locked := false
+	if rp := battrs.RetentionPolicy; rp != nil {
+		period, locked = rp.RetentionPeriod, rp.IsLocked
+	}
+	for _, o := range objs {
+		if o == nil || o.Name == "" {
+			continue
+		}
+		folder, _ := folderOf(c.sel, prefix, o.Name)
+		uri := FolderURI(c.source, bucket, folder)
+		i, seen := at[folder]
+		if !seen {
+			id, how, ok := c.sel.Match(uri, o.Name, o.Metadata)
+			if !ok {
+				if id, ok = c.sel.FromLabels(battrs.Labels); ok {
+					how = "label"
+				}
+			}
+			if !ok {
+				continue
+			}
+			a := model.Artifact{
+				Kind: model.KindCheckpoint, System: "gcs", Scope: PrefixScope(bucket, prefix), URI: uri,
+				Name: "gs://" + bucket + "/" + folder, BackfillID: id, Correlation: how, State: model.StateActive,
+			}
+			a.SetAttr(model.AttrCheckpointType, "object")
+			out = append(out, a)
+			i = len(out) - 1
+			at[folder] = i
+		}
+		a := &out[i]
+		n, _ := strconv.ParseInt(a.Attr(AttrObjects), 10, 64)
+		size, _ := strconv.ParseInt(a.Attr(model.AttrBytes), 10, 64)
+		a.SetAttr(AttrObjects, strconv.FormatInt(n+1, 10))
+		a.SetAttr(model.AttrBytes, strconv.FormatInt(size+o.Size, 10))
+		if o.Updated.After(a.ModifiedAt) {
+			a.ModifiedAt = o.Updated.UTC()
+		}
+		if r := o.Retention; r != nil && r.RetainUntil.After(a.ExpiresAt) {
+			a.ExpiresAt = r.RetainUntil.UTC()
+		}
+		if period > 0 && !o.Created.IsZero() {
+			if end := o.Created.Add(period); end.After(a.ExpiresAt) {
+				a.ExpiresAt = end.UTC()
+			}
+		}
+		if o.EventBasedHold || o.TemporaryHold || locked {
+			a.SetAttr(model.AttrHolds, "true")
+		}
+	}
+	return out
+}

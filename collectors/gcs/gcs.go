@@ -1,0 +1,214 @@
+// Package gcs collects the checkpoint state backfills leave in Google
+// Cloud Storage (Flink, Beam and Spark checkpoints and savepoints): one
+// artifact per checkpoint folder, however many files it holds.
+package gcs
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/model"
+	"google.golang.org/api/option"
+)
+
+//go:embed sample.yaml
+var sampleConfig string
+
+// Defaults and bounds.
+const (
+	defaultMaxObjects = 100000
+	pageSize          = 1000
+)
+
+func init() {
+	collectors.Register("gcs", func() collectors.Collector {
+		return &Collector{Timeout: remote.DefaultCallTimeout, MaxObjects: defaultMaxObjects}
+	})
+}
+
+// Bucket is one bucket and the prefixes listed in it.
+type Bucket struct {
+	Name     string   `mapstructure:"name"`
+	Prefixes []string `mapstructure:"prefixes"`
+}
+
+// Collector lists the objects under the configured prefixes of buckets.
+type Collector struct {
+	// Project is billed for requester-pays buckets (userProject); optional.
+	// Credentials: Application Default Credentials.
+	Project string   `mapstructure:"project"`
+	Buckets []Bucket `mapstructure:"buckets"`
+	// MaxObjects bounds the objects listed under one prefix; more is an
+	// error at that prefix.
+	MaxObjects int `mapstructure:"max_objects"`
+	// Timeout bounds each call (one bucket read, one page of a listing).
+	Timeout time.Duration `mapstructure:"timeout"`
+	// Endpoint overrides the JSON API base URL; https://host is completed
+	// to https://host/storage/v1/.
+	Endpoint string `mapstructure:"endpoint"`
+
+	// Client is the storage client; Init builds it unless a test hands
+	// one in (NewClient with option.WithoutAuthentication for a fake).
+	Client *storage.Client `mapstructure:"-"`
+
+	sel    *correlate.Selector
+	source string
+	retry  remote.RetryPolicy
+	// clientOptions are added to the options Init builds the client with
+	// (tests: no authentication, a token canary).
+	clientOptions []option.ClientOption
+}
+
+// SampleConfig returns the documented sources entry.
+func (c *Collector) SampleConfig() string { return sampleConfig }
+
+// UseSelector keeps the selector used to recognise backfill machinery.
+func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
+
+// SetSourceName sets the source name artifact URIs carry.
+func (c *Collector) SetSourceName(name string) { c.source = name }
+
+// Init validates the config and builds the client unless one was handed in.
+func (c *Collector) Init() error {
+	if len(c.Buckets) == 0 {
+		return errors.New("buckets: missing; list the buckets (name and prefixes) that hold checkpoints")
+	}
+	for i, b := range c.Buckets {
+		if strings.TrimSpace(b.Name) == "" || strings.ContainsAny(b.Name, "/ ") {
+			return fmt.Errorf("buckets[%d].name: %q is not a bucket name (expected e.g. my-bucket, without gs://)", i, b.Name)
+		}
+		if len(b.Prefixes) == 0 {
+			return fmt.Errorf("buckets[%d].prefixes: missing; list the prefixes to read, e.g. [checkpoints/, savepoints/]", i)
+		}
+		for j, p := range b.Prefixes {
+			if strings.TrimSpace(p) == "" {
+				return fmt.Errorf("buckets[%d].prefixes[%d]: empty; name a prefix such as checkpoints/", i, j)
+			}
+			for k, q := range b.Prefixes {
+				if k != j && strings.HasPrefix(p, q) {
+					return fmt.Errorf("buckets[%d].prefixes[%d]: %q lies within %q: prefixes of one bucket must not overlap", i, j, p, q)
+				}
+			}
+		}
+	}
+	if c.MaxObjects <= 0 {
+		return fmt.Errorf("max_objects: %d; expected a positive bound (default %d)", c.MaxObjects, defaultMaxObjects)
+	}
+	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
+		return err
+	}
+	if c.sel == nil {
+		c.sel = correlate.MustSelector()
+	}
+	if c.source == "" {
+		c.source = "gcs"
+	}
+	if c.Client != nil {
+		return nil
+	}
+	client, err := NewClient(context.Background(), c.Endpoint, storage.ScopeReadOnly, c.clientOptions...)
+	if err != nil {
+		return err
+	}
+	c.Client = client
+	return nil
+}
+
+// NewClient builds the storage client the collector and fix use: the JSON
+// API over gcp.HTTPClient (answers capped, calls logged), Application
+// Default Credentials unless extra says otherwise, the client's own
+// retries off (gcp.Call retries each call within the retry budget).
+func NewClient(ctx context.Context, endpoint, scope string, extra ...option.ClientOption) (*storage.Client, error) {
+	var opts []option.ClientOption
+	if endpoint != "" {
+		u, err := url.Parse(endpoint)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("endpoint: %q is not a URL (expected e.g. https://storage.example.com)", endpoint)
+		}
+		if u.Path == "" || u.Path == "/" {
+			u.Path = "/storage/v1/"
+		}
+		if !strings.HasSuffix(u.Path, "/") {
+			u.Path += "/"
+		}
+		opts = append(opts, option.WithEndpoint(u.String()))
+	}
+	hc, err := gcp.HTTPClient(ctx, append([]option.ClientOption{option.WithScopes(scope)}, extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("gcs: HTTP client (Application Default Credentials): %w", err)
+	}
+	client, err := storage.NewClient(ctx, append(opts, option.WithHTTPClient(hc))...)
+	if err != nil {
+		return nil, fmt.Errorf("gcs: client: %w", err)
+	}
+	client.SetRetry(storage.WithPolicy(storage.RetryNever))
+	return client, nil
+}
+
+// Close releases the client.
+func (c *Collector) Close() error {
+	if c.Client == nil {
+		return nil
+	}
+	return c.Client.Close()
+}
+
+// Collect reads each bucket (its attributes: labels, retention policy),
+// then lists each of its prefixes. Units: the bucket (scope: its name),
+// whose failed read leaves its prefixes unread, and each prefix
+// (JoinScope(bucket, prefix)), whose failed listing is recorded there
+// while the other prefixes go on. Only when no bucket answered does
+// Collect fail.
+func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
+	var failures []error
+	answered := 0
+	for _, b := range c.Buckets {
+		bkt := c.Client.Bucket(b.Name)
+		if c.Project != "" {
+			bkt = bkt.UserProject(c.Project)
+		}
+		attrs, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*storage.BucketAttrs, error) {
+			return bkt.Attrs(ctx)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			err = fmt.Errorf("gcs: read bucket %s: %w", b.Name, err)
+			sink.AddError(b.Name, err)
+			failures = append(failures, err)
+			continue
+		}
+		answered++
+		for _, p := range b.Prefixes {
+			objs, err := c.list(ctx, bkt, b.Name, p)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				sink.AddError(PrefixScope(b.Name, p), fmt.Errorf("gcs: list gs://%s/%s: %w", b.Name, p, err))
+				continue
+			}
+			for _, a := range c.group(b.Name, p, attrs, objs) {
+				sink.AddArtifact(a)
+			}
+		}
+	}
+	if answered == 0 {
+		return fmt.Errorf("gcs: no bucket answered: %w", errors.Join(failures...))
+	}
+	return nil
+}
+
+// PrefixScope is the scope path of one prefix of a bucket.
+func PrefixScope(bucket, prefix string) string { return model.JoinScope(bucket, prefix) }
