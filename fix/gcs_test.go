@@ -75,6 +75,8 @@ func collectGCS(t *testing.T, c *gcs.Collector) *model.Estate {
 		t.Fatalf("collect: %v %v", err, sink.Errors)
 	}
 	est := estate(true)
+	// The record holds the checkpoint's range (BF020): the deletion may run.
+	est.Records[0].Checkpoint = &model.CheckpointRecord{FinalRange: "chk-17", ReplayID: "bf_1234_replay"}
 	est.Artifacts = nil
 	for _, a := range sink.Artifacts {
 		a.Source = "st"
