@@ -7,7 +7,7 @@ import "testing"
 type FaultFake struct{ f *fakeGCS }
 
 // NewFaultFixture serves bucket proj-state, whose prefix checkpoints/
-// holds BF-7001's checkpoint folder (no retention: BF005) next to a
+// holds BF-7001's checkpoint folder (no retention: BF020, BF021) next to a
 // production job's, and bucket other-state with nothing of BF-7001's, so
 // that failing proj-state is not failing the whole source. The collector
 // is configured and Init-ed.

@@ -12,7 +12,7 @@ import (
 )
 
 // matrixGroup is the replay group BF-7001 left behind: its committed
-// offsets still held long after the backfill completed (BF005).
+// offsets still held long after the backfill completed (BF020, BF021).
 const matrixGroup = "bf_7001_replay"
 
 // unit builds a cluster holding the group (and an untied one) and breaks
