@@ -67,8 +67,12 @@ func derive(v string) []string {
 		if len(u.Path) > 8 { // a webhook's path is its secret
 			out = append(out, u.Host+u.Path)
 		}
-		for _, vals := range u.Query() {
-			out = append(out, vals...)
+		for k, vals := range u.Query() {
+			// Only values whose name says they are secret: a DSN's
+			// sslmode=disable must not mask every "disable" in the report.
+			if secretParam(k) {
+				out = append(out, vals...)
+			}
 		}
 	}
 	// key=value DSNs: password=...

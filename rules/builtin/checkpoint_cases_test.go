@@ -74,6 +74,13 @@ var checkpointFiring = []ruleCase{
 		build: func() *estate {
 			return newEstate().plan(running).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateActive))
 		}},
+	{rule: "BF022", name: "the key is seen nowhere and every source answered: high", want: 1, check: severity(model.SeverityHigh),
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))) }},
+	{rule: "BF022", name: "the key is seen nowhere and a source did not answer: not known revoked, critical", want: 1,
+		check: all(severity(model.SeverityCritical), mentions("not known to be revoked")),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))).degrade(srcIAM, "p")
+		}},
 	{rule: "BF023", name: "notebook of a finished backfill", want: 1,
 		build: func() *estate { return newEstate().plan(completed).artifact(notebook()) }},
 }

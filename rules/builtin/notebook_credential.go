@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -58,39 +59,60 @@ func notebookCredential(c *rules.Context) {
 		if n == 0 {
 			return
 		}
-		live := liveKeys(c, a.Attr(model.AttrKeyIDs))
+		live, unconfirmed := keyStates(c, a.Attr(model.AttrKeyIDs))
 		for _, k := range live {
 			ev = append(ev, fmt.Sprintf("key %s is still active (%s)", keyID(k.URI), k.URI))
 		}
-		msg := fmt.Sprintf("notebook %s of backfill %s keeps %d credential(s) in its cells or outputs", nameOr(a), b.ID, n)
-		if len(live) > 0 {
-			msg += ", and a key among them is still active"
+		for _, id := range unconfirmed {
+			ev = append(ev, fmt.Sprintf("key %s: not seen, and a source did not answer this run, so it is not known to be revoked", id))
 		}
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: len(live) > 0, Message: msg, Evidence: append(ev, stateNote(a))})
+		msg := fmt.Sprintf("notebook %s of backfill %s keeps %d credential(s) in its cells or outputs", nameOr(a), b.ID, n)
+		switch {
+		case len(live) > 0:
+			msg += ", and a key among them is still active"
+		case len(unconfirmed) > 0:
+			msg += ", and a key among them is not known to be revoked"
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: len(live)+len(unconfirmed) > 0, Message: msg, Evidence: append(ev, stateNote(a))})
 	})
 }
 
-// liveKeys finds, among every credential in the estate, the live cloud
-// keys whose id is one of ids (comma-separated): a key URI ends in
-// /keys/<id>.
-func liveKeys(c *rules.Context, ids string) []*model.Artifact {
+// keyStates sorts the cloud key ids of a notebook (comma-separated): the
+// live credentials among every credential in the estate whose URI ends in
+// /keys/<id>, and the ids seen nowhere while a source did not answer. A
+// key not seen is taken as revoked only when every source answered:
+// never conclude "gone" from a source that did not.
+func keyStates(c *rules.Context, ids string) (live []*model.Artifact, unconfirmed []string) {
 	if ids == "" {
-		return nil
+		return nil, nil
 	}
+	seen := map[string]bool{}
 	want := map[string]bool{}
 	for _, id := range strings.Split(ids, ",") {
 		if id = strings.TrimSpace(id); id != "" {
 			want[id] = true
 		}
 	}
-	var out []*model.Artifact
 	for i := range c.Index.Artifacts {
 		k := &c.Index.Artifacts[i]
-		if k.Kind == model.KindCredential && k.State.Live() && k.State != model.StateDisabled && want[keyID(k.URI)] {
-			out = append(out, k)
+		id := keyID(k.URI)
+		if k.Kind != model.KindCredential || !want[id] {
+			continue
+		}
+		seen[id] = true
+		if k.State.Live() && k.State != model.StateDisabled {
+			live = append(live, k)
 		}
 	}
-	return out
+	if !model.CoverageComplete(c.Index.Estate.Coverage) {
+		for id := range want {
+			if !seen[id] {
+				unconfirmed = append(unconfirmed, id)
+			}
+		}
+		sort.Strings(unconfirmed)
+	}
+	return live, unconfirmed
 }
 
 func keyID(uri string) string {
