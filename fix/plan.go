@@ -89,6 +89,8 @@ type Inputs struct {
 	// RecordsDir and PlansDir say where the records source reads, for
 	// the templates.
 	RecordsDir, PlansDir string
+
+	untied map[[2]string]*model.Artifact // set by NewPlan
 }
 
 // Runs says whether an action will run in this mode: every action in a
@@ -101,6 +103,7 @@ type Runs func(remedy.Action) bool
 // backfill with open findings when empty) by the lifecycle.
 func NewPlan(in Inputs, backfill string, runs Runs) (*Plan, error) {
 	p := &Plan{Version: PlanVersion, Now: in.Report.Now}
+	in.untied = untiedArtifacts(in.Index)
 	open := map[model.BackfillID][]model.Finding{}
 	for _, f := range in.Report.Findings {
 		if f.Waived() || in.Accepted[f.Fingerprint] || len(f.Unread) > 0 {
@@ -148,7 +151,7 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding,
 	for _, f := range findings {
 		a := byURI[f.ArtifactURI]
 		if a == nil && f.ArtifactURI != "" {
-			a = in.untied(f)
+			a = in.untied[[2]string{f.Source, f.ArtifactURI}]
 		}
 		items = append(items, in.itemsOf(f, a, b, rec)...)
 	}
@@ -189,16 +192,17 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding,
 	return bp
 }
 
-// untied finds a finding's artifact among those tied to no backfill (a
-// live dashboard reading a backfill's table is reported for the backfill
-// but is not its machinery).
-func (in Inputs) untied(f model.Finding) *model.Artifact {
-	for i := range in.Index.Artifacts {
-		if a := &in.Index.Artifacts[i]; a.Key == "" && a.URI == f.ArtifactURI && a.Source == f.Source {
-			return a
+// untiedArtifacts indexes, once per plan, the artifacts tied to no
+// backfill by source and URI: a live dashboard reading a backfill's table
+// is reported for the backfill but is not its machinery.
+func untiedArtifacts(ix *correlate.Index) map[[2]string]*model.Artifact {
+	out := map[[2]string]*model.Artifact{}
+	for i := range ix.Artifacts {
+		if a := &ix.Artifacts[i]; a.Key == "" {
+			out[[2]string{a.Source, a.URI}] = a
 		}
 	}
-	return nil
+	return out
 }
 
 // itemStep is where an item goes: its command's step, else its human act's.

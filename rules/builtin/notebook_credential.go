@@ -41,6 +41,7 @@ func init() {
 // short hash, never the value. A key the IAM collector reports active
 // makes it critical.
 func notebookCredential(c *rules.Context) {
+	var keys map[string][]*model.Artifact // cloud keys by id, read once when a notebook names one
 	tied(c.Index, []model.Kind{model.KindNotebook}, func(b *model.Backfill, a *model.Artifact) {
 		secrets := a.Attr(model.AttrSecrets)
 		if secrets == "" {
@@ -59,7 +60,10 @@ func notebookCredential(c *rules.Context) {
 		if n == 0 {
 			return
 		}
-		live, unconfirmed := keyStates(c, a.Attr(model.AttrKeyIDs))
+		if keys == nil && a.Attr(model.AttrKeyIDs) != "" {
+			keys = cloudKeys(c)
+		}
+		live, unconfirmed := keyStates(c, keys, a.Attr(model.AttrKeyIDs))
 		for _, k := range live {
 			ev = append(ev, fmt.Sprintf("key %s is still active (%s)", keyID(k.URI), k.URI))
 		}
@@ -77,41 +81,43 @@ func notebookCredential(c *rules.Context) {
 	})
 }
 
-// keyStates sorts the cloud key ids of a notebook (comma-separated): the
-// live credentials among every credential in the estate whose URI ends in
-// /keys/<id>, and the ids seen nowhere while a source did not answer. A
-// key not seen is taken as revoked only when every source answered:
-// never conclude "gone" from a source that did not.
-func keyStates(c *rules.Context, ids string) (live []*model.Artifact, unconfirmed []string) {
-	if ids == "" {
-		return nil, nil
-	}
-	seen := map[string]bool{}
-	want := map[string]bool{}
-	for _, id := range strings.Split(ids, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			want[id] = true
-		}
-	}
+// cloudKeys indexes the estate's credentials whose URI ends in
+// /keys/<id> by that id.
+func cloudKeys(c *rules.Context) map[string][]*model.Artifact {
+	out := map[string][]*model.Artifact{}
 	for i := range c.Index.Artifacts {
-		k := &c.Index.Artifacts[i]
-		id := keyID(k.URI)
-		if k.Kind != model.KindCredential || !want[id] {
-			continue
-		}
-		seen[id] = true
-		if k.State.Live() && k.State != model.StateDisabled {
-			live = append(live, k)
-		}
-	}
-	if !model.CoverageComplete(c.Index.Estate.Coverage) {
-		for id := range want {
-			if !seen[id] {
-				unconfirmed = append(unconfirmed, id)
+		if k := &c.Index.Artifacts[i]; k.Kind == model.KindCredential {
+			if id := keyID(k.URI); id != "" {
+				out[id] = append(out[id], k)
 			}
 		}
-		sort.Strings(unconfirmed)
 	}
+	return out
+}
+
+// keyStates sorts the cloud key ids of a notebook (comma-separated): the
+// live credentials among keys, and the ids seen nowhere while a source
+// did not answer. A key not seen is taken as revoked only when every
+// source answered: never conclude "gone" from a source that did not.
+func keyStates(c *rules.Context, keys map[string][]*model.Artifact, ids string) (live []*model.Artifact, unconfirmed []string) {
+	complete := model.CoverageComplete(c.Index.Estate.Coverage)
+	for _, id := range strings.Split(ids, ",") {
+		if id = strings.TrimSpace(id); id == "" {
+			continue
+		}
+		if len(keys[id]) == 0 {
+			if !complete {
+				unconfirmed = append(unconfirmed, id)
+			}
+			continue
+		}
+		for _, k := range keys[id] {
+			if k.State.Live() && k.State != model.StateDisabled {
+				live = append(live, k)
+			}
+		}
+	}
+	sort.Strings(unconfirmed)
 	return live, unconfirmed
 }
 
