@@ -55,6 +55,8 @@ func collectWith(ctx context.Context, instances []collectors.Instance, sel *corr
 		Artifacts: append(first.Artifacts, second.Artifacts...),
 		Records:   append(first.Records, second.Records...),
 		Coverage:  append(first.Coverage, second.Coverage...),
+		Edges:     append(first.Edges, second.Edges...),
+		Builds:    append(first.Builds, second.Builds...),
 	}
 	if err := cmp.Or(err1, err2); err != nil {
 		collectors.Sort(est)

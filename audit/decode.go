@@ -88,6 +88,10 @@ func decodeEstateWith(r io.Reader, in *interner) (*model.Estate, error) {
 			})
 		case strings.EqualFold(key, "coverage"):
 			est.Coverage, err = decodeList(s, func(raw []byte, off int64, c *model.Coverage) error { return unmarshalAt(raw, off, c) })
+		case strings.EqualFold(key, "edges"):
+			est.Edges, err = decodeList(s, func(raw []byte, off int64, e *model.Edge) error { return unmarshalAt(raw, off, e) })
+		case strings.EqualFold(key, "builds"):
+			est.Builds, err = decodeList(s, func(raw []byte, off int64, b *model.Build) error { return unmarshalAt(raw, off, b) })
 		default:
 			err = s.into(new(any))
 		}

@@ -132,6 +132,12 @@ type merger struct {
 	records   []model.DecisionRecord
 	recFrom   []int
 	recIdx    map[string]int
+	edges     []model.Edge
+	edgeFrom  []int
+	edgeIdx   map[string]int
+	builds    []model.Build
+	buildFrom []int
+	buildIdx  map[string]int
 
 	coverage map[string][]covEntry
 	sources  []string // in order of first sight
@@ -142,7 +148,8 @@ type merger struct {
 }
 
 func newMerger() *merger {
-	return &merger{artIdx: map[string]int{}, bfIdx: map[string]int{}, recIdx: map[string]int{}, coverage: map[string][]covEntry{}}
+	return &merger{artIdx: map[string]int{}, bfIdx: map[string]int{}, recIdx: map[string]int{},
+		edgeIdx: map[string]int{}, buildIdx: map[string]int{}, coverage: map[string][]covEntry{}}
 }
 
 func (m *merger) note(format string, args ...any) {
@@ -209,6 +216,18 @@ func (m *merger) add(name string, est *model.Estate) error {
 				return fmt.Sprintf("record of %s from %s", r.BackfillID, r.Source)
 			})
 	}
+	for _, x := range est.Edges {
+		k := x.Source + "\x00" + x.Parent + "\x00" + x.Child + "\x00" + x.Via
+		mergeEntry(m, &m.edges, &m.edgeFrom, m.edgeIdx, k, x, e, func(x, y model.Edge) bool { return x == y },
+			func(x model.Edge) string {
+				return fmt.Sprintf("lineage edge %s -> %s of %s", x.Parent, x.Child, x.Source)
+			})
+	}
+	for _, b := range est.Builds {
+		k := b.Source + "\x00" + b.Table + "\x00" + b.Node
+		mergeEntry(m, &m.builds, &m.buildFrom, m.buildIdx, k, b, e, sameBuild,
+			func(b model.Build) string { return fmt.Sprintf("build of %s from %s", b.Table, b.Source) })
+	}
 	for _, c := range est.Coverage {
 		if _, ok := m.coverage[c.Source]; !ok {
 			m.sources = append(m.sources, c.Source)
@@ -216,6 +235,13 @@ func (m *merger) add(name string, est *model.Estate) error {
 		m.coverage[c.Source] = append(m.coverage[c.Source], covEntry{cov: c, est: e})
 	}
 	return nil
+}
+
+// sameBuild compares builds, their times as instants.
+func sameBuild(x, y model.Build) bool {
+	at := x.At.Equal(y.At)
+	x.At, y.At = y.At, y.At
+	return at && x == y
 }
 
 func sameButValidation(a, b model.Backfill) bool {
@@ -251,7 +277,8 @@ func (m *merger) finish() (*model.Estate, []string, error) {
 	if len(m.ests) == 1 && m.ests[0].shard == nil {
 		return m.first, nil, nil
 	}
-	out := &model.Estate{Version: model.EstateVersion, Artifacts: m.artifacts, Backfills: m.backfills, Records: m.records}
+	out := &model.Estate{Version: model.EstateVersion, Artifacts: m.artifacts, Backfills: m.backfills, Records: m.records,
+		Edges: m.edges, Builds: m.builds}
 	out.CollectedAt = m.earliest()
 	missing, doubled := m.shardGaps()
 	counts := countBySource(out)

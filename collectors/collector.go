@@ -37,6 +37,10 @@ type Sink interface {
 	AddBackfill(model.Backfill)
 	AddArtifact(model.Artifact)
 	AddRecord(model.DecisionRecord)
+	// AddEdge and AddBuild take lineage (model.Edge): which table is
+	// derived from which, and each table's last build.
+	AddEdge(model.Edge)
+	AddBuild(model.Build)
 	// AddError records a failure limited to scope (a project, a file, a
 	// vhost); an empty scope taints the whole source. The source is then
 	// reported as degraded, and nothing in that scope is concluded gone.

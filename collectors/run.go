@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,6 +119,13 @@ func Sort(est *model.Estate) {
 		return a.Source.String() < b.Source.String()
 	})
 	stable(est.Coverage, func(a, b *model.Coverage) bool { return a.Source < b.Source })
+	stable(est.Edges, func(a, b *model.Edge) bool {
+		return cmp.Or(cmp.Compare(a.Parent, b.Parent), cmp.Compare(a.Child, b.Child),
+			cmp.Compare(a.Source, b.Source), cmp.Compare(a.Via, b.Via)) < 0
+	})
+	stable(est.Builds, func(a, b *model.Build) bool {
+		return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Node, b.Node)) < 0
+	})
 }
 
 // stable sorts s stably by less unless it is sorted already.
@@ -136,6 +144,8 @@ type sourceSink struct {
 	backfills []model.Backfill
 	artifacts []model.Artifact
 	records   []model.DecisionRecord
+	edges     []model.Edge
+	builds    []model.Build
 	errs      []model.ScopeError
 	notes     []string
 	failed    error
@@ -204,6 +214,30 @@ func (s *sourceSink) AddRecord(r model.DecisionRecord) {
 	s.mu.Unlock()
 }
 
+func (s *sourceSink) AddEdge(e model.Edge) {
+	e.Source = s.source
+	if e.System == "" {
+		e.System = s.system
+	}
+	s.mu.Lock()
+	if !s.frozen {
+		s.edges = append(s.edges, e)
+	}
+	s.mu.Unlock()
+}
+
+func (s *sourceSink) AddBuild(b model.Build) {
+	b.Source = s.source
+	if b.System == "" {
+		b.System = s.system
+	}
+	s.mu.Lock()
+	if !s.frozen {
+		s.builds = append(s.builds, b)
+	}
+	s.mu.Unlock()
+}
+
 func (s *sourceSink) AddError(scope string, err error) {
 	if err == nil {
 		return
@@ -248,6 +282,8 @@ func (s *sourceSink) mergeInto(est *model.Estate) {
 	est.Backfills = append(est.Backfills, s.backfills...)
 	est.Artifacts = append(est.Artifacts, s.artifacts...)
 	est.Records = append(est.Records, s.records...)
+	est.Edges = append(est.Edges, s.edges...)
+	est.Builds = append(est.Builds, s.builds...)
 	est.Coverage = append(est.Coverage, c)
 }
 
@@ -260,6 +296,8 @@ type TestSink struct {
 	Backfills []model.Backfill
 	Artifacts []model.Artifact
 	Records   []model.DecisionRecord
+	Edges     []model.Edge
+	Builds    []model.Build
 	Errors    []model.ScopeError
 }
 
@@ -279,6 +317,18 @@ func (t *TestSink) AddRecord(r model.DecisionRecord) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.Records = append(t.Records, r)
+}
+
+func (t *TestSink) AddEdge(e model.Edge) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Edges = append(t.Edges, e)
+}
+
+func (t *TestSink) AddBuild(b model.Build) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Builds = append(t.Builds, b)
 }
 
 func (t *TestSink) AddError(scope string, err error) {

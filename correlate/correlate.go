@@ -151,6 +151,12 @@ func mergeInto(cur *model.Backfill, ev model.Backfill) {
 	if cur.Validation == nil {
 		cur.Validation = ev.Validation
 	}
+	if len(cur.Targets) == 0 {
+		cur.Targets = ev.Targets
+	}
+	// Every scheduler's own account is kept beside the plan's, so rules
+	// can tell where they disagree.
+	cur.Scheduled = append(cur.Scheduled, ev.Scheduled...)
 	cur.Notes = append(cur.Notes, ev.Notes...)
 }
 

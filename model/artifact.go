@@ -27,13 +27,18 @@ const (
 	// KindSilence is an Alertmanager silence: it mutes alerts rather than
 	// raising them, so alert rules (BF007) do not judge it.
 	KindSilence Kind = "silence"
+	// KindPool is a scheduler's slot pool (an Airflow pool) and
+	// KindVariable a scheduler's stored parameter (an Airflow variable):
+	// the seed's "parameters" a replay may have been given.
+	KindPool     Kind = "pool"
+	KindVariable Kind = "variable"
 )
 
 // Kinds lists every artifact kind.
 func Kinds() []Kind {
 	return []Kind{KindSchedulerJob, KindJobRun, KindTable, KindCheckpoint, KindQueue,
 		KindSubscription, KindGrant, KindCredential, KindFeatureFlag, KindAlert,
-		KindDashboard, KindNotebook, KindDoc, KindSilence}
+		KindDashboard, KindNotebook, KindDoc, KindSilence, KindPool, KindVariable}
 }
 
 // IsValid reports whether k is a known kind.

@@ -151,6 +151,13 @@ type Backfill struct {
 	Pool          string    `json:"pool,omitempty"`
 	DependsOnPast bool      `json:"depends_on_past,omitempty"`
 	WriteMode     WriteMode `json:"write_mode,omitempty"`
+	// ReprocessBehavior is which intervals the replay runs again, in
+	// Airflow 3's words: none (only intervals without a run), failed, or
+	// completed (every interval); "" when the plan does not say.
+	ReprocessBehavior string `json:"reprocess_behavior,omitempty"`
+	// Targets are the tables the replay overwrote (URIs or names); lineage
+	// rules walk downstream from them.
+	Targets []string `json:"targets,omitempty"`
 	// SideEffects lists side effects the job has (emails, invoices, alerts);
 	// SideEffectsDisabled says they are guarded for historical intervals.
 	SideEffects         []string `json:"side_effects,omitempty"`
@@ -173,6 +180,9 @@ type Backfill struct {
 	// ValidationSource names the configured source (a warehouse collector)
 	// that runs ValidationQuery.
 	ValidationSource string `json:"validation_source,omitempty"`
+	// Scheduled is what schedulers report running for this backfill, one
+	// view per scheduler object; correlation gathers them from every source.
+	Scheduled []SchedulerView `json:"scheduled,omitempty"`
 	// Notes are disagreements between sources found while correlating.
 	Notes  []string `json:"notes,omitempty"`
 	Source Location `json:"source,omitzero"`

@@ -14,6 +14,10 @@ type Estate struct {
 	Artifacts   []Artifact       `json:"artifacts"`
 	Records     []DecisionRecord `json:"records"`
 	Coverage    []Coverage       `json:"coverage"`
+	// Edges and Builds are lineage (see Edge); absent when no lineage
+	// source ran.
+	Edges  []Edge  `json:"edges,omitempty"`
+	Builds []Build `json:"builds,omitempty"`
 }
 
 // CoverageFor returns the coverage of a source, and whether it is known.

@@ -262,4 +262,6 @@ type discard struct{}
 func (discard) AddBackfill(model.Backfill)       {}
 func (discard) AddArtifact(model.Artifact)       {}
 func (discard) AddRecord(model.DecisionRecord)   {}
+func (discard) AddEdge(model.Edge)               {}
+func (discard) AddBuild(model.Build)             {}
 func (discard) AddError(scope string, err error) {}

@@ -48,4 +48,6 @@ type sliceSink struct{ artifacts []model.Artifact }
 func (s *sliceSink) AddArtifact(a model.Artifact)   { s.artifacts = append(s.artifacts, a) }
 func (s *sliceSink) AddBackfill(model.Backfill)     {}
 func (s *sliceSink) AddRecord(model.DecisionRecord) {}
+func (s *sliceSink) AddEdge(model.Edge)             {}
+func (s *sliceSink) AddBuild(model.Build)           {}
 func (s *sliceSink) AddError(string, error)         {}

@@ -19,4 +19,6 @@ type nopSink struct{}
 func (nopSink) AddBackfill(model.Backfill)     {}
 func (nopSink) AddArtifact(model.Artifact)     {}
 func (nopSink) AddRecord(model.DecisionRecord) {}
+func (nopSink) AddEdge(model.Edge)             {}
+func (nopSink) AddBuild(model.Build)           {}
 func (nopSink) AddError(string, error)         {}
