@@ -156,7 +156,7 @@ func mergeInto(cur *model.Backfill, ev model.Backfill) {
 	}
 	// Every scheduler's own account is kept beside the plan's, so rules
 	// can tell where they disagree.
-	cur.Scheduled = append(cur.Scheduled, ev.Scheduled...)
+	cur.Scheduled = append(slices.Clip(cur.Scheduled), ev.Scheduled...)
 	cur.Notes = append(cur.Notes, ev.Notes...)
 }
 
