@@ -32,6 +32,7 @@ type Index struct {
 	// scheduler object describes, sorted.
 	Unknown  []model.BackfillID
 	coverage map[string]model.Coverage
+	lineage  lazyLineage
 }
 
 // Correlate builds the index. The selector ties artifacts that collectors

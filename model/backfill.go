@@ -169,6 +169,9 @@ type Backfill struct {
 	Special           SpecialSemantics `json:"special_semantics,omitzero"`
 	TrialInterval     bool             `json:"trial_interval,omitempty"`
 	ConsumersNotified bool             `json:"consumers_notified,omitempty"`
+	// Notified lists who was told (people or teams, as owners are written):
+	// lineage rules check every downstream owner is among them.
+	Notified []string `json:"notified,omitempty"`
 	// KeepEvidence says the manifest and validation evidence will be kept
 	// (required for classified data).
 	KeepEvidence bool   `json:"keep_evidence,omitempty"`

@@ -77,6 +77,13 @@ type Issue struct {
 	// ("elevated_access[1]") when a rule can raise several for one plan;
 	// it keeps their fingerprints apart.
 	Part string
+	// Object names what a finding without an artifact is about (a derived
+	// table, a scheduler's setting); it becomes the finding's ArtifactURI.
+	Object string
+	// Unit is the unit the verdict rests on when it is not the artifact's
+	// or the plan's (a scheduler's object, a lineage manifest): a unit that
+	// does not answer then keeps the finding open instead of resolving it.
+	Unit *model.Location
 }
 
 // Report records a finding of the running rule.
@@ -119,6 +126,12 @@ func (c *Context) Report(is Issue) {
 	}
 	if is.Location != nil {
 		f.Location = is.Location
+	}
+	if is.Unit != nil {
+		f.Source, f.Scope = is.Unit.Source, is.Unit.Path
+	}
+	if f.ArtifactURI == "" && is.Object != "" {
+		f.ArtifactURI = is.Object
 	}
 	if f.ArtifactURI == "" && is.Part != "" {
 		f.ArtifactURI = "plan#" + is.Part

@@ -44,6 +44,9 @@ type planDoc struct {
 	Special           specialDoc  `yaml:"special_semantics"`
 	TrialInterval     bool        `yaml:"trial_interval"`
 	ConsumersNotified bool        `yaml:"consumers_notified"`
+	Notified          []string    `yaml:"notified"`
+	Targets           []string    `yaml:"targets"`
+	Reprocess         string      `yaml:"reprocess_behavior"`
 	KeepEvidence      bool        `yaml:"keep_evidence"`
 	CostEstimate      string      `yaml:"cost_estimate"`
 }
@@ -197,7 +200,8 @@ func parsePlanNode(path string, node *yaml.Node, p *planDoc, strictErr error) (m
 		SideEffects: p.SideEffects, SideEffectsDisabled: p.SideEffectsOff,
 		FeatureFlags: p.FeatureFlags, Dashboards: p.Dashboards,
 		Special:       model.SpecialSemantics{SkippedDedup: p.Special.SkippedDedup, BypassedValidation: p.Special.BypassedValidation, DirectWrite: p.Special.DirectWrite, Note: p.Special.Note},
-		TrialInterval: p.TrialInterval, ConsumersNotified: p.ConsumersNotified, KeepEvidence: p.KeepEvidence,
+		TrialInterval: p.TrialInterval, ConsumersNotified: p.ConsumersNotified, Notified: p.Notified, KeepEvidence: p.KeepEvidence,
+		Targets: p.Targets, ReprocessBehavior: p.Reprocess,
 		CostEstimate: p.CostEstimate,
 		Source:       model.Location{Path: path, Line: line},
 	}
@@ -246,6 +250,14 @@ func checkPlan(path string, doc *yaml.Node, b model.Backfill) error {
 	}
 	if !oneOf(string(b.Classification), "", "none", "financial", "customer", "security", "compliance") {
 		return bad("classification", "unknown classification %q (expected financial, customer, security, compliance or none)", b.Classification)
+	}
+	if !oneOf(b.ReprocessBehavior, "", "none", "failed", "completed") {
+		return bad("reprocess_behavior", "unknown reprocess behaviour %q (expected none, failed or completed)", b.ReprocessBehavior)
+	}
+	for i, t := range b.Targets {
+		if model.TableRef(t) == "" {
+			return bad("targets", "entry %d is empty (expected a table URI or name such as bigquery://proj/ds/orders)", i+1)
+		}
 	}
 	if b.Concurrency < 0 {
 		return bad("concurrency", "must be 1 or more, got %d", b.Concurrency)

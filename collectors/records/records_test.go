@@ -25,6 +25,9 @@ elevated_access:
 concurrency: 4
 feature_flags: [bf-1234-suppress-refund-emails]
 dashboards: [bf-1234-replay]
+targets: ["bigquery://shop/finance/refunds"]
+reprocess_behavior: failed
+notified: [finance-analytics]
 `
 
 func TestParsePlans(t *testing.T) {
@@ -44,6 +47,9 @@ func TestParsePlans(t *testing.T) {
 	}
 	if strings.Join(b.FeatureFlags, ",") != "bf-1234-suppress-refund-emails" || strings.Join(b.Dashboards, ",") != "bf-1234-replay" {
 		t.Errorf("feature_flags / dashboards not decoded: %v %v", b.FeatureFlags, b.Dashboards)
+	}
+	if strings.Join(b.Targets, ",") != "bigquery://shop/finance/refunds" || b.ReprocessBehavior != "failed" || strings.Join(b.Notified, ",") != "finance-analytics" {
+		t.Errorf("targets / reprocess_behavior / notified not decoded: %v %q %v", b.Targets, b.ReprocessBehavior, b.Notified)
 	}
 	if len(b.ElevatedAccess) != 1 || b.ElevatedAccess[0].Expiry.IsZero() {
 		t.Errorf("elevated access not decoded: %+v", b.ElevatedAccess)
@@ -68,6 +74,8 @@ func TestParsePlansErrors(t *testing.T) {
 		{"bad range", "id: BF-1\nrange: {start: 2026-02-01, end: 2026-01-01}\n", "range: end 2026-01-01 is not after start", 2, true},
 		{"missing id", "purpose: x\n", "id: missing", 1, false},
 		{"not a mapping", "- a\n- b\n", "expected a mapping", 1, false},
+		{"bad reprocess", "id: BF-1\nreprocess_behavior: all\n", `reprocess_behavior: unknown reprocess behaviour "all"`, 2, true},
+		{"empty target", "id: BF-1\ntargets: [\"\"]\n", "targets: entry 1 is empty", 2, true},
 		{"negative concurrency", "id: BF-1\nconcurrency: -2\n", "concurrency: must be 1 or more", 2, true},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,226 @@
+package correlate
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Lineage is the estate's lineage as a graph: which tables are derived from
+// which, and each table's last known build. Tables are model.TableRef
+// names; a backfill's targets meet them through model.SameTable.
+type Lineage struct {
+	children map[string][]model.Edge // by parent
+	parents  map[string][]model.Edge // by child
+	builds   map[string]model.Build  // the latest build per table, any source
+	tables   []string                // every table named, sorted
+}
+
+// Derived is a table downstream of a backfill's target.
+type Derived struct {
+	Table string
+	// Chain is one shortest path from the target to the table, the target
+	// first; Edges are its edges, the last one into Table.
+	Chain []string
+	Edges []model.Edge
+	// Build is the table's last known build; ok false when no source knows
+	// one.
+	Build    model.Build
+	HasBuild bool
+}
+
+// lazyLineage builds an index's lineage graph on first use: most audits
+// have none, and rules that need it share one.
+type lazyLineage struct {
+	once sync.Once
+	l    *Lineage
+}
+
+// Lineage returns the estate's lineage graph, built on first use.
+func (ix *Index) Lineage() *Lineage {
+	ix.lineage.once.Do(func() { ix.lineage.l = NewLineage(ix.Estate.Edges, ix.Estate.Builds) })
+	return ix.lineage.l
+}
+
+// NewLineage indexes edges and builds. Of several builds of one table the
+// latest wins; a build without a time only names the table's node.
+func NewLineage(edges []model.Edge, builds []model.Build) *Lineage {
+	l := &Lineage{children: map[string][]model.Edge{}, parents: map[string][]model.Edge{}, builds: map[string]model.Build{}}
+	seen := map[string]bool{}
+	add := func(t string) {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			l.tables = append(l.tables, t)
+		}
+	}
+	for _, e := range edges {
+		if e.Parent == "" || e.Child == "" || e.Parent == e.Child {
+			continue
+		}
+		l.children[e.Parent] = append(l.children[e.Parent], e)
+		l.parents[e.Child] = append(l.parents[e.Child], e)
+		add(e.Parent)
+		add(e.Child)
+	}
+	for _, b := range builds {
+		add(b.Table)
+		old, ok := l.builds[b.Table]
+		switch {
+		case !ok, old.At.IsZero() && !b.At.IsZero(), b.At.After(old.At):
+			if b.Node == "" && old.Node != "" && b.System == old.System {
+				b.Node = old.Node
+			}
+			l.builds[b.Table] = b
+		case old.Node == "" && b.Node != "":
+			old.Node = b.Node
+			l.builds[b.Table] = old
+		}
+	}
+	slices.Sort(l.tables)
+	for _, es := range l.children {
+		slices.SortFunc(es, func(a, b model.Edge) int { return compareEdge(a, b) })
+	}
+	return l
+}
+
+func compareEdge(a, b model.Edge) int {
+	switch {
+	case a.Child != b.Child:
+		return cmpString(a.Child, b.Child)
+	case a.Parent != b.Parent:
+		return cmpString(a.Parent, b.Parent)
+	case a.Source != b.Source:
+		return cmpString(a.Source, b.Source)
+	}
+	return cmpString(a.Via, b.Via)
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Empty reports whether no lineage source gave anything.
+func (l *Lineage) Empty() bool { return len(l.tables) == 0 }
+
+// Tables returns the graph's tables that name target (model.SameTable).
+func (l *Lineage) Tables(target string) []string {
+	ref := model.TableRef(target)
+	var out []string
+	for _, t := range l.tables {
+		if model.SameTable(ref, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Build returns a table's latest known build.
+func (l *Lineage) Build(table string) (model.Build, bool) {
+	b, ok := l.builds[table]
+	return b, ok
+}
+
+// Parents returns the edges into a table.
+func (l *Lineage) Parents(table string) []model.Edge { return l.parents[table] }
+
+// Downstream returns every table derived, at any depth, from the tables
+// roots name, each once with a shortest chain from a root, in rebuild
+// order: each table after every parent of it that is also downstream.
+// Roots themselves are not returned. A cycle does not loop: its tables
+// come last, by name.
+func (l *Lineage) Downstream(roots ...string) []Derived {
+	found := map[string]*Derived{}
+	var queue []string
+	isRoot := map[string]bool{}
+	for _, r := range roots {
+		for _, t := range l.Tables(r) {
+			if !isRoot[t] {
+				isRoot[t] = true
+				queue = append(queue, t)
+				found[t] = &Derived{Table: t, Chain: []string{t}}
+			}
+		}
+	}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, e := range l.children[cur] {
+			if _, ok := found[e.Child]; ok {
+				continue
+			}
+			p := found[cur]
+			d := &Derived{Table: e.Child, Chain: append(slices.Clip(p.Chain), e.Child), Edges: append(slices.Clip(p.Edges), e)}
+			d.Build, d.HasBuild = l.builds[e.Child]
+			found[e.Child] = d
+			queue = append(queue, e.Child)
+		}
+	}
+	var set []string
+	for t := range found {
+		if !isRoot[t] {
+			set = append(set, t)
+		}
+	}
+	slices.Sort(set)
+	var out []Derived
+	for _, t := range l.order(set) {
+		out = append(out, *found[t])
+	}
+	return out
+}
+
+// order sorts tables topologically within the set (Kahn's algorithm, ties
+// by name); tables left in a cycle follow by name.
+func (l *Lineage) order(set []string) []string {
+	in := map[string]bool{}
+	for _, t := range set {
+		in[t] = true
+	}
+	deg := map[string]int{}
+	for _, t := range set {
+		seen := map[string]bool{}
+		for _, e := range l.parents[t] {
+			if in[e.Parent] && !seen[e.Parent] {
+				seen[e.Parent] = true
+				deg[t]++
+			}
+		}
+	}
+	var ready, out []string
+	for _, t := range set {
+		if deg[t] == 0 {
+			ready = append(ready, t)
+		}
+	}
+	done := map[string]bool{}
+	for len(ready) > 0 {
+		slices.Sort(ready)
+		t := ready[0]
+		ready = ready[1:]
+		done[t] = true
+		out = append(out, t)
+		seen := map[string]bool{}
+		for _, e := range l.children[t] {
+			if !in[e.Child] || seen[e.Child] {
+				continue
+			}
+			seen[e.Child] = true
+			if deg[e.Child]--; deg[e.Child] == 0 {
+				ready = append(ready, e.Child)
+			}
+		}
+	}
+	for _, t := range set {
+		if !done[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
