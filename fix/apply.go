@@ -154,6 +154,9 @@ func (ap *Applier) applyItem(ctx context.Context, runID string, sp StepPlan, it 
 	case it.Waits != "":
 		r.Status, r.Reason = StatusWaits, it.Waits
 		return r
+	case remedy.PrintOnly(it.Action.Name):
+		r.Status, r.Reason = StatusByHand, "bfaudit prints this and does not run it: run "+it.Action.Shell+" yourself, in the order given"
+		return r
 	case sp.Waits != "":
 		r.Status, r.Reason = StatusWaits, sp.Waits
 		return r

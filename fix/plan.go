@@ -221,7 +221,7 @@ func itemStep(it Item) model.Step {
 func (in Inputs) itemsOf(f model.Finding, a *model.Artifact, b *model.Backfill, rec *model.DecisionRecord) []Item {
 	base := Item{RuleID: f.RuleID, Severity: f.Severity, Fingerprint: f.Fingerprint, BackfillID: f.BackfillID,
 		ArtifactURI: f.ArtifactURI, Source: f.Source, Message: f.Message, artifact: a}
-	r, ok := remedy.Build(f, remedy.Facts{Artifact: a, Backfill: b, Record: rec, RecordsDir: in.RecordsDir, PlansDir: in.PlansDir})
+	r, ok := remedy.Build(f, remedy.Facts{Artifact: a, Backfill: b, Record: rec, Lineage: in.Index.Lineage(), RecordsDir: in.RecordsDir, PlansDir: in.PlansDir})
 	if !ok {
 		// A rule bfaudit knows no command for (a user rule) keeps its
 		// remediation text, at its step.
@@ -251,8 +251,8 @@ func (in Inputs) itemsOf(f model.Finding, a *model.Artifact, b *model.Backfill, 
 }
 
 // sortItems puts commands before human acts and a step's late commands
-// (a schema after its tables) last, keeping the report's order (most
-// severe first) otherwise.
+// (a schema after its tables) last, rebuilds in their rebuild order, and
+// keeps the report's order (most severe first) otherwise.
 func sortItems(items []Item) {
 	rank := func(it Item) int {
 		switch {
@@ -263,7 +263,18 @@ func sortItems(items []Item) {
 		}
 		return 0
 	}
-	sort.SliceStable(items, func(i, j int) bool { return rank(items[i]) < rank(items[j]) })
+	order := func(it Item) int {
+		if it.Action == nil {
+			return 0
+		}
+		return it.Action.Order
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if ri, rj := rank(items[i]), rank(items[j]); ri != rj {
+			return ri < rj
+		}
+		return order(items[i]) < order(items[j])
+	})
 }
 
 // Evaluate audits an estate as `bfaudit audit` does (correlate, rules,

@@ -1,6 +1,11 @@
 package remedy
 
-import "github.com/bfaudit/bfaudit/model"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+)
 
 // Remedies of the governance rules on how a replay runs: each sets keys in
 // the backfill's plan, and the work the plan then describes is the fix.
@@ -74,3 +79,15 @@ var PlanFlagsNotRemoved = planEdit("List the flags and dashboards the plan names
 		}
 		d.list("assets_to_remove", items, "their URIs, e.g. unleash://<source>/projects/<project>/features/<name>")
 	})
+
+// SchedulerMismatch: the scheduler's backfill made to match the plan, or
+// the plan changed and approved again.
+func SchedulerMismatch(r *Remedy, f model.Finding, facts Facts) {
+	key := "the setting"
+	if _, k, ok := strings.Cut(f.ArtifactURI, "#"); ok {
+		key = k
+	}
+	r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts),
+		What: fmt.Sprintf("Make the scheduler's backfill use the plan's %s: Airflow fixes a backfill's max_active_runs, reprocess behaviour and DAG settings when it is created, "+
+			"so pause it (PUT /api/v2/backfills/{id}/pause), cancel it, and create it again with the plan's values; or change %s in the plan and have it approved again.", key, key)}
+}

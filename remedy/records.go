@@ -324,3 +324,43 @@ func first(vals ...string) string {
 	}
 	return ""
 }
+
+// MissingPlan: the plan to write for a backfill the scheduler runs that
+// nobody planned, filled from what the scheduler says of it.
+func MissingPlan(r *Remedy, f model.Finding, facts Facts) {
+	id := string(model.ParseID(f.BackfillID))
+	d := newDoc()
+	d.str("id", id, "")
+	d.str("purpose", "", "why the backfill runs")
+	d.str("owner", "", "who answers for it and its cleanup")
+	var b model.Backfill
+	if facts.Backfill != nil {
+		b = *facts.Backfill
+	}
+	d.str("job_id", b.JobID, "the job replayed")
+	d.rangeOf("range", b.Range.Start, b.Range.End, "the intervals replayed")
+	d.str("status", first(string(b.Status), "running"), "")
+	if len(b.Scheduled) > 0 {
+		v := b.Scheduled[0]
+		if v.MaxActiveRuns > 0 {
+			d.set("concurrency", itoa(v.MaxActiveRuns), "the scheduler's max_active_runs: lower it if the source cannot take it")
+		}
+		if v.Pool != "" {
+			d.str("pool", v.Pool, "a dedicated low-priority pool")
+		}
+		if v.DependsOnPast != nil {
+			d.set("depends_on_past", fmt.Sprint(*v.DependsOnPast), "")
+		}
+		if v.ReprocessBehavior != "" {
+			d.str("reprocess_behavior", v.ReprocessBehavior, "")
+		}
+	}
+	d.str("expiry", "", "when its temporary machinery must be gone")
+	d.list("side_effects", nil, "e-mails, invoices, alerts the job sends; then side_effects_disabled: true")
+	where := "a new plan file"
+	if facts.PlansDir != "" {
+		where = filepath.Join(facts.PlansDir, strings.ToLower(id)+".yaml")
+	}
+	r.Human = &Human{Step: model.StepPlan, Where: where, Template: d.String(),
+		What: "Find who started this backfill; while it runs unplanned, pause it in the scheduler, then write its plan (range, owner, concurrency, pool, side effects) and have it approved."}
+}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -40,6 +41,7 @@ const (
 	DeleteGroup        = "delete_group"        // delete a Kafka consumer group (its committed offsets)
 	DeleteObjects      = "delete_objects"      // delete checkpoint objects under a prefix
 	DeleteSnapshot     = "delete_snapshot"     // delete a Pub/Sub snapshot
+	// RebuildTable (lineage.go) rebuilds a derived table: printed only.
 )
 
 // Actions lists every action name with whether it can be undone from what
@@ -51,7 +53,7 @@ func Actions() map[string]bool {
 		DeleteJob: false, RevokeGrant: false, DeleteKey: false, DeleteSubscription: false,
 		DeleteTopic: false, DeleteQueue: false, DeleteExchange: false, DropTable: false, ExpireSilence: false,
 		ArchiveFlag: true, DeleteFlag: false, DeleteDashboard: false, DeleteAlertRule: false,
-		DeleteGroup: false, DeleteObjects: false, DeleteSnapshot: false,
+		DeleteGroup: false, DeleteObjects: false, DeleteSnapshot: false, RebuildTable: false,
 	}
 }
 
@@ -99,6 +101,9 @@ type Action struct {
 	// Late puts the action after the others of its step: a schema is
 	// dropped after the tables in it.
 	Late bool `json:"late,omitempty"`
+	// Order places the action among its step's others: a derived table's
+	// rebuild at its position in the rebuild order (0: no order).
+	Order int `json:"order,omitempty"`
 }
 
 // Human is a fix only a person can make: what to write, where, and a
@@ -117,6 +122,9 @@ type Facts struct {
 	Artifact *model.Artifact
 	Backfill *model.Backfill
 	Record   *model.DecisionRecord
+	// Lineage is the estate's lineage graph, when the caller has it: a
+	// derived table's rebuild command and position come from it.
+	Lineage *correlate.Lineage
 	// RecordsDir and PlansDir are where the records source reads decision
 	// records and plans, when known; templates say where to write.
 	RecordsDir, PlansDir string

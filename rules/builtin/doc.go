@@ -86,6 +86,30 @@ func plans(ix *correlate.Index, fn func(b *model.Backfill)) {
 // advice can no longer change anything, and cleanup rules take over.
 func beforeReplay(b *model.Backfill) bool { return !b.Status.Completed() }
 
+// unplanned calls fn for every scheduler object of a backfill that no plan
+// describes, while it runs or is paused: the plan rules judge what the
+// scheduler says in place of the missing plan. Findings rest on the
+// scheduler's unit.
+func unplanned(ix *correlate.Index, fn func(b *model.Backfill, v model.SchedulerView, unit *model.Location)) {
+	for _, id := range ix.IDs {
+		b := ix.Backfills[id]
+		if b.Origin != model.OriginScheduler {
+			continue
+		}
+		for _, v := range b.Scheduled {
+			if v.Running || v.Paused {
+				unit := v.Source
+				fn(b, v, &unit)
+			}
+		}
+	}
+}
+
+// viewObject is the finding URI of a scheduler object's setting.
+func viewObject(v model.SchedulerView, key string) string {
+	return "scheduler:" + v.Source.String() + "#" + key
+}
+
 // classifiedNote is the evidence line for a backfill on classified data.
 func classifiedNote(b *model.Backfill) string {
 	return fmt.Sprintf("backfill %s touches %s data", b.ID, b.Classification)

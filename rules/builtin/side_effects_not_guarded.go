@@ -33,4 +33,14 @@ func sideEffectsNotGuarded(c *rules.Context) {
 			Message:  fmt.Sprintf("plan for %s has side effects (%s) that are not disabled for historical intervals", b.ID, strings.Join(b.SideEffects, ", ")),
 			Evidence: []string{"side_effects: " + strings.Join(b.SideEffects, ", "), "side_effects_disabled: false"}})
 	})
+	// Without a plan nobody said whether the job's side effects are
+	// guarded; a backfill that reruns intervals which already succeeded
+	// sends whatever they sent again.
+	unplanned(c.Index, func(b *model.Backfill, v model.SchedulerView, unit *model.Location) {
+		if v.ReprocessBehavior != "completed" {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Unit: unit, Object: viewObject(v, "reprocess_behavior"), Evidence: []string{viewText(v), "no plan describes " + b.ID + " or its side effects"},
+			Message: fmt.Sprintf("%s reruns intervals of %s that already succeeded (reprocess_behavior completed), and no plan says their side effects are disabled", objectName(v), b.ID)})
+	})
 }

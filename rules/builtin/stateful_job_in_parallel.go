@@ -39,4 +39,11 @@ func statefulJobInParallel(c *rules.Context) {
 			Message:  fmt.Sprintf("plan for %s depends on past intervals but runs with %s", b.ID, why),
 			Evidence: []string{"depends_on_past: true", why}})
 	})
+	unplanned(c.Index, func(b *model.Backfill, v model.SchedulerView, unit *model.Location) {
+		if v.DependsOnPast == nil || !*v.DependsOnPast || v.MaxActiveRuns <= 1 {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Unit: unit, Object: viewObject(v, "depends_on_past"), Evidence: []string{viewText(v), "no plan describes " + b.ID},
+			Message: fmt.Sprintf("%s runs %s, whose tasks depend on past intervals, with max_active_runs %d", objectName(v), b.ID, v.MaxActiveRuns)})
+	})
 }

@@ -52,6 +52,20 @@ func unboundedConcurrency(c *rules.Context) {
 			Message:  fmt.Sprintf("plan for %s %s", b.ID, joinAnd(why)),
 			Evidence: []string{fmt.Sprintf("concurrency: %d", b.Concurrency), fmt.Sprintf("pool: %q", b.Pool)}})
 	})
+	unplanned(c.Index, func(b *model.Backfill, v model.SchedulerView, unit *model.Location) {
+		var why []string
+		if v.MaxActiveRuns <= 0 || v.MaxActiveRuns > limit {
+			why = append(why, fmt.Sprintf("max_active_runs %d", v.MaxActiveRuns))
+		}
+		if !dedicated(v.Pool) {
+			why = append(why, fmt.Sprintf("pool %q is not dedicated", v.Pool))
+		}
+		if len(why) == 0 {
+			return
+		}
+		c.Report(rules.Issue{Backfill: b, Unit: unit, Object: viewObject(v, "concurrency"), Evidence: []string{viewText(v), "no plan describes " + b.ID},
+			Message: fmt.Sprintf("%s runs %s without a plan and is not bounded: %s", objectName(v), b.ID, strings.Join(why, ", "))})
+	})
 	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
 		if b.Status.Completed() || a.State == model.StatePaused || a.State == model.StateDisabled {
 			return

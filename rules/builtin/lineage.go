@@ -1,0 +1,114 @@
+package builtin
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
+)
+
+// targetsOf lists the tables a backfill rewrote: its plan's targets, else
+// what the scheduler or a job history says its runs wrote.
+func targetsOf(b *model.Backfill) []string {
+	out := slices.Clone(b.Targets)
+	if len(out) == 0 {
+		for _, v := range b.Scheduled {
+			out = append(out, v.Targets...)
+		}
+	}
+	return out
+}
+
+// downstream is what the lineage rules judge for one completed backfill:
+// the tables derived from its targets, in rebuild order, and when the
+// replay completed.
+type downstream struct {
+	b       *model.Backfill
+	tables  []correlate.Derived
+	done    string // the completion day, for messages
+	visible bool   // financial or customer-visible data: high
+}
+
+// eachDownstream calls fn for every completed backfill, with a known
+// completion time, whose targets have derived tables in the lineage.
+func eachDownstream(c *rules.Context, fn func(d downstream)) {
+	l := c.Index.Lineage()
+	if l.Empty() {
+		return
+	}
+	for _, id := range c.Index.IDs {
+		b := c.Index.Backfills[id]
+		if !b.Status.Completed() || unreadable(b) {
+			continue
+		}
+		when, known := rules.Completed(b)
+		targets := targetsOf(b)
+		if !known || len(targets) == 0 {
+			continue
+		}
+		tables := l.Downstream(targets...)
+		if len(tables) == 0 {
+			continue
+		}
+		fn(downstream{b: b, tables: tables, done: day(when),
+			visible: b.Classification == model.ClassFinancial || b.Classification == model.ClassCustomer})
+	}
+}
+
+// rebuiltSince reports whether a derived table's last build succeeded at
+// or after t; a failed or skipped build still holds the old numbers.
+func rebuiltSince(d correlate.Derived, t time.Time) bool {
+	if !d.HasBuild || d.Build.At.IsZero() || d.Build.At.Before(t) {
+		return false
+	}
+	switch strings.ToLower(d.Build.Status) {
+	case "error", "fail", "failed", "skipped", "runtime error", "cancelled", "canceled":
+		return false
+	}
+	return true
+}
+
+// lineageUnit is the unit a finding on a derived table rests on: the
+// source and scope of the edge into it, so a lineage source that does not
+// answer keeps the finding open rather than resolving it.
+func lineageUnit(d correlate.Derived) *model.Location {
+	if len(d.Edges) == 0 {
+		return nil
+	}
+	e := d.Edges[len(d.Edges)-1]
+	return &model.Location{Source: e.Source, Path: e.Scope}
+}
+
+// lineageObject is a derived table's finding URI.
+func lineageObject(table string) string { return "lineage://" + table }
+
+// chainText writes a chain of tables: a → b → c.
+func chainText(chain []string) string { return strings.Join(chain, " → ") }
+
+// buildText says what is known of a table's last build.
+func buildText(d correlate.Derived) string {
+	if !d.HasBuild || d.Build.At.IsZero() {
+		return "no build of it is known"
+	}
+	s := fmt.Sprintf("last built %s", d.Build.At.UTC().Format("2006-01-02 15:04 MST"))
+	if d.Build.Status != "" {
+		s += " (" + d.Build.Status + ")"
+	}
+	if d.Build.Source != "" {
+		s += fmt.Sprintf(", as source %q reports it", d.Build.Source)
+	}
+	return s
+}
+
+// orderText lists the rebuild order of tables.
+func orderText(tables []string) string {
+	parts := make([]string, len(tables))
+	for i, t := range tables {
+		parts[i] = fmt.Sprintf("%d. %s", i+1, t)
+	}
+	return "rebuild order: " + strings.Join(parts, ", ")
+}
