@@ -157,10 +157,7 @@ func (d *DBT) expand(entries []string, artifact string, sink collectors.Sink) []
 	for _, e := range entries {
 		path := d.resolve(e)
 		if !hasMeta(e) {
-			if info, err := os.Stat(path); err == nil && info.IsDir() {
-				path = filepath.Join(path, artifact)
-			}
-			add(path) // reading it says what is wrong
+			add(artifactIn(path, artifact)) // reading it says what is wrong
 			continue
 		}
 		dir := fixedDir(path)
@@ -182,13 +179,23 @@ func (d *DBT) expand(entries []string, artifact string, sink collectors.Sink) []
 			continue
 		}
 		for _, m := range matches {
-			if info, err := os.Stat(m); err == nil && info.IsDir() {
-				m = filepath.Join(m, artifact)
-			}
-			add(m)
+			add(artifactIn(m, artifact))
 		}
 	}
 	return out
+}
+
+// artifactIn is the file a path names: a directory's artifact, unless the
+// path is named like a JSON file: a directory in a file's place is an
+// error at that file, not a reason to look inside it.
+func artifactIn(path, artifact string) string {
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		return path
+	}
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return filepath.Join(path, artifact)
+	}
+	return path
 }
 
 // unit is the scope path of a file or directory: its path relative to
