@@ -67,8 +67,12 @@ func (d *DBT) Init() error {
 	if len(d.Manifests) == 0 {
 		return errors.New("manifests: missing; list dbt manifest.json files, target directories or glob patterns")
 	}
-	for key, list := range map[string][]string{"manifests": d.Manifests, "run_results": d.RunResults} {
-		for n, p := range list {
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"manifests", d.Manifests}, {"run_results", d.RunResults}} {
+		key := l.key
+		for n, p := range l.list {
 			switch {
 			case strings.TrimSpace(p) == "":
 				return fmt.Errorf("%s[%d]: empty path", key, n)
