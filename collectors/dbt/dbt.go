@@ -1,0 +1,246 @@
+// Package dbt reads dbt's artifacts (target/manifest.json and
+// target/run_results.json) and reports lineage: an edge from every table
+// a model, seed or snapshot is built from to that table, and each
+// table's last build, with what rebuilds it (`dbt build --select <node>`).
+//
+// Units: every manifest and every run_results file is one unit, its scope
+// path being the file's path relative to the config file's directory
+// ("/"-separated). A manifest that cannot be read or parsed is an error at
+// its path, and nothing from it is reported; when no manifest reads, the
+// source fails. A run_results file that cannot be read is an error at its
+// path, and the builds it may have held are not concluded from the others.
+// Only local files are read (no gs:// or other object store).
+package dbt
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/safefile"
+)
+
+//go:embed sample.yaml
+var sample string
+
+// System names dbt in edges and builds.
+const System = "dbt"
+
+func init() {
+	collectors.Register("dbt", func() collectors.Collector { return &DBT{} })
+}
+
+// maxFileBytes caps one artifact: manifests of large projects reach
+// hundreds of megabytes, and decoding takes a few times a file's size.
+const maxFileBytes = 512 << 20
+
+// maxFiles bounds the files one glob may name.
+const maxFiles = 10_000
+
+// DBT reads dbt artifacts.
+type DBT struct {
+	// Manifests are manifest.json files, directories holding one (a
+	// project's target/), or glob patterns, relative to the config file.
+	Manifests []string `mapstructure:"manifests"`
+	// RunResults are run_results.json files, directories holding one, or
+	// glob patterns (runs/*/run_results.json): every run read, the latest
+	// build of each node counts.
+	RunResults []string `mapstructure:"run_results"`
+
+	// Base resolves relative paths: the config file's directory.
+	Base string `mapstructure:"-"`
+}
+
+// SetBaseDir resolves relative paths against the config file's directory.
+func (d *DBT) SetBaseDir(dir string) { d.Base = dir }
+
+// SampleConfig documents the source entry.
+func (d *DBT) SampleConfig() string { return sample }
+
+// Init checks the config.
+func (d *DBT) Init() error {
+	if len(d.Manifests) == 0 {
+		return errors.New("manifests: missing; list dbt manifest.json files, target directories or glob patterns")
+	}
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"manifests", d.Manifests}, {"run_results", d.RunResults}} {
+		key := l.key
+		for n, p := range l.list {
+			switch {
+			case strings.TrimSpace(p) == "":
+				return fmt.Errorf("%s[%d]: empty path", key, n)
+			case strings.Contains(p, "://"):
+				return fmt.Errorf("%s[%d]: %q: only local files are read; copy the artifacts next to the config (gsutil cp, dbt's target/)", key, n, p)
+			}
+			if _, err := filepath.Match(p, ""); err != nil {
+				return fmt.Errorf("%s[%d]: %q is not a valid glob pattern", key, n, p)
+			}
+		}
+	}
+	return nil
+}
+
+// Collect reads every run, then every manifest, and reports each
+// manifest's edges and builds. A unit that fails is recorded at its path.
+func (d *DBT) Collect(ctx context.Context, sink collectors.Sink) error {
+	runs := newLatest()
+	for _, path := range d.expand(d.RunResults, "run_results.json", sink) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		scope := d.unit(path)
+		results, err := readWith(path, scope, ParseRunResults)
+		if err != nil {
+			sink.AddError(scope, err)
+			continue
+		}
+		runs.add(scope, results)
+	}
+	read, failed := 0, 0
+	for _, path := range d.expand(d.Manifests, "manifest.json", sink) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		scope := d.unit(path)
+		m, err := readWith(path, scope, ParseManifest)
+		if err != nil {
+			sink.AddError(scope, err)
+			failed++
+			continue
+		}
+		read++
+		for _, e := range m.Edges {
+			e.Scope = scope
+			sink.AddEdge(e)
+		}
+		for _, r := range m.Relations {
+			sink.AddBuild(runs.build(r, scope))
+		}
+	}
+	if read == 0 {
+		return fmt.Errorf("dbt: no manifest could be read (%d failed, see the errors at their paths)", failed)
+	}
+	return nil
+}
+
+// readWith reads a file under the cap and parses it; errors name the
+// unit, never the resolved absolute path.
+func readWith[T any](path, scope string, parse func(string, []byte) (T, error)) (T, error) {
+	var zero T
+	data, err := safefile.ReadLimit(path, maxFileBytes)
+	if err != nil {
+		return zero, fmt.Errorf("dbt: %s: %w", scope, plainError(path, err))
+	}
+	v, err := parse(scope, data)
+	if err != nil {
+		return zero, fmt.Errorf("dbt: %w", err)
+	}
+	return v, nil
+}
+
+// expand lists the files the entries name, resolved and each once. A
+// directory means the artifact of that name inside it; a glob whose
+// directory does not list, or that matches nothing, is an error at that
+// directory, so nothing it would have named is concluded.
+func (d *DBT) expand(entries []string, artifact string, sink collectors.Sink) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, e := range entries {
+		path := d.resolve(e)
+		if !hasMeta(e) {
+			add(artifactIn(path, artifact)) // reading it says what is wrong
+			continue
+		}
+		dir := fixedDir(path)
+		scope := d.unit(dir)
+		if _, err := os.ReadDir(dir); err != nil {
+			sink.AddError(scope, fmt.Errorf("dbt: %s: %w (listing the directory of %s)", scope, plainError(dir, err), e))
+			continue
+		}
+		matches, err := filepath.Glob(path)
+		switch {
+		case err != nil:
+			sink.AddError(scope, fmt.Errorf("dbt: %s: %w", e, err))
+			continue
+		case len(matches) == 0:
+			sink.AddError(scope, fmt.Errorf("dbt: %s matches no file", e))
+			continue
+		case len(matches) > maxFiles:
+			sink.AddError(scope, fmt.Errorf("dbt: %s matches %d files, more than %d", e, len(matches), maxFiles))
+			continue
+		}
+		for _, m := range matches {
+			add(artifactIn(m, artifact))
+		}
+	}
+	return out
+}
+
+// artifactIn is the file a path names: a directory's artifact, unless the
+// path is named like a JSON file: a directory in a file's place is an
+// error at that file, not a reason to look inside it.
+func artifactIn(path, artifact string) string {
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		return path
+	}
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return filepath.Join(path, artifact)
+	}
+	return path
+}
+
+// unit is the scope path of a file or directory: its path relative to
+// the config file's directory, "/"-separated; the absolute path when it
+// lies outside.
+func (d *DBT) unit(path string) string {
+	if d.Base != "" {
+		if rel, err := filepath.Rel(d.Base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(path))
+}
+
+func (d *DBT) resolve(p string) string {
+	if !filepath.IsAbs(p) && d.Base != "" {
+		return filepath.Join(d.Base, p)
+	}
+	return filepath.Clean(p)
+}
+
+func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[`) }
+
+// fixedDir is the directory above a glob's first pattern segment.
+func fixedDir(pattern string) string {
+	dir := pattern
+	for hasMeta(dir) {
+		dir = filepath.Dir(dir)
+	}
+	return dir
+}
+
+// plainError drops the resolved (often absolute) path from a file error:
+// the message names the file by its unit instead.
+func plainError(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
+		return errors.New(msg)
+	}
+	return err
+}
