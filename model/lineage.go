@@ -34,14 +34,17 @@ type Build struct {
 	// Node is what rebuilds the table in its system: a dbt model's name
 	// (`dbt build --select <node>`), a scheduler job, a query job's id.
 	Node string `json:"node,omitempty"`
-	// At is when its last build completed; zero when the source knows the
-	// table but no build of it.
-	At     time.Time `json:"at,omitzero"`
-	Status string    `json:"status,omitempty"` // success, error, skipped, ... as the system says
-	Owner  string    `json:"owner,omitempty"`
-	System string    `json:"system,omitempty"`
-	Source string    `json:"source,omitempty"` // the sink sets it
-	Scope  string    `json:"scope,omitempty"`
+	// At is when its last successful build completed; zero when the
+	// source knows the table but no successful build of it.
+	At time.Time `json:"at,omitzero"`
+	// Status is the outcome of the newest attempt, which may be later than
+	// At (a rebuild that failed): success, error, skipped, ... as the
+	// system says.
+	Status string `json:"status,omitempty"`
+	Owner  string `json:"owner,omitempty"`
+	System string `json:"system,omitempty"`
+	Source string `json:"source,omitempty"` // the sink sets it
+	Scope  string `json:"scope,omitempty"`
 }
 
 // tableSchemes maps a URI scheme to whether its authority is part of the

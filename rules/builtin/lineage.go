@@ -59,17 +59,11 @@ func eachDownstream(c *rules.Context, fn func(d downstream)) {
 	}
 }
 
-// rebuiltSince reports whether a derived table's last build succeeded at
-// or after t; a failed or skipped build still holds the old numbers.
+// rebuiltSince reports whether a derived table's last successful build
+// ended at or after t (a failed rebuild leaves the old numbers, and At is
+// the last success).
 func rebuiltSince(d correlate.Derived, t time.Time) bool {
-	if !d.HasBuild || d.Build.At.IsZero() || d.Build.At.Before(t) {
-		return false
-	}
-	switch strings.ToLower(d.Build.Status) {
-	case "error", "fail", "failed", "skipped", "runtime error", "cancelled", "canceled":
-		return false
-	}
-	return true
+	return d.HasBuild && !d.Build.At.IsZero() && !d.Build.At.Before(t)
 }
 
 // lineageUnit is the unit a finding on a derived table rests on: the
@@ -96,7 +90,7 @@ func buildText(d correlate.Derived) string {
 	}
 	s := fmt.Sprintf("last built %s", d.Build.At.UTC().Format("2006-01-02 15:04 MST"))
 	if d.Build.Status != "" {
-		s += " (" + d.Build.Status + ")"
+		s += " (newest attempt: " + d.Build.Status + ")"
 	}
 	if d.Build.Source != "" {
 		s += fmt.Sprintf(", as source %q reports it", d.Build.Source)

@@ -65,7 +65,9 @@ func (e *estate) scheduled(id string, v model.SchedulerView) *estate {
 	return e
 }
 
-func maxRuns(n int) func(*model.SchedulerView) { return func(v *model.SchedulerView) { v.MaxActiveRuns = n } }
+func maxRuns(n int) func(*model.SchedulerView) {
+	return func(v *model.SchedulerView) { v.MaxActiveRuns = n }
+}
 
 func pool(name string) model.Artifact {
 	return model.Artifact{Kind: model.KindPool, System: "airflow", Source: srcSched, Scope: "pools",
@@ -80,16 +82,18 @@ var lineageFiring = []ruleCase{
 		build: func() *estate {
 			return lineageEstate(map[string]float64{"p.stg.orders": 2, "p.int.orders": 3, "p.mart.revenue": -5}).plan(completed, targets)
 		}},
-	{rule: "BF024", name: "a failed rebuild is no rebuild", want: 1, check: mentions("(error)"),
+	{rule: "BF024", name: "a failed rebuild is no rebuild", want: 1, check: mentions("newest attempt: error"),
 		build: func() *estate {
 			e := lineageEstate(allBuilt(1)).plan(completed, targets)
-			e.est.Builds[0].Status = "error"
+			e.est.Builds[1].Status, e.est.Builds[1].At = "error", done.Add(-30*time.Hour)
 			return e
 		}},
 	{rule: "BF024", name: "financial data is high", want: 4, check: severity(model.SeverityHigh),
 		build: func() *estate { return lineageEstate(allBuilt(-30)).plan(completed, targets, classified) }},
 	{rule: "BF024", name: "a lineage unit that did not answer keeps what it gave", want: 4,
-		build: func() *estate { return lineageEstate(allBuilt(-30)).plan(completed, targets).degrade(srcDBT, "target/run_results.json") }},
+		build: func() *estate {
+			return lineageEstate(allBuilt(-30)).plan(completed, targets).degrade(srcDBT, "target/run_results.json")
+		}},
 	{rule: "BF025", name: "intermediate rebuilt before its parent", want: 1, check: mentions("p.stg.orders was rebuilt"),
 		build: func() *estate {
 			return lineageEstate(map[string]float64{"p.stg.orders": 5, "p.int.orders": 2, "p.mart.revenue": 6, "p.mart.refunds": 6}).plan(completed, targets)

@@ -37,8 +37,8 @@ func planSchedulerMismatch(c *rules.Context) {
 			report := func(key, planned, runs string, raise bool) {
 				unit := v.Source
 				c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, key), Unit: &unit, Raise: raise,
-					Object: "scheduler:" + v.Source.String() + "#" + key,
-					Message: fmt.Sprintf("plan for %s says %s %s, but %s runs it with %s", b.ID, key, planned, objectName(v), runs),
+					Object:   "scheduler:" + v.Source.String() + "#" + key,
+					Message:  fmt.Sprintf("plan for %s says %s %s, but %s runs it with %s", b.ID, key, planned, objectName(v), runs),
 					Evidence: []string{fmt.Sprintf("plan %s: %s: %s", b.Source, key, planned), viewText(v)}})
 			}
 			if b.Concurrency > 0 && v.MaxActiveRuns > 0 && v.MaxActiveRuns != b.Concurrency {

@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
@@ -57,18 +56,15 @@ func staleDownstream(c *rules.Context) {
 			}
 			c.Report(rules.Issue{Backfill: d.b, Object: lineageObject(t.Table), Unit: lineageUnit(t), Raise: d.visible,
 				Message: fmt.Sprintf("%s is derived from %s, rewritten by %s (completed %s), and %s: it still holds numbers from before the fix (rebuild %d of %d)",
-					t.Table, t.Chain[0], d.b.ID, d.done, sinceText(t, done), i+1, len(stale)),
+					t.Table, t.Chain[0], d.b.ID, d.done, sinceText(t), i+1, len(stale)),
 				Evidence: ev})
 		}
 	})
 }
 
-func sinceText(t correlate.Derived, done time.Time) string {
-	switch {
-	case !t.HasBuild || t.Build.At.IsZero():
+func sinceText(t correlate.Derived) string {
+	if !t.HasBuild || t.Build.At.IsZero() {
 		return "no rebuild of it is known"
-	case !t.Build.At.Before(done):
-		return fmt.Sprintf("its last build since then ended %s", t.Build.Status)
 	}
 	return "was last rebuilt " + day(t.Build.At) + ", before that"
 }
