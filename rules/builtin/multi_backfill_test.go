@@ -22,10 +22,10 @@ import (
 type multiState int
 
 const (
-	longDone multiState = iota // completed a month ago: grace long over
-	justDone                   // completed 12 hours ago: inside every grace (1d, 2d)
-	replaying                  // still running
-	unknownID                  // no plan or scheduler describes it
+	longDone  multiState = iota // completed a month ago: grace long over
+	justDone                    // completed 12 hours ago: inside every grace (1d, 2d)
+	replaying                   // still running
+	unknownID                   // no plan or scheduler describes it
 )
 
 var multiStates = []multiState{longDone, justDone, replaying, unknownID}
