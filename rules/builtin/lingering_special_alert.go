@@ -53,7 +53,7 @@ func lingeringSpecialAlert(c *rules.Context) {
 		if expr := a.Attr(model.AttrExpr); expr != "" {
 			ev = append(ev, "watches "+expr)
 		}
-		msg := fmt.Sprintf("%s %s was made for %s (%s; %s) and is still active", a.Kind, nameOr(a), backfillNames(bs), made, tiedBy(a))
+		msg := fmt.Sprintf("%s %s was made for %s (%s%s) and is still active", a.Kind, nameOr(a), backfillNames(bs), made, tiedBy(a))
 		if st := a.Attr(model.AttrAlertState); st != "" {
 			msg += " (" + st + ")"
 			ev = append(ev, "alert state "+st)
@@ -81,13 +81,18 @@ func madeFor(bs []*model.Backfill, a *model.Artifact) string {
 	return joinAnd(why)
 }
 
-// tiedBy says how the artifact was tied to its backfill.
+// tiedBy says how the artifact was tied to its backfill, "" when the
+// plan's assets_to_remove tied it (madeFor says so already).
 func tiedBy(a *model.Artifact) string {
 	switch a.Correlation {
+	case "asset", "declared":
+		return ""
 	case "", "collector":
-		return fmt.Sprintf("tied by source %q", a.Source)
+		return fmt.Sprintf("; tied by source %q", a.Source)
+	case "expression":
+		return "; tied by the series its expression selects"
 	}
-	return "tied by its " + a.Correlation
+	return "; tied by its " + a.Correlation
 }
 
 // declared reports whether the plan lists the artifact in its assets to remove.
