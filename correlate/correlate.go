@@ -85,6 +85,7 @@ func Correlate(est *model.Estate, sel *Selector) *Index {
 				unknown[id] = true
 			}
 			ix.ByBackfill[id] = append(ix.ByBackfill[id], i)
+			a.OtherKeys = otherKeys(a.Attr(model.AttrOtherBackfills), id)
 		}
 		ix.Artifacts[i] = a
 	}

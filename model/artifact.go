@@ -108,6 +108,10 @@ const (
 	AttrCreatedBy     = "created_by"       // who created the artifact, as its system records it
 	AttrMutesCritical = "mutes_critical"   // "true" when a silence mutes a severity="critical" alert
 	AttrAPIURL        = "api_url"          // the API address of the system holding the artifact (no credentials)
+	// AttrOtherBackfills lists, comma-separated, the further backfill ids an
+	// artifact names beside the one it is tied to (an alert watching
+	// backfill_id=~"bf-1|bf-2"); correlate reads it into OtherKeys.
+	AttrOtherBackfills = "other_backfills"
 
 	// Feature flags (Unleash, flagd, OpenFeature). A flag's State is
 	// enabled when it is on anywhere, disabled when off everywhere, and
@@ -202,6 +206,10 @@ type Artifact struct {
 	// Key is BackfillID in its normal form, set by correlate when it ties
 	// the artifact; not saved.
 	Key BackfillID `json:"-"`
+	// OtherKeys are the further backfills the artifact names
+	// (AttrOtherBackfills) in normal form, sorted, Key excluded; set by
+	// correlate, not saved.
+	OtherKeys []BackfillID `json:"-"`
 }
 
 // Attr returns an attribute, or "" when absent.

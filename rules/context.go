@@ -177,6 +177,36 @@ func (c *Context) GraceOver(b *model.Backfill, grace time.Duration) (bool, strin
 	return false, ""
 }
 
+// GraceOverAll is GraceOver for an artifact that served several
+// backfills: every one of them must be completed, and the grace runs from
+// when the last of them completed (one without a recorded time counts as
+// long finished, as in Completed). One backfill reads as GraceOver.
+func (c *Context) GraceOverAll(bs []*model.Backfill, grace time.Duration) (bool, string) {
+	if len(bs) == 1 {
+		return c.GraceOver(bs[0], grace)
+	}
+	if len(bs) == 0 {
+		return false, ""
+	}
+	var last *model.Backfill
+	var lastAt time.Time
+	for _, b := range bs {
+		if b == nil || !b.Status.Completed() {
+			return false, ""
+		}
+		if t, ok := Completed(b); ok && t.After(lastAt) {
+			last, lastAt = b, t
+		}
+	}
+	if last == nil {
+		return true, "all its backfills are over; completion times unknown"
+	}
+	if c.Past(lastAt.Add(grace)) {
+		return true, fmt.Sprintf("all its backfills are over; the last, %s, completed %s, grace %s ended %s", last.ID, day(lastAt), human(grace), day(lastAt.Add(grace)))
+	}
+	return false, ""
+}
+
 func day(t time.Time) string { return t.UTC().Format("2006-01-02") }
 
 // human prints a duration in days when it is whole days.

@@ -16,7 +16,7 @@ const (
 	AttrComment        = "comment"       // the silence's comment, on one line, at most 500 characters
 	AttrMutedAlerts    = "muted_alerts"  // alerts it mutes now (when check_alerts read them)
 	AttrMutedCritical  = "muted_critical_alerts"
-	AttrOtherBackfills = "other_backfills" // further backfill ids its matchers or comment name
+	AttrOtherBackfills = model.AttrOtherBackfills // further backfill ids its matchers or comment name
 )
 
 // maxCommentChars caps the comment kept: it is free text, shown in reports.

@@ -24,7 +24,7 @@ const (
 	AttrLastEvaluation = "last_evaluation" // RFC 3339 (server only)
 	AttrActiveSince    = "active_since"    // earliest activeAt of its pending or firing alerts
 	AttrExprError      = "expr_error"      // the expression did not parse here: watches_backfill unknown
-	AttrOtherBackfills = "other_backfills"
+	AttrOtherBackfills = model.AttrOtherBackfills
 	maxExprCharacters  = 2000
 )
 

@@ -25,6 +25,8 @@ var realWant = map[string]struct {
 	"BF9101ReplayStuck":      {"bf-9101", "label", "false"},
 	"bf_9101:rows:rate5m":    {"bf_9101", "name", "true"},
 	"RefundsLagDuringReplay": {"BF-9103", "annotation", "false"},
+	"SharedReplayLagA":       {"bf-7001", "expression", "true"},
+	"SharedReplayLagB":       {"bf-7002", "expression", "true"},
 }
 
 func realProm(t *testing.T) string {
@@ -85,6 +87,9 @@ func TestRealServerRules(t *testing.T) {
 	if r := got["bf_9101:rows:rate5m"]; r.Attr(prometheus.AttrOtherBackfills) != "bf-9102" {
 		t.Errorf("the recording rule selects bf-9102 too: %+v", r)
 	}
+	if a, b := got["SharedReplayLagA"], got["SharedReplayLagB"]; a.Attr(prometheus.AttrOtherBackfills) != "bf-7002" || b.Attr(prometheus.AttrOtherBackfills) != "bf-7001" {
+		t.Errorf("each shared alert lists the other id: %+v %+v", a, b)
+	}
 }
 
 // The same rules read from the server and from the file it loaded are the
@@ -136,7 +141,10 @@ func TestRealServerAudit(t *testing.T) {
 	}
 	down := "http://" + ln.Addr().String()
 	ln.Close()
-	instances := []collectors.Instance{{Name: "plans", Type: "records", Collector: planned{"BF-9101"}},
+	// BF-9102 is over too: the recording rule selects its series as well,
+	// and an artifact naming a backfill nothing describes is never
+	// concluded lingering.
+	instances := []collectors.Instance{{Name: "plans", Type: "records", Collector: planned{"BF-9101", "BF-9102"}},
 		apiSource(t, url, "prom"), apiSource(t, down, "prom-down")}
 	rep := collectortest.Audit(t, instances, time.Now().UTC())
 	for _, c := range rep.Coverage {

@@ -11,11 +11,11 @@ import (
 
 // Attributes of a flag besides the model's.
 const (
-	AttrFlagType       = "flag_type"       // release, experiment, operational, kill-switch, permission
-	AttrStale          = "stale"           // "true" when Unleash marks the flag stale
-	AttrStrategies     = "strategies"      // the names of its enabled strategies, sorted, comma-separated (read from the flag's detail)
-	AttrDescription    = "description"     // its description, on one line, at most 500 characters
-	AttrOtherBackfills = "other_backfills" // further backfill ids its tags name
+	AttrFlagType       = "flag_type"              // release, experiment, operational, kill-switch, permission
+	AttrStale          = "stale"                  // "true" when Unleash marks the flag stale
+	AttrStrategies     = "strategies"             // the names of its enabled strategies, sorted, comma-separated (read from the flag's detail)
+	AttrDescription    = "description"            // its description, on one line, at most 500 characters
+	AttrOtherBackfills = model.AttrOtherBackfills // further backfill ids its tags name
 )
 
 // ReplayPositionTag is the tag value prefix that records the position a

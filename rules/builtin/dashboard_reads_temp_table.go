@@ -45,7 +45,7 @@ func dashboardReadsTempTable(c *rules.Context) {
 		byBackfill := map[model.BackfillID][]model.Read{}
 		for _, r := range reads {
 			id := model.ParseID(r.BackfillID)
-			if id != a.Key {
+			if !c.Index.Serves(a, id) { // its own backfills' tables: BF007's
 				byBackfill[id] = append(byBackfill[id], r)
 			}
 		}

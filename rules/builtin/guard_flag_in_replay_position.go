@@ -30,17 +30,25 @@ func init() {
 // side-effects-off.
 var guardName = regexp.MustCompile(`(?i)(suppress|mute|disable|skip|block|pause|hold|stop|no)[-_.]?(customer[-_.]?)?(e-?mails?|notifications?|notify|invoic(es?|ing)|alerts?|webhooks?|sms|messages?|payouts?|side[-_.]?effects?)|side[-_.]?effects?`)
 
-// guardFlagInReplayPosition flags a side-effect guard of a completed
-// backfill still where the replay put it. A flag is a guard when its
-// system marks it so (a tag, metadata), when the plan's side_effects names
-// it, or when its name says so. Its replay position is what its system
-// recorded (compared with its position: a variant, "enabled"), else "on":
-// a guard is switched on to hold side effects back.
-// Financial and customer-visible backfills make it critical.
+// guardFlagInReplayPosition flags a side-effect guard still where the
+// replay put it once every backfill it names is over (a guard two
+// backfills share still holds side effects back for the one replaying).
+// A flag is a guard when its system marks it so (a tag, metadata), when a
+// plan's side_effects names it, or when its name says so. Its replay
+// position is what its system recorded (compared with its position: a
+// variant, "enabled"), else "on": a guard is switched on to hold side
+// effects back. A financial or customer-visible backfill among them makes
+// it critical.
 func guardFlagInReplayPosition(c *rules.Context) {
 	grace := c.Duration("grace")
 	tied(c.Index, []model.Kind{model.KindFeatureFlag}, func(b *model.Backfill, a *model.Artifact) {
-		why := guardReason(b, a)
+		bs := c.Index.BackfillsOf(a).Backfills
+		why := ""
+		for _, sb := range bs {
+			if why = guardReason(sb, a); why != "" {
+				break
+			}
+		}
 		if why == "" {
 			return
 		}
@@ -54,17 +62,20 @@ func guardFlagInReplayPosition(c *rules.Context) {
 		if !strings.EqualFold(now, replay) {
 			return
 		}
-		over, when := c.GraceOver(b, grace)
+		over, when := lingers(c, a, grace)
 		if !over {
 			return
 		}
-		sensitive := b.Classification == model.ClassFinancial || b.Classification == model.ClassCustomer
-		ev := []string{why, fmt.Sprintf("position %s, the replay's position %s", now, replay), stateNote(a), when}
-		if sensitive {
-			ev = append(ev, classifiedNote(b))
+		ev := append([]string{why, fmt.Sprintf("position %s, the replay's position %s", now, replay), stateNote(a)}, when...)
+		sensitive := false
+		for _, sb := range bs {
+			if sb.Classification == model.ClassFinancial || sb.Classification == model.ClassCustomer {
+				sensitive = true
+				ev = append(ev, classifiedNote(sb))
+			}
 		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: sensitive, Evidence: ev,
-			Message: fmt.Sprintf("side-effect guard %s of backfill %s is still %s, as for the replay: production's side effects stay held back", nameOr(a), b.ID, now)})
+			Message: fmt.Sprintf("side-effect guard %s of %s is still %s, as for the replay: production's side effects stay held back", nameOr(a), backfillNames(bs), now)})
 	})
 }
 

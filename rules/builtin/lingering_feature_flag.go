@@ -25,21 +25,22 @@ func init() {
 	})
 }
 
-// lingeringFeatureFlag flags every flag tied to a completed backfill that
-// still exists past the grace period, archived ones excepted (the flag's
-// State is deleted then). On in a production environment it is one level
-// worse: production still runs the replay's path.
+// lingeringFeatureFlag flags every flag whose backfills have all
+// completed that still exists past the grace (from the last of them to
+// complete), archived ones excepted (the flag's State is deleted then). On
+// in a production environment it is one level worse: production still
+// runs the replay's path.
 func lingeringFeatureFlag(c *rules.Context) {
 	grace := c.Duration("grace")
 	tied(c.Index, []model.Kind{model.KindFeatureFlag}, func(b *model.Backfill, a *model.Artifact) {
-		over, why := c.GraceOver(b, grace)
+		over, why := lingers(c, a, grace)
 		if !over {
 			return
 		}
 		where := flagWhere(a)
 		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: a.BoolAttr(model.AttrProduction),
-			Message:  fmt.Sprintf("feature flag %s made for backfill %s still exists (%s)", nameOr(a), b.ID, where),
-			Evidence: []string{stateNote(a), where, why}})
+			Message:  fmt.Sprintf("feature flag %s made for %s still exists (%s)", nameOr(a), backfillNames(c.Index.BackfillsOf(a).Backfills), where),
+			Evidence: append([]string{stateNote(a), where}, why...)})
 	})
 }
 

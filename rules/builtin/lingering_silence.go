@@ -31,37 +31,63 @@ func init() {
 	})
 }
 
-// lingeringSilence flags, once a backfill's replay has finished, each of
-// its silences that is still active after the grace, or set to end more
-// than max_overrun after the backfill's expiry (a pending one included:
-// it will mute alerts then). Before the replay ends BF112 judges them.
+// lingeringSilence flags, once the replays of every backfill a silence
+// names have finished, each such silence that is still active after the
+// grace (from the last to complete), or set to end more than max_overrun
+// after the latest of their expiries (a pending one included: it will
+// mute alerts then). Before then BF112 judges them. A silence naming a
+// backfill nothing describes is never concluded over (served.go).
 func lingeringSilence(c *rules.Context) {
 	grace, overrun := c.Duration("grace"), c.Duration("max_overrun")
 	tied(c.Index, []model.Kind{model.KindSilence}, func(b *model.Backfill, a *model.Artifact) {
-		if !b.Status.Completed() {
+		if !allCompleted(c, a) {
 			return
 		}
+		bs := c.Index.BackfillsOf(a).Backfills
 		var why string
+		var ev []string
 		if a.State == model.StateActive {
-			if over, ev := c.GraceOver(b, grace); over {
-				why = "still active: " + ev
+			if over, lines := lingers(c, a, grace); over {
+				why = "still active: " + lines[len(lines)-1]
+				ev = lines[:len(lines)-1]
 			}
 		}
-		if why == "" && !b.Expiry.IsZero() && a.ExpiresAt.After(b.Expiry.Add(overrun)) {
-			why = fmt.Sprintf("set to end %s after the backfill's expiry %s (more than %s)", span(a.ExpiresAt.Sub(b.Expiry)), day(b.Expiry.UTC()), span(overrun))
+		if exp, ok := latestExpiry(bs); why == "" && ok && a.ExpiresAt.After(exp.Add(overrun)) {
+			whose := "the backfill's expiry"
+			if len(bs) > 1 {
+				whose = "the latest expiry of its backfills,"
+			}
+			why = fmt.Sprintf("set to end %s after %s %s (more than %s)", span(a.ExpiresAt.Sub(exp)), whose, day(exp.UTC()), span(overrun))
+			ev = servesNote(bs)
 		}
 		if why == "" {
 			return
 		}
 		crit := a.BoolAttr(model.AttrMutesCritical)
-		ev := append(silenceEvidence(a), why)
+		ev = append(append(silenceEvidence(a), ev...), why)
 		if crit {
 			ev = append(ev, `it mutes a severity="critical" alert`)
 		}
 		ev = append(ev, "expire it: "+expireCommand(a))
 		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: crit, Evidence: ev,
-			Message: fmt.Sprintf("%s still mutes %s after backfill %s: %s", describeSilence(a), orAnyAlert(a), b.ID, why)})
+			Message: fmt.Sprintf("%s still mutes %s after %s: %s", describeSilence(a), orAnyAlert(a), backfillNames(bs), why)})
 	})
+}
+
+// latestExpiry is the latest of the backfills' plan expiries, the end of
+// the window a silence serving them all may need; false when one of them
+// has no expiry (no window to judge against).
+func latestExpiry(bs []*model.Backfill) (time.Time, bool) {
+	var last time.Time
+	for _, b := range bs {
+		if b.Expiry.IsZero() {
+			return time.Time{}, false
+		}
+		if b.Expiry.After(last) {
+			last = b.Expiry
+		}
+	}
+	return last, !last.IsZero()
 }
 
 // describeSilence names a silence the way its owner will look it up: id,

@@ -24,13 +24,15 @@ func init() {
 	})
 }
 
-// lingeringSpecialAlert flags alerts and dashboards that only watched the
-// backfill (the watches_backfill or temporary attribute, or declared in the
-// plan's assets to remove), while they are still switched on. Feature
-// flags are BF017's. A paused or disabled alert pages nobody.
-// Prometheus rules come with the expression they watch and their state
-// (the prometheus collector sets watches_backfill when every selector of
-// the expression is restricted to backfill series).
+// lingeringSpecialAlert flags alerts and dashboards that only watched
+// backfills (the watches_backfill or temporary attribute, or declared in a
+// plan's assets to remove), while they are still switched on once every
+// backfill they name is over. Feature flags are BF017's. A paused or
+// disabled alert pages nobody. Prometheus rules come with the expression
+// they watch and their state (the prometheus collector sets
+// watches_backfill when every selector of the expression is restricted to
+// backfill series). An alert watching two backfills lingers only once the
+// last of them is over (served.go).
 func lingeringSpecialAlert(c *rules.Context) {
 	grace := c.Duration("grace")
 	kinds := []model.Kind{model.KindAlert, model.KindDashboard}
@@ -38,26 +40,59 @@ func lingeringSpecialAlert(c *rules.Context) {
 		if a.State == model.StatePaused || a.State == model.StateDisabled {
 			return
 		}
-		special := a.BoolAttr(model.AttrWatchesOnly) ||
-			a.BoolAttr(model.AttrTemporary) || declared(b, a)
-		if !special {
+		bs := c.Index.BackfillsOf(a).Backfills
+		made := madeFor(bs, a)
+		if made == "" {
 			return
 		}
-		over, why := c.GraceOver(b, grace)
+		over, why := lingers(c, a, grace)
 		if !over {
 			return
 		}
-		ev := []string{stateNote(a), why}
+		ev := append([]string{stateNote(a)}, why...)
 		if expr := a.Attr(model.AttrExpr); expr != "" {
 			ev = append(ev, "watches "+expr)
 		}
-		msg := fmt.Sprintf("%s %s only served backfill %s and is still active", a.Kind, nameOr(a), b.ID)
+		msg := fmt.Sprintf("%s %s was made for %s (%s%s) and is still active", a.Kind, nameOr(a), backfillNames(bs), made, tiedBy(a))
 		if st := a.Attr(model.AttrAlertState); st != "" {
 			msg += " (" + st + ")"
 			ev = append(ev, "alert state "+st)
 		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a, Evidence: ev, Message: msg})
 	})
+}
+
+// madeFor says what shows an alert or dashboard was made only for its
+// backfills, or "" when nothing does (then it is a normal alert that
+// happens to name one, not machinery to remove).
+func madeFor(bs []*model.Backfill, a *model.Artifact) string {
+	var why []string
+	if a.BoolAttr(model.AttrTemporary) {
+		why = append(why, "marked temporary")
+	}
+	for _, b := range bs {
+		if declared(b, a) {
+			why = append(why, fmt.Sprintf("listed in the assets_to_remove of plan %s", b.ID))
+		}
+	}
+	if a.BoolAttr(model.AttrWatchesOnly) {
+		why = append(why, "watches only backfill series")
+	}
+	return joinAnd(why)
+}
+
+// tiedBy says how the artifact was tied to its backfill, "" when the
+// plan's assets_to_remove tied it (madeFor says so already).
+func tiedBy(a *model.Artifact) string {
+	switch a.Correlation {
+	case "asset", "declared":
+		return ""
+	case "", "collector":
+		return fmt.Sprintf("; tied by source %q", a.Source)
+	case "expression":
+		return "; tied by the series its expression selects"
+	}
+	return "; tied by its " + a.Correlation
 }
 
 // declared reports whether the plan lists the artifact in its assets to remove.

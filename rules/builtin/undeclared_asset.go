@@ -50,7 +50,7 @@ func undeclaredAsset(c *rules.Context) {
 				continue
 			case (a.Kind == model.KindGrant || a.Kind == model.KindCredential) && principals[a.Attr(model.AttrPrincipal)]:
 				continue
-			case isFinalData(rec, a):
+			case isFinalData(rec, a), declaredByOther(c, a):
 				continue
 			}
 			c.Report(rules.Issue{Backfill: b, Artifact: a,
@@ -58,4 +58,16 @@ func undeclaredAsset(c *rules.Context) {
 				Evidence: []string{stateNote(a), fmt.Sprintf("tied by %s", a.Correlation), fmt.Sprintf("plan %s lists %d asset(s)", b.Source, len(b.AssetsToRemove))}})
 		}
 	}
+}
+
+// declaredByOther reports whether another backfill the artifact names
+// (an alert watching two) declares it in its plan's assets_to_remove: it
+// is declared machinery, whichever id its system wrote first.
+func declaredByOther(c *rules.Context, a *model.Artifact) bool {
+	for _, id := range a.OtherKeys {
+		if b := c.Index.Backfill(id); b != nil && declared(b, a) {
+			return true
+		}
+	}
+	return false
 }

@@ -21,7 +21,7 @@ set -eu
 # BF017 high unleash://flags/projects/default/features/bf-1234-suppress-refund-emails: feature flag bf-1234-suppress-refund-emails made for backfill BF-1234 still exists (on in production)
 # archive_flag: archive flag bf-1234-suppress-refund-emails in project default
 curl -fsS -X DELETE -H "Authorization: ${UNLEASH_TOKEN:?set UNLEASH_TOKEN to an Unleash admin API token}" "${UNLEASH_URL:?set UNLEASH_URL to the Unleash address}"/api/admin/projects/default/features/bf-1234-suppress-refund-emails
-# BF007 low grafana://dashboards/dashboards/bf-1234-refund-replay: dashboard BF-1234 refund replay only served backfill BF-1234 and is still active
+# BF007 low grafana://dashboards/dashboards/bf-1234-refund-replay: dashboard BF-1234 refund replay was made for backfill BF-1234 (marked temporary and listed in the assets_to_remove of plan BF-1234) and is still active
 # delete_dashboard: delete Grafana dashboard BF-1234 refund replay
 curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api/dashboards/uid/bf-1234-refund-replay
 # BF018 critical unleash://flags/projects/default/features/bf-1234-suppress-refund-emails: side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back
@@ -30,11 +30,11 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # BF019 medium grafana://dashboards/dashboards/revenue-daily: dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped
 # TODO (by hand): Repoint the queries of dashboard Revenue daily to the final table, or retire them: panel "Refunds by day" (shop-analytics.revenue.bf_1234_refunds_tmp). The temporary table is dropped only after this.
 # where: grafana://dashboards/dashboards/revenue-daily
-# BF007 low exports://alerts/refund-backfill-watch: alert refund-backfill-watch only served backfill BF-1234 and is still active
+# BF007 low exports://alerts/refund-backfill-watch: alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 # TODO (by hand): Delete the alert refund-backfill-watch in monitoring: bfaudit has no command for this system.
 # where: exports://alerts/refund-backfill-watch
 
-# -- step access revoked: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# -- step access revoked: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 # BF003 critical gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com is still in force: the plan's elevated access expired 2026-09-30
 # revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com in project shop-analytics
 # gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
@@ -45,7 +45,7 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # TODO (by hand): Rotate the key first (it is live until revoked), then clear the outputs with `jupyter nbconvert --clear-output --inplace notebooks/bf_1234_refund_fix.ipynb` and remove the secret from the cell; check the repository history. Service-account key id(s) to delete: 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a. Found at: cell 2 output 1 line 4 (gcp-service-account-key); cell 2 output 1 line 5 (private-key).
 # where: notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb
 
-# -- step archived: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# -- step archived: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 # BF008 medium: decision record records/bf-1234.md:1 is not archived for BF-1234 (completed 2026-09-20, more than 14 days ago)
 # TODO (by hand): Complete the decision record and archive it: set archived_at once every field is right.
 # where: records/bf-1234.md:1
@@ -75,7 +75,7 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # where: records/bf-1234.md:1
 # final_data_location: # TODO: where the final data lives now (project.dataset.table, schema.table)
 
-# -- step retired: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch only served backfill BF-1234 and is still active
+# -- step retired: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 # BF004 critical gcpiam://shop-analytics/serviceAccounts/backfill-runner@shop-analytics.iam.gserviceaccount.com/keys/8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a: credential backfill-runner@shop-analytics.iam.gserviceaccount.com key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a is still valid with no expiry: completed 2026-09-20, grace 2d ended 2026-09-22
 # delete_key: delete key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a of backfill-runner@shop-analytics.iam.gserviceaccount.com
 # gcloud iam service-accounts keys delete --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a
