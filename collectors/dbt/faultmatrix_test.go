@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,18 +53,38 @@ var units = []faultmatrix.Unit{
 	unit("run_results", newerRun),
 }
 
-// This collector reports lineage, not artifacts, and no rule judges
-// lineage yet: the matrix needs a finding resting on each unit in its
-// first run, so it cannot run here until lineage rules exist and its
-// plan names a table of this fixture (see the package's report to the
-// lead). Until then TestLineageUnitsFailAlone checks the same promise on
-// the estate: a unit that fails is not answered, and nothing it said is
-// reported from anywhere else.
+// The matrix's plan rewrote acme-raw.raw.orders, this fixture's source:
+// with no run results every table derived from it is stale (BF024), and
+// each finding rests on the manifest whose edge leads to the table. A run
+// results file is no unit of the matrix: losing one only hides builds, so
+// tables look staler, never fresher, and nothing can resolve falsely
+// (TestLineageUnitsFailAlone checks it reports nothing it did not read).
 func TestFaultMatrix(t *testing.T) {
-	if os.Getenv("BFAUDIT_FAULTMATRIX_LINEAGE") == "" {
-		t.Skip("faultmatrix cannot judge lineage yet (no rule reads edges or builds; its plan names no table); set BFAUDIT_FAULTMATRIX_LINEAGE=1 once it can")
-	}
-	faultmatrix.Run(t, "dbt", units)
+	faultmatrix.Run(t, "dbt", []faultmatrix.Unit{manifestOnly(shopManifest), manifestOnly(fxManifest)})
+}
+
+// manifestOnly is a manifest unit of two projects read without runs.
+func manifestOnly(scope string) faultmatrix.Unit {
+	return faultmatrix.Unit{Kind: "manifest", Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
+		dir := t.TempDir()
+		copyFile(t, "testdata/v12/target/manifest.json", filepath.Join(dir, shopManifest))
+		// The second project builds its own tables from the same source.
+		write(t, filepath.Join(dir, fxManifest), strings.ReplaceAll(read(t, "testdata/v11/target/manifest.json"), "acme-analytics", "acme-fx"))
+		d := &dbt.DBT{Manifests: []string{"shop/target", fxManifest}}
+		d.SetBaseDir(dir)
+		if err := d.Init(); err != nil {
+			t.Fatal(err)
+		}
+		return d, func() {
+			p := filepath.Join(dir, scope)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}}
 }
 
 func TestLineageUnitsFailAlone(t *testing.T) {

@@ -28,6 +28,9 @@ func (planSource) Collect(_ context.Context, sink collectors.Sink) error {
 			Role: "roles/bigquery.dataEditor", Expiry: day("2026-02-01")}},
 		Strategy: model.StrategyInterval, Concurrency: 1, Pool: "backfill", WriteMode: model.WritePartitionOverwrite,
 		SideEffectsDisabled: true, TrialInterval: true, ConsumersNotified: true, KeepEvidence: true,
+		// The table the replay rewrote: lineage collectors' fixtures derive
+		// tables from it, so their units draw lineage findings.
+		Targets: []string{"bigquery://acme-raw/raw/orders"},
 		Source: model.Location{Source: "plans", Path: "plans/bf-7001.yaml"},
 	})
 	return nil
