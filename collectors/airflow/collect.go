@@ -46,6 +46,7 @@ func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 	if err != nil {
 		return c.fail(ctx, "connect", err)
 	}
+	c.collectResources(ctx, src, sink)
 	dags, err := src.listDAGs(ctx)
 	switch {
 	case isAuthError(err):
