@@ -100,6 +100,7 @@ func TestBudgetBoundsPerDAGCalls(t *testing.T) {
 	c := New()
 	c.URL, c.APIVersion = srv.URL, "2"
 	c.Timeout, c.Budget, c.Concurrency = time.Second, 3*time.Second, 4
+	c.Pools, c.Connections, c.Variables = false, false, false // this server serves DAGs only
 	c.HTTPClient = &http.Client{Timeout: time.Second, Transport: h}
 	c.Now = func() time.Time { return testNow }
 	if err := c.Init(); err != nil {
