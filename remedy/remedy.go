@@ -40,6 +40,9 @@ const (
 	DeleteGroup        = "delete_group"        // delete a Kafka consumer group (its committed offsets)
 	DeleteObjects      = "delete_objects"      // delete checkpoint objects under a prefix
 	DeleteSnapshot     = "delete_snapshot"     // delete a Pub/Sub snapshot
+	DeletePool         = "delete_pool"         // delete an Airflow pool
+	DeleteConnection   = "delete_connection"   // delete an Airflow connection (its stored credential)
+	DeleteVariable     = "delete_variable"     // delete an Airflow variable (its value)
 )
 
 // Actions lists every action name with whether it can be undone from what
@@ -52,6 +55,7 @@ func Actions() map[string]bool {
 		DeleteTopic: false, DeleteQueue: false, DeleteExchange: false, DropTable: false, ExpireSilence: false,
 		ArchiveFlag: true, DeleteFlag: false, DeleteDashboard: false, DeleteAlertRule: false,
 		DeleteGroup: false, DeleteObjects: false, DeleteSnapshot: false,
+		DeletePool: false, DeleteConnection: false, DeleteVariable: false,
 	}
 }
 
