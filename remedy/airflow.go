@@ -5,7 +5,7 @@ import (
 )
 
 func init() {
-	registerSystem("airflow", commands{remove: airflowRemoval, pause: airflowPause})
+	registerSystem("airflow", commands{remove: airflowRemoval, pause: airflowPause, infer: airflowInfer})
 }
 
 // ParseAirflowDAG reads a DAG's id from the airflow collector's URI:
@@ -31,6 +31,9 @@ func airflowPause(r *Remedy, a *model.Artifact) {
 }
 
 func airflowRemoval(r *Remedy, a *model.Artifact) {
+	if airflowObjectRemoval(r, a) {
+		return
+	}
 	dag, ok := ParseAirflowDAG(a)
 	if !ok {
 		return

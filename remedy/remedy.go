@@ -41,6 +41,9 @@ const (
 	DeleteGroup        = "delete_group"        // delete a Kafka consumer group (its committed offsets)
 	DeleteObjects      = "delete_objects"      // delete checkpoint objects under a prefix
 	DeleteSnapshot     = "delete_snapshot"     // delete a Pub/Sub snapshot
+	DeletePool         = "delete_pool"         // delete an Airflow pool
+	DeleteConnection   = "delete_connection"   // delete an Airflow connection (its stored credential)
+	DeleteVariable     = "delete_variable"     // delete an Airflow variable (its value)
 	// RebuildTable (lineage.go) rebuilds a derived table: printed only.
 )
 
@@ -53,7 +56,8 @@ func Actions() map[string]bool {
 		DeleteJob: false, RevokeGrant: false, DeleteKey: false, DeleteSubscription: false,
 		DeleteTopic: false, DeleteQueue: false, DeleteExchange: false, DropTable: false, ExpireSilence: false,
 		ArchiveFlag: true, DeleteFlag: false, DeleteDashboard: false, DeleteAlertRule: false,
-		DeleteGroup: false, DeleteObjects: false, DeleteSnapshot: false, RebuildTable: false,
+		DeleteGroup: false, DeleteObjects: false, DeleteSnapshot: false,
+		DeletePool: false, DeleteConnection: false, DeleteVariable: false, RebuildTable: false,
 	}
 }
 

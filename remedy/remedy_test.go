@@ -82,6 +82,12 @@ func systemArtifacts(name string) []struct {
 	out := []row{
 		{a: model.Artifact{Kind: model.KindSchedulerJob, System: "airflow", State: model.StatePaused, URI: "airflow://s/dags/" + esc(name), Name: name},
 			build: DisabledJob, prog: "airflow", args: append([]string{"dags", "delete", "--yes"}, dash(name)...)},
+		{a: model.Artifact{Kind: model.KindPool, System: "airflow", URI: "airflow://s/pools/" + esc(name), Name: name},
+			build: Remove(model.StepRetired), prog: "airflow", args: append([]string{"pools", "delete"}, dash(name)...)},
+		{a: model.Artifact{Kind: model.KindCredential, System: "airflow", URI: "airflow://s/connections/" + esc(name), Name: name},
+			build: Remove(model.StepAccessRevoked), prog: "airflow", args: append([]string{"connections", "delete"}, dash(name)...)},
+		{a: model.Artifact{Kind: model.KindVariable, System: "airflow", URI: "airflow://s/variables/" + esc(name), Name: name},
+			build: Remove(model.StepRetired), prog: "airflow", args: append([]string{"variables", "delete"}, dash(name)...)},
 		{a: model.Artifact{Kind: model.KindTable, System: "postgres", URI: "postgres://w/" + esc(name) + "/" + esc("s."+name), Attributes: attrs("object", "table")},
 			build: Remove(model.StepRetired), prog: "psql", args: []string{"PGDATABASE=" + name, "-X", "-v", "ON_ERROR_STOP=1", "-q"},
 			stdin: `DROP TABLE "s".` + Ident(name) + ";\n"},

@@ -66,6 +66,9 @@ func New() *Airflow {
 		Timeout:       defaultTimeout,
 		Budget:        defaultBudget,
 		MaxPages:      defaultMaxPages,
+		Pools:         true,
+		Connections:   true,
+		Variables:     true,
 	}
 }
 
@@ -108,6 +111,12 @@ type Airflow struct {
 	// MaxPages bounds each listing; past it the listing is an error at
 	// its unit.
 	MaxPages int `mapstructure:"max_pages"`
+	// Pools, Connections and Variables list those deployment-wide objects
+	// and report the ones tied to a backfill (see resources.go). Each is
+	// its own unit; reading connections needs its own permission.
+	Pools       bool `mapstructure:"pools"`
+	Connections bool `mapstructure:"connections"`
+	Variables   bool `mapstructure:"variables"`
 
 	// HTTPClient is used for every call; Init builds one when nil.
 	HTTPClient *http.Client `mapstructure:"-"`

@@ -183,8 +183,8 @@ func TestCollectAirflow3(t *testing.T) {
 		for _, b := range sink.Backfills {
 			got[b.ID] = b
 		}
-		if len(sink.Backfills) != 3 {
-			t.Fatalf("got %d backfills, want 3 (the one with no id is skipped): %+v", len(sink.Backfills), sink.Backfills)
+		if len(sink.Backfills) != 4 {
+			t.Fatalf("got %d backfills, want 4 (the one with no id as unplanned): %+v", len(sink.Backfills), sink.Backfills)
 		}
 		b := got["BF-1234"]
 		if b.Origin != model.OriginScheduler || b.Status != model.StatusReplayed || b.JobID != "bf_1234_refund_replay" ||
@@ -203,6 +203,7 @@ func TestCollectAirflow3(t *testing.T) {
 		if b := got["BF-5000"]; b.JobID != "daily_orders" || b.Pool != "orders_pool" {
 			t.Errorf("BF-5000 (id from dag_run_conf): %+v", b)
 		}
+		checkSchedulerViews(t, got)
 	})
 }
 

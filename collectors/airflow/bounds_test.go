@@ -100,6 +100,7 @@ func TestBudgetBoundsPerDAGCalls(t *testing.T) {
 	c := New()
 	c.URL, c.APIVersion = srv.URL, "2"
 	c.Timeout, c.Budget, c.Concurrency = time.Second, 3*time.Second, 4
+	c.Pools, c.Connections, c.Variables = false, false, false // this server serves DAGs only
 	c.HTTPClient = &http.Client{Timeout: time.Second, Transport: h}
 	c.Now = func() time.Time { return testNow }
 	if err := c.Init(); err != nil {
@@ -188,9 +189,12 @@ func writeBigExport(t testing.TB, n int) string {
 		bfs = append(bfs, fmt.Sprintf(`{"id":%d,"dag_id":%q,"from_date":"2026-01-01T00:00:00Z","to_date":"2026-01-02T00:00:00Z","created_at":"2026-01-03T00:00:00Z","updated_at":"2026-01-03T00:00:00Z","completed_at":"2026-01-03T00:00:00Z","max_active_runs":1}`, i+1, id))
 	}
 	for name, body := range map[string]string{
-		"dags.json":      `{"dags":[` + strings.Join(dags, ",") + fmt.Sprintf(`],"total_entries":%d}`, n),
-		"dagRuns.json":   `{"dag_runs":[` + strings.Join(runs, ",") + fmt.Sprintf(`],"total_entries":%d}`, n),
-		"backfills.json": `{"backfills":[` + strings.Join(bfs, ",") + fmt.Sprintf(`],"total_entries":%d}`, n),
+		"dags.json":        `{"dags":[` + strings.Join(dags, ",") + fmt.Sprintf(`],"total_entries":%d}`, n),
+		"dagRuns.json":     `{"dag_runs":[` + strings.Join(runs, ",") + fmt.Sprintf(`],"total_entries":%d}`, n),
+		"backfills.json":   `{"backfills":[` + strings.Join(bfs, ",") + fmt.Sprintf(`],"total_entries":%d}`, n),
+		"pools.json":       `{"pools":[],"total_entries":0}`,
+		"connections.json": `{"connections":[],"total_entries":0}`,
+		"variables.json":   `{"variables":[],"total_entries":0}`,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)

@@ -46,6 +46,9 @@ func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 	if err != nil {
 		return c.fail(ctx, "connect", err)
 	}
+	// Pools, connections and variables are units of their own, read after
+	// the DAGs (which come first within the budget) however those end.
+	defer c.collectResources(ctx, src, sink)
 	dags, err := src.listDAGs(ctx)
 	switch {
 	case isAuthError(err):

@@ -186,14 +186,17 @@ func runBackfill(r dagRunJSON, info *dagInfo) *backfillJSON {
 
 // backfill turns an Airflow 3 backfill object into evidence of a
 // backfill. Its id is the one in its dag_run_conf, else its DAG's; an
-// object with neither is not tied to any backfill we know and is skipped.
+// object with neither is an unplanned backfill, reported under an id of
+// its own (unplannedID) so rules can judge it. Every object also carries
+// the scheduler's own view of it (scheduler.go).
 func (c *Airflow) backfill(b backfillJSON, info *dagInfo) (model.Backfill, bool) {
 	id := c.confID(b.DagRunConf)
 	if id == "" {
 		id = info.backfillID
 	}
-	if id == "" {
-		return model.Backfill{}, false
+	unplanned := id == ""
+	if unplanned {
+		id = c.unplannedID(b)
 	}
 	bf := model.Backfill{
 		ID:            id,
@@ -218,6 +221,11 @@ func (c *Airflow) backfill(b backfillJSON, info *dagInfo) (model.Backfill, bool)
 		b.ID, b.DagID, b.ReprocessBehavior, reprocessMeaning(b.ReprocessBehavior)))
 	if b.IsPaused && b.CompletedAt == nil {
 		bf.Notes = append(bf.Notes, fmt.Sprintf("airflow backfill %d is paused in the scheduler", b.ID))
+	}
+	bf.ReprocessBehavior = b.ReprocessBehavior
+	bf.Scheduled = []model.SchedulerView{c.schedulerView(b, info)}
+	if unplanned {
+		bf.Notes = append(bf.Notes, unplannedNote(b))
 	}
 	return bf, true
 }

@@ -34,6 +34,10 @@ type fakeAirflow struct {
 		Tasks     map[string][]json.RawMessage `json:"tasks"`
 		DagRuns   []json.RawMessage            `json:"dag_runs"`
 		Backfills []json.RawMessage            `json:"backfills"`
+		// Deployment-wide listings (fake_resources_test.go).
+		Pools       []json.RawMessage `json:"pools"`
+		Connections []json.RawMessage `json:"connections"`
+		Variables   []json.RawMessage `json:"variables"`
 	}
 
 	mu       sync.Mutex
@@ -138,6 +142,8 @@ func (f *fakeAirflow) serve(w http.ResponseWriter, r *http.Request) {
 		f.listRuns(w, r, strings.TrimSuffix(strings.TrimPrefix(path, "/dags/"), "/dagRuns"))
 	case path == "/backfills" && f.version == "2":
 		f.listBackfills(w, r)
+	case path == "/pools", path == "/connections", path == "/variables":
+		f.listResources(w, r, strings.TrimPrefix(path, "/"))
 	case strings.HasSuffix(path, "/details"):
 		id := strings.TrimSuffix(strings.TrimPrefix(path, "/dags/"), "/details")
 		d, ok := f.store.Details[id]

@@ -60,6 +60,18 @@ var matrixData = map[string]any{
 			"dag_run_conf": map[string]string{"backfill_id": "bf-7002"}, "is_paused": false, "reprocess_behavior": "none",
 			"max_active_runs": 1, "created_at": "2026-01-05T00:00:00Z", "completed_at": "2026-01-10T00:00:00Z", "updated_at": "2026-01-10T00:00:00Z"},
 	},
+	// The replay's own pool, scratch connection and range variable, left
+	// behind after BF-7001 (each tied by its name), beside untied ones.
+	"pools": []any{
+		map[string]any{"name": "default_pool", "slots": 128, "description": "Default pool", "occupied_slots": 0},
+		map[string]any{"name": "bf_7001_backfill", "slots": 16, "description": "replay slots", "occupied_slots": 0},
+	},
+	"connections": []any{
+		map[string]any{"connection_id": "bf_7001_scratch_pg", "conn_type": "postgres", "host": "db.example.com", "password": "matrix-pw-7001"},
+	},
+	"variables": []any{
+		map[string]any{"key": "bf_7001_range", "value": "2025-10-01..2025-12-31", "description": nil},
+	},
 }
 
 // matrixFake serves matrixData on Airflow 3's paths; broken answers 500 to
@@ -111,6 +123,9 @@ func (f *matrixFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(200, matrixData["details"].(map[string]any)[path.Base(path.Dir(p))])
 	case strings.HasSuffix(p, "/tasks"):
 		list("tasks", matrixData["tasks"].(map[string]any)[path.Base(path.Dir(p))].([]any))
+	case p == "/pools", p == "/connections", p == "/variables":
+		key := strings.TrimPrefix(p, "/")
+		list(key, matrixData[key].([]any))
 	case p == "/backfills":
 		kept := []any{}
 		for _, it := range matrixData["backfills"].([]any) {
@@ -168,6 +183,9 @@ func TestFaultMatrixAPI(t *testing.T) {
 		apiUnit("DAG", "dags/daily_revenue", fail("/api/v2/dags/daily_revenue/details")),
 		apiUnit("DAG runs", "dags/bf_7999_replay/runs", fail("/api/v2/dags/bf_7999_replay/dagRuns")),
 		apiUnit("backfills", "dags/bf_7001_replay/backfills", fail("/api/v2/backfills?dag_id=bf_7001_replay")),
+		apiUnit("pools", "pools", fail("/api/v2/pools")),
+		apiUnit("connections", "connections", fail("/api/v2/connections")),
+		apiUnit("variables", "variables", fail("/api/v2/variables")),
 	})
 }
 
@@ -196,6 +214,9 @@ func writeExport(t *testing.T) string {
 	write("dagRuns.json", coll("dag_runs", runs[:1]))
 	write("dags/bf_7999_replay/dagRuns.json", coll("dag_runs", runs[1:]))
 	write("backfills.json", coll("backfills", matrixData["backfills"].([]any)))
+	for _, key := range []string{"pools", "connections", "variables"} {
+		write(key+".json", coll(key, matrixData[key].([]any)))
+	}
 	return dir
 }
 
@@ -229,5 +250,8 @@ func TestFaultMatrixExport(t *testing.T) {
 		exportUnit("DAG", "dags/daily_revenue", corrupt("dags/daily_revenue/details.json", "{")),
 		exportUnit("DAG runs", "dags/bf_7999_replay/runs", corrupt("dags/bf_7999_replay/dagRuns.json", "null")),
 		exportUnit("backfills", "dags/bf_7001_replay/backfills", corrupt("backfills.json", "{}")),
+		exportUnit("pools", "pools", corrupt("pools.json", `{"pools": null}`)),
+		exportUnit("connections", "connections", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "connections.json")) }),
+		exportUnit("variables", "variables", corrupt("variables.json", `{"variables": [`)),
 	})
 }

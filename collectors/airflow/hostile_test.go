@@ -82,6 +82,9 @@ func TestHostileServers(t *testing.T) {
 		{"50 MB answer to the DAG listing", "/api/v2/dags", hostile.Huge(50 << 20), "dags", 1},
 		{"endless pagination", "/api/v2/dags", endlessDAGs(), "dags", 20},
 		{"offset ignored", "/api/v2/dags", offsetIgnored(), "dags", 2},
+		{"stall on the pool listing", "/api/v2/pools", hostile.Stall(), "pools", 0},
+		{"header-echoing 502 on the connection listing", "/api/v2/connections", hostile.EchoHeaders(502), "connections", 4},
+		{"50 MB answer to the variable listing", "/api/v2/variables", hostile.Huge(50 << 20), "variables", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,8 +161,8 @@ func TestHostileWholeServer(t *testing.T) {
 					texts = append(texts, err.Error())
 				}
 				for _, e := range sink.Errors {
-					if e.Scope != "dags" {
-						t.Errorf("error at %q, want the whole source or dags", e.Scope)
+					if e.Scope != "dags" && e.Scope != scopePools && e.Scope != scopeConnections && e.Scope != scopeVariables {
+						t.Errorf("error at %q, want the whole source, dags, or a deployment-wide listing", e.Scope)
 					}
 					texts = append(texts, e.Error)
 				}

@@ -39,6 +39,23 @@ var (
 		"template_fields", "downstream_task_ids", "doc_md", "operator_name", "params", "class_ref", "is_mapped",
 		"extra_links"}
 
+	// PoolResponse, ConnectionResponse and VariableResponse; team_name
+	// came with multi-team deployments (3.1) and is optional here.
+	v2PoolResponse = []string{"name", "slots", "description", "include_deferred", "occupied_slots", "running_slots",
+		"queued_slots", "scheduled_slots", "open_slots", "deferred_slots"}
+	v2ConnectionResponse = []string{"connection_id", "conn_type", "description", "host", "login", "schema", "port",
+		"password", "extra"}
+	v2VariableResponse = []string{"key", "value", "description", "is_encrypted"}
+	v2TeamName         = []string{"team_name"}
+
+	// Pool, ConnectionCollectionItem (the list has no password or extra)
+	// and Variable (VariableCollectionItem is key and description, but
+	// Airflow 2 serializes the list with the value too).
+	v1Pool = []string{"name", "slots", "occupied_slots", "running_slots", "queued_slots", "open_slots",
+		"scheduled_slots", "deferred_slots", "description", "include_deferred"}
+	v1ConnectionCollectionItem = []string{"connection_id", "conn_type", "description", "host", "login", "schema", "port"}
+	v1Variable                 = []string{"key", "description", "value"}
+
 	v1DAG = []string{"dag_id", "dag_display_name", "is_paused", "is_active", "last_parsed_time", "last_pickled",
 		"last_expired", "scheduler_lock", "pickle_id", "default_view", "fileloc", "file_token", "owners",
 		"description", "schedule_interval", "timetable_description", "tags", "max_active_tasks",
@@ -82,15 +99,21 @@ func (s schema) check(t *testing.T, where string, obj map[string]any) {
 func TestFixturesFollowOpenAPI(t *testing.T) {
 	v2Details := schema{"DAGDetailsResponse", concat(v2DAGResponse, v2DAGDetailsExtra), v2DAGDetailsOptional}
 	v2 := map[string]schema{
-		"dags":      {"DAGResponse", v2DAGResponse, nil},
-		"dag_runs":  {"DAGRunResponse", v2DAGRunResponse, nil},
-		"backfills": {"BackfillResponse", v2BackfillResponse, nil},
-		"tasks":     {"TaskResponse", v2TaskResponse, nil},
+		"dags":        {"DAGResponse", v2DAGResponse, nil},
+		"dag_runs":    {"DAGRunResponse", v2DAGRunResponse, nil},
+		"backfills":   {"BackfillResponse", v2BackfillResponse, nil},
+		"tasks":       {"TaskResponse", v2TaskResponse, nil},
+		"pools":       {"PoolResponse", v2PoolResponse, v2TeamName},
+		"connections": {"ConnectionResponse", v2ConnectionResponse, v2TeamName},
+		"variables":   {"VariableResponse", v2VariableResponse, v2TeamName},
 	}
 	v1 := map[string]schema{
-		"dags":     {"DAG", nil, v1DAG},
-		"dag_runs": {"DAGRun", nil, v1DAGRun},
-		"tasks":    {"Task", nil, v1Task},
+		"dags":        {"DAG", nil, v1DAG},
+		"dag_runs":    {"DAGRun", nil, v1DAGRun},
+		"tasks":       {"Task", nil, v1Task},
+		"pools":       {"Pool", nil, v1Pool},
+		"connections": {"ConnectionCollectionItem", nil, v1ConnectionCollectionItem},
+		"variables":   {"Variable", nil, v1Variable},
 	}
 	v1Details := schema{"DAGDetail", nil, concat(v1DAG, v1DAGDetailExtra)}
 
@@ -106,7 +129,7 @@ func TestFixturesFollowOpenAPI(t *testing.T) {
 	})
 	t.Run("quickstart export", func(t *testing.T) {
 		dir := "../../examples/quickstart/airflow"
-		for _, file := range []string{"dags.json", "dagRuns.json", "backfills.json"} {
+		for _, file := range []string{"dags.json", "dagRuns.json", "backfills.json", "pools.json", "connections.json", "variables.json"} {
 			var coll map[string]json.RawMessage
 			readJSON(t, filepath.Join(dir, file), &coll)
 			checkCollection(t, file, coll, v2)
@@ -131,7 +154,7 @@ func TestFixturesFollowOpenAPI(t *testing.T) {
 
 func checkStore(t *testing.T, store map[string]json.RawMessage, schemas map[string]schema, details, tag schema) {
 	t.Helper()
-	for _, key := range []string{"dags", "dag_runs", "backfills"} {
+	for _, key := range []string{"dags", "dag_runs", "backfills", "pools", "connections", "variables"} {
 		if raw, ok := store[key]; ok {
 			var objs []map[string]any
 			_ = json.Unmarshal(raw, &objs)

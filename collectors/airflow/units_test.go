@@ -42,7 +42,8 @@ func TestUnitsOfWhatIsEmitted(t *testing.T) {
 		if a.Kind == model.KindJobRun {
 			dag = a.Attr(AttrDagID)
 		}
-		want := map[model.Kind]string{model.KindSchedulerJob: "dags/" + dag, model.KindJobRun: "dags/" + dag + "/runs"}[a.Kind]
+		want := map[model.Kind]string{model.KindSchedulerJob: "dags/" + dag, model.KindJobRun: "dags/" + dag + "/runs",
+			model.KindPool: "pools", model.KindCredential: "connections", model.KindVariable: "variables"}[a.Kind]
 		if a.Scope != want {
 			t.Errorf("%s: scope %q, want %q", a.URI, a.Scope, want)
 		}
@@ -70,8 +71,12 @@ func TestListingFailuresAreAtTheListing(t *testing.T) {
 		if got := errorScopes(sink); len(got) != 1 || got[0] != "dags" {
 			t.Errorf("errors at %v, want one at dags", got)
 		}
-		if len(sink.Artifacts) != 0 {
-			t.Errorf("artifacts without a DAG listing: %v", uris(sink, ""))
+		if n := len(uris(sink, model.KindSchedulerJob)) + len(uris(sink, model.KindJobRun)); n != 0 {
+			t.Errorf("DAGs or runs without a DAG listing: %v", uris(sink, ""))
+		}
+		// The deployment-wide listings are units of their own.
+		if len(uris(sink, model.KindPool)) == 0 {
+			t.Error("pools not reported though their listing answered")
 		}
 	})
 	t.Run("backfill runs across DAGs", func(t *testing.T) {
