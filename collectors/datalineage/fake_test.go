@@ -233,3 +233,6 @@ func newCollector(t *testing.T, opts []option.ClientOption, projects []string, l
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// faultmatrixDay is before the fault matrix plan's replay (2026-01-05).
+var faultmatrixDay = time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
