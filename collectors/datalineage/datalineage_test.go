@@ -273,3 +273,18 @@ func TestBadTimeoutsRejected(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
 	collectortest.RejectsBadTimeouts(t, map[string]any{"type": "datalineage", "projects": []any{"p"}, "tables": []any{orders}})
 }
+
+// An answer over the 16 MiB cap is refused at its unit, not read whole.
+func TestHugeAnswerRefused(t *testing.T) {
+	f := newFake()
+	graph(f)
+	f.link(eu, "huge", orders, "bigquery:p-one.x."+strings.Repeat("y", 17<<20))
+	c := newCollector(t, f.serve(t), []string{"p-one"}, []string{"eu", "us"}, orders)
+	sink := collect(t, c)
+	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "p-one/eu" || !strings.Contains(sink.Errors[0].Error, "larger than max") {
+		t.Fatalf("errors %+v; want the size cap at p-one/eu", sink.Errors)
+	}
+	if len(sink.Errors[0].Error) > 2000 || len(sink.Edges) != 3 {
+		t.Errorf("error of %d bytes; %d edges (want us's 3)", len(sink.Errors[0].Error), len(sink.Edges))
+	}
+}
