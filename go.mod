@@ -7,6 +7,7 @@ require (
 	cloud.google.com/go v0.123.0
 	cloud.google.com/go/asset v1.30.1
 	cloud.google.com/go/bigquery v1.86.0
+	cloud.google.com/go/datacatalog v1.35.1
 	cloud.google.com/go/iam v1.14.0
 	cloud.google.com/go/pubsub/v2 v2.9.0
 	cloud.google.com/go/storage v1.70.0

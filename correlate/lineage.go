@@ -3,6 +3,7 @@ package correlate
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -220,6 +221,42 @@ func (l *Lineage) order(set []string) []string {
 	for _, t := range set {
 		if !done[t] {
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// RebuiltSince reports whether a derived table's last successful build
+// ended at or after t (a failed rebuild leaves the old numbers; Build.At is
+// the last success).
+func (d Derived) RebuiltSince(t time.Time) bool {
+	return d.HasBuild && !d.Build.At.IsZero() && !d.Build.At.Before(t)
+}
+
+// Rebuild returns the tables downstream of roots that still need
+// rebuilding after a rewrite that completed at done, in rebuild order: a
+// table not rebuilt since, or rebuilt before a parent that was rebuilt
+// after it or still needs rebuilding (it read the parent's old numbers).
+func (l *Lineage) Rebuild(done time.Time, roots ...string) []Derived {
+	all := l.Downstream(roots...)
+	index := map[string]int{}
+	for i, d := range all {
+		index[d.Table] = i
+	}
+	needs := make([]bool, len(all))
+	var out []Derived
+	for i, d := range all {
+		needs[i] = !d.RebuiltSince(done)
+		for _, e := range l.parents[d.Table] {
+			j, ok := index[e.Parent]
+			if !ok || needs[i] {
+				continue
+			}
+			p := all[j]
+			needs[i] = needs[j] || p.Build.At.After(d.Build.At)
+		}
+		if needs[i] {
+			out = append(out, d)
 		}
 	}
 	return out

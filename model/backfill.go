@@ -117,6 +117,17 @@ type Timeline struct {
 	RetiredAt   time.Time `json:"retired_at,omitzero"`
 }
 
+// Completed returns when the replay finished, and whether the time is
+// known: its completion, else the first later step that has a time.
+func (t Timeline) Completed() (time.Time, bool) {
+	for _, v := range []time.Time{t.CompletedAt, t.VerifiedAt, t.ArchivedAt, t.RetiredAt} {
+		if !v.IsZero() {
+			return v, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // Origin says what kind of source described a backfill.
 type Origin string
 

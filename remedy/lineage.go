@@ -29,15 +29,20 @@ func Rebuild(r *Remedy, f model.Finding, facts Facts) {
 	}
 	r.System = "lineage"
 	var node model.Build
-	order := 0
+	order, of := 0, 0
 	if l := facts.Lineage; l != nil {
 		node, _ = l.Build(table)
 		if b := facts.Backfill; b != nil {
 			targets := slices.Clone(b.Targets)
-			for _, v := range b.Scheduled {
-				targets = append(targets, v.Targets...)
+			if len(targets) == 0 {
+				for _, v := range b.Scheduled {
+					targets = append(targets, v.Targets...)
+				}
 			}
-			for i, d := range l.Downstream(targets...) {
+			done, _ := b.Timeline.Completed()
+			rebuild := l.Rebuild(done, targets...)
+			of = len(rebuild)
+			for i, d := range rebuild {
 				if d.Table == table {
 					order = i + 1
 				}
@@ -46,7 +51,7 @@ func Rebuild(r *Remedy, f model.Finding, facts Facts) {
 	}
 	summary := fmt.Sprintf("rebuild %s after its parents", table)
 	if order > 0 {
-		summary = fmt.Sprintf("rebuild %s (step %d of the rebuild order)", table, order)
+		summary = fmt.Sprintf("rebuild %s (%d of %d in the rebuild order)", table, order, of)
 	}
 	switch {
 	case node.System == "dbt" && node.Node != "":

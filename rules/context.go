@@ -131,7 +131,12 @@ func (c *Context) Report(is Issue) {
 		f.Source, f.Scope = is.Unit.Source, is.Unit.Path
 	}
 	if f.ArtifactURI == "" && is.Object != "" {
+		// About the object, not the plan: reports point at the object
+		// unless the rule gave a place in the plan.
 		f.ArtifactURI = is.Object
+		if is.Location == nil {
+			f.Location = nil
+		}
 	}
 	if f.ArtifactURI == "" && is.Part != "" {
 		f.ArtifactURI = "plan#" + is.Part
@@ -151,15 +156,7 @@ func (c *Context) Report(is Issue) {
 // Completed returns when a backfill's replay finished, and whether the time
 // is known. A completed backfill without a recorded time counts as long
 // finished: cleanup is overdue rather than silently exempt.
-func Completed(b *model.Backfill) (time.Time, bool) {
-	t := b.Timeline
-	for _, v := range []time.Time{t.CompletedAt, t.VerifiedAt, t.ArchivedAt, t.RetiredAt} {
-		if !v.IsZero() {
-			return v, true
-		}
-	}
-	return time.Time{}, false
-}
+func Completed(b *model.Backfill) (time.Time, bool) { return b.Timeline.Completed() }
 
 // GraceOver reports whether a completed backfill's grace period has run out
 // at the audit time, with evidence saying why.

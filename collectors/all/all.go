@@ -7,6 +7,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/alertmanager"
 	_ "github.com/bfaudit/bfaudit/collectors/bigquery"
 	_ "github.com/bfaudit/bfaudit/collectors/cloudasset"
+	_ "github.com/bfaudit/bfaudit/collectors/datalineage"
 	_ "github.com/bfaudit/bfaudit/collectors/dbt"
 	_ "github.com/bfaudit/bfaudit/collectors/flagd"
 	_ "github.com/bfaudit/bfaudit/collectors/gcpiam"

@@ -95,6 +95,8 @@ type Collector struct {
 	// Timeout bounds each listing call (one page, one get), reading the
 	// answer included; a call that runs out is not retried.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// Lineage reads lineage from the query jobs' history (opt-in).
+	Lineage Lineage `mapstructure:"lineage"`
 	// Endpoint overrides the REST base URL (private endpoint, proxy);
 	// https://host is completed to https://host/bigquery/v2/.
 	Endpoint string `mapstructure:"endpoint"`
@@ -140,6 +142,9 @@ func (c *Collector) Init() error {
 	if c.MaxBytesBilled < 0 || (c.RunValidation && c.MaxBytesBilled == 0) {
 		return fmt.Errorf("max_bytes_billed: %d; expected a positive byte count (default %d) when run_validation is true", c.MaxBytesBilled, int64(defaultMaxBytesBilled))
 	}
+	if err := c.checkLineage(); err != nil {
+		return err
+	}
 	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
@@ -175,7 +180,7 @@ func (c *Collector) Init() error {
 		}
 		c.svc = svc
 	}
-	if c.client == nil && c.RunValidation {
+	if c.client == nil && (c.RunValidation || c.Lineage.Jobs) {
 		hc, err := c.httpClient(ctx, bqclient.Scope)
 		if err != nil {
 			return fmt.Errorf("bigquery: query client for %s (Application Default Credentials): %w", c.BillingProject, err)
@@ -238,9 +243,13 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 			}
 			sink.AddError(p, err)
 			failures = append(failures, err)
-			continue
+		} else {
+			answered++
 		}
-		answered++
+		if c.Lineage.Jobs {
+			// Its own unit: the history answers or not apart from the listing.
+			c.collectJobs(ctx, p, sink)
+		}
 	}
 	if answered == 0 {
 		return fmt.Errorf("bigquery: no project answered: %w", errors.Join(failures...))

@@ -40,6 +40,12 @@ type fakeBQ struct {
 	// falls back to jobs.getQueryResults.
 	async bool
 
+	// history: project -> its JOBS_BY_PROJECT rows (JSON row objects)
+	// answered to the lineage query; historyFail: project -> status of
+	// every lineage query (dry run included) about it.
+	history     map[string][]string
+	historyFail map[string]int
+
 	requests     []string
 	queryBodies  []map[string]any
 	insertBodies []map[string]any
@@ -48,7 +54,8 @@ type fakeBQ struct {
 func newFakeBQ(t *testing.T) *fakeBQ {
 	return &fakeBQ{t: t, datasets: map[string][]string{}, datasetBodies: map[string]string{},
 		tables: map[string][]string{}, tableBodies: map[string]string{}, denied: map[string]bool{},
-		throttle: map[string]int{}, fail: map[string]int{}, pageSize: 2}
+		throttle: map[string]int{}, fail: map[string]int{}, pageSize: 2,
+		history: map[string][]string{}, historyFail: map[string]int{}}
 }
 
 func (f *fakeBQ) start() *httptest.Server {
@@ -138,6 +145,10 @@ func (f *fakeBQ) jobsInsert(w http.ResponseWriter, r *http.Request, project stri
 	json.NewDecoder(r.Body).Decode(&job)
 	f.insertBodies = append(f.insertBodies, job)
 	cfg, _ := job["configuration"].(map[string]any)
+	query, _ := cfg["query"].(map[string]any)
+	if sql, _ := query["query"].(string); f.historyFailed(w, sql) {
+		return
+	}
 	if dry, _ := cfg["dryRun"].(bool); !dry {
 		bqError(w, http.StatusBadRequest, "invalid", "test fake: only dry runs go through jobs.insert")
 		return
@@ -153,6 +164,10 @@ func (f *fakeBQ) jobsQuery(w http.ResponseWriter, r *http.Request, project strin
 	var req map[string]any
 	json.NewDecoder(r.Body).Decode(&req)
 	f.queryBodies = append(f.queryBodies, req)
+	if sql, _ := req["query"].(string); strings.Contains(sql, "INFORMATION_SCHEMA.JOBS_BY_PROJECT") {
+		f.jobHistory(w, sql, project)
+		return
+	}
 	ref := fmt.Sprintf(`{"projectId":%q,"jobId":"job_val1","location":"US"}`, project)
 	if f.async {
 		fmt.Fprintf(w, `{"kind":"bigquery#queryResponse","jobReference":%s,"jobComplete":false}`, ref)

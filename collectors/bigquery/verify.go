@@ -91,11 +91,19 @@ func (c *Collector) Verify(ctx context.Context, b model.Backfill) (*model.Valida
 // dryRun asks BigQuery how many bytes the query would process. Quota and
 // server errors are retried here: a dry run costs nothing.
 func (c *Collector) dryRun(ctx context.Context, sql string) (int64, error) {
+	return c.dryRunQuery(ctx, func() *bqclient.Query {
+		q := c.client.Query(sql)
+		q.Location = c.Location
+		return q
+	})
+}
+
+// dryRunQuery dry-runs the query build makes (a fresh one per try).
+func (c *Collector) dryRunQuery(ctx context.Context, build func() *bqclient.Query) (int64, error) {
 	var bytes int64
 	err := remote.Retry(ctx, c.retry, func() error {
-		q := c.client.Query(sql)
+		q := build()
 		q.DryRun = true
-		q.Location = c.Location
 		job, err := q.Run(ctx)
 		if err != nil {
 			return retryable(err)

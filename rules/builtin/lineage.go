@@ -24,13 +24,23 @@ func targetsOf(b *model.Backfill) []string {
 }
 
 // downstream is what the lineage rules judge for one completed backfill:
-// the tables derived from its targets, in rebuild order, and when the
-// replay completed.
+// the tables derived from its targets that still need rebuilding, in
+// rebuild order, and when the replay completed.
 type downstream struct {
 	b       *model.Backfill
-	tables  []correlate.Derived
+	rebuild []correlate.Derived
+	at      time.Time
 	done    string // the completion day, for messages
 	visible bool   // financial or customer-visible data: high
+}
+
+// order lists the tables to rebuild.
+func (d downstream) order() []string {
+	out := make([]string, len(d.rebuild))
+	for i, t := range d.rebuild {
+		out[i] = t.Table
+	}
+	return out
 }
 
 // eachDownstream calls fn for every completed backfill, with a known
@@ -50,20 +60,13 @@ func eachDownstream(c *rules.Context, fn func(d downstream)) {
 		if !known || len(targets) == 0 {
 			continue
 		}
-		tables := l.Downstream(targets...)
-		if len(tables) == 0 {
+		rebuild := l.Rebuild(when, targets...)
+		if len(rebuild) == 0 {
 			continue
 		}
-		fn(downstream{b: b, tables: tables, done: day(when),
+		fn(downstream{b: b, rebuild: rebuild, at: when, done: day(when),
 			visible: b.Classification == model.ClassFinancial || b.Classification == model.ClassCustomer})
 	}
-}
-
-// rebuiltSince reports whether a derived table's last successful build
-// ended at or after t (a failed rebuild leaves the old numbers, and At is
-// the last success).
-func rebuiltSince(d correlate.Derived, t time.Time) bool {
-	return d.HasBuild && !d.Build.At.IsZero() && !d.Build.At.Before(t)
 }
 
 // lineageUnit is the unit a finding on a derived table rests on: the

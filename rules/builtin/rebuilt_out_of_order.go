@@ -28,15 +28,12 @@ func init() {
 // rebuilt later, or not yet): it read the parent's old numbers.
 func rebuiltOutOfOrder(c *rules.Context) {
 	eachDownstream(c, func(d downstream) {
-		done, _ := rules.Completed(d.b)
 		index := map[string]int{}
-		var order []string
-		for i, t := range d.tables {
+		for i, t := range d.rebuild {
 			index[t.Table] = i
-			order = append(order, t.Table)
 		}
-		for _, t := range d.tables {
-			if !rebuiltSince(t, done) {
+		for _, t := range d.rebuild {
+			if !t.RebuiltSince(d.at) {
 				continue // stale, BF024's
 			}
 			var late []string
@@ -45,12 +42,13 @@ func rebuiltOutOfOrder(c *rules.Context) {
 				if !ok {
 					continue
 				}
-				p := d.tables[i]
-				switch {
-				case !rebuiltSince(p, done):
+				switch p := d.rebuild[i]; {
+				case !p.RebuiltSince(d.at):
 					late = append(late, fmt.Sprintf("%s is not rebuilt since the backfill", p.Table))
 				case p.Build.At.After(t.Build.At):
 					late = append(late, fmt.Sprintf("%s was rebuilt %s, after it", p.Table, p.Build.At.UTC().Format("2006-01-02 15:04 MST")))
+				default:
+					late = append(late, fmt.Sprintf("%s must be rebuilt again first", p.Table))
 				}
 			}
 			if len(late) == 0 {
@@ -58,7 +56,7 @@ func rebuiltOutOfOrder(c *rules.Context) {
 			}
 			ev := []string{"derived from the backfill's target: " + chainText(t.Chain), fmt.Sprintf("%s is %s", t.Table, buildText(t))}
 			ev = append(ev, late...)
-			ev = append(ev, orderText(order))
+			ev = append(ev, orderText(d.order()))
 			if d.visible {
 				ev = append(ev, classifiedNote(d.b))
 			}

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
@@ -36,16 +37,14 @@ func staleDownstream(c *rules.Context) {
 		if over, _ := c.GraceOver(d.b, grace); !over {
 			return
 		}
-		done, _ := rules.Completed(d.b)
 		var stale []correlate.Derived
-		var order []string
-		for _, t := range d.tables {
-			if !rebuiltSince(t, done) {
+		for _, t := range d.rebuild {
+			if !t.RebuiltSince(d.at) {
 				stale = append(stale, t)
-				order = append(order, t.Table)
 			}
 		}
-		for i, t := range stale {
+		order := d.order()
+		for _, t := range stale {
 			ev := []string{
 				"derived from the backfill's target: " + chainText(t.Chain),
 				fmt.Sprintf("%s completed %s; %s is %s", d.b.ID, d.done, t.Table, buildText(t)),
@@ -56,7 +55,7 @@ func staleDownstream(c *rules.Context) {
 			}
 			c.Report(rules.Issue{Backfill: d.b, Object: lineageObject(t.Table), Unit: lineageUnit(t), Raise: d.visible,
 				Message: fmt.Sprintf("%s is derived from %s, rewritten by %s (completed %s), and %s: it still holds numbers from before the fix (rebuild %d of %d)",
-					t.Table, t.Chain[0], d.b.ID, d.done, sinceText(t), i+1, len(stale)),
+					t.Table, t.Chain[0], d.b.ID, d.done, sinceText(t), slices.Index(order, t.Table)+1, len(order)),
 				Evidence: ev})
 		}
 	})
