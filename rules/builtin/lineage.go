@@ -29,6 +29,7 @@ func targetsOf(b *model.Backfill) []string {
 type downstream struct {
 	b       *model.Backfill
 	rebuild []correlate.Derived
+	all     map[string]correlate.Derived // every derived table, by name
 	at      time.Time
 	done    string // the completion day, for messages
 	visible bool   // financial or customer-visible data: high
@@ -64,7 +65,11 @@ func eachDownstream(c *rules.Context, fn func(d downstream)) {
 		if len(rebuild) == 0 {
 			continue
 		}
-		fn(downstream{b: b, rebuild: rebuild, at: when, done: day(when),
+		all := map[string]correlate.Derived{}
+		for _, d := range l.Downstream(targets...) {
+			all[d.Table] = d
+		}
+		fn(downstream{b: b, rebuild: rebuild, all: all, at: when, done: day(when),
 			visible: b.Classification == model.ClassFinancial || b.Classification == model.ClassCustomer})
 	}
 }

@@ -28,9 +28,9 @@ func init() {
 // rebuilt later, or not yet): it read the parent's old numbers.
 func rebuiltOutOfOrder(c *rules.Context) {
 	eachDownstream(c, func(d downstream) {
-		index := map[string]int{}
-		for i, t := range d.rebuild {
-			index[t.Table] = i
+		needs := map[string]bool{}
+		for _, t := range d.rebuild {
+			needs[t.Table] = true
 		}
 		for _, t := range d.rebuild {
 			if !t.RebuiltSince(d.at) {
@@ -38,16 +38,16 @@ func rebuiltOutOfOrder(c *rules.Context) {
 			}
 			var late []string
 			for _, e := range c.Index.Lineage().Parents(t.Table) {
-				i, ok := index[e.Parent]
+				p, ok := d.all[e.Parent]
 				if !ok {
 					continue
 				}
-				switch p := d.rebuild[i]; {
+				switch {
 				case !p.RebuiltSince(d.at):
 					late = append(late, fmt.Sprintf("%s is not rebuilt since the backfill", p.Table))
 				case p.Build.At.After(t.Build.At):
 					late = append(late, fmt.Sprintf("%s was rebuilt %s, after it", p.Table, p.Build.At.UTC().Format("2006-01-02 15:04 MST")))
-				default:
+				case needs[p.Table]:
 					late = append(late, fmt.Sprintf("%s must be rebuilt again first", p.Table))
 				}
 			}
