@@ -10,22 +10,14 @@ import (
 )
 
 // TestFaultMatrix lists the units the collector answers for: the whole
-// source, one project and location (its links), and that location's runs
-// (the builds).
-//
-// The matrix proves its point on findings: it needs run 1 to hold a
-// finding resting on each unit. This collector emits lineage only (edges
-// and builds), and no rule yet turns lineage into a finding (the lineage
-// rules and plan targets are not in yet), so run 1 would have nothing to
-// protect and the harness would fail on the fixture, not on the
-// collector. Until then the matrix is skipped with this reason, and
-// datalineage_test.go checks the same promise directly: a failing
-// location, a failing runs listing, a stalled server and a stuck pager
-// are each recorded at their unit only, and a unit that fails emits
-// nothing (TestFailingLocationStaysInItsUnit, TestFailingRunsStayInTheRunsUnit,
-// TestStalledServerEndsWithinTheDeadline, TestPagerThatDoesNotAdvance).
+// source and one project and location (its links). The matrix's plan
+// rewrote proj.analytics.bf_7001_revenue_fix; the tables derived from it
+// were not rebuilt since, so BF024 rests on the location whose links lead
+// to them. A location's runs are no unit of the matrix: losing them only
+// hides builds, so tables look staler, never fresher, and nothing can
+// resolve falsely (TestFailingRunsStayInTheRunsUnit checks they are
+// recorded at their unit only).
 func TestFaultMatrix(t *testing.T) {
-	t.Skip("no rule judges lineage yet: the fault matrix needs a finding resting on each unit (see the comment above); enable once a lineage rule fires on the fixture's edges and builds")
 	const parent = "projects/proj/locations/us"
 	unit := func(kind, scope string, breakIt func(f *fakeLineage)) faultmatrix.Unit {
 		return faultmatrix.Unit{Kind: kind, Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
@@ -46,6 +38,5 @@ func TestFaultMatrix(t *testing.T) {
 			f.fail["projects/other/locations/us"] = codes.PermissionDenied
 		}),
 		unit("project/location", "proj/us", func(f *fakeLineage) { f.fail[parent] = codes.Unavailable }),
-		unit("runs", "proj/us/runs", func(f *fakeLineage) { f.fail[parent+"/processes/revenue_report/runs"] = codes.Internal }),
 	})
 }
