@@ -12,8 +12,10 @@ import (
 // The quickstart's BF-1234: the script holds each command at its step;
 // with the special alert still active, the guard flag's position to check
 // and a dashboard reading the temp table, nothing past "normalized" may
-// run: only that step's commands (archive the flag, delete the replay's
-// dashboard) are live, every later one is commented out with the reason.
+// run: only the verified step's rebuilds (the dbt models derived from
+// the rewritten table, each after its parents) and the normalized step's
+// commands (archive the flag, delete the replay's dashboard) are live,
+// every later one is commented out with the reason.
 func TestFixQuickstartScript(t *testing.T) {
 	code, out, stderr := bfaudit(t, "fix", "-c", quickstart, "--now", "2026-11-30", "--backfill", "bf_1234")
 	if code != exitOK {
@@ -29,12 +31,17 @@ func TestFixQuickstartScript(t *testing.T) {
 			live = append(live, line)
 		}
 	}
-	if len(live) != 2 || !strings.Contains(live[0], "/api/admin/projects/default/features/bf-1234-suppress-refund-emails") ||
-		!strings.Contains(live[1], "/api/dashboards/uid/bf-1234-refund-replay") {
-		t.Errorf("live lines should be the normalized step's two commands (archive the flag, delete the dashboard), got:\n%s", strings.Join(live, "\n"))
+	want := []string{"dbt build --select int_orders", "dbt build --select fct_refunds", "dbt build --select fct_revenue",
+		"/api/admin/projects/default/features/bf-1234-suppress-refund-emails", "/api/dashboards/uid/bf-1234-refund-replay"}
+	ok := len(live) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = strings.Contains(live[i], want[i])
+	}
+	if !ok {
+		t.Errorf("live lines should be the rebuilds in dependency order, then the normalized step's two commands (archive the flag, delete the dashboard), got:\n%s", strings.Join(live, "\n"))
 	}
 	normalized, _, _ := strings.Cut(out, "# -- step access revoked")
-	if strings.Count(normalized, "curl ") != len(live) {
+	if strings.Count(normalized, "curl ")+strings.Count(normalized, "\ndbt build ") != len(live) {
 		t.Errorf("a live command outside the normalized step:\n%s", out)
 	}
 	for _, want := range []string{

@@ -8,7 +8,7 @@
 # psql connects with the usual PG* variables (PGHOST, PGUSER, PGPASSWORD).
 set -eu
 
-# == BF-1234: lifecycle reached verified, next normalized
+# == BF-1234: lifecycle reached plan, next verified
 
 # -- plan and governance (before the next backfill)
 # BF102 high gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com of BF-1234 is not time-bound: no expiry condition
@@ -16,6 +16,20 @@ set -eu
 # where: gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com
 # gcloud projects add-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition='expression=request.time < timestamp("2026-10-15T00:00:00Z"),title=expires-2026-10-15' shop-analytics
 # gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
+
+# -- step verified
+# BF024 high lineage://shop-analytics.intermediate.int_orders: shop-analytics.intermediate.int_orders is derived from shop-analytics.revenue.refunds, rewritten by BF-1234 (completed 2026-09-20), and was last rebuilt 2026-05-01, before that: it still holds numbers from before the fix (rebuild 1 of 3)
+# note: Rebuild in the order the finding gives: a table rebuilt before its parent reads the parent's old numbers.
+# rebuild_table: rebuild shop-analytics.intermediate.int_orders (1 of 3 in the rebuild order)
+dbt build --select int_orders
+# BF025 high lineage://shop-analytics.marts.fct_refunds: shop-analytics.marts.fct_refunds was rebuilt after BF-1234 completed but before its parent: shop-analytics.intermediate.int_orders is not rebuilt since the backfill
+# note: Rebuild in the order the finding gives: a table rebuilt before its parent reads the parent's old numbers.
+# rebuild_table: rebuild shop-analytics.marts.fct_refunds (2 of 3 in the rebuild order)
+dbt build --select fct_refunds
+# BF024 high lineage://shop-analytics.marts.fct_revenue: shop-analytics.marts.fct_revenue is derived from shop-analytics.revenue.refunds, rewritten by BF-1234 (completed 2026-09-20), and was last rebuilt 2026-05-01, before that: it still holds numbers from before the fix (rebuild 3 of 3)
+# note: Rebuild in the order the finding gives: a table rebuilt before its parent reads the parent's old numbers.
+# rebuild_table: rebuild shop-analytics.marts.fct_revenue (3 of 3 in the rebuild order)
+dbt build --select fct_revenue
 
 # -- step normalized
 # BF017 high unleash://flags/projects/default/features/bf-1234-suppress-refund-emails: feature flag bf-1234-suppress-refund-emails made for backfill BF-1234 still exists (on in production)
