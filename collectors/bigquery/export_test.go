@@ -25,10 +25,27 @@ func NewFaultFixture(t *testing.T) (*Collector, *FaultFake) {
 	f.tableBodies["proj/analytics/bf_7001_tmp"] = tableBody("proj", "analytics", "bf_7001_tmp", 1200, 98765, ms(jan20), 0)
 	f.datasets["other"] = []string{dsEntry("other", "misc", `{}`)}
 	f.datasetBodies["other/misc"] = dsBody("other", "misc", `[]`)
+	// The job history: daily_revenue was last built from the table the
+	// matrix's plan rewrote before the rewrite completed (BF024).
+	f.dryRunBytes = 10 << 20
+	f.history["proj"] = []string{jobRowJSON("job_revenue", jan2, "MERGE", "proj.analytics.daily_revenue", "proj.analytics.bf_7001_revenue_fix")}
 	srv := f.start()
 	c := newCollector(t, srv.URL, "proj", "other")
 	c.Principals = []Principal{{Member: "serviceAccount:bf-7001@proj.iam.gserviceaccount.com", BackfillID: "BF-7001"}}
+	c.client = nil
+	c.Lineage = Lineage{Jobs: true, Region: "US"}
+	if err := c.Init(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
 	return c, &FaultFake{f: f}
+}
+
+// FailHistory makes the job history query of project answer 403.
+func (ff *FaultFake) FailHistory(project string) {
+	ff.f.mu.Lock()
+	defer ff.f.mu.Unlock()
+	ff.f.historyFail[project] = 403
 }
 
 // Deny makes every call about project answer 403.

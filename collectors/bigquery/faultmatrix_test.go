@@ -12,10 +12,9 @@ import (
 // TestFaultMatrix fails each unit the BigQuery collector answers for
 // (the whole source, one project, one dataset) on a second run and lets
 // the harness prove nothing it reported is ticked, closed or resolved.
-// The job history unit (<project>/jobs@region-<x>, lineage.jobs) is not
-// listed: it emits lineage only, which no rule turns into a finding yet,
-// and the matrix needs one resting on the unit; jobs_test.go checks that
-// its failures stay in it (TestJobHistoryFailureStaysInItsUnit).
+// The job history unit (<project>/jobs@region-<x>, lineage.jobs) gives a
+// table derived from the one the matrix's plan rewrote, last built before
+// the rewrite: BF024 rests on it.
 func TestFaultMatrix(t *testing.T) {
 	unit := func(kind, scope string, breakIt func(*bigquery.FaultFake)) faultmatrix.Unit {
 		return faultmatrix.Unit{Kind: kind, Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
@@ -32,6 +31,7 @@ func TestFaultMatrix(t *testing.T) {
 		unit("dataset ACL", model.JoinScope("proj", "analytics"), func(ff *bigquery.FaultFake) {
 			ff.Fail("/projects/proj/datasets/analytics", 503)
 		}),
+		unit("job history", "proj/jobs@region-us", func(ff *bigquery.FaultFake) { ff.FailHistory("proj") }),
 		unit("table metadata", model.JoinScope("proj", "analytics"), func(ff *bigquery.FaultFake) {
 			ff.Fail("/projects/proj/datasets/analytics/tables/bf_7001_tmp", 500)
 		}),
