@@ -187,7 +187,10 @@ func (l *lister[T]) round(ctx context.Context, offsets []int, step int, capped b
 	for i := range res {
 		res[i] = make(chan page[T], 1)
 	}
+	// ahead bounds the pages read but not yet taken, so a slow page holds
+	// back at most that many; inFlight the pages being read.
 	ahead := make(chan struct{}, 2*l.s.par)
+	inFlight := make(chan struct{}, l.s.par)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -200,6 +203,13 @@ func (l *lister[T]) round(ctx context.Context, offsets []int, step int, capped b
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				select {
+				case inFlight <- struct{}{}:
+				case <-ctx.Done():
+					res[i] <- page[T]{offset: o, err: context.Cause(ctx)}
+					return
+				}
+				defer func() { <-inFlight }()
 				res[i] <- l.fetch(ctx, o, l.s.limit)
 			}()
 		}
