@@ -15,13 +15,11 @@ import (
 // listing is a server-side listing of n DAGs, paged by limit/offset,
 // that counts the pages read at once.
 type listing struct {
-	mu                  sync.Mutex
-	n, cap              int
-	grow                int // entries added after the first page
-	calls, in, maxIn    int
-	delay               time.Duration
-	offsetsAsked        []int
-	afterFirstTotalSeen int
+	mu               sync.Mutex
+	n, cap           int
+	grow             int // entries added after the first page
+	calls, in, maxIn int
+	delay            time.Duration
 }
 
 func (s *listing) fetch(_ context.Context, o, l int) ([]dagJSON, int, error) {
@@ -29,7 +27,6 @@ func (s *listing) fetch(_ context.Context, o, l int) ([]dagJSON, int, error) {
 	s.calls++
 	s.in++
 	s.maxIn = max(s.maxIn, s.in)
-	s.offsetsAsked = append(s.offsetsAsked, o)
 	if s.calls == 2 {
 		s.n += s.grow
 	}
