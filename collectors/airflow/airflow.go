@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -127,6 +128,9 @@ type Airflow struct {
 	// keep, set by Shard, says which DAGs this shard collects; nil: all.
 	keep func(dagID string) bool
 
+	notesMu sync.Mutex
+	notes   []string // see Notes
+
 	sourceName string
 	baseDir    string
 	sel        *correlate.Selector
@@ -218,6 +222,11 @@ func (c *Airflow) Init() error {
 		hc, err := remote.NewClient(remote.ClientOptions{Timeout: c.Timeout, Conns: c.Concurrency})
 		if err != nil {
 			return err
+		}
+		// No more connections than calls at once: a call that starts as
+		// another ends waits for its connection instead of dialing one.
+		if tr, ok := hc.Transport.(*http.Transport); ok {
+			tr.MaxConnsPerHost = max(c.Concurrency, remote.DefaultConns)
 		}
 		c.HTTPClient = hc
 	case c.HTTPClient.Timeout == 0 || c.HTTPClient.Timeout > c.Timeout:

@@ -160,19 +160,28 @@ func TestPageAllBounds(t *testing.T) {
 		}, 10, "HTTP 500", 2},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			calls := 0
-			got, err := pageAll("GET /dags", 10, 5, dagKey, func(o, l int) ([]dagJSON, int, error) { calls++; return tt.fetch(o, l) })
-			if len(got) != tt.want {
-				t.Errorf("read %d items, want %d", len(got), tt.want)
-			}
-			if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Errorf("err = %v, want %q", err, tt.wantErr)
-			}
-			if calls > tt.maxCalls {
-				t.Errorf("%d calls, want at most %d", calls, tt.maxCalls)
-			}
-		})
+		for _, par := range []int{1, 4} {
+			t.Run(fmt.Sprintf("%s, %d at a time", tt.name, par), func(t *testing.T) {
+				var mu sync.Mutex
+				calls := 0
+				got, err := pageAll(context.Background(), pageSpec[dagJSON]{what: "GET /dags", limit: 10, maxPages: 5, par: par, key: dagKey,
+					fetch: func(_ context.Context, o, l int) ([]dagJSON, int, error) {
+						mu.Lock()
+						calls++
+						mu.Unlock()
+						return tt.fetch(o, l)
+					}})
+				if len(got) != tt.want {
+					t.Errorf("read %d items, want %d", len(got), tt.want)
+				}
+				if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+					t.Errorf("err = %v, want %q", err, tt.wantErr)
+				}
+				if calls > tt.maxCalls {
+					t.Errorf("%d calls, want at most %d", calls, tt.maxCalls)
+				}
+			})
+		}
 	}
 }
 

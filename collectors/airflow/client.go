@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -22,10 +23,34 @@ type httpAPI struct {
 
 	mu     sync.Mutex
 	bearer string // v2: the JWT from /auth/token, or the configured token
+
+	// slots holds one token per call in flight: at most concurrency in
+	// total, however many listings and DAGs are read at once.
+	slots chan struct{}
+	// calls and spent count the calls made and their summed time, for
+	// the budget projection.
+	calls, spent atomic.Int64
+	// listed hears the pages each listing's first page projects.
+	listed func(listing string, pages int)
+	note   func(string)
 }
 
 func newHTTPAPI(c *Airflow, version string) *httpAPI {
-	return &httpAPI{c: c, version: version, bearer: c.token}
+	return &httpAPI{c: c, version: version, bearer: c.token, slots: make(chan struct{}, max(c.Concurrency, 1))}
+}
+
+// latency is the mean time a call took so far; 0 before any.
+func (a *httpAPI) latency() time.Duration {
+	if n := a.calls.Load(); n > 0 {
+		return time.Duration(a.spent.Load() / n)
+	}
+	return 0
+}
+
+// spec fills in what every listing of this API shares.
+func spec[T any](a *httpAPI, what string, key func(T) string, fetch func(ctx context.Context, offset, limit int) ([]T, int, error)) pageSpec[T] {
+	return pageSpec[T]{what: "GET " + a.prefix() + what, limit: a.c.PageSize, maxPages: a.c.MaxPages,
+		par: a.c.Concurrency, key: key, fetch: fetch, note: a.note}
 }
 
 func (a *httpAPI) prefix() string { return "/api/v" + a.version }
@@ -65,13 +90,28 @@ func (a *httpAPI) get(ctx context.Context, path string, q url.Values, out checke
 	a.mu.Lock()
 	minted := a.version == versionV2 && a.c.token == "" && a.bearer != ""
 	a.mu.Unlock()
-	err := a.getOnce(ctx, path, q, out)
+	err := a.call(ctx, path, q, out)
 	if minted && isStatus(err, http.StatusUnauthorized) {
 		a.mu.Lock()
 		a.bearer = ""
 		a.mu.Unlock()
-		err = a.getOnce(ctx, path, q, out)
+		err = a.call(ctx, path, q, out)
 	}
+	return err
+}
+
+// call makes one call once a slot is free, and times it.
+func (a *httpAPI) call(ctx context.Context, path string, q url.Values, out checker) error {
+	select {
+	case a.slots <- struct{}{}:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	defer func() { <-a.slots }()
+	start := time.Now()
+	err := a.getOnce(ctx, path, q, out)
+	a.calls.Add(1)
+	a.spent.Add(int64(time.Since(start)))
 	return err
 }
 
@@ -169,7 +209,7 @@ func (a *httpAPI) mintToken(ctx context.Context) (string, error) {
 }
 
 func (a *httpAPI) listDAGs(ctx context.Context) ([]dagJSON, error) {
-	return pageAll("GET "+a.prefix()+"/dags", a.c.PageSize, a.c.MaxPages, dagKey, func(offset, limit int) ([]dagJSON, int, error) {
+	sp := spec(a, "/dags", dagKey, func(ctx context.Context, offset, limit int) ([]dagJSON, int, error) {
 		q := pageQuery(offset, limit)
 		// Stale (v2) / inactive (v1) DAGs are listed too: their metadata
 		// is still in the scheduler and may be lingering machinery.
@@ -182,6 +222,16 @@ func (a *httpAPI) listDAGs(ctx context.Context) ([]dagJSON, error) {
 		err := a.get(ctx, "/dags", q, &page)
 		return page.DAGs, page.TotalEntries, err
 	})
+	sp.first = a.projects("DAGs")
+	return pageAll(ctx, sp)
+}
+
+// projects tells the budget projection how many pages a listing takes.
+func (a *httpAPI) projects(listing string) func(int) {
+	if a.listed == nil {
+		return nil
+	}
+	return func(pages int) { a.listed(listing, pages) }
 }
 
 func (a *httpAPI) dagDetails(ctx context.Context, dagID string) (*dagJSON, error) {
@@ -213,7 +263,7 @@ func (a *httpAPI) listRuns(ctx context.Context, dagID string, f runFilter) ([]da
 	if dagID == allDAGs {
 		path = "/dags/~/dagRuns"
 	}
-	runs, err := pageAll("GET "+a.prefix()+path, a.c.PageSize, a.c.MaxPages, runKey, func(offset, limit int) ([]dagRunJSON, int, error) {
+	sp := spec(a, path, runKey, func(ctx context.Context, offset, limit int) ([]dagRunJSON, int, error) {
 		q := pageQuery(offset, limit)
 		for _, s := range f.states {
 			q.Add("state", s)
@@ -228,26 +278,26 @@ func (a *httpAPI) listRuns(ctx context.Context, dagID string, f runFilter) ([]da
 		err := a.get(ctx, path, q, &page)
 		return page.DagRuns, page.TotalEntries, err
 	})
-	kept := runs[:0]
-	for _, r := range runs {
-		if f.keep(r) {
-			kept = append(kept, r)
-		}
+	// Each page is filtered as it arrives: Airflow 2 lists every run of
+	// the lookback, and only the backfill ones are held.
+	sp.keep = f.keep
+	if dagID == allDAGs {
+		sp.first = a.projects("runs")
 	}
-	return kept, err
+	return pageAll(ctx, sp)
 }
 
 func (a *httpAPI) listBackfills(ctx context.Context, dagID string) ([]backfillJSON, bool, error) {
 	if a.version != versionV2 {
 		return nil, false, nil
 	}
-	bs, err := pageAll("GET "+a.prefix()+"/backfills?dag_id="+url.QueryEscape(dagID), a.c.PageSize, a.c.MaxPages, backfillKey, func(offset, limit int) ([]backfillJSON, int, error) {
+	bs, err := pageAll(ctx, spec(a, "/backfills?dag_id="+url.QueryEscape(dagID), backfillKey, func(ctx context.Context, offset, limit int) ([]backfillJSON, int, error) {
 		q := pageQuery(offset, limit)
 		q.Set("dag_id", dagID)
 		var page backfillCollection
 		err := a.get(ctx, "/backfills", q, &page)
 		return page.Backfills, page.TotalEntries, err
-	})
+	}))
 	return bs, true, err
 }
 

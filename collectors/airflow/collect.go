@@ -42,6 +42,9 @@ var errBudget = errors.New("the source's budget ran out")
 func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.Budget, fmt.Errorf("%w (budget %s)", errBudget, c.Budget))
 	defer cancel()
+	c.notesMu.Lock()
+	c.notes = nil
+	c.notesMu.Unlock()
 	src, err := c.open(ctx)
 	if err != nil {
 		return c.fail(ctx, "connect", err)
@@ -49,7 +52,27 @@ func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 	// Pools, connections and variables are units of their own, read after
 	// the DAGs (which come first within the budget) however those end.
 	defer c.collectResources(ctx, src, sink)
+	var proj *projection
+	if h, ok := src.(*httpAPI); ok {
+		h.note = c.addNote
+		proj = newProjection(ctx, c, h)
+	}
+	// The DAG listing and the backfill run listing are read at once:
+	// neither needs the other, and both page concurrency at a time.
+	listCtx, stopRuns := context.WithCancel(ctx)
+	defer stopRuns()
+	runsDone := make(chan struct{})
+	var rs []dagRunJSON
+	var runsErr error
+	go func() {
+		defer close(runsDone)
+		rs, runsErr = c.listBackfillRuns(listCtx, src)
+	}()
 	dags, err := src.listDAGs(ctx)
+	if err != nil {
+		stopRuns()
+	}
+	<-runsDone
 	switch {
 	case isAuthError(err):
 		return c.fail(ctx, "list DAGs", err)
@@ -69,8 +92,16 @@ func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 		infos[d.DagID] = info
 		order = append(order, d.DagID)
 	}
+	dags = nil // the infos hold what is needed
 
-	runs := c.backfillRuns(ctx, src, sink, infos)
+	runs := c.backfillRuns(ctx, sink, infos, rs, runsErr)
+	if proj != nil {
+		calls := 0
+		for _, id := range order {
+			calls += c.dagCalls(infos[id], proj.a.version == versionV2)
+		}
+		proj.perDAG(calls)
+	}
 	c.enrich(ctx, src, sink, infos, order)
 	runs = mergeActiveRuns(runs, infos, order)
 
@@ -145,14 +176,20 @@ func (c *Airflow) wrap(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("airflow %s: %s: %w", c.where(), what, err)
 }
 
-// backfillRuns lists every run of type backfill, across DAGs. It is one
-// listing over every DAG, so its failure is at the DAG listing's unit.
-func (c *Airflow) backfillRuns(ctx context.Context, src api, sink collectors.Sink, infos map[string]*dagInfo) []dagRunJSON {
+// listBackfillRuns lists every run of type backfill, across DAGs, within
+// the run lookback.
+func (c *Airflow) listBackfillRuns(ctx context.Context, src api) ([]dagRunJSON, error) {
 	f := runFilter{runType: runTypeBackfill}
 	if c.RunLookback > 0 {
 		f.updatedAfter = c.Now().Add(-c.RunLookback)
 	}
-	rs, err := src.listRuns(ctx, allDAGs, f)
+	return src.listRuns(ctx, allDAGs, f)
+}
+
+// backfillRuns keeps the backfill runs of this shard's DAGs and marks
+// their DAGs. The listing is one over every DAG, so its failure is at the
+// DAG listing's unit.
+func (c *Airflow) backfillRuns(ctx context.Context, sink collectors.Sink, infos map[string]*dagInfo, rs []dagRunJSON, err error) []dagRunJSON {
 	if err != nil {
 		sink.AddError(scopeDAGs, c.wrap(ctx, "list backfill runs", err))
 	}

@@ -10,27 +10,27 @@ import (
 // versions have them under the same paths and collection keys.
 
 func (a *httpAPI) listPools(ctx context.Context) ([]poolJSON, error) {
-	return pageAll("GET "+a.prefix()+"/pools", a.c.PageSize, a.c.MaxPages, poolKey, func(offset, limit int) ([]poolJSON, int, error) {
+	return pageAll(ctx, spec(a, "/pools", poolKey, func(ctx context.Context, offset, limit int) ([]poolJSON, int, error) {
 		var page poolCollection
 		err := a.get(ctx, "/pools", pageQuery(offset, limit), &page)
 		return page.Pools, page.TotalEntries, err
-	})
+	}))
 }
 
 func (a *httpAPI) listConnections(ctx context.Context) ([]connectionJSON, error) {
-	return pageAll("GET "+a.prefix()+"/connections", a.c.PageSize, a.c.MaxPages, connectionKey, func(offset, limit int) ([]connectionJSON, int, error) {
+	return pageAll(ctx, spec(a, "/connections", connectionKey, func(ctx context.Context, offset, limit int) ([]connectionJSON, int, error) {
 		var page connectionCollection
 		err := a.get(ctx, "/connections", pageQuery(offset, limit), &page)
 		return page.Connections, page.TotalEntries, err
-	})
+	}))
 }
 
 func (a *httpAPI) listVariables(ctx context.Context) ([]variableJSON, error) {
-	return pageAll("GET "+a.prefix()+"/variables", a.c.PageSize, a.c.MaxPages, variableKey, func(offset, limit int) ([]variableJSON, int, error) {
+	return pageAll(ctx, spec(a, "/variables", variableKey, func(ctx context.Context, offset, limit int) ([]variableJSON, int, error) {
 		var page variableCollection
 		err := a.get(ctx, "/variables", pageQuery(offset, limit), &page)
 		return page.Variables, page.TotalEntries, err
-	})
+	}))
 }
 
 // The same listings in an export: pools.json, connections.json and

@@ -26,6 +26,13 @@ func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
+// FromContext returns the run's logger ctx carries, whatever its level, for
+// a warning a source wants in the run's log; nil when ctx has none.
+func FromContext(ctx context.Context) *slog.Logger {
+	l, _ := ctx.Value(ctxKey{}).(*slog.Logger)
+	return l
+}
+
 func logger(ctx context.Context) *slog.Logger {
 	l, _ := ctx.Value(ctxKey{}).(*slog.Logger)
 	if l == nil || !l.Enabled(ctx, slog.LevelDebug) {

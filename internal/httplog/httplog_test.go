@@ -94,3 +94,15 @@ func TestQuietAboveDebug(t *testing.T) {
 		t.Errorf("logged at info level: %s", buf.String())
 	}
 }
+
+// A source's warning reaches the run's logger at any level; without one
+// there is nothing to log to.
+func TestFromContext(t *testing.T) {
+	if FromContext(context.Background()) != nil {
+		t.Error("a logger from a context without one")
+	}
+	l := slog.New(slog.DiscardHandler)
+	if FromContext(WithLogger(context.Background(), l)) != l {
+		t.Error("the run's logger is not found")
+	}
+}

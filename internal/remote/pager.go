@@ -26,11 +26,18 @@ type Pager struct {
 	// Announced is the item count the API said the listing holds, when it
 	// says one; 0 when unknown. Far more items than announced stops it.
 	Announced int64
+	// Window, when positive, remembers the items of only the last Window
+	// pages for the repeat check, so that a listing which keeps few of
+	// the items it reads (filtered as each page arrives) holds no memory
+	// per item read. A server that ignores the offset or the page token
+	// still repeats the page before. 0 remembers every item.
+	Window int
 
 	pages   int
 	items   int64
 	cursors map[string]bool
-	seen    map[string]bool
+	seen    map[string]int // items remembered, by key: how many pages hold it
+	recent  [][]string     // with Window: the keys of the last pages
 }
 
 // Pages is how many pages were recorded.
@@ -43,7 +50,7 @@ func (p *Pager) Pages() int { return p.pages }
 // caller then reports the listing incomplete, never short.
 func (p *Pager) Next(next string, ids ...string) error {
 	if p.cursors == nil {
-		p.cursors, p.seen = map[string]bool{}, map[string]bool{}
+		p.cursors, p.seen = map[string]bool{}, map[string]int{}
 	}
 	p.pages++
 	p.items += int64(len(ids))
@@ -53,11 +60,11 @@ func (p *Pager) Next(next string, ids ...string) error {
 			continue
 		}
 		keyed++
-		if !p.seen[id] {
-			p.seen[id] = true
+		if p.seen[id] == 0 {
 			fresh++
 		}
 	}
+	p.remember(ids)
 	if next == "" {
 		return nil
 	}
@@ -81,6 +88,30 @@ func (p *Pager) Next(next string, ids ...string) error {
 	}
 	p.cursors[next] = true
 	return nil
+}
+
+// remember records a page's keys, forgetting the oldest page's past Window.
+func (p *Pager) remember(ids []string) {
+	kept := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if id != "" {
+			p.seen[id]++
+			kept = append(kept, id)
+		}
+	}
+	if p.Window <= 0 {
+		return
+	}
+	p.recent = append(p.recent, kept)
+	if len(p.recent) > p.Window {
+		for _, id := range p.recent[0] {
+			if p.seen[id]--; p.seen[id] <= 0 {
+				delete(p.seen, id)
+			}
+		}
+		p.recent[0] = nil
+		p.recent = p.recent[1:]
+	}
 }
 
 func (p *Pager) stop(format string, args ...any) error {

@@ -89,3 +89,24 @@ func TestPagerCapNamesItsKey(t *testing.T) {
 		t.Errorf("Next = %v, want %q", err, want)
 	}
 }
+
+// With a window the pager forgets old pages' items, so memory does not
+// grow with the listing, and still stops a server repeating its last page.
+func TestPagerWindow(t *testing.T) {
+	p := &Pager{What: "GET /runs", Window: 1}
+	for i := range 1000 {
+		if err := p.Next(strconv.Itoa(i+1), "a"+strconv.Itoa(i), "b"+strconv.Itoa(i)); err != nil {
+			t.Fatalf("page %d: %v", i+1, err)
+		}
+	}
+	if n := len(p.seen); n > 2 {
+		t.Errorf("a window of one page remembers %d items", n)
+	}
+	// An item of the page before and one from long ago: fresh enough.
+	if err := p.Next("x1", "a999", "a0"); err != nil {
+		t.Errorf("a page with a forgotten item stopped: %v", err)
+	}
+	if err := p.Next("x2", "a999", "a0"); err == nil || !strings.Contains(err.Error(), "repeats items") {
+		t.Errorf("the page before, again: %v", err)
+	}
+}
