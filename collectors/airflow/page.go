@@ -43,8 +43,9 @@ type page[T any] struct {
 // items of the page before stops the listing). The rest are read par at
 // a time, in offset order, each filtered as it arrives, so a listing
 // holds only what it keeps. A total that grows while the listing is read
-// has its new tail read too; any change is noted, since an entry that
-// moved between pages may have been missed. A page holding an item
+// has its new tail read too, and is noted; one that shrinks (entries went
+// away, so one may have moved onto a page already read) is an error at
+// the listing's unit, so nothing it held is concluded gone. A page holding an item
 // without a key, reaching maxPages (a huge total_entries) or a server
 // error ends the walk with an error: a listing that does not end is an
 // error at its unit, never a loop.
@@ -58,6 +59,12 @@ func pageAll[T any](ctx context.Context, s pageSpec[T]) ([]T, error) {
 		l.pager.Window = 2
 	}
 	out, err := l.walk(ctx)
+	if err == nil && l.shrank {
+		// An entry that moved to a page already read is missing, and
+		// nothing says which: the unit did not answer fully this run.
+		return nil, fmt.Errorf("%s: entries went away while the listing was read (%d at first, %d at the end): one may be missing, so this listing is not used this run",
+			s.what, l.firstTotal, l.lastTotal)
+	}
 	if err == nil && l.changed && s.note != nil {
 		s.note(fmt.Sprintf("%s: the listing changed while it was read (%d entries at first, %d at the end); an entry that moved between pages may be missing from this run",
 			s.what, l.firstTotal, l.lastTotal))
@@ -73,6 +80,7 @@ type lister[T any] struct {
 
 	firstTotal, lastTotal, high int
 	changed                     bool
+	shrank                      bool // entries went away while read: one may have been skipped
 }
 
 func (l *lister[T]) fetch(ctx context.Context, offset, limit int) page[T] {
@@ -104,6 +112,7 @@ func (l *lister[T]) take(p page[T], next string) error {
 		l.firstTotal, l.high = p.total, p.total
 	} else if p.total != l.lastTotal {
 		l.changed = true
+		l.shrank = l.shrank || p.total < l.lastTotal
 	}
 	l.lastTotal, l.high = p.total, max(l.high, p.total)
 	for _, it := range p.items {
@@ -229,7 +238,7 @@ func (l *lister[T]) round(ctx context.Context, offsets []int, step int, capped b
 		case i < len(offsets)-1:
 			next = strconv.Itoa(offsets[i+1])
 			if p.err == nil && p.n < step {
-				l.changed = true // a short page in the middle: entries went away
+				l.changed, l.shrank = true, true // a short page in the middle: entries went away
 			}
 		case capped:
 			// The pager stops the listing at max_pages.
@@ -238,7 +247,7 @@ func (l *lister[T]) round(ctx context.Context, offsets []int, step int, capped b
 			// The total grew while the round was read: read its tail.
 			next = strconv.Itoa(end)
 		case p.err == nil && max(l.high, p.total) > end:
-			l.changed = true // fewer entries served than announced
+			l.changed, l.shrank = true, true // fewer entries served than announced
 		}
 		if err := l.take(p, next); err != nil {
 			return end, err
