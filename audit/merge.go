@@ -224,7 +224,7 @@ func (m *merger) add(name string, est *model.Estate) error {
 			})
 	}
 	for _, b := range est.Builds {
-		k := b.Source + "\x00" + b.Table + "\x00" + b.Node
+		k := b.Source + "\x00" + b.Table + "\x00" + b.Node + "\x00" + b.BackfillID
 		mergeEntry(m, &m.builds, &m.buildFrom, m.buildIdx, k, b, e, sameBuild,
 			func(b model.Build) string { return fmt.Sprintf("build of %s from %s", b.Table, b.Source) })
 	}

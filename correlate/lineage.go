@@ -16,6 +16,9 @@ type Lineage struct {
 	parents  map[string][]model.Edge // by child
 	builds   map[string]model.Build  // the latest build per table, any source
 	tables   []string                // every table named, sorted
+	// replayed lists, per backfill, the tables its own runs wrote (builds
+	// carrying its id).
+	replayed map[model.BackfillID][]string
 }
 
 // Derived is a table downstream of a backfill's target.
@@ -47,7 +50,8 @@ func (ix *Index) Lineage() *Lineage {
 // NewLineage indexes edges and builds. Of several builds of one table the
 // latest wins; a build without a time only names the table's node.
 func NewLineage(edges []model.Edge, builds []model.Build) *Lineage {
-	l := &Lineage{children: map[string][]model.Edge{}, parents: map[string][]model.Edge{}, builds: map[string]model.Build{}}
+	l := &Lineage{children: map[string][]model.Edge{}, parents: map[string][]model.Edge{}, builds: map[string]model.Build{},
+		replayed: map[model.BackfillID][]string{}}
 	seen := map[string]bool{}
 	add := func(t string) {
 		if t != "" && !seen[t] {
@@ -66,6 +70,12 @@ func NewLineage(edges []model.Edge, builds []model.Build) *Lineage {
 	}
 	for _, b := range builds {
 		add(b.Table)
+		if b.BackfillID != "" {
+			id := model.ParseID(b.BackfillID)
+			if !slices.Contains(l.replayed[id], b.Table) {
+				l.replayed[id] = append(l.replayed[id], b.Table)
+			}
+		}
 		old, ok := l.builds[b.Table]
 		switch {
 		case !ok, old.At.IsZero() && !b.At.IsZero(), b.At.After(old.At):
@@ -105,6 +115,25 @@ func cmpString(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// Targets lists the tables a backfill overwrote: its plan's targets, else
+// what schedulers say its runs wrote, else the tables its own runs built
+// (jobs labelled with its id, in a job history).
+func (l *Lineage) Targets(b *model.Backfill) []string {
+	if len(b.Targets) > 0 {
+		return b.Targets
+	}
+	var out []string
+	for _, v := range b.Scheduled {
+		out = append(out, v.Targets...)
+	}
+	if len(out) > 0 {
+		return out
+	}
+	out = slices.Clone(l.replayed[model.ParseID(b.ID)])
+	slices.Sort(out)
+	return out
 }
 
 // Empty reports whether no lineage source gave anything.

@@ -45,6 +45,9 @@ type Build struct {
 	System string `json:"system,omitempty"`
 	Source string `json:"source,omitempty"` // the sink sets it
 	Scope  string `json:"scope,omitempty"`
+	// BackfillID, when set, says the build was a run of that backfill (a
+	// job labelled with its id): the table is one the replay overwrote.
+	BackfillID string `json:"backfill_id,omitempty"`
 }
 
 // tableSchemes maps a URI scheme to whether its authority is part of the

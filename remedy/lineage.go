@@ -2,7 +2,6 @@ package remedy
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/correlate"
@@ -33,14 +32,8 @@ func Rebuild(r *Remedy, f model.Finding, facts Facts) {
 	if l := facts.Lineage; l != nil {
 		node, _ = l.Build(table)
 		if b := facts.Backfill; b != nil {
-			targets := slices.Clone(b.Targets)
-			if len(targets) == 0 {
-				for _, v := range b.Scheduled {
-					targets = append(targets, v.Targets...)
-				}
-			}
 			done, _ := b.Timeline.Completed()
-			rebuild := l.Rebuild(done, targets...)
+			rebuild := l.Rebuild(done, l.Targets(b)...)
 			of = len(rebuild)
 			for i, d := range rebuild {
 				if d.Table == table {

@@ -101,7 +101,8 @@ const jobsQuery = `SELECT
   j.end_time,
   j.statement_type,
   FORMAT('%%s.%%s.%%s', j.destination_table.project_id, j.destination_table.dataset_id, j.destination_table.table_id) AS destination_table,
-  ARRAY(SELECT FORMAT('%%s.%%s.%%s', r.project_id, r.dataset_id, r.table_id) FROM UNNEST(j.referenced_tables) AS r) AS referenced_tables
+  ARRAY(SELECT FORMAT('%%s.%%s.%%s', r.project_id, r.dataset_id, r.table_id) FROM UNNEST(j.referenced_tables) AS r) AS referenced_tables,
+  ARRAY(SELECT FORMAT('%%s=%%s', l.key, l.value) FROM UNNEST(j.labels) AS l) AS labels
 FROM ` + "`%s`.`%s`" + `.INFORMATION_SCHEMA.JOBS_BY_PROJECT AS j
 WHERE j.creation_time >= @since
   AND j.job_type = 'QUERY'
@@ -117,12 +118,17 @@ type jobRow struct {
 	id, statement, destination string
 	end                        time.Time
 	referenced                 []string
+	labels                     map[string]string
 }
 
 // collectJobs emits the lineage of one project's query jobs: an edge from
 // each table a job read to the table it wrote, and for each table written
-// its latest build. Nothing is emitted unless the whole history was read:
-// a partial history would date builds too early.
+// its latest build. A job labelled with a backfill id (backfill_id=bf-1234)
+// is the replay's run: the latest one per table and backfill is also
+// emitted as a build of that backfill, so the table counts among what the
+// replay overwrote when its plan names no targets. Nothing is emitted
+// unless the whole history was read: a partial history would date builds
+// too early.
 func (c *Collector) collectJobs(ctx context.Context, project string, sink collectors.Sink) {
 	scope := jobsScope(project, c.Lineage.Region)
 	rows, err := c.readJobs(ctx, project)
@@ -132,6 +138,7 @@ func (c *Collector) collectJobs(ctx context.Context, project string, sink collec
 	}
 	edges := map[[2]string]bool{}
 	built := map[string]bool{}
+	replayed := map[[2]string]bool{}
 	for _, r := range rows { // newest first: the first job seen per table is its latest
 		child := model.TableRef(r.destination)
 		if anonymous(child) {
@@ -140,6 +147,10 @@ func (c *Collector) collectJobs(ctx context.Context, project string, sink collec
 		if !built[child] {
 			built[child] = true
 			sink.AddBuild(model.Build{Table: child, Node: r.id, At: r.end, Status: "success", System: "bigquery", Scope: scope})
+		}
+		if id, ok := c.sel.FromLabels(r.labels); ok && !replayed[[2]string{child, string(model.ParseID(id))}] {
+			replayed[[2]string{child, string(model.ParseID(id))}] = true
+			sink.AddBuild(model.Build{Table: child, Node: r.id, At: r.end, Status: "success", System: "bigquery", Scope: scope, BackfillID: id})
 		}
 		for _, ref := range r.referenced {
 			parent := model.TableRef(ref)
@@ -213,8 +224,8 @@ func (c *Collector) readJobs(ctx context.Context, project string) ([]jobRow, err
 
 // decodeJob reads a row in jobsQuery's column order.
 func decodeJob(row []bqclient.Value) (jobRow, error) {
-	if len(row) != 5 {
-		return jobRow{}, fmt.Errorf("%d columns; want 5", len(row))
+	if len(row) != 6 {
+		return jobRow{}, fmt.Errorf("%d columns; want 6", len(row))
 	}
 	var r jobRow
 	var ok bool
@@ -232,6 +243,15 @@ func decodeJob(row []bqclient.Value) (jobRow, error) {
 	for _, v := range refs {
 		if s, ok := v.(string); ok && s != "" {
 			r.referenced = append(r.referenced, s)
+		}
+	}
+	labels, _ := row[5].([]bqclient.Value)
+	for _, v := range labels {
+		if k, val, ok := strings.Cut(fmt.Sprint(v), "="); ok && k != "" {
+			if r.labels == nil {
+				r.labels = map[string]string{}
+			}
+			r.labels[k] = val
 		}
 	}
 	return r, nil

@@ -17,7 +17,8 @@ const jobsSchema = `[{"name":"job_id","type":"STRING","mode":"NULLABLE"},
 	{"name":"end_time","type":"TIMESTAMP","mode":"NULLABLE"},
 	{"name":"statement_type","type":"STRING","mode":"NULLABLE"},
 	{"name":"destination_table","type":"STRING","mode":"NULLABLE"},
-	{"name":"referenced_tables","type":"STRING","mode":"REPEATED"}]`
+	{"name":"referenced_tables","type":"STRING","mode":"REPEATED"},
+	{"name":"labels","type":"STRING","mode":"REPEATED"}]`
 
 // historyFailed answers the status set for the project a lineage query
 // reads, and reports whether it did.
@@ -52,10 +53,18 @@ func (f *fakeBQ) jobHistory(w http.ResponseWriter, sql, billing string) {
 
 // jobRowJSON is one JOBS_BY_PROJECT row of the lineage query.
 func jobRowJSON(id string, end time.Time, statement, destination string, referenced ...string) string {
-	refs := make([]string, len(referenced))
-	for i, r := range referenced {
-		refs[i] = fmt.Sprintf(`{"v":%q}`, r)
+	return labelledJobRowJSON(id, end, statement, destination, nil, referenced...)
+}
+
+// labelledJobRowJSON is a job row whose job carries labels ("key=value").
+func labelledJobRowJSON(id string, end time.Time, statement, destination string, labels []string, referenced ...string) string {
+	list := func(vs []string) string {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = fmt.Sprintf(`{"v":%q}`, v)
+		}
+		return strings.Join(out, ",")
 	}
-	return fmt.Sprintf(`{"f":[{"v":%q},{"v":"%d"},{"v":%q},{"v":%q},{"v":[%s]}]}`,
-		id, end.UnixMicro(), statement, destination, strings.Join(refs, ","))
+	return fmt.Sprintf(`{"f":[{"v":%q},{"v":"%d"},{"v":%q},{"v":%q},{"v":[%s]},{"v":[%s]}]}`,
+		id, end.UnixMicro(), statement, destination, list(referenced), list(labels))
 }

@@ -207,3 +207,30 @@ func TestJobHistoryConfig(t *testing.T) {
 		})
 	}
 }
+
+// A job labelled with a backfill id is the replay's run: the table it
+// wrote is also a build of that backfill, which stands for the plan's
+// targets when the plan names none.
+func TestJobHistoryReplayRuns(t *testing.T) {
+	f := estate(t)
+	f.dryRunBytes = 10 << 20
+	f.history["p-one"] = []string{
+		jobRowJSON("job_daily", jan21, "MERGE", "p-one.analytics.daily_revenue", "p-one.analytics.refunds"),
+		labelledJobRowJSON("job_replay_2", jan20, "MERGE", "p-one.analytics.refunds", []string{"backfill_id=bf-1234", "team=finance"}, "p-one.raw.refunds"),
+		labelledJobRowJSON("job_replay_1", jan15, "MERGE", "p-one.analytics.refunds", []string{"backfill_id=bf-1234"}, "p-one.raw.refunds"),
+	}
+	sink := collect(t, lineageCollector(t, f, "p-one"))
+	if len(sink.Errors) != 0 {
+		t.Fatalf("errors: %+v", sink.Errors)
+	}
+	var replays []string
+	for _, b := range sink.Builds {
+		if b.BackfillID != "" {
+			replays = append(replays, fmt.Sprintf("%s %s %s %s", b.BackfillID, b.Table, b.Node, b.At.Format(time.RFC3339)))
+		}
+	}
+	want := "bf-1234 p-one.analytics.refunds job_replay_2 " + jan20.Format(time.RFC3339)
+	if strings.Join(replays, "; ") != want {
+		t.Errorf("replay builds = %q, want %q (the latest labelled job per table and backfill)", replays, want)
+	}
+}

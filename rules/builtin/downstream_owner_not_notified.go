@@ -34,7 +34,7 @@ func downstreamOwnerNotNotified(c *rules.Context) {
 	}
 	owners := tableOwners(c)
 	plans(c.Index, func(b *model.Backfill) {
-		targets := targetsOf(b)
+		targets := l.Targets(b)
 		if !b.ConsumersNotified || len(b.Notified) == 0 || len(targets) == 0 {
 			return
 		}

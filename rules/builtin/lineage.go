@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -10,18 +9,6 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/rules"
 )
-
-// targetsOf lists the tables a backfill rewrote: its plan's targets, else
-// what the scheduler or a job history says its runs wrote.
-func targetsOf(b *model.Backfill) []string {
-	out := slices.Clone(b.Targets)
-	if len(out) == 0 {
-		for _, v := range b.Scheduled {
-			out = append(out, v.Targets...)
-		}
-	}
-	return out
-}
 
 // downstream is what the lineage rules judge for one completed backfill:
 // the tables derived from its targets that still need rebuilding, in
@@ -57,7 +44,7 @@ func eachDownstream(c *rules.Context, fn func(d downstream)) {
 			continue
 		}
 		when, known := rules.Completed(b)
-		targets := targetsOf(b)
+		targets := l.Targets(b)
 		if !known || len(targets) == 0 {
 			continue
 		}

@@ -88,6 +88,13 @@ var lineageFiring = []ruleCase{
 			e.est.Builds[1].Status, e.est.Builds[1].At = "error", done.Add(-30*time.Hour)
 			return e
 		}},
+	{rule: "BF024", name: "no targets in the plan: the tables the replay's own jobs wrote", want: 4,
+		build: func() *estate {
+			e := lineageEstate(allBuilt(-30)).plan(completed)
+			e.est.Builds = append(e.est.Builds, model.Build{Table: "p.raw.orders", Node: "job_bf_1", At: done.Add(-time.Hour),
+				System: "bigquery", Source: srcDBT, Scope: "p/jobs@region-us", BackfillID: "bf_1"})
+			return e
+		}},
 	{rule: "BF024", name: "financial data is high", want: 4, check: severity(model.SeverityHigh),
 		build: func() *estate { return lineageEstate(allBuilt(-30)).plan(completed, targets, classified) }},
 	{rule: "BF024", name: "a lineage unit that did not answer keeps what it gave", want: 4,
