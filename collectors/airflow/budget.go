@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/httplog"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // Notes says what the last Collect found worth saying that is no error:
@@ -34,7 +35,7 @@ type projection struct {
 	c     *Airflow
 	ctx   context.Context
 	a     *httpAPI
-	start time.Time
+	clock remote.Stopwatch
 
 	mu     sync.Mutex
 	pages  map[string]int // listing pages, by listing
@@ -42,7 +43,7 @@ type projection struct {
 }
 
 func newProjection(ctx context.Context, c *Airflow, a *httpAPI) *projection {
-	p := &projection{c: c, ctx: ctx, a: a, start: time.Now(), pages: map[string]int{}}
+	p := &projection{c: c, ctx: ctx, a: a, clock: remote.StartStopwatch(), pages: map[string]int{}}
 	a.listed = p.listed
 	return p
 }
@@ -74,7 +75,7 @@ func (p *projection) check(pages, perDAG int) {
 	}
 	calls := pages + perDAG
 	waves := (calls + p.c.Concurrency - 1) / p.c.Concurrency
-	need := time.Since(p.start) + time.Duration(waves)*lat
+	need := p.clock.Elapsed() + time.Duration(waves)*lat
 	if need <= p.c.Budget {
 		return
 	}

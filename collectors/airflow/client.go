@@ -108,10 +108,10 @@ func (a *httpAPI) call(ctx context.Context, path string, q url.Values, out check
 		return context.Cause(ctx)
 	}
 	defer func() { <-a.slots }()
-	start := time.Now()
+	sw := remote.StartStopwatch()
 	err := a.getOnce(ctx, path, q, out)
 	a.calls.Add(1)
-	a.spent.Add(int64(time.Since(start)))
+	a.spent.Add(int64(sw.Elapsed()))
 	return err
 }
 
