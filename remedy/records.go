@@ -359,7 +359,9 @@ func MissingPlan(r *Remedy, f model.Finding, facts Facts) {
 	d.list("side_effects", nil, "e-mails, invoices, alerts the job sends; then side_effects_disabled: true")
 	where := "a new plan file"
 	if facts.PlansDir != "" {
-		where = filepath.Join(facts.PlansDir, strings.ToLower(id)+".yaml")
+		// An unplanned scheduler backfill's id (airflow:src:dag:12) holds
+		// colons, which some file systems refuse.
+		where = filepath.Join(facts.PlansDir, strings.ToLower(strings.ReplaceAll(id, ":", "-"))+".yaml")
 	}
 	r.Human = &Human{Step: model.StepPlan, Where: where, Template: d.String(),
 		What: "Find who started this backfill; while it runs unplanned, pause it in the scheduler, then write its plan (range, owner, concurrency, pool, side effects) and have it approved."}
