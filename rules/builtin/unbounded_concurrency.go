@@ -57,7 +57,7 @@ func unboundedConcurrency(c *rules.Context) {
 		if v.MaxActiveRuns <= 0 || v.MaxActiveRuns > limit {
 			why = append(why, fmt.Sprintf("max_active_runs %d", v.MaxActiveRuns))
 		}
-		if !dedicated(v.Pool) {
+		if v.Pool != "" && !dedicated(v.Pool) { // "" is unknown: the tasks were not read
 			why = append(why, fmt.Sprintf("pool %q is not dedicated", v.Pool))
 		}
 		if len(why) == 0 {
