@@ -136,7 +136,7 @@ func readWith[T any](path, scope string, parse func(string, []byte) (T, error)) 
 	var zero T
 	data, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
-		return zero, fmt.Errorf("dbt: %s: %w", scope, plainError(path, err))
+		return zero, fmt.Errorf("dbt: %s: %w", scope, safefile.PlainError(path, err))
 	}
 	v, err := parse(scope, data)
 	if err != nil {
@@ -160,14 +160,14 @@ func (d *DBT) expand(entries []string, artifact string, sink collectors.Sink) []
 	}
 	for _, e := range entries {
 		path := d.resolve(e)
-		if !hasMeta(e) {
+		if !safefile.HasMeta(e) {
 			add(artifactIn(path, artifact)) // reading it says what is wrong
 			continue
 		}
-		dir := fixedDir(path)
+		dir := safefile.FixedDir(path)
 		scope := d.unit(dir)
 		if _, err := os.ReadDir(dir); err != nil {
-			sink.AddError(scope, fmt.Errorf("dbt: %s: %w (listing the directory of %s)", scope, plainError(dir, err), e))
+			sink.AddError(scope, fmt.Errorf("dbt: %s: %w (listing the directory of %s)", scope, safefile.PlainError(dir, err), e))
 			continue
 		}
 		matches, err := filepath.Glob(path)
@@ -219,28 +219,4 @@ func (d *DBT) resolve(p string) string {
 		return filepath.Join(d.Base, p)
 	}
 	return filepath.Clean(p)
-}
-
-func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[`) }
-
-// fixedDir is the directory above a glob's first pattern segment.
-func fixedDir(pattern string) string {
-	dir := pattern
-	for hasMeta(dir) {
-		dir = filepath.Dir(dir)
-	}
-	return dir
-}
-
-// plainError drops the resolved (often absolute) path from a file error:
-// the message names the file by its unit instead.
-func plainError(path string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
-		return errors.New(msg)
-	}
-	return err
 }

@@ -22,19 +22,24 @@ const (
 	fxManifest   = "fx/target/manifest.json"
 )
 
-func unit(kind, scope string) faultmatrix.Unit {
+// unit breaks scope (a directory where the file was) in two projects'
+// artifacts, read with their runs or without.
+func unit(kind, scope string, runs bool) faultmatrix.Unit {
 	return faultmatrix.Unit{Kind: kind, Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
 		dir := t.TempDir()
 		copyFile(t, "testdata/v12/target/manifest.json", filepath.Join(dir, shopManifest))
-		copyFile(t, "testdata/v11/target/manifest.json", filepath.Join(dir, fxManifest))
-		copyFile(t, "testdata/"+olderRun, filepath.Join(dir, olderRun))
-		copyFile(t, "testdata/"+newerRun, filepath.Join(dir, newerRun))
-		d := &dbt.DBT{Manifests: []string{"shop/target", fxManifest}, RunResults: []string{"runs/*/run_results.json"}}
+		// The second project builds its own tables from the same source.
+		write(t, filepath.Join(dir, fxManifest), strings.ReplaceAll(read(t, "testdata/v11/target/manifest.json"), "acme-analytics", "acme-fx"))
+		d := &dbt.DBT{Manifests: []string{"shop/target", fxManifest}}
+		if runs {
+			copyFile(t, "testdata/"+olderRun, filepath.Join(dir, olderRun))
+			copyFile(t, "testdata/"+newerRun, filepath.Join(dir, newerRun))
+			d.RunResults = []string{"runs/*/run_results.json"}
+		}
 		d.SetBaseDir(dir)
 		if err := d.Init(); err != nil {
 			t.Fatal(err)
 		}
-		// Unreadable: a directory where the file was.
 		return d, func() {
 			p := filepath.Join(dir, scope)
 			if err := os.Remove(p); err != nil {
@@ -48,9 +53,9 @@ func unit(kind, scope string) faultmatrix.Unit {
 }
 
 var units = []faultmatrix.Unit{
-	unit("manifest", shopManifest),
-	unit("manifest", fxManifest),
-	unit("run_results", newerRun),
+	unit("manifest", shopManifest, true),
+	unit("manifest", fxManifest, true),
+	unit("run_results", newerRun, true),
 }
 
 // The matrix's plan rewrote acme-raw.raw.orders, this fixture's source:
@@ -60,31 +65,7 @@ var units = []faultmatrix.Unit{
 // tables look staler, never fresher, and nothing can resolve falsely
 // (TestLineageUnitsFailAlone checks it reports nothing it did not read).
 func TestFaultMatrix(t *testing.T) {
-	faultmatrix.Run(t, "dbt", []faultmatrix.Unit{manifestOnly(shopManifest), manifestOnly(fxManifest)})
-}
-
-// manifestOnly is a manifest unit of two projects read without runs.
-func manifestOnly(scope string) faultmatrix.Unit {
-	return faultmatrix.Unit{Kind: "manifest", Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
-		dir := t.TempDir()
-		copyFile(t, "testdata/v12/target/manifest.json", filepath.Join(dir, shopManifest))
-		// The second project builds its own tables from the same source.
-		write(t, filepath.Join(dir, fxManifest), strings.ReplaceAll(read(t, "testdata/v11/target/manifest.json"), "acme-analytics", "acme-fx"))
-		d := &dbt.DBT{Manifests: []string{"shop/target", fxManifest}}
-		d.SetBaseDir(dir)
-		if err := d.Init(); err != nil {
-			t.Fatal(err)
-		}
-		return d, func() {
-			p := filepath.Join(dir, scope)
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Mkdir(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}}
+	faultmatrix.Run(t, "dbt", []faultmatrix.Unit{unit("manifest", shopManifest, false), unit("manifest", fxManifest, false)})
 }
 
 func TestLineageUnitsFailAlone(t *testing.T) {

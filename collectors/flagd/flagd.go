@@ -123,7 +123,7 @@ type unitError struct {
 // expand lists the files a configured entry names, resolved paths.
 func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, *unitError) {
 	path := f.resolve(p)
-	if !hasMeta(p) {
+	if !safefile.HasMeta(p) {
 		// A path named like a definition file is a file, whatever is
 		// there now: a directory in its place is an error at the file,
 		// not a file with no flags.
@@ -138,10 +138,10 @@ func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, *unitError) {
 	}
 	// A glob: its fixed directory must list, or nothing it matched can
 	// be concluded gone.
-	dir := fixedDir(path)
+	dir := safefile.FixedDir(path)
 	if _, err := os.ReadDir(dir); err != nil {
 		scope := f.unit(dir)
-		return nil, &unitError{scope, fmt.Errorf("flagd: %s: %w (listing the directory of %s)", scope, plainError(dir, err), p)}
+		return nil, &unitError{scope, fmt.Errorf("flagd: %s: %w (listing the directory of %s)", scope, safefile.PlainError(dir, err), p)}
 	}
 	matches, err := filepath.Glob(path)
 	if err != nil {
@@ -170,7 +170,7 @@ func (f *Flagd) walk(root string, sink collectors.Sink) ([]string, *unitError) {
 				return err
 			}
 			scope := f.unit(path)
-			sink.AddError(scope, fmt.Errorf("flagd: %s: %w", scope, plainError(path, err)))
+			sink.AddError(scope, fmt.Errorf("flagd: %s: %w", scope, safefile.PlainError(path, err)))
 			return fs.SkipDir
 		}
 		if d.IsDir() {
@@ -186,7 +186,7 @@ func (f *Flagd) walk(root string, sink collectors.Sink) ([]string, *unitError) {
 	})
 	if err != nil {
 		scope := f.unit(root)
-		return nil, &unitError{scope, fmt.Errorf("flagd: %s: %w", scope, plainError(root, err))}
+		return nil, &unitError{scope, fmt.Errorf("flagd: %s: %w", scope, safefile.PlainError(root, err))}
 	}
 	slices.Sort(out)
 	return out, nil
@@ -197,7 +197,7 @@ func (f *Flagd) readFile(path string, sink collectors.Sink) {
 	scope := f.unit(path)
 	data, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
-		sink.AddError(scope, fmt.Errorf("flagd: %s: %w", scope, plainError(path, err)))
+		sink.AddError(scope, fmt.Errorf("flagd: %s: %w", scope, safefile.PlainError(path, err)))
 		return
 	}
 	doc, errs, fatal := flagd.Parse(scope, data, true)
@@ -266,28 +266,4 @@ func isDefinition(path string) bool {
 		return true
 	}
 	return false
-}
-
-func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[`) }
-
-// fixedDir is the directory above a glob's first pattern segment.
-func fixedDir(pattern string) string {
-	dir := pattern
-	for hasMeta(dir) {
-		dir = filepath.Dir(dir)
-	}
-	return dir
-}
-
-// plainError drops the resolved (often absolute) path from a file error:
-// the message names the file by its unit instead.
-func plainError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
-		return errors.New(msg)
-	}
-	return err
 }

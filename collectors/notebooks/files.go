@@ -45,7 +45,7 @@ func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
 			full = filepath.Join(n.baseDir, p)
 		}
 		targets := []string{p}
-		if hasMeta(p) {
+		if safefile.HasMeta(p) {
 			matches, err := filepath.Glob(full)
 			if err != nil {
 				sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: paths %q: %w", n.sourceName(), p, err)))
@@ -71,8 +71,6 @@ func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
 		}
 	}
 }
-
-func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[") }
 
 // walk reads target when it is a file, or every *.ipynb under it when it
 // is a directory (symlinked directories are not followed).
