@@ -184,7 +184,8 @@ func TestExportUnits(t *testing.T) {
 		{"dagRuns.json null", "dagRuns.json", "null", []string{"dags", "dags/bf_1234_refund_replay/runs", "dags/bf_3100_ledger_replay/runs"}},
 		{"backfills.json null", "backfills.json", `{"backfills": null}`, []string{
 			"dags/bf_1234_refund_replay/backfills", "dags/bf_1234_refund_replay/runs",
-			"dags/bf_3100_ledger_replay/backfills", "dags/bf_3100_ledger_replay/runs"}},
+			"dags/bf_3100_ledger_replay/backfills", "dags/bf_3100_ledger_replay/runs",
+			"dags/daily_revenue/backfills", "dags/daily_revenue/runs"}},
 		{"one DAG's own runs file", "dags/bf_3100_ledger_replay/dagRuns.json", "{}", []string{"dags/bf_3100_ledger_replay/runs"}},
 	}
 	for _, tt := range tests {
