@@ -131,6 +131,11 @@ var lineageFiring = []ruleCase{
 				URI: "airflow://sched/dags/x/dagRuns/backfill__1", Name: "backfill__1", BackfillID: "BF-77", State: model.StateActive,
 				Attributes: map[string]string{model.AttrRunType: "backfill"}})
 		}},
+	{rule: "BF027", name: "a running Kubernetes Job labelled with an id nothing describes", want: 1, check: all(severity(model.SeverityHigh), mentions("BF-88 is running")),
+		build: func() *estate {
+			return newEstate().artifact(model.Artifact{Kind: model.KindJobRun, System: "kubernetes", Source: srcSched, Scope: "batch",
+				URI: "kubernetes://c/data-jobs/jobs/bf-88-replay", Name: "bf-88-replay", BackfillID: "bf-88", State: model.StateActive})
+		}},
 	{rule: "BF114", name: "a downstream owner missing from notified", want: 1, check: mentions("finance-team, who owns tables derived"),
 		build: func() *estate {
 			e := lineageEstate(allBuilt(3)).plan(completed, targets, func(b *model.Backfill) { b.Notified = []string{"alice@example.com"} })
