@@ -32,7 +32,12 @@ type Finding struct {
 	Unread    []string  `json:"unread,omitempty"`
 	FirstSeen time.Time `json:"first_seen,omitzero"`
 	LastSeen  time.Time `json:"last_seen,omitzero"`
-	Waiver    *Waiver   `json:"waiver,omitempty"`
+	// DueAt is when the finding must be closed, set from the due policy
+	// when it is first seen and kept by the history store; zero when no
+	// policy applies. Overdue says the audit's time has reached it.
+	DueAt   time.Time `json:"due_at,omitzero"`
+	Overdue bool      `json:"overdue,omitempty"`
+	Waiver  *Waiver   `json:"waiver,omitempty"`
 
 	// Key is BackfillID in its normal form, set with it by whoever makes
 	// the finding (a rule, a history store read); not saved.
@@ -48,7 +53,7 @@ type Waiver struct {
 	Reason   string    `json:"reason"`
 	Approver string    `json:"approver,omitempty"`
 	Expires  time.Time `json:"expires,omitzero"`
-	Origin   string    `json:"origin,omitempty"` // config, github
+	Origin   string    `json:"origin,omitempty"` // config, github, resource (a keep label on the artifact)
 }
 
 // Fingerprint identifies a finding across runs and machines: the rule, the
