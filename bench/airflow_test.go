@@ -87,6 +87,12 @@ func (f *fakeAirflowScale) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id := q.Get("dag_id")
 		n, _ := strconv.Atoi(strings.TrimPrefix(id, "dag_"))
 		fmt.Fprintf(&b, `{"backfills":[{"id":%d,"dag_id":%q,"from_date":"2026-01-01T00:00:00Z","to_date":"2026-01-02T00:00:00Z","dag_run_conf":{},"is_paused":false,"reprocess_behavior":"none","max_active_runs":1,"created_at":"2026-01-03T00:00:00Z","completed_at":"2026-01-03T00:00:00Z","updated_at":"2026-01-03T00:00:00Z"}],"total_entries":1}`, n+1, id)
+	case path == "/pools":
+		b.WriteString(`{"pools":[{"name":"default_pool","slots":128}],"total_entries":1}`)
+	case path == "/connections":
+		b.WriteString(`{"connections":[],"total_entries":0}`)
+	case path == "/variables":
+		b.WriteString(`{"variables":[],"total_entries":0}`)
 	default:
 		http.NotFound(w, r)
 		return
@@ -253,14 +259,16 @@ func TestAirflowAtScaleSmoke(t *testing.T) {
 		// 5 DAG pages, 1 run page; details of 500 DAGs; for the 50 backfill
 		// DAGs active runs, tasks and backfill objects.
 		want := map[string]int{"/dags": 5, "/dags/~/dagRuns": 1, "/dags/{id}/details": 500,
-			"/dags/{id}/dagRuns": 50, "/dags/{id}/tasks": 50, "/backfills": 50}
+			"/dags/{id}/dagRuns": 50, "/dags/{id}/tasks": 50, "/backfills": 50,
+			"/pools": 1, "/connections": 1, "/variables": 1}
 		checkScale(t, r, want, 50+50) // 50 backfill DAGs, a backfill run each
 	})
 	t.Run("airflow2", func(t *testing.T) {
 		r := collectScale(t, "1", 100, 90, latency)
 		// 9,000 runs: 90 pages; 10 backfill DAGs with 3 backfill runs each.
 		want := map[string]int{"/dags": 1, "/dags/~/dagRuns": 90, "/dags/{id}/details": 100,
-			"/dags/{id}/dagRuns": 10, "/dags/{id}/tasks": 10}
+			"/dags/{id}/dagRuns": 10, "/dags/{id}/tasks": 10,
+			"/pools": 1, "/connections": 1, "/variables": 1}
 		checkScale(t, r, want, 10+30) // 10 backfill DAGs, 30 backfill runs
 	})
 }
