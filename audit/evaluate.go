@@ -66,7 +66,7 @@ func BuildReport(ix *correlate.Index, findings []model.Finding, now time.Time) *
 			continue
 		}
 		b := &model.Backfill{ID: rec.BackfillID, Key: id, Purpose: rec.Purpose, Range: rec.Range, JobID: rec.JobID,
-			Status: model.StatusArchived, Owner: rec.ApprovingOwner}
+			Status: model.StatusArchived, Owner: ix.BackfillOwner(id)}
 		if !rec.Archived() {
 			b.Status = model.StatusReplayed
 		}

@@ -205,8 +205,10 @@ func (ix *Index) ArtifactsOf(id model.BackfillID) []*model.Artifact {
 }
 
 // Owner is who answers for an artifact: its own owner, else the plan's
-// owner, else the record's approver; "" means unowned (rule BF012).
+// BackfillOwner; "" means unowned (rule BF012).
 func (ix *Index) Owner(a *model.Artifact) string {
+	// The artifact's own owner (a label, annotation or comment its system
+	// keeps) wins: whoever labelled the object said who holds it.
 	if a.Owner != "" {
 		return a.Owner
 	}
@@ -216,13 +218,22 @@ func (ix *Index) Owner(a *model.Artifact) string {
 	return ix.BackfillOwner(a.Key)
 }
 
-// BackfillOwner is who answers for a backfill: plan owner, else the record's approver.
+// BackfillOwner is who answers for a backfill, the first found of: the
+// plan's owner, the first CODEOWNERS owner of the plan's file, the
+// record's approving owner, the first CODEOWNERS owner of the record's
+// file. A person or team named in the backfill's own documents comes
+// before one a repository rule assigns by path.
 func (ix *Index) BackfillOwner(id model.BackfillID) string {
-	if b := ix.Backfill(id); b != nil && b.Owner != "" {
+	b, r := ix.Backfill(id), ix.Record(id)
+	switch {
+	case b != nil && b.Owner != "":
 		return b.Owner
-	}
-	if r := ix.Record(id); r != nil {
+	case b != nil && len(b.CodeOwners) > 0:
+		return b.CodeOwners[0]
+	case r != nil && r.ApprovingOwner != "":
 		return r.ApprovingOwner
+	case r != nil && len(r.CodeOwners) > 0:
+		return r.CodeOwners[0]
 	}
 	return ""
 }

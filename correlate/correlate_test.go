@@ -101,6 +101,36 @@ func TestOwnerFallback(t *testing.T) {
 	}
 }
 
+// Who answers, in order: the artifact's own owner, the plan's owner, the
+// CODEOWNERS owner of the plan's file, the record's approver, the
+// CODEOWNERS owner of the record's file; the first of several CODEOWNERS
+// owners.
+func TestOwnerPrecedence(t *testing.T) {
+	plan := func(id, owner string, code ...string) model.Backfill {
+		return model.Backfill{ID: id, Origin: model.OriginPlan, Owner: owner, CodeOwners: code}
+	}
+	rec := func(id, approver string, code ...string) model.DecisionRecord {
+		return model.DecisionRecord{BackfillID: id, ApprovingOwner: approver, CodeOwners: code}
+	}
+	est := &model.Estate{
+		Backfills: []model.Backfill{plan("BF-1", "plan-owner", "@org/plans"), plan("BF-2", "", "@org/plans", "@bob"),
+			plan("BF-3", ""), plan("BF-4", "")},
+		Records: []model.DecisionRecord{rec("BF-1", "approver", "@org/records"), rec("BF-2", "approver"),
+			rec("BF-3", "approver", "@org/records"), rec("BF-4", "", "@org/records"), rec("BF-5", "", "records@example.com")},
+		Artifacts: []model.Artifact{{URI: "a", Kind: model.KindTable, BackfillID: "BF-2", Owner: "label-owner"}},
+	}
+	ix := Correlate(est, nil)
+	for id, want := range map[model.BackfillID]string{"BF-1": "plan-owner", "BF-2": "@org/plans", "BF-3": "approver",
+		"BF-4": "@org/records", "BF-5": "records@example.com", "BF-6": ""} {
+		if got := ix.BackfillOwner(id); got != want {
+			t.Errorf("%s owner %q, want %q", id, got, want)
+		}
+	}
+	if got := ix.Owner(&ix.Artifacts[0]); got != "label-owner" {
+		t.Errorf("the artifact's own owner should win over CODEOWNERS: %q", got)
+	}
+}
+
 func TestAnswered(t *testing.T) {
 	est := &model.Estate{Coverage: []model.Coverage{
 		{Source: "ok", Status: model.CoverageOK},

@@ -112,8 +112,10 @@ func (ap *Applier) applyBackfill(ctx context.Context, runID string, bp BackfillP
 	}
 	stopped := ""
 	for _, sp := range bp.Steps {
-		// A step cannot start while an earlier one is not done.
-		if stopped != "" && sp.Waits == "" && sp.Step != model.StepPlan {
+		// A step cannot start while an earlier one is not done; removing
+		// access does not wait for a failed pause or silence expiry
+		// (securityFirst).
+		if stopped != "" && sp.Waits == "" && sp.Step != model.StepPlan && !securityFirst(sp.Step) {
 			sp.Waits = stopped
 		}
 		var failed []string

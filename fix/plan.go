@@ -45,6 +45,10 @@ type StepPlan struct {
 	// Waits says why the step's commands must not run yet: an earlier step
 	// is blocked by something the plan does not clear. Empty: they may.
 	Waits string `json:"waits,omitempty"`
+	// Ahead, for the access-revoked step, says which earlier step is not
+	// done yet and why: access goes first once the replay has finished
+	// (see securityFirst), so the step runs ahead of it.
+	Ahead string `json:"ahead,omitempty"`
 	Items []Item `json:"items"`
 }
 
@@ -178,7 +182,12 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding,
 			left := slices.DeleteFunc(slices.Clone(findings), func(f model.Finding) bool { return cleared[f.Fingerprint] })
 			lc := rules.Lifecycle(in.Index, b, left)
 			if lc.Reached < s-1 {
-				sp.Waits = fmt.Sprintf("step %s is not done: %s", lc.Next, strings.Join(lc.Blockers, "; "))
+				blocked := fmt.Sprintf("step %s is not done: %s", lc.Next, strings.Join(lc.Blockers, "; "))
+				if securityFirst(s) && b.Status.Completed() {
+					sp.Ahead = blocked
+				} else {
+					sp.Waits = blocked
+				}
 			}
 		}
 		sortItems(sp.Items)
@@ -191,6 +200,16 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding,
 	}
 	return bp
 }
+
+// securityFirst reports whether a step's acts remove access: grants
+// revoked, roles expired, keys disabled or deleted, connections holding a
+// credential deleted. Once the replay has finished nothing needs that
+// access, and a lingering grant or key is the most urgent thing left, so
+// such a step waits only for the replay to finish, never for the steps
+// between (a special alert still to remove, a rebuild still to run).
+// Deleting tables and job definitions keeps waiting for every step
+// before it, as backfill-cleanup.txt requires.
+func securityFirst(s model.Step) bool { return s == model.StepAccessRevoked }
 
 // untiedArtifacts indexes, once per plan, the artifacts tied to no
 // backfill by source and URI: a live dashboard reading a backfill's table

@@ -138,7 +138,8 @@ func TestPlanRetiresAfterArchive(t *testing.T) {
 	}
 }
 
-// A step whose blocker only a person can clear holds every later step,
+// A step whose blocker only a person can clear holds every later step
+// but the access-revoked one,
 // and so does one whose command will not run (not allowed under --apply).
 func TestPlanWaitsForHumanAndDisallowed(t *testing.T) {
 	est := estate(true)
@@ -146,14 +147,16 @@ func TestPlanWaitsForHumanAndDisallowed(t *testing.T) {
 		URI: "prometheus://prom/rules/x/g/alerting/Lag", Name: "Lag", BackfillID: "BF-1234", Attributes: map[string]string{model.AttrWatchesOnly: "true"}})
 	est.Coverage = append(est.Coverage, model.Coverage{Source: "prom", Status: model.CoverageOK})
 	p, _ := NewPlan(inputs(t, est), "BF-1234", all)
-	rev := stepOf(t, p.Backfills[0], model.StepAccessRevoked)
-	if !strings.Contains(rev.Waits, "step normalized is not done: BF007") {
-		t.Errorf("access revoked should wait for the alert: %q", rev.Waits)
+	// Access goes first (TestAccessGoesBeforeNormalized); the deletions
+	// wait for the alert.
+	ret := stepOf(t, p.Backfills[0], model.StepRetired)
+	if !strings.Contains(ret.Waits, "step normalized is not done: BF007") {
+		t.Errorf("retired should wait for the alert: %q", ret.Waits)
 	}
 
 	onlyPause := func(a remedy.Action) bool { return a.Name == remedy.PauseJob }
 	p, _ = NewPlan(inputs(t, estate(true)), "BF-1234", onlyPause)
-	ret := stepOf(t, p.Backfills[0], model.StepRetired)
+	ret = stepOf(t, p.Backfills[0], model.StepRetired)
 	if !strings.Contains(ret.Waits, "step access revoked is not done: BF003") {
 		t.Errorf("retired should wait for the grant no command revokes: %q", ret.Waits)
 	}

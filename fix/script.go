@@ -24,6 +24,7 @@ func WriteScript(w io.Writer, p *Plan) error {
 	b.WriteString("# Read it before you run it: it stops at the first command that fails.\n")
 	b.WriteString("# Steps follow backfill-cleanup.txt, \"Close the loop in order\": verify, normalize,\n")
 	b.WriteString("# revoke access, archive the decision record, and only then retire tables and jobs.\n")
+	b.WriteString("# Revoking access waits only for the replay to finish, not for normalize.\n")
 	b.WriteString("# A step that must wait is printed commented out, with the reason; run\n")
 	b.WriteString("# bfaudit fix again once it is unblocked.\n")
 	b.WriteString("# psql connects with the usual PG* variables (PGHOST, PGUSER, PGPASSWORD).\n")
@@ -69,8 +70,11 @@ func stepHeading(sp StepPlan) string {
 	if sp.Step == model.StepPlan {
 		name = "-- plan and governance (before the next backfill)"
 	}
-	if sp.Waits != "" {
+	switch {
+	case sp.Waits != "":
 		return name + ": WAITS, " + sp.Waits
+	case sp.Ahead != "":
+		return name + ": runs now (the replay is finished: access goes first) although " + sp.Ahead
 	}
 	return name
 }

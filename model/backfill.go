@@ -200,6 +200,10 @@ type Backfill struct {
 	// Notes are disagreements between sources found while correlating.
 	Notes  []string `json:"notes,omitempty"`
 	Source Location `json:"source,omitzero"`
+	// CodeOwners are the owners a CODEOWNERS file gives the plan's file,
+	// in its order: who answers for the backfill when the plan names no
+	// owner (correlate.Index.BackfillOwner).
+	CodeOwners []string `json:"code_owners,omitempty"`
 	// LastKnown, when set, says the plan did not answer this run and the
 	// backfill is described as the history store last read it, at that time.
 	LastKnown time.Time `json:"last_known,omitzero"`

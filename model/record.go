@@ -18,6 +18,8 @@ type DecisionRecord struct {
 	Checkpoint *CheckpointRecord `json:"checkpoint,omitempty"`
 	ArchivedAt time.Time         `json:"archived_at,omitzero"`
 	Source     Location          `json:"source,omitzero"`
+	// CodeOwners are the owners a CODEOWNERS file gives the record's file.
+	CodeOwners []string `json:"code_owners,omitempty"`
 
 	// Key is BackfillID in its normal form, set by correlate; not saved.
 	Key BackfillID `json:"-"`

@@ -11,11 +11,13 @@ import (
 
 // The quickstart's BF-1234: the script holds each command at its step;
 // with the special alert still active, the guard flag's position to check
-// and a dashboard reading the temp table, nothing past "normalized" may
-// run: only the verified step's rebuilds (the dbt models derived from
-// the rewritten table, each after its parents) and the normalized step's
-// commands (archive the flag, delete the replay's dashboard) are live,
-// every later one is commented out with the reason.
+// and a dashboard reading the temp table, the normalized step is not done,
+// so nothing that deletes may run: only the verified step's rebuilds (the
+// dbt models derived from the rewritten table, each after its parents),
+// the normalized step's commands (archive the flag, delete the replay's
+// dashboard) and, the replay being finished, the access removals
+// (revoke the replay account's role, disable its key) are live; every
+// later one is commented out with the reason.
 func TestFixQuickstartScript(t *testing.T) {
 	code, out, stderr := bfaudit(t, "fix", "-c", quickstart, "--now", "2026-11-30", "--backfill", "bf_1234")
 	if code != exitOK {
@@ -32,22 +34,25 @@ func TestFixQuickstartScript(t *testing.T) {
 		}
 	}
 	want := []string{"dbt build --select int_orders", "dbt build --select fct_refunds", "dbt build --select fct_revenue",
-		"/api/admin/projects/default/features/bf-1234-suppress-refund-emails", "/api/dashboards/uid/bf-1234-refund-replay"}
+		"/api/admin/projects/default/features/bf-1234-suppress-refund-emails", "/api/dashboards/uid/bf-1234-refund-replay",
+		"gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics",
+		"gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com"}
 	ok := len(live) == len(want)
 	for i := 0; ok && i < len(want); i++ {
 		ok = strings.Contains(live[i], want[i])
 	}
 	if !ok {
-		t.Errorf("live lines should be the rebuilds in dependency order, then the normalized step's two commands (archive the flag, delete the dashboard), got:\n%s", strings.Join(live, "\n"))
+		t.Errorf("live lines should be the rebuilds in dependency order, the normalized step's two commands (archive the flag, delete the dashboard), then the role revoke and key disable, got:\n%s", strings.Join(live, "\n"))
 	}
-	normalized, _, _ := strings.Cut(out, "# -- step access revoked")
-	if strings.Count(normalized, "curl ")+strings.Count(normalized, "\ndbt build ") != len(live) {
-		t.Errorf("a live command outside the normalized step:\n%s", out)
+	upToAccess, _, _ := strings.Cut(out, "# -- step archived")
+	if strings.Count(upToAccess, "curl ")+strings.Count(upToAccess, "\ndbt build ")+strings.Count(upToAccess, "\ngcloud ") != len(live) {
+		t.Errorf("a live command past the access-revoked step:\n%s", out)
 	}
 	for _, want := range []string{
-		"# -- step access revoked: WAITS, step normalized is not done: BF018",
+		"# -- step access revoked: runs now (the replay is finished: access goes first) although step normalized is not done: BF018",
+		"# -- step archived: WAITS, step normalized is not done: BF018",
 		"BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp",
-		"# gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics",
+		"# gcloud iam service-accounts keys delete --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com",
 		"# bq rm -f -t shop-analytics:revenue.bf_1234_refunds_tmp",
 		"# TODO (by hand): Complete the decision record and archive it",
 	} {

@@ -42,6 +42,12 @@ type Records struct {
 	Plans []string `mapstructure:"plans"`
 	// Records are directories or files of decision records.
 	Records []string `mapstructure:"records"`
+	// CodeOwners is a GitHub CODEOWNERS file: the owners its last
+	// matching line gives a plan's or record's file are the backfill's
+	// when the plan names no owner. Its patterns are relative to the
+	// repository root: the file's directory, or its parent when the file
+	// is in .github/ or docs/ (where GitHub looks for it).
+	CodeOwners string `mapstructure:"codeowners"`
 	// Base resolves relative paths: the config file's directory.
 	Base string `mapstructure:"-"`
 }
@@ -75,24 +81,25 @@ func (r *Records) Collect(ctx context.Context, sink collectors.Sink) error {
 	if planOK+recordOK == 0 {
 		return fmt.Errorf("records: none of the configured paths could be read: %s", strings.Join(failed, ", "))
 	}
+	owners := r.codeOwners(sink)
 	for _, f := range planFiles {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r.readPlans(sink, f)
+		r.readPlans(sink, f, owners)
 	}
 	for _, f := range recordFiles {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r.readRecord(sink, f)
+		r.readRecord(sink, f, owners)
 	}
 	return nil
 }
 
 // readPlans emits a plan file's plans; every error is at the file's unit,
 // spelt as the plans' Location.Path.
-func (r *Records) readPlans(sink collectors.Sink, f string) {
+func (r *Records) readPlans(sink collectors.Sink, f string, owners *codeOwners) {
 	unit := r.display(f)
 	b, err := safefile.ReadLimit(f, maxFileBytes)
 	if err != nil {
@@ -101,6 +108,7 @@ func (r *Records) readPlans(sink collectors.Sink, f string) {
 	}
 	plans, errs := ParsePlans(unit, b)
 	for _, p := range plans {
+		p.CodeOwners = owners.of(f)
 		sink.AddBackfill(p)
 	}
 	for _, e := range errs {
@@ -108,7 +116,7 @@ func (r *Records) readPlans(sink collectors.Sink, f string) {
 	}
 }
 
-func (r *Records) readRecord(sink collectors.Sink, f string) {
+func (r *Records) readRecord(sink collectors.Sink, f string, owners *codeOwners) {
 	unit := r.display(f)
 	b, err := safefile.ReadLimit(f, maxFileBytes)
 	if err != nil {
@@ -120,6 +128,7 @@ func (r *Records) readRecord(sink collectors.Sink, f string) {
 		sink.AddError(unit, err)
 		return
 	}
+	rec.CodeOwners = owners.of(f)
 	sink.AddRecord(rec)
 }
 

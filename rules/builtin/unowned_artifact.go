@@ -12,9 +12,9 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF012", Name: "unowned-artifact", Title: "Backfill machinery with no owner",
 		Rationale: "Every retirement decision in the seed needs an owner's approval, and the plan names a person responsible for closing access. " +
-			"Machinery with no owner on the artifact, no plan owner and no approving owner on the record has nobody to drive its cleanup.",
+			"Machinery with no owner on the artifact, no plan owner, no approving owner on the record and no CODEOWNERS owner of either file has nobody to drive its cleanup.",
 		Seed:        seedCleanup + `, "Inventory the replay surface"`,
-		Remediation: "Set an owner label on the artifact, or an owner in the backfill's plan (or an approving owner in its decision record).",
+		Remediation: "Set an owner label on the artifact, or an owner in the backfill's plan (or an approving owner in its decision record, or a CODEOWNERS line for the plan's file).",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Check:  unownedArtifact,
 		Remedy: &remedy.Recipe{Build: remedy.Unowned, Examples: []remedy.ExampleOf{remedy.ExampleOn("rabbit-queue")}},
@@ -22,7 +22,7 @@ func init() {
 }
 
 // unownedArtifact flags live machinery of known backfills that nobody owns
-// after the owner fallback (artifact, plan, record). Artifacts of unknown
+// after the owner fallback (artifact, plan, CODEOWNERS, record). Artifacts of unknown
 // backfills are BF011's: finding their plan finds their owner.
 func unownedArtifact(c *rules.Context) {
 	tied(c.Index, model.Kinds(), func(b *model.Backfill, a *model.Artifact) {
@@ -31,6 +31,6 @@ func unownedArtifact(c *rules.Context) {
 		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a,
 			Message:  fmt.Sprintf("%s %s of %s has no owner", a.Kind, nameOr(a), b.ID),
-			Evidence: []string{stateNote(a), "no owner on the artifact, no plan owner, no approving owner on a record"}})
+			Evidence: []string{stateNote(a), "no owner on the artifact, no plan owner, no approving owner on a record, no CODEOWNERS owner of either"}})
 	})
 }

@@ -3,6 +3,7 @@
 # Read it before you run it: it stops at the first command that fails.
 # Steps follow backfill-cleanup.txt, "Close the loop in order": verify, normalize,
 # revoke access, archive the decision record, and only then retire tables and jobs.
+# Revoking access waits only for the replay to finish, not for normalize.
 # A step that must wait is printed commented out, with the reason; run
 # bfaudit fix again once it is unblocked.
 # psql connects with the usual PG* variables (PGHOST, PGUSER, PGPASSWORD).
@@ -48,13 +49,13 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # TODO (by hand): Delete the alert refund-backfill-watch in monitoring: bfaudit has no command for this system.
 # where: exports://alerts/refund-backfill-watch
 
-# -- step access revoked: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
+# -- step access revoked: runs now (the replay is finished: access goes first) although step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 # BF003 critical gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com is still in force: the plan's elevated access expired 2026-09-30
 # revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com in project shop-analytics
-# gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
+gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
 # BF004 critical gcpiam://shop-analytics/serviceAccounts/backfill-runner@shop-analytics.iam.gserviceaccount.com/keys/8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a: credential backfill-runner@shop-analytics.iam.gserviceaccount.com key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a is still valid with no expiry: completed 2026-09-20, grace 2d ended 2026-09-22
 # disable_key: disable key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a of backfill-runner@shop-analytics.iam.gserviceaccount.com
-# gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a
+gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a
 # BF022 critical notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb: notebook notebooks/bf_1234_refund_fix.ipynb of backfill BF-1234 keeps 2 credential(s) in its cells or outputs, and a key among them is still active
 # TODO (by hand): Rotate the key first (it is live until revoked), then clear the outputs with `jupyter nbconvert --clear-output --inplace notebooks/bf_1234_refund_fix.ipynb` and remove the secret from the cell; check the repository history. Service-account key id(s) to delete: 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a. Found at: cell 2 output 1 line 4 (gcp-service-account-key); cell 2 output 1 line 5 (private-key).
 # where: notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb

@@ -1,0 +1,77 @@
+package records
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/codeowners"
+	"github.com/bfaudit/bfaudit/internal/safefile"
+)
+
+// maxCodeOwnersBytes is GitHub's own limit: a larger CODEOWNERS file is
+// not read by GitHub either.
+const maxCodeOwnersBytes = 3 << 20
+
+// codeOwners reads the configured CODEOWNERS file once per run. A file
+// that cannot be read, and each bad line, is an error at the file's own
+// unit; the plans and records are read all the same (a bad line is
+// skipped, as GitHub skips it), only without the owners it would give.
+func (r *Records) codeOwners(sink collectors.Sink) *codeOwners {
+	if r.CodeOwners == "" {
+		return nil
+	}
+	path := r.resolve(r.CodeOwners)
+	unit := r.display(path)
+	b, err := safefile.ReadLimit(path, maxCodeOwnersBytes)
+	if err != nil {
+		sink.AddError(unit, &PlanError{Path: unit, Err: unitErr(path, err)})
+		return nil
+	}
+	f, err := codeowners.Parse(unit, b)
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			sink.AddError(unit, e) // path:line: what
+		}
+	}
+	root, err := filepath.Abs(repoRoot(path))
+	if err != nil {
+		sink.AddError(unit, &PlanError{Path: unit, Err: err})
+		return nil
+	}
+	return &codeOwners{file: f, root: root}
+}
+
+// codeOwners is a CODEOWNERS file and the repository root its patterns
+// are relative to.
+type codeOwners struct {
+	file *codeowners.File
+	root string
+}
+
+// repoRoot is where GitHub reads a CODEOWNERS file's patterns from: the
+// repository root, which holds it directly or in .github/ or docs/.
+func repoRoot(path string) string {
+	dir := filepath.Dir(path)
+	if b := filepath.Base(dir); b == ".github" || b == "docs" {
+		return filepath.Dir(dir)
+	}
+	return dir
+}
+
+// of returns the owners of a plan or record file, nil for one outside the
+// repository or that no line owns.
+func (c *codeOwners) of(path string) []string {
+	if c == nil {
+		return nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(c.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	return c.file.Owners(filepath.ToSlash(rel))
+}
