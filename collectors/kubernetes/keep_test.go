@@ -40,7 +40,7 @@ func TestKeepAnnotationsRead(t *testing.T) {
 			continue
 		}
 		flags++
-		if (a.Attr(model.AttrKeepUntil) != "2027-01-31" || a.Attr(model.AttrKeepReason) != "guards the Q1 replay") {
+		if a.Attr(model.AttrKeepUntil) != "2027-01-31" || a.Attr(model.AttrKeepReason) != "guards the Q1 replay" {
 			t.Errorf("flag %s: keep attributes %v", a.Name, a.Attributes)
 		}
 	}
