@@ -145,6 +145,14 @@ const (
 	// ask whether a key is still active.
 	AttrSecrets = "secrets"
 	AttrKeyIDs  = "key_ids"
+
+	// Keep labels: an opt-out written on the artifact itself (a BigQuery
+	// label, a Kubernetes annotation, a PostgreSQL comment line; see
+	// keep.go). Collectors copy them here as written, so a malformed date
+	// reaches the rule that reports it (BF028) instead of vanishing.
+	AttrKeepUntil  = "keep_until"  // the date the keep ends, as written (2027-01-31)
+	AttrKeepReason = "keep_reason" // why the artifact is kept
+	AttrKeepBy     = "keep_by"     // who set the keep label, when the system records it
 )
 
 // Read is one line of AttrReads.

@@ -8,6 +8,11 @@ import "github.com/bfaudit/bfaudit/model"
 // WaiverEdit says what to do with a waiver, in the config's waivers.
 func WaiverEdit(what string) Builder {
 	return func(r *Remedy, f model.Finding, _ Facts) {
+		if isKeepLabel(f) {
+			r.Human = &Human{Step: model.StepPlan, Where: keepWhere(f),
+				What: "Fix what the keep label excused and remove the label; or, if the artifact must stay, renew it with a new date and reason."}
+			return
+		}
 		r.Human = &Human{Step: model.StepPlan, Where: locationOr(f, "the config file, waivers"), What: what}
 	}
 }

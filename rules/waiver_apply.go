@@ -12,7 +12,13 @@ import (
 // waivers. Fingerprint waivers are looked up by fingerprint and selector
 // waivers by rule, so the cost is the findings times the few waivers of
 // their rule.
+// Config waivers go first, then keep labels on the artifacts
+// (applyKeepLabels): a finding both cover is waived by the config.
 func (e *Engine) applyWaivers(ix *correlate.Index, fs []model.Finding, now time.Time) []model.Finding {
+	return e.applyKeepLabels(ix, e.applyConfigWaivers(ix, fs, now), now)
+}
+
+func (e *Engine) applyConfigWaivers(ix *correlate.Index, fs []model.Finding, now time.Time) []model.Finding {
 	if len(e.waivers) == 0 {
 		return fs
 	}

@@ -77,6 +77,11 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 			continue
 		}
 		a := c.tableFromList(project, dsID, t, tie{id, how})
+		if !a.HasKeep() {
+			// A keep label on the dataset keeps its tables, unless a
+			// table says otherwise.
+			a.KeepFromLabels(entry.Labels)
+		}
 		if !c.FetchTableMetadata {
 			sink.AddArtifact(a)
 			continue
@@ -120,6 +125,7 @@ func (c *Collector) tableFromList(project, dataset string, t *bq.TableListTables
 		State:       model.StateActive,
 	}
 	a.SetAttr(AttrDataset, dataset)
+	a.KeepFromLabels(t.Labels)
 	if t.Type != "" {
 		a.SetAttr(AttrTableType, t.Type)
 	}
@@ -135,6 +141,9 @@ func (c *Collector) addStats(a *model.Artifact, t *bq.Table) {
 	a.SetAttr(model.AttrRows, strconv.FormatUint(t.NumRows, 10))
 	a.SetAttr(model.AttrBytes, strconv.FormatInt(t.NumBytes, 10))
 	a.ModifiedAt = millis(int64(t.LastModifiedTime))
+	// A keep line in the description ("bfaudit-keep-reason: ..."), for a
+	// reason with spaces a label value cannot hold; labels win.
+	a.KeepFromText(t.Description)
 	if t.ExpirationTime != 0 {
 		a.ExpiresAt = millis(t.ExpirationTime)
 	}

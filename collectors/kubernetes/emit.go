@@ -67,6 +67,7 @@ func (c *Kubernetes) base(kind model.Kind, resource string, meta metav1.ObjectMe
 	if q := meta.Labels[kueueQueueLabel]; q != "" {
 		a.SetAttr(model.AttrPool, q)
 	}
+	keepFromAnnotations(&a, meta.Annotations)
 	return a
 }
 

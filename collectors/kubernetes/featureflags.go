@@ -125,6 +125,8 @@ func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured) ([]model
 			a.Owner = holder[c.OwnerLabel]
 		}
 		a.SetAttr(AttrResourceFlags, strconv.Itoa(len(doc.Flags)+len(errs)))
+		// A keep annotation on the FeatureFlag resource keeps its flags.
+		keepFromAnnotations(&a, o.GetAnnotations())
 		out = append(out, a)
 	}
 	return out, errs

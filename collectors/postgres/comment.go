@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bfaudit/bfaudit/model"
 )
 
 // Comment keys bfaudit reads from COMMENT ON TABLE / SCHEMA / ROLE. The
@@ -25,6 +27,19 @@ type parsedComment struct {
 	// Problem says why expires= could not be read, for the artifact's
 	// attributes; empty when there was nothing wrong.
 	Problem string
+	// Text is the comment as written, for its keep lines.
+	Text string
+}
+
+// keepOn copies the comment's keep label onto the artifact: lines
+// "bfaudit-keep-until: 2027-01-31" and "bfaudit-keep-reason: ..." (a reason
+// with spaces), or the pairs bfaudit-keep-until=2027-01-31 and
+// bfaudit-keep-reason=finance-audit (- and _ read as spaces, as in cloud
+// labels); a pair wins over a line. PostgreSQL records no author of a
+// comment, so keep_by stays empty.
+func (c parsedComment) keepOn(a *model.Artifact) {
+	a.KeepFromLabels(c.Labels)
+	a.KeepFromText(c.Text)
 }
 
 // parseComment reads a comment of space-separated key=value pairs, e.g.
@@ -33,7 +48,7 @@ type parsedComment struct {
 // fine too. A trailing ',' or ';' on a pair is dropped, because people
 // write lists that way.
 func parseComment(s string) parsedComment {
-	var c parsedComment
+	c := parsedComment{Text: s}
 	for _, word := range strings.Fields(s) {
 		word = strings.TrimRight(word, ",;")
 		k, v, ok := strings.Cut(word, "=")

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/bfaudit/bfaudit/model"
 )
 
 func TestParseComment(t *testing.T) {
@@ -38,5 +40,21 @@ func TestParseComment(t *testing.T) {
 				t.Errorf("expires=%s owner=%q problem=%q", c.Expires, c.Owner, c.Problem)
 			}
 		})
+	}
+}
+
+func TestCommentKeepLabel(t *testing.T) {
+	tests := []struct{ comment, until, reason string }{
+		{"copy of events backfill_id=BF-7\nbfaudit-keep-until: 2027-01-31\nbfaudit-keep-reason: finance reads it until the audit",
+			"2027-01-31", "finance reads it until the audit"},
+		{"backfill_id=BF-7 bfaudit-keep-until=2027-01-31 bfaudit-keep-reason=q1-audit", "2027-01-31", "q1 audit"},
+		{"bfaudit-keep-until: someday", "someday", ""},
+		{"backfill_id=BF-7 expires=2026-03-01", "", ""},
+	}
+	for _, tc := range tests {
+		a := (&Postgres{}).objectArtifact("db", "postgres://h/db/public/t", "public.t", parseComment(tc.comment), match{id: "BF-7", how: "label"})
+		if a.Attr(model.AttrKeepUntil) != tc.until || a.Attr(model.AttrKeepReason) != tc.reason {
+			t.Errorf("%q: keep_until/keep_reason = %q/%q, want %q/%q", tc.comment, a.Attr(model.AttrKeepUntil), a.Attr(model.AttrKeepReason), tc.until, tc.reason)
+		}
 	}
 }

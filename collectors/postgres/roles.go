@@ -141,6 +141,7 @@ func (p *Postgres) emitRoles(rs *roleSet, sink collectors.Sink) {
 		if r.comment.Problem != "" {
 			a.SetAttr(attrCommentProblem, r.comment.Problem)
 		}
+		r.comment.keepOn(&a)
 		switch {
 		case !r.login:
 			a.State = model.StateDisabled

@@ -198,6 +198,7 @@ func (p *Postgres) objectArtifact(db, uri, name string, c parsedComment, m match
 	if c.Problem != "" {
 		a.SetAttr(attrCommentProblem, c.Problem)
 	}
+	c.keepOn(&a)
 	return a
 }
 

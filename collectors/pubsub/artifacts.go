@@ -37,6 +37,7 @@ func (c *Collector) topic(project string, t *pubsubpb.Topic) (model.Artifact, bo
 		Kind: model.KindQueue, Scope: topicsScope(project), URI: uri, Name: short,
 		BackfillID: id, Correlation: how, Labels: copyLabels(t.GetLabels()), State: model.StateActive,
 	}
+	a.KeepFromLabels(t.GetLabels())
 	if d := t.GetMessageRetentionDuration(); d != nil {
 		a.SetAttr(AttrMessageRetention, d.AsDuration().String())
 	}
@@ -60,6 +61,7 @@ func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topic
 		Kind: model.KindSubscription, Scope: subscriptionsScope(project), URI: uri, Name: short,
 		BackfillID: id, Correlation: how, Labels: copyLabels(s.GetLabels()), State: model.StateActive,
 	}
+	a.KeepFromLabels(s.GetLabels())
 	a.SetAttr(model.AttrDetached, strconv.FormatBool(s.GetDetached()))
 	a.SetAttr(AttrTopic, s.GetTopic())
 	if s.GetTopic() == deletedTopic {
@@ -109,6 +111,7 @@ func (c *Collector) snapshot(project string, s *pubsubpb.Snapshot, topics map[st
 		Kind: model.KindCheckpoint, Scope: snapshotsScope(project), URI: uri, Name: short,
 		BackfillID: id, Correlation: how, Labels: copyLabels(s.GetLabels()), State: model.StateActive,
 	}
+	a.KeepFromLabels(s.GetLabels())
 	a.SetAttr(model.AttrCheckpointType, "snapshot")
 	a.SetAttr(AttrTopic, s.GetTopic())
 	if s.GetExpireTime() != nil {

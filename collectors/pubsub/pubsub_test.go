@@ -107,7 +107,8 @@ func seed(t *testing.T, c *Collector) {
 	subs := []*pubsubpb.Subscription{
 		// A replay subscription still attached to a production topic.
 		{Name: "projects/alpha/subscriptions/orders-replay", Topic: "projects/alpha/topics/orders",
-			Labels:           map[string]string{"backfill_id": "bf_1234", "owner": "data-eng"},
+			Labels: map[string]string{"backfill_id": "bf_1234", "owner": "data-eng",
+				"bfaudit-keep-until": "2026-12-31", "bfaudit-keep-reason": "finance-replays_q4"},
 			ExpirationPolicy: &pubsubpb.ExpirationPolicy{}},
 		// The production subscription: not backfill machinery.
 		{Name: "projects/alpha/subscriptions/orders-warehouse", Topic: "projects/alpha/topics/orders"},
@@ -164,7 +165,9 @@ func TestCollect(t *testing.T) {
 		{"topic named for a backfill", "pubsub://alpha/topics/bf-1234-retry", model.KindQueue, "bf-1234", "name",
 			map[string]string{AttrMessageRetention: "48h0m0s"}, nil},
 		{"labelled subscription still attached, never expires", "pubsub://alpha/subscriptions/orders-replay", model.KindSubscription, "bf_1234", "label",
-			map[string]string{model.AttrDetached: "false", AttrExpirationTTL: "never", AttrDelivery: "pull", AttrTopic: "projects/alpha/topics/orders"},
+			map[string]string{model.AttrDetached: "false", AttrExpirationTTL: "never", AttrDelivery: "pull", AttrTopic: "projects/alpha/topics/orders",
+				// A keep label; label values hold no spaces, so - and _ stand for them.
+				model.AttrKeepUntil: "2026-12-31", model.AttrKeepReason: "finance replays q4"},
 			[]string{model.AttrConsumers}},
 		{"subscription on the backfill's topic", "pubsub://alpha/subscriptions/retry-worker", model.KindSubscription, "bf-1234", "name",
 			map[string]string{model.AttrDetached: "false", AttrExpirationTTL: "24h0m0s", AttrDelivery: "push",
@@ -178,7 +181,7 @@ func TestCollect(t *testing.T) {
 		{"snapshot on the backfill's topic", "pubsub://alpha/snapshots/retry-checkpoint", model.KindCheckpoint, "bf-1234", "name",
 			map[string]string{model.AttrCheckpointType: "snapshot", AttrTopic: "projects/alpha/topics/bf-1234-retry"}, nil},
 		{"labelled snapshot", "pubsub://beta/snapshots/audit-before", model.KindCheckpoint, "bf_3003", "label",
-			map[string]string{model.AttrCheckpointType: "snapshot"}, nil},
+			map[string]string{model.AttrCheckpointType: "snapshot"}, []string{model.AttrKeepUntil, model.AttrKeepReason}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

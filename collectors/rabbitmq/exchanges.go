@@ -122,6 +122,7 @@ func (r *RabbitMQ) exchangeArtifact(k vhostName, x exchange, uri string, labels 
 		State:       model.StateActive,
 	}
 	a.SetAttr(attrObject, "exchange")
+	keepFromArguments(&a, labels)
 	setNonEmpty(&a, attrExchangeType, x.Type)
 	if x.Type != "" {
 		a.SetAttr(attrDurable, strconv.FormatBool(x.Durable))

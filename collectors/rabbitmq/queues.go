@@ -127,6 +127,7 @@ func (r *RabbitMQ) queueArtifacts(found []backfillQueue, bindings []binding) []m
 			State:       model.StateActive,
 		}
 		a.SetAttr(attrObject, "queue")
+		keepFromArguments(&a, f.labels)
 		if q.Messages != nil {
 			a.SetAttr(model.AttrMessages, strconv.FormatInt(*q.Messages, 10))
 		}

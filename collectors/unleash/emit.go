@@ -144,7 +144,17 @@ func (u *Unleash) artifact(t tiedFlag, envType map[string]string) model.Artifact
 	if len(t.others) > 0 {
 		art.SetAttr(AttrOtherBackfills, strings.Join(t.others, ","))
 	}
+	var keepUntil, keepReason string
 	for _, tg := range t.Tags {
+		// Keep tags: the type names the part, the value holds it. Unleash
+		// records who tagged a flag only in its event log, which the
+		// collector does not read, so keep_by stays empty.
+		switch tg.Type {
+		case model.KeepUntilKey:
+			keepUntil = tg.Value
+		case model.KeepReasonKey:
+			keepReason = tg.Value
+		}
 		if (u.GuardTagType != "" && tg.Type == u.GuardTagType) || tg.Value == guardTagValue {
 			art.SetAttr(model.AttrGuard, "true")
 		}
@@ -152,6 +162,7 @@ func (u *Unleash) artifact(t tiedFlag, envType map[string]string) model.Artifact
 			art.SetAttr(model.AttrReplayPosition, pos)
 		}
 	}
+	art.SetKeep(clip(keepUntil, 60), clip(keepReason, 200), "")
 	return art
 }
 

@@ -402,6 +402,25 @@ func TestGuardAndReplayPosition(t *testing.T) {
 	}
 }
 
+// Keep tags: type bfaudit-keep-until or bfaudit-keep-reason, the value
+// holding the date or the reason as written.
+func TestKeepTags(t *testing.T) {
+	u := New()
+	u.URL = "http://unleash:4242"
+	if err := u.Init(); err != nil {
+		t.Fatal(err)
+	}
+	tf, _ := u.tie("p", flag{Name: "bf-1-x", Tags: []tag{{"bfaudit-keep-until", "2027-01-31"}, {"bfaudit-keep-reason", "guards the Q1 refunds replay"}, {"simple", "x"}}})
+	a := u.artifact(tf, nil)
+	if a.Attr(model.AttrKeepUntil) != "2027-01-31" || a.Attr(model.AttrKeepReason) != "guards the Q1 refunds replay" {
+		t.Errorf("keep tags: %+v", a.Attributes)
+	}
+	tf, _ = u.tie("p", flag{Name: "bf-1-y", Tags: []tag{{"simple", "bfaudit-keep-until"}}})
+	if a := u.artifact(tf, nil); a.HasKeep() {
+		t.Errorf("a tag valued bfaudit-keep-until is no keep tag: %+v", a.Attributes)
+	}
+}
+
 func TestSampleConfigDecodes(t *testing.T) {
 	t.Setenv("BFAUDIT_UNLEASH_TOKEN", "*:*.sample")
 	inst := collectortest.DecodeSample(t, "sample.yaml")
