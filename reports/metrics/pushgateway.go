@@ -2,7 +2,9 @@ package metrics
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -34,17 +36,41 @@ func NewPusher(cfg PushgatewayConfig, hc *http.Client, retry remote.RetryPolicy)
 // metrics it sends (POST) and sends no last-success time, so the one the
 // last complete run pushed stays for a stale-success alert to measure.
 func (p *Pusher) Push(ctx context.Context, r *model.Report, run Run) error {
-	method := http.MethodPut
+	method, text, err := p.request(r, run)
+	if err != nil {
+		return err
+	}
+	if err := p.client.Send(ctx, method, p.path(), ContentType, text); err != nil {
+		return fmt.Errorf("metrics: pushgateway: %w", err)
+	}
+	return nil
+}
+
+// Plan writes, as one JSON line, the push Push would make, and makes
+// none (--dry-run).
+func (p *Pusher) Plan(w io.Writer, r *model.Report, run Run) error {
+	method, text, err := p.request(r, run)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(struct {
+		Sink   string `json:"sink"`
+		Method string `json:"method"`
+		URL    string `json:"url"`
+		Body   string `json:"body"`
+	}{"pushgateway", method, p.client.Base() + p.path(), string(text)})
+}
+
+func (p *Pusher) path() string { return "/metrics/job/" + p.job }
+
+func (p *Pusher) request(r *model.Report, run Run) (method string, text []byte, err error) {
+	method = http.MethodPut
 	if !run.Complete {
 		method = http.MethodPost
 		run.PreviousSuccess = time.Time{}
 	}
-	text, err := Text(Families(r, run))
-	if err != nil {
-		return fmt.Errorf("metrics: pushgateway: %w", err)
+	if text, err = Text(Families(r, run)); err != nil {
+		return "", nil, fmt.Errorf("metrics: pushgateway: %w", err)
 	}
-	if err := p.client.Send(ctx, method, "/metrics/job/"+p.job, ContentType, text); err != nil {
-		return fmt.Errorf("metrics: pushgateway: %w", err)
-	}
-	return nil
+	return method, text, nil
 }

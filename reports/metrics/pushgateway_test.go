@@ -92,3 +92,17 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// --dry-run: the plan says what would be pushed where, and nothing is.
+func TestPlanPushesNothing(t *testing.T) {
+	url, got := fakeGateway(t, http.StatusOK)
+	var b strings.Builder
+	if err := pusher(t, url).Plan(&b, report(), Run{Complete: true}); err != nil {
+		t.Fatal(err)
+	}
+	line := b.String()
+	if len(*got) != 0 || strings.Count(line, "\n") != 1 || !strings.Contains(line, `"method":"PUT","url":"`+url+`/metrics/job/nightly"`) ||
+		!strings.Contains(line, `bfaudit_source_up{source=\"warehouse\",system=\"bigquery\"} 1\n`) {
+		t.Errorf("pushes %v, plan %s", *got, line)
+	}
+}
