@@ -183,7 +183,7 @@ func Load(v *viper.Viper, path string) (*Config, error) {
 }
 
 // sinkSections are the sections that turn a sink on by being in the file.
-var sinkSections = []string{"github", "slack", "history"}
+var sinkSections = []string{"github", "slack", "history", "metrics"}
 
 // decode reads path (when set) into v and decodes the file, env vars and
 // defaults into a Config, unchecked.

@@ -146,6 +146,9 @@ func (c *Config) registerSinkSecrets(getenv func(string) string) {
 			redact.Add(getenv(sl.WebhookURLEnv))
 		}
 	}
+	if m := c.Metrics; m != nil {
+		registerStruct(m, getenv) // token_env, password_env
+	}
 	if h := c.History; h != nil {
 		redact.Add(h.DSN)
 		if h.DSNEnv != "" {

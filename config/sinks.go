@@ -8,6 +8,7 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/github"
 	"github.com/bfaudit/bfaudit/reports/history"
+	"github.com/bfaudit/bfaudit/reports/metrics"
 	"github.com/bfaudit/bfaudit/reports/slack"
 )
 
@@ -18,6 +19,8 @@ type Sinks struct {
 	GitHub  *github.Config  `mapstructure:"github"`
 	Slack   *slack.Config   `mapstructure:"slack"`
 	History *history.Config `mapstructure:"history"`
+	// Metrics pushes the run's metrics to a Pushgateway (metrics.pushgateway).
+	Metrics *metrics.Config `mapstructure:"metrics"`
 }
 
 // validate checks the sections; base is the config file's directory, which
@@ -48,6 +51,9 @@ func (s *Sinks) validate(base string, owners model.Owners) error {
 		if s.History == nil && sc.Period != slack.PeriodEvery {
 			errs = append(errs, fmt.Errorf("slack.period: %s digests need the history store to post once per period; add a history: section or set period: every", sc.Period))
 		}
+	}
+	if s.Metrics != nil {
+		errs = append(errs, s.Metrics.Validate())
 	}
 	return errors.Join(errs...)
 }

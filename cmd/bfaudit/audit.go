@@ -10,8 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/audit"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
+	"github.com/bfaudit/bfaudit/reports/metrics"
 )
 
 type auditFlags struct {
@@ -22,6 +24,7 @@ type auditFlags struct {
 	dryRun   dryRunFlag
 	force    bool
 	deadline time.Duration
+	metrics  string
 }
 
 func newAuditCmd(g *globals) *cobra.Command {
@@ -62,6 +65,8 @@ say the run is incomplete, and the exit code is 3.`,
 		"bare, the plan goes to stdout (the report meant for stdout to stderr); --dry-run=FILE writes it to FILE")
 	fl.Lookup("dry-run").NoOptDefVal = "true"
 	fl.BoolVar(&f.force, "force", false, "post the Slack digest even if this period's was already posted")
+	fl.StringVar(&f.metrics, "metrics", "", "write the run's Prometheus metrics to `FILE` for node_exporter's textfile collector "+
+		"(a *.prom file in its folder; replaced atomically; docs/reports/metrics.md)")
 	fl.DurationVar(&f.deadline, "deadline", 0, "stop the whole run after this `DURATION` and report what was collected, marked incomplete (default: deadline in the config, 30m)")
 	return cmd
 }
@@ -71,6 +76,7 @@ say the run is incomplete, and the exit code is 3.`,
 var finishBudget = 30 * time.Second // a variable so a test can shorten it
 
 func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
+	sw := remote.StartStopwatch()
 	now, err := g.clock()
 	if err != nil {
 		return err
@@ -95,6 +101,11 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	plan, err := planOutputs(cfg, f.formats, f.outputs)
 	if err != nil {
 		return usageError(err)
+	}
+	if f.metrics != "" {
+		if err := metrics.CheckFile(f.metrics); err != nil {
+			return usageError(fmt.Errorf("--metrics: %w", err))
+		}
 	}
 	// The dry-run plan's stream is opened before anything runs, so a path
 	// that cannot be written fails the run at once.
@@ -167,6 +178,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	}
 	errs = append(errs, sinkErrs...)
 	result.Refresh()
+	errs = append(errs, writeMetrics(finish, g, cfg, report, sw, f, dry.w, result.Refresh)...)
 	audit.Redact(report)
 	if err := dry.close(); err != nil {
 		errs = append(errs, err)

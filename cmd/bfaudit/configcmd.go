@@ -9,6 +9,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/reports/history"
+	"github.com/bfaudit/bfaudit/reports/metrics"
 	"github.com/bfaudit/bfaudit/reports/slack"
 )
 
@@ -35,7 +36,7 @@ func newConfigCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprint(g.stdout, sampleConfig)
-			for _, sec := range []string{githubSample, history.SampleConfig(), slack.SampleConfig()} {
+			for _, sec := range []string{githubSample, history.SampleConfig(), slack.SampleConfig(), metrics.SampleConfig()} {
 				fmt.Fprintln(g.stdout)
 				fmt.Fprint(g.stdout, strings.TrimRight(sec, "\n")+"\n")
 			}

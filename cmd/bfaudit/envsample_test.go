@@ -25,12 +25,13 @@ var userNamed = []string{"rules.params", "rules.severity", "owners", "report.out
 // needs company; any other key gets its sample value changed (a number
 // plus one, a flipped boolean, text with an "x").
 var sampleAlt = map[string][]string{
-	"report.formats":       {"json"},
-	"report.fail_on":       {"medium"},
-	"rules.severity.BF002": {"low"},
-	"rules.disabled":       {"BF001"},
-	"slack.period":         {"daily"},
-	"history.driver":       {"postgres"},
+	"report.formats":          {"json"},
+	"report.fail_on":          {"medium"},
+	"rules.severity.BF002":    {"low"},
+	"rules.disabled":          {"BF001"},
+	"slack.period":            {"daily"},
+	"history.driver":          {"postgres"},
+	"metrics.pushgateway.url": {"http://pushgateway-2:9091"},
 }
 
 // sampleCompany are env vars set for both sides of a key's comparison, so
@@ -83,7 +84,7 @@ func TestEveryKeyOfTheSampleFromEnv(t *testing.T) {
 			return nil, err
 		}
 		// What was decoded, not what was built from it.
-		return []any{c.Correlation, c.Concurrency, c.Deadline, c.Rules, c.Owners, c.Waivers, c.Report, c.GitHub, c.Slack, c.History}, nil
+		return []any{c.Correlation, c.Concurrency, c.Deadline, c.Rules, c.Owners, c.Waivers, c.Report, c.GitHub, c.Slack, c.History, c.Metrics}, nil
 	}
 	if _, err := load(t, parse()); err != nil {
 		t.Fatalf("the sample (with a records source) does not load: %v", err)

@@ -8,9 +8,11 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -166,12 +168,40 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values) 
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
+	return c.send(ctx, method, target, "", nil)
+}
+
+// Send sends body as contentType with method to base+path (a push: a
+// Pushgateway's PUT /metrics/job/<job>), with the source's login, retried
+// under its policy (the body is sent whole again on each try) within the
+// client's timeout. The answer's body is drained; errors are
+// remote.DoHTTP's, naming the address.
+func (c *Client) Send(ctx context.Context, method, path, contentType string, body []byte) error {
+	where := c.base.String() + path
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	resp, err := c.send(ctx, method, where, contentType, body)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, where, err)
+	}
+	remote.Drain(resp.Body)
+	return nil
+}
+
+func (c *Client) send(ctx context.Context, method, target, contentType string, body []byte) (*http.Response, error) {
 	return remote.DoHTTP(ctx, c.http, c.retry, func() (*http.Request, error) {
-		req, err := http.NewRequest(method, target, nil)
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequest(method, target, rd)
 		if err != nil {
 			return nil, err
 		}
 		req.Header.Set("Accept", "application/json")
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
 		if c.auth != "" {
 			req.Header.Set("Authorization", c.auth)
 		}
