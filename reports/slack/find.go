@@ -157,4 +157,3 @@ func (b botPoster) call(ctx context.Context, method string, fn func(context.Cont
 	defer cancel()
 	return b.fail(ctx, call, method, fn(call))
 }
-
