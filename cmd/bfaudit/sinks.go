@@ -84,6 +84,9 @@ func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Ow
 	g.log.Info("slack digest", slog.String("period", res.Period), slog.Bool("posted", res.Posted),
 		slog.String("skipped", res.Skipped), slog.Int("messages", res.Messages),
 		slog.Int("direct_messages", res.DirectMessages), slog.Bool("dry_run", res.DryRun))
+	for _, rec := range res.Recovered {
+		g.log.Warn("slack: finished what an interrupted run left", slog.String("recovered", rec))
+	}
 	return err
 }
 

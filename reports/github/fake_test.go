@@ -94,6 +94,8 @@ type fakeIssue struct {
 type fakeComment struct {
 	issue int
 	body  string
+	id    int64
+	at    time.Time
 }
 
 type fakeClock struct {
@@ -143,6 +145,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("POST "+prefix+"/issues", f.create)
 	mux.HandleFunc("PATCH "+prefix+"/issues/{number}", f.edit)
 	mux.HandleFunc("POST "+prefix+"/issues/{number}/comments", f.comment)
+	mux.HandleFunc("GET "+prefix+"/issues/{number}/comments", f.listComments)
 	mux.HandleFunc("GET "+prefix+"/issues/{number}/events", f.listEvents)
 	mux.HandleFunc("GET /api/v3/orgs/{org}/teams/{team}/memberships/{user}", f.membership)
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -560,12 +563,58 @@ func (f *fakeGitHub) comment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	is.updated = f.clock.Now()
-	f.comments = append(f.comments, fakeComment{issue: is.number, body: req.Body})
 	f.nextID++
+	f.comments = append(f.comments, fakeComment{issue: is.number, body: req.Body, id: f.nextID, at: f.clock.Now()})
 	writeJSON(w, http.StatusCreated, nil, map[string]any{
 		"id": f.nextID, "body": req.Body, "html_url": fmt.Sprintf("https://github.example.com/%s/%s/issues/%d#issuecomment-%d", f.owner, f.repo, is.number, f.nextID),
 		"user": map[string]any{"login": "bfaudit-bot"}, "created_at": f.clock.Now().Format(time.RFC3339),
 	})
+}
+
+// listComments is GET /repos/{owner}/{repo}/issues/{number}/comments:
+// oldest first, since (updated at or after), per_page (default 30, at
+// most 100), page, Link header.
+func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var since time.Time
+	if v := q.Get("since"); v != "" {
+		var err error
+		if since, err = time.Parse(time.RFC3339, v); err != nil {
+			writeJSON(w, http.StatusUnprocessableEntity, nil, map[string]string{"message": "Validation Failed"})
+			return
+		}
+	}
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	f.mu.Lock()
+	is := f.issue(w, r)
+	if is == nil {
+		f.mu.Unlock()
+		return
+	}
+	var match []fakeComment
+	for _, c := range f.comments {
+		if c.issue == is.number && !c.at.Before(since) {
+			match = append(match, c)
+		}
+	}
+	f.mu.Unlock()
+	last := max((len(match)+perPage-1)/perPage, 1)
+	out := []map[string]any{}
+	for i := (page - 1) * perPage; i < min(page*perPage, len(match)); i++ {
+		c := match[i]
+		out = append(out, map[string]any{
+			"id": c.id, "body": c.body, "user": map[string]any{"login": botLogin},
+			"html_url":   fmt.Sprintf("https://github.example.com/%s/%s/issues/%d#issuecomment-%d", f.owner, f.repo, c.issue, c.id),
+			"created_at": c.at.Format(time.RFC3339), "updated_at": c.at.Format(time.RFC3339),
+		})
+	}
+	writeJSON(w, http.StatusOK, pageLinks(r, page, last), out)
 }
 
 // closeByHand is alice closing an issue in the browser, with labels.

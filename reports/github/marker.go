@@ -66,6 +66,9 @@ type marker struct {
 	// the issue was written: when it does not answer, the issue keeps its
 	// last known description instead of regressing to partial data.
 	Described model.Location `json:"described,omitzero"`
+	// Pending is the transition comment owed since the state change that
+	// wrote this marker, until the comment is in (see once.go).
+	Pending *pending `json:"pending,omitempty"`
 }
 
 // encode renders the marker comment. encoding/json already escapes < and >

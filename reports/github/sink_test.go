@@ -126,8 +126,11 @@ func TestResolution(t *testing.T) {
 	t.Run("full: the issue closes with a comment", func(t *testing.T) {
 		res := runSync(t, s, e.without("gcp-iam://proj-a/roles/editor/sa-bf1").without(""))
 		is := issueFor(t, f, "BF-1")
-		if res.Closed != 1 || res.Commented != 1 || res.Writes != 2 {
-			t.Fatalf("result %+v, want one close and one comment", res)
+		if res.Closed != 1 || res.Commented != 1 || res.Writes != 3 {
+			t.Fatalf("result %+v, want one close, one comment, one edit clearing it from the marker", res)
+		}
+		if strings.Contains(issueFor(t, f, "BF-1").body, `"pending"`) {
+			t.Errorf("the comment is in, but the marker still owes it:\n%s", issueFor(t, f, "BF-1").body)
 		}
 		if is.state != "closed" || is.stateReason != "completed" || strings.Contains(is.body, "- [ ]") {
 			t.Errorf("state %s (%s), body:\n%s", is.state, is.stateReason, is.body)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 	gh "github.com/google/go-github/v60/github"
@@ -22,6 +23,12 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 		id = prev.Backfill // keep the issue's spelling: no churn between sources
 	}
 	now := s.auditTime(r)
+	if w.issue != nil && prev.Pending != nil {
+		// A run died between a state change and its comment.
+		if err := s.settle(ctx, w.issue, prev.Pending, id, res); err != nil {
+			return err
+		}
+	}
 	ans := model.AnswersOf(r.Coverage)
 	described := describedBy(prev, w.report, ans)
 	m := mergeItems(prev.Items, w.findings, ans, described, w.report)
@@ -57,6 +64,9 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	// for again, and the body says so.
 	assigned := w.issue == nil || slices.Contains(w.issue.assignees, login) || login != prev.Assignee
 	mk := marker{Backfill: id, Assignee: login, Items: m.items, Described: described}
+	// A state change records the comment it owes in the marker it writes,
+	// so that a run dying before the comment leaves it to the next.
+	mk.Pending = s.transition(w, m, now)
 	renderAs := func(assigned bool) (title, body string, err error) {
 		v, err := view(id, w.report, owner, login, assigned, s.cfg.WaiverLabel, s.cfg.acceptDays(), m.items, unreadUnits(m.items, unreadDesc), mk)
 		if err != nil {
@@ -112,22 +122,20 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 		req.Assignees, changed = &[]string{login}, true
 		*req.Assignees = append(*req.Assignees, is.assignees...)
 	}
-	wantOpen := blocking(m.items)
-	var comment string
+	owed := mk.Pending
 	switch {
-	case is.open && !wantOpen:
+	case owed == nil:
+	case owed.Kind == kindClose:
 		req.State, req.StateReason = gh.String("closed"), gh.String("completed")
-		comment = closeComment(m.items, now)
-	case !is.open && wantOpen:
+	default:
 		req.State = gh.String("open")
 		if labelled {
 			// Off, so that accepting again is a new label event to judge.
 			labels := slices.DeleteFunc(slices.Clone(is.labels), func(l string) bool { return strings.EqualFold(l, s.cfg.WaiverLabel) })
 			req.Labels = &labels
 		}
-		comment = reopenComment(m, s.commentSettings(), now)
 	}
-	if !changed && comment == "" {
+	if !changed && owed == nil {
 		res.Unchanged++
 		return nil
 	}
@@ -143,10 +151,79 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	default:
 		res.Reopened++
 	}
-	if err := s.comment(ctx, is.number, comment, id); err != nil {
-		return fmt.Errorf("github: comment on issue #%d for %s: %w", is.number, id, err)
+	if err := s.comment(ctx, is.number, owed, id); err != nil {
+		return fmt.Errorf("github: comment on issue #%d for %s: %w (the issue's marker keeps it owed: the next run posts it unless it landed)", is.number, id, err)
 	}
 	res.Commented++
+	return s.clearPending(ctx, is, req, mk, id, res)
+}
+
+// Transition comment kinds.
+const (
+	kindClose  = "close"
+	kindReopen = "reopen"
+)
+
+// transition is the comment the issue's state change owes, nil when its
+// state stays: closing when nothing blocks, reopening when something does.
+func (s *Sink) transition(w *work, m merged, now time.Time) *pending {
+	is := w.issue
+	if is == nil || (!is.open && w.report == nil && len(w.findings) == 0) {
+		return nil // new, or closed and left alone
+	}
+	var p pending
+	switch wantOpen := blocking(m.items); {
+	case is.open && !wantOpen:
+		p = pending{Kind: kindClose, Body: closeComment(m.items, now)}
+	case !is.open && wantOpen:
+		p = pending{Kind: kindReopen, Body: reopenComment(m, s.commentSettings(), now)}
+	default:
+		return nil
+	}
+	p.Key, p.Since = transitionKey(p.Kind, now, m.items), s.now()
+	return &p
+}
+
+// settle posts the transition comment an interrupted run owed, unless it
+// landed before the run died. The marker's pending entry is dropped by
+// this run's edit, as the body it renders has none.
+func (s *Sink) settle(ctx context.Context, is *ghIssue, p *pending, id string, res *Result) error {
+	found, err := s.hasComment(ctx, is.number, p.Key, p.Since)
+	if err != nil {
+		return fmt.Errorf("github: issue #%d for %s: look for the %s comment an interrupted run owed: %w", is.number, id, p.Kind, err)
+	}
+	if found {
+		return nil
+	}
+	if err := s.comment(ctx, is.number, p, id); err != nil {
+		return fmt.Errorf("github: comment on issue #%d for %s (owed by an interrupted run): %w", is.number, id, err)
+	}
+	res.Commented++
+	return nil
+}
+
+// clearPending drops the owed comment from the issue's marker once it is
+// in: the body just written, with the marker written again without it.
+func (s *Sink) clearPending(ctx context.Context, is *ghIssue, req *gh.IssueRequest, mk marker, id string, res *Result) error {
+	if s.cfg.DryRun || req.Body == nil {
+		return nil
+	}
+	with, err := mk.encode()
+	if err != nil {
+		return err
+	}
+	mk.Pending = nil
+	without, err := mk.encode()
+	if err != nil {
+		return err
+	}
+	body := strings.Replace(*req.Body, with, without, 1)
+	if body == *req.Body {
+		return nil
+	}
+	if err := s.edit(ctx, is, &gh.IssueRequest{Body: &body}, fmt.Sprintf("edit #%d for %s: comment posted", is.number, id), nil, res); err != nil {
+		return fmt.Errorf("github: issue #%d for %s: comment posted, but not cleared from the issue's marker (the next run finds it and clears it): %w", is.number, id, err)
+	}
 	return nil
 }
 

@@ -127,13 +127,23 @@ func rebody(req *gh.IssueRequest, unassigned func() (string, error)) error {
 	return nil
 }
 
-// comment posts once: a failed comment is not retried, as it may have
-// landed; the issue's state has already changed, so nothing repeats it.
-func (s *Sink) comment(ctx context.Context, number int, body, id string) error {
+// comment posts a transition comment, marked so a rerun can tell it is
+// there. A failed comment is not retried: it may have landed; the issue's
+// marker still holds it as pending, and the next run looks for it before
+// posting it.
+func (s *Sink) comment(ctx context.Context, number int, p *pending, id string) error {
+	body, err := markComment(p.Body, p.Kind, p.Key)
+	if err != nil {
+		return err
+	}
 	path := fmt.Sprintf("%s/%d/comments", s.issuesPath(), number)
 	if s.cfg.DryRun {
 		return s.printCall(http.MethodPost, path, fmt.Sprintf("comment on #%d for %s", number, id), id, number, &gh.IssueComment{Body: &body})
 	}
+	return s.postComment(ctx, number, body)
+}
+
+func (s *Sink) postComment(ctx context.Context, number int, body string) error {
 	if err := s.pace(ctx); err != nil {
 		return err
 	}

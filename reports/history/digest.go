@@ -19,45 +19,98 @@ func (k DigestKey) String() string { return k.Sink + " " + k.Period }
 
 // Digest states.
 const (
-	digestClaimed = "claimed"
-	digestPosted  = "posted"
+	digestClaimed  = "claimed"  // a run holds the lease and is posting
+	digestPosted   = "posted"   // confirmed: every message went out
+	digestReleased = "released" // a post failed: what landed is unknown
 )
 
-// ErrClaimLost means another run took over a claim this Store held (it had
-// gone stale), so this run must not mark the digest posted.
+// ErrClaimLost means another run took over a claim this Store held (its
+// lease ran out), so this run must not post more or mark the digest posted.
 var ErrClaimLost = errors.New("digest claim was taken over by another run")
 
-// ClaimDigest reserves the digest k for this Store before posting it. It
-// returns false when the digest was already posted (unless force) or when
-// another run holds the claim; at most one run holds a claim at a time.
-// After claiming, call MarkDigestPosted when every message went out or
-// ReleaseDigest when posting failed, so a failed post is never recorded as
-// posted. A claim held longer than the stale-claim limit (a run that died
-// mid-post) is taken over.
+// Claim is where a digest stands for the run that asked to claim it.
+type Claim struct {
+	// Held: this Store holds the claim now. Post, renewing the lease
+	// before each call (RenewDigest), then MarkDigestPosted or, on a
+	// failure, ReleaseDigest.
+	Held bool
+	// Unconfirmed (with Held): the claim was taken over from a run that
+	// never confirmed it (it died, or its post failed), so some messages
+	// may have landed since Since: look for them before posting any.
+	Unconfirmed bool
+	Since       time.Time
+	// Posted: the digest went out this period (and force was not asked).
+	Posted bool
+	// Busy: another run holds a live lease, taken or last renewed at
+	// ClaimedAt and running out at Until; FirstClaimed is when the
+	// unconfirmed attempt began. Nothing says whether that run is still
+	// alive before Until.
+	Busy                           bool
+	ClaimedAt, Until, FirstClaimed time.Time
+}
+
+// ClaimDigest is Claim, for callers that only need to know whether they
+// hold the claim.
 func (s *Store) ClaimDigest(ctx context.Context, k DigestKey, force bool) (bool, error) {
-	claimed := false
+	c, err := s.Claim(ctx, k, force)
+	return c.Held, err
+}
+
+// Claim reserves the digest k for this Store before posting it, as a
+// lease: at most one run holds it at a time. A digest already posted is
+// not claimed again unless force. A lease not renewed within the lease
+// time (a run that died mid-post), or released after a failed post, is
+// taken over, marked Unconfirmed: the caller looks for what landed before
+// posting, so nothing goes out twice.
+func (s *Store) Claim(ctx context.Context, k DigestKey, force bool) (Claim, error) {
+	var c Claim
 	err := s.digestTx(ctx, k, func(tx *sql.Tx, cur *digestRow) error {
-		now := fmtTime(s.now())
+		c = Claim{}
+		now := s.now()
 		switch {
 		case cur == nil:
-			claimed = true
-			_, err := tx.ExecContext(ctx, s.bind(`INSERT INTO digests (sink, period, state, holder, claimed_at) VALUES (?, ?, ?, ?, ?)`),
-				k.Sink, k.Period, digestClaimed, s.holder, now)
+			c.Held = true
+			_, err := tx.ExecContext(ctx, s.bind(`INSERT INTO digests (sink, period, state, holder, claimed_at, first_claimed_at) VALUES (?, ?, ?, ?, ?, ?)`),
+				k.Sink, k.Period, digestClaimed, s.holder, fmtTime(now), fmtTime(now))
 			return err
-		case cur.state == digestClaimed && cur.holder != s.holder && !s.claimExpired(cur.claimedAt):
-			return nil // another run is posting it now
+		case cur.state == digestClaimed && cur.holder != s.holder && !s.leaseOver(cur.claimedAt):
+			c.Busy, c.ClaimedAt, c.Until, c.FirstClaimed = true, cur.claimedAt, cur.claimedAt.Add(s.lease), cur.first
+			return nil
 		case cur.state == digestPosted && !force:
-			return nil // done for this period
+			c.Posted = true
+			return nil
 		}
-		claimed = true
-		_, err := tx.ExecContext(ctx, s.bind(`UPDATE digests SET state = ?, holder = ?, claimed_at = ? WHERE sink = ? AND period = ?`),
-			digestClaimed, s.holder, now, k.Sink, k.Period)
+		c.Held = true
+		first := now
+		if cur.state != digestPosted { // claimed but never confirmed, or released
+			c.Unconfirmed, c.Since = true, cur.first
+			first = cur.first
+		}
+		_, err := tx.ExecContext(ctx, s.bind(`UPDATE digests SET state = ?, holder = ?, claimed_at = ?, first_claimed_at = ? WHERE sink = ? AND period = ?`),
+			digestClaimed, s.holder, fmtTime(now), fmtTime(first), k.Sink, k.Period)
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("history: %s: claim digest %s: %w", s.dbLabel, k, err)
+		return Claim{}, fmt.Errorf("history: %s: claim digest %s: %w", s.dbLabel, k, err)
 	}
-	return claimed, nil
+	return c, nil
+}
+
+// RenewDigest extends this Store's lease on k from now; ErrClaimLost when
+// another run has taken it over.
+func (s *Store) RenewDigest(ctx context.Context, k DigestKey) error {
+	err := s.digestTx(ctx, k, func(tx *sql.Tx, cur *digestRow) error {
+		if cur == nil || cur.state != digestClaimed || cur.holder != s.holder {
+			return ErrClaimLost
+		}
+		_, err := tx.ExecContext(ctx, s.bind(`UPDATE digests SET claimed_at = ? WHERE sink = ? AND period = ?`),
+			fmtTime(s.now()), k.Sink, k.Period)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("history: %s: renew the claim on digest %s: %w", s.dbLabel, k, err)
+	}
+	return nil
 }
 
 // MarkDigestPosted records the claimed digest as posted, for the run at
@@ -77,20 +130,21 @@ func (s *Store) MarkDigestPosted(ctx context.Context, k DigestKey, runAt time.Ti
 	return nil
 }
 
-// ReleaseDigest gives up a claim after a failed post, so the next run tries
-// again. A digest that had been posted before (a forced re-post that
-// failed) goes back to posted; one never posted is forgotten.
+// ReleaseDigest gives up a claim after a failed post. A failed call may
+// still have landed, so the digest is not forgotten: the next run takes it
+// over at once, as unconfirmed, and looks for what landed before posting.
+// A digest posted before (a forced re-post that failed) goes back to
+// posted.
 func (s *Store) ReleaseDigest(ctx context.Context, k DigestKey) error {
 	err := s.digestTx(ctx, k, func(tx *sql.Tx, cur *digestRow) error {
 		if cur == nil || cur.state != digestClaimed || cur.holder != s.holder {
 			return nil // not ours: nothing to give up
 		}
+		state := digestReleased
 		if cur.postedAt.Valid {
-			_, err := tx.ExecContext(ctx, s.bind(`UPDATE digests SET state = ? WHERE sink = ? AND period = ?`),
-				digestPosted, k.Sink, k.Period)
-			return err
+			state = digestPosted
 		}
-		_, err := tx.ExecContext(ctx, s.bind(`DELETE FROM digests WHERE sink = ? AND period = ?`), k.Sink, k.Period)
+		_, err := tx.ExecContext(ctx, s.bind(`UPDATE digests SET state = ? WHERE sink = ? AND period = ?`), state, k.Sink, k.Period)
 		return err
 	})
 	if err != nil {
@@ -129,6 +183,7 @@ func (s *Store) LastDigest(ctx context.Context, sink string, before time.Time) (
 type digestRow struct {
 	state, holder string
 	claimedAt     time.Time
+	first         time.Time // first_claimed_at, claimed_at on rows from before version 5
 	postedAt      sql.NullString
 }
 
@@ -144,8 +199,9 @@ func (s *Store) digestTx(ctx context.Context, k DigestKey, fn func(*sql.Tx, *dig
 	}
 	var cur digestRow
 	var claimedAt string
-	err = tx.QueryRowContext(ctx, s.bind(`SELECT state, holder, claimed_at, posted_at FROM digests WHERE sink = ? AND period = ?`),
-		k.Sink, k.Period).Scan(&cur.state, &cur.holder, &claimedAt, &cur.postedAt)
+	var first sql.NullString
+	err = tx.QueryRowContext(ctx, s.bind(`SELECT state, holder, claimed_at, first_claimed_at, posted_at FROM digests WHERE sink = ? AND period = ?`),
+		k.Sink, k.Period).Scan(&cur.state, &cur.holder, &claimedAt, &first, &cur.postedAt)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		err = fn(tx, nil)
@@ -155,6 +211,12 @@ func (s *Store) digestTx(ctx context.Context, k DigestKey, fn func(*sql.Tx, *dig
 		if cur.claimedAt, err = parseTime(claimedAt); err != nil {
 			return err
 		}
+		cur.first = cur.claimedAt
+		if first.Valid {
+			if cur.first, err = parseTime(first.String); err != nil {
+				return err
+			}
+		}
 		err = fn(tx, &cur)
 	}
 	if err != nil {
@@ -163,5 +225,5 @@ func (s *Store) digestTx(ctx context.Context, k DigestKey, fn func(*sql.Tx, *dig
 	return tx.Commit()
 }
 
-// claimExpired reports whether a claim taken at t has outlived the limit.
-func (s *Store) claimExpired(t time.Time) bool { return s.now().Sub(t) > s.stale }
+// leaseOver reports whether a lease taken or renewed at t has run out.
+func (s *Store) leaseOver(t time.Time) bool { return s.now().Sub(t) > s.lease }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -69,8 +70,8 @@ func TestStaleClaimIsTakenOver(t *testing.T) {
 		ctx := context.Background()
 		clock := day(0)
 		now := func() time.Time { return clock }
-		crashed := openStore(t, cfg, WithClock(now), WithStaleClaim(time.Hour))
-		next := openStore(t, cfg, WithClock(now), WithStaleClaim(time.Hour))
+		crashed := openStore(t, cfg, WithClock(now), WithDigestLease(time.Hour))
+		next := openStore(t, cfg, WithClock(now), WithDigestLease(time.Hour))
 		k := DigestKey{Sink: "slack:#leads", Period: "2026-W10"}
 		if ok, _ := crashed.ClaimDigest(ctx, k, false); !ok {
 			t.Fatal("claim refused")
@@ -115,6 +116,62 @@ func TestConcurrentClaimsYieldOneWinner(t *testing.T) {
 		wg.Wait()
 		if wins.Load() != 1 {
 			t.Errorf("%d runs claimed the same digest, want exactly 1", wins.Load())
+		}
+	})
+}
+
+// A claim is a lease: renewed, it holds; not renewed (the run died), the
+// next run takes it over as unconfirmed, told since when messages may have
+// landed, and a run that comes while the lease is live learns until when.
+// A failed post is taken over at once, also unconfirmed.
+func TestDigestLease(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		ctx := context.Background()
+		clock := day(0)
+		now := func() time.Time { return clock }
+		died := openStore(t, cfg, WithClock(now))
+		next := openStore(t, cfg, WithClock(now))
+		third := openStore(t, cfg, WithClock(now))
+		k := DigestKey{Sink: "slack:#leads", Period: "2026-W10"}
+		started := clock
+		if c, err := died.Claim(ctx, k, false); err != nil || !c.Held || c.Unconfirmed {
+			t.Fatalf("first claim: %+v %v", c, err)
+		}
+		clock = clock.Add(90 * time.Second)
+		if err := died.RenewDigest(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		clock = clock.Add(90 * time.Second) // 3 minutes in, renewed 90s ago
+		c, err := next.Claim(ctx, k, false)
+		if err != nil || c.Held || !c.Busy || !c.ClaimedAt.Equal(started.Add(90*time.Second)) ||
+			!c.Until.Equal(started.Add(90*time.Second+DefaultDigestLease)) || !c.FirstClaimed.Equal(started) {
+			t.Fatalf("claim beside a renewed lease: %+v %v; want busy until the lease runs out", c, err)
+		}
+		clock = clock.Add(DefaultDigestLease) // the lease ran out: the run died
+		c, err = next.Claim(ctx, k, false)
+		if err != nil || !c.Held || !c.Unconfirmed || !c.Since.Equal(started) {
+			t.Fatalf("takeover: %+v %v; want held, unconfirmed since the first claim", c, err)
+		}
+		if err := died.RenewDigest(ctx, k); !errors.Is(err, ErrClaimLost) {
+			t.Errorf("the dead run renewed a lease taken over: %v", err)
+		}
+		// The second run fails to post: the third takes over at once, and
+		// still looks back to the first claim.
+		if err := next.ReleaseDigest(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		c, err = third.Claim(ctx, k, false)
+		if err != nil || !c.Held || !c.Unconfirmed || !c.Since.Equal(started) {
+			t.Fatalf("after a failed post: %+v %v", c, err)
+		}
+		if err := third.MarkDigestPosted(ctx, k, day(0)); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := next.Claim(ctx, k, false); !c.Posted || c.Held {
+			t.Errorf("after posting: %+v", c)
+		}
+		if c, _ := next.Claim(ctx, k, true); !c.Held || c.Unconfirmed {
+			t.Errorf("forced re-post of a confirmed digest: %+v; want held, nothing to look for", c)
 		}
 	})
 }

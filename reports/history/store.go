@@ -28,7 +28,8 @@ type Store struct {
 	trendRuns int
 	now       func() time.Time
 	holder    string        // who this Store claims digests as
-	stale     time.Duration // a claim older than this is taken over
+	stale     time.Duration // a fix claim older than this is taken over
+	lease     time.Duration // a digest claim not renewed for this long is taken over
 	dbLabel   string        // where the store is, for errors; never the DSN
 
 	mu      sync.Mutex
@@ -41,10 +42,18 @@ type Option func(*Store)
 // WithClock sets the clock used for digest claims (tests).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// WithStaleClaim sets how long a digest claim may be held before another run
-// may take it over, so a run that crashed mid-post does not block the
-// period forever (default 30 minutes).
+// WithStaleClaim sets how long a fix claim may be held before another run
+// may take it over, so a run that crashed mid-fix does not block the
+// backfill forever (default 30 minutes).
 func WithStaleClaim(d time.Duration) Option { return func(s *Store) { s.stale = d } }
+
+// DefaultDigestLease is how long a digest claim lasts unless renewed: the
+// posting run renews it before every call to Slack, so a claim that is not
+// renewed for this long belongs to a run that died.
+const DefaultDigestLease = 2 * time.Minute
+
+// WithDigestLease sets the digest claim lease (default DefaultDigestLease).
+func WithDigestLease(d time.Duration) Option { return func(s *Store) { s.lease = d } }
 
 // sqliteBusyTimeout is how long a writer waits for another process's lock.
 const sqliteBusyTimeout = 15 * time.Second
@@ -55,7 +64,7 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
-	s := &Store{driver: cfg.Driver, trendRuns: cfg.TrendRuns, now: time.Now, stale: 30 * time.Minute}
+	s := &Store{driver: cfg.Driver, trendRuns: cfg.TrendRuns, now: time.Now, stale: 30 * time.Minute, lease: DefaultDigestLease}
 	for _, o := range opts {
 		o(s)
 	}

@@ -19,6 +19,9 @@ const (
 type message struct {
 	Text   string
 	Blocks []slack.Block
+	// Meta is the message metadata naming it (event type, key, part), by
+	// which a rerun finds it in the channel: see once.go.
+	Meta *slack.SlackMetadata
 }
 
 func mrkdwn(text string) *slack.TextBlockObject {

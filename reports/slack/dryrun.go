@@ -18,6 +18,8 @@ type postPayload struct {
 	Blocks      []slack.Block `json:"blocks"`
 	UnfurlLinks bool          `json:"unfurl_links"`
 	UnfurlMedia bool          `json:"unfurl_media"`
+	// Metadata names the message so a rerun can find it (once.go).
+	Metadata *slack.SlackMetadata `json:"metadata,omitempty"`
 }
 
 // plannedCall is one line of a dry run's plan: a call a real run would
@@ -66,12 +68,12 @@ func (s *Sink) dryRun(ctx context.Context, key history.DigestKey, d *digest, gro
 		}
 	}
 	if due {
-		if err := s.planThread(plan, s.cfg.Channel, append(d.messages(), fallbackMessages(d, fallbacks)...)); err != nil {
+		if err := s.planThread(plan, s.cfg.Channel, keyed(msgKey{EventDigest, key.String()}, append(d.messages(), fallbackMessages(d, fallbacks)...))); err != nil {
 			return err
 		}
 	}
 	for _, o := range dms {
-		if err := s.planThread(plan, "(users.lookupByEmail "+o.email+")", directMessages(d, o)); err != nil {
+		if err := s.planThread(plan, "(users.lookupByEmail "+o.email+")", keyed(msgKey{EventOwnerDM, dmKey(o.owner, key.Period).String()}, directMessages(d, o))); err != nil {
 			return err
 		}
 	}
@@ -86,7 +88,7 @@ func (s *Sink) planThread(plan func(plannedCall) error, channel string, msgs []m
 		if _, ok := s.poster.(webhookPoster); ok {
 			c = plannedCall{Method: "webhook", Body: webhookMessage(m)}
 		} else {
-			p := postPayload{Channel: channel, Text: m.Text, Blocks: m.Blocks}
+			p := postPayload{Channel: channel, Text: m.Text, Blocks: m.Blocks, Metadata: m.Meta}
 			if i > 0 {
 				p.ThreadTS = "(ts of the first message)"
 			}

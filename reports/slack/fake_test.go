@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,7 @@ type sent struct {
 	Channel, ThreadTS, Text string
 	Blocks                  []any // decoded JSON
 	TS                      string
+	Metadata                map[string]any // decoded "metadata", nil when none
 }
 
 // request is one HTTP request as the fake received it.
@@ -52,13 +54,22 @@ type fakeSlack struct {
 	// itself, e.g. with a 429; it returns false to let it succeed.
 	answer func(n int, w http.ResponseWriter) bool
 	calls  int
+	// now dates the ts of each message, as Slack's ts is its post time
+	// (default the wall clock).
+	now func() time.Time
+	// reads counts conversations.history and conversations.replies calls.
+	reads int
 }
 
 func newFakeSlack(t *testing.T) *fakeSlack {
-	f := &fakeSlack{users: map[string]string{}}
+	f := &fakeSlack{users: map[string]string{}, now: time.Now}
 	f.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
 		c.Handle("/chat.postMessage", f.authed(f.postMessage))
 		c.Handle("/users.lookupByEmail", f.authed(f.lookupByEmail))
+		c.Handle("/conversations.history", f.authed(f.history))
+		c.Handle("/conversations.replies", f.authed(f.replies))
+		c.Handle("/conversations.open", f.authed(f.open))
+		c.Handle("/conversations.list", f.authed(f.list))
 	})
 	f.srv.Start()
 	t.Cleanup(f.srv.Stop)
@@ -108,9 +119,116 @@ func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(ch, "U"):
 		ch = "D" + ch[1:] // a DM opened with the user
 	}
-	ts := fmt.Sprintf("1700000000.%06d", len(f.posts)+1)
-	f.posts = append(f.posts, sent{Channel: ch, ThreadTS: r.Form.Get("thread_ts"), Text: r.Form.Get("text"), Blocks: blocks, TS: ts})
+	var meta map[string]any
+	if m := r.Form.Get("metadata"); m != "" {
+		if err := json.Unmarshal([]byte(m), &meta); err != nil {
+			writeJSON(w, map[string]any{"ok": false, "error": "invalid_metadata_format"})
+			return
+		}
+	}
+	ts := fmt.Sprintf("%d.%06d", f.now().Unix(), len(f.posts)+1)
+	f.posts = append(f.posts, sent{Channel: ch, ThreadTS: r.Form.Get("thread_ts"), Text: r.Form.Get("text"), Blocks: blocks, TS: ts, Metadata: meta})
 	writeJSON(w, map[string]any{"ok": true, "channel": ch, "ts": ts})
+}
+
+// history is conversations.history: a channel's top-level messages newest
+// first, after oldest (exclusive), limit a page (default 100), a cursor
+// (here the offset) in response_metadata.next_cursor; metadata only with
+// include_all_metadata. Like Slack it wants a channel id, not a #name.
+func (f *fakeSlack) history(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	ch := r.Form.Get("channel")
+	if strings.HasPrefix(ch, "#") || ch == "" {
+		writeJSON(w, map[string]any{"ok": false, "error": "channel_not_found"})
+		return
+	}
+	var msgs []sent
+	for i := len(f.posts) - 1; i >= 0; i-- {
+		p := f.posts[i]
+		if p.Channel == ch && p.ThreadTS == "" && tsAfter(p.TS, r.Form.Get("oldest")) {
+			msgs = append(msgs, p)
+		}
+	}
+	f.page(w, r, msgs)
+}
+
+// replies is conversations.replies: the parent at ts, then its replies,
+// oldest first, paged like history.
+func (f *fakeSlack) replies(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	ch, ts := r.Form.Get("channel"), r.Form.Get("ts")
+	var msgs []sent
+	for _, p := range f.posts {
+		if p.Channel == ch && (p.TS == ts || p.ThreadTS == ts) && tsAfter(p.TS, r.Form.Get("oldest")) {
+			msgs = append(msgs, p)
+		}
+	}
+	if len(msgs) == 0 {
+		writeJSON(w, map[string]any{"ok": false, "error": "thread_not_found"})
+		return
+	}
+	f.page(w, r, msgs)
+}
+
+// page answers one page of msgs (f.mu held).
+func (f *fakeSlack) page(w http.ResponseWriter, r *http.Request, msgs []sent) {
+	limit, _ := strconv.Atoi(r.Form.Get("limit"))
+	if limit <= 0 || limit > 999 {
+		limit = 100
+	}
+	from, _ := strconv.Atoi(r.Form.Get("cursor"))
+	end := min(from+limit, len(msgs))
+	withMeta := r.Form.Get("include_all_metadata") == "1"
+	out := []map[string]any{}
+	for _, p := range msgs[min(from, len(msgs)):end] {
+		m := map[string]any{"type": "message", "ts": p.TS, "text": p.Text, "blocks": p.Blocks}
+		if p.ThreadTS != "" {
+			m["thread_ts"] = p.ThreadTS
+		}
+		if withMeta && p.Metadata != nil {
+			m["metadata"] = p.Metadata
+		}
+		out = append(out, m)
+	}
+	next := ""
+	if end < len(msgs) {
+		next = strconv.Itoa(end)
+	}
+	writeJSON(w, map[string]any{"ok": true, "messages": out, "has_more": next != "", "response_metadata": map[string]any{"next_cursor": next}})
+}
+
+// tsAfter compares Slack timestamps; an empty oldest lets all through.
+func tsAfter(ts, oldest string) bool {
+	if oldest == "" {
+		return true
+	}
+	a, _ := strconv.ParseFloat(ts, 64)
+	b, _ := strconv.ParseFloat(oldest, 64)
+	return a > b
+}
+
+// open is conversations.open for one user: the DM channel D... that
+// chat.postMessage to U... lands in.
+func (f *fakeSlack) open(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	u := r.Form.Get("users")
+	if !strings.HasPrefix(u, "U") || strings.Contains(u, ",") {
+		writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})
+		return
+	}
+	writeJSON(w, map[string]any{"ok": true, "no_op": true, "already_open": true, "channel": map[string]any{"id": "D" + u[1:]}})
+}
+
+// list is conversations.list: the one channel #leads, id C0LEADS.
+func (f *fakeSlack) list(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, map[string]any{"ok": true, "channels": []map[string]any{{"id": "C0LEADS", "name": "leads", "is_channel": true}},
+		"response_metadata": map[string]any{"next_cursor": ""}})
 }
 
 func (f *fakeSlack) lookupByEmail(w http.ResponseWriter, r *http.Request) {

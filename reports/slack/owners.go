@@ -151,22 +151,15 @@ func directMessages(d *digest, o ownerItems) []message {
 // message has its own claim, so a rerun sends only those that failed. Force
 // is for the channel digest only: a forced digest does not message every
 // owner again.
-func (s *Sink) postDirect(ctx context.Context, key history.DigestKey, r *model.Report, d *digest, o ownerItems, res *Result) error {
+func (s *Sink) postDirect(ctx context.Context, key history.DigestKey, d *digest, o ownerItems, res *Result) error {
 	dk := dmKey(o.owner, key.Period)
-	if s.store != nil {
-		ok, err := s.store.ClaimDigest(ctx, dk, false)
-		if err != nil || !ok {
-			return err
-		}
+	what := fmt.Sprintf("%s message to owner %s for %s", s.cfg.Period, o.owner, key.Period)
+	got, err := s.deliverOnce(ctx, dk, EventOwnerDM, what, false, o.userID, directMessages(d, o), &res.DirectMessages)
+	if got.recovered != "" {
+		res.Recovered = append(res.Recovered, got.recovered)
 	}
-	if _, err := s.postThread(ctx, o.userID, "direct", directMessages(d, o), &res.DirectMessages); err != nil {
-		if s.store != nil {
-			_ = s.store.ReleaseDigest(ctx, dk)
-		}
+	if err != nil {
 		return fmt.Errorf("owner %s: %w", o.owner, err)
-	}
-	if s.store != nil {
-		return s.store.MarkDigestPosted(ctx, dk, r.Now)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
 )
@@ -212,7 +213,11 @@ func TestConcurrentAuditsPostOneDigest(t *testing.T) {
 		for range 3 {
 			st := openStore(t, hcfg) // one handle per audit process
 			stores = append(stores, st)
-			sinks = append(sinks, newBotSink(t, f, Config{}, nil, st))
+			// The losers wait for the winner to confirm: a poll of 5s here
+			// sleeps 10ms, and the winner posts within a second.
+			sinks = append(sinks, newBotSink(t, f, Config{}, nil, st, WithSleep(func(ctx context.Context, d time.Duration) error {
+				return remote.SleepContext(ctx, d/500)
+			})))
 		}
 		var wg sync.WaitGroup
 		results := make([]Result, len(sinks))
@@ -237,6 +242,11 @@ func TestConcurrentAuditsPostOneDigest(t *testing.T) {
 			}
 			if results[i].Posted {
 				posted++
+			}
+		}
+		for i, res := range results {
+			if !res.Posted && !strings.Contains(res.Skipped, "already posted") {
+				t.Errorf("audit %d neither posted nor says the digest was posted: %+v", i, res)
 			}
 		}
 		if top := topLevel(f.sent()); posted != 1 || top != 1 {

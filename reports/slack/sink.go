@@ -37,6 +37,8 @@ type Sink struct {
 	apiURL string // set by WithAPIURL: used as given
 	// waitLeft is what is left of this Post's retry budget.
 	waitLeft time.Duration
+	// runAt is the audit time a confirmed message is recorded for.
+	runAt time.Time
 }
 
 // Option adjusts a Sink.
@@ -140,6 +142,10 @@ type Result struct {
 	// Fallbacks are owners listed in the digest's thread instead of a
 	// direct message, with the reason.
 	Fallbacks []string `json:"fallbacks,omitempty"`
+	// Recovered lists messages an earlier run claimed and died before
+	// confirming, which this run finished: what it found had gone out is
+	// adopted, only the rest posted.
+	Recovered []string `json:"recovered,omitempty"`
 	DryRun    bool     `json:"dry_run,omitempty"`
 }
 
@@ -167,23 +173,17 @@ func (s *Sink) Post(ctx context.Context, r *model.Report) (Result, error) {
 		return res, s.dryRun(ctx, key, d, groups, &res)
 	}
 
-	s.waitLeft = retryBudget
-	due, err := s.claimDigest(ctx, key, &res)
-	if err != nil {
-		return res, fmt.Errorf("%w: %w", ErrIncomplete, err)
-	}
+	s.waitLeft, s.runAt = retryBudget, r.Now
 	dms, fallbacks := s.resolveOwners(ctx, groups)
 	for _, f := range fallbacks {
 		res.Fallbacks = append(res.Fallbacks, f.owner+": "+f.reason)
 	}
 	var errs []error
-	if due {
-		if err := s.postDigest(ctx, key, r, d, fallbacks, &res); err != nil {
-			errs = append(errs, err)
-		}
+	if err := s.postDigest(ctx, key, d, fallbacks, &res); err != nil {
+		errs = append(errs, err)
 	}
 	for _, o := range dms {
-		if err := s.postDirect(ctx, key, r, d, o, &res); err != nil {
+		if err := s.postDirect(ctx, key, d, o, &res); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -228,53 +228,42 @@ func (s *Sink) changes(ctx context.Context, r *model.Report) (changes, error) {
 		New: fresh, Resolved: h.Resolved}, nil
 }
 
-// claimDigest reserves the period's digest for this run: false (with
-// res.Skipped saying why) when it was posted already, unless forced, or
-// another audit is posting it. Without a store every run posts.
-func (s *Sink) claimDigest(ctx context.Context, key history.DigestKey, res *Result) (bool, error) {
-	if s.store == nil {
-		return true, nil
-	}
-	ok, err := s.store.ClaimDigest(ctx, key, s.cfg.Force)
-	if err != nil {
-		return false, err
-	}
-	if !ok {
-		res.Skipped = "the digest for " + key.Period + " was already posted or is being posted by another audit (use force to post again)"
-	}
-	return ok, nil
-}
-
-// postDigest posts the claimed digest (continuations and the owner
-// fallback list threaded under it) and records it posted; on any failure
-// the claim is released so the next run posts it again.
-func (s *Sink) postDigest(ctx context.Context, key history.DigestKey, r *model.Report, d *digest, fallbacks []ownerItems, res *Result) error {
+// postDigest posts the period's digest (continuations and the owner
+// fallback list threaded under it) exactly once: see once.go. A digest
+// already confirmed this period is skipped (res.Skipped says so) unless
+// forced.
+func (s *Sink) postDigest(ctx context.Context, key history.DigestKey, d *digest, fallbacks []ownerItems, res *Result) error {
 	msgs := append(d.messages(), fallbackMessages(d, fallbacks)...)
-	if _, err := s.postThread(ctx, s.cfg.Channel, "digest", msgs, &res.Messages); err != nil {
-		if s.store != nil {
-			if rerr := s.store.ReleaseDigest(ctx, key); rerr != nil {
-				err = errors.Join(err, rerr)
-			}
-		}
-		return err
+	what := fmt.Sprintf("%s digest for %s", s.cfg.Period, key.Period)
+	got, err := s.deliverOnce(ctx, key, EventDigest, what, s.cfg.Force, s.cfg.Channel, msgs, &res.Messages)
+	res.Posted = got.posted
+	if got.recovered != "" {
+		res.Recovered = append(res.Recovered, got.recovered)
 	}
-	res.Posted = true
-	if s.store != nil {
-		if err := s.store.MarkDigestPosted(ctx, key, r.Now); err != nil {
-			return fmt.Errorf("digest posted but not recorded (a rerun may post it again): %w", err)
-		}
+	if got.already {
+		res.Skipped = "the digest for " + key.Period + " was already posted (use force to post again)"
 	}
-	return nil
+	return err
 }
 
 // postThread posts msgs in order, the later ones as replies to the first
-// when the transport threads. It returns how many went out.
-func (s *Sink) postThread(ctx context.Context, channel, what string, msgs []message, count *int) (int, error) {
-	var replyChannel, ts string
+// when the transport threads. Parts found in Slack already (found) are not
+// posted again; renew, when set, extends the claim's lease before each
+// call. It returns how many parts are in Slack.
+func (s *Sink) postThread(ctx context.Context, channel, what string, msgs []message, found landed, count *int, renew func() error) (int, error) {
+	replyChannel, ts := found.channel, found.ts[1]
 	for i, m := range msgs {
+		if found.ts[i+1] != "" {
+			continue
+		}
 		target, thread := channel, ""
 		if i > 0 && s.poster.threads() {
 			target, thread = replyChannel, ts
+		}
+		if renew != nil {
+			if err := renew(); err != nil {
+				return i, fmt.Errorf("post %s message %d of %d: %w", what, i+1, len(msgs), err)
+			}
 		}
 		err := s.retrying(ctx, func() error {
 			c, t, err := s.poster.post(ctx, target, thread, m)

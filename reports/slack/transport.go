@@ -28,6 +28,9 @@ type poster interface {
 	lookup(ctx context.Context, email string) (string, error)
 	// threads reports whether replies can be threaded.
 	threads() bool
+	// find looks in channel, from oldest on, for the parts of the keyed
+	// message already posted (see once.go).
+	find(ctx context.Context, channel string, k msgKey, oldest time.Time) (landed, error)
 }
 
 // botPoster calls the Web API. Each call has its own deadline (timeout),
@@ -50,6 +53,9 @@ func (b botPoster) post(ctx context.Context, channel, threadTS string, m message
 	}
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
+	}
+	if m.Meta != nil {
+		opts = append(opts, slack.MsgOptionMetadata(*m.Meta))
 	}
 	c, ts, err := b.api.PostMessageContext(call, channel, opts...)
 	return c, ts, b.fail(ctx, call, "chat.postMessage", err)
@@ -171,6 +177,13 @@ func (webhookPoster) lookup(context.Context, string) (string, error) {
 }
 
 func (webhookPoster) threads() bool { return false }
+
+// errNoHistory: a webhook posts blind, and cannot read back what landed.
+var errNoHistory = errors.New("an incoming webhook cannot read the channel's history (a bot token with channels:history can)")
+
+func (webhookPoster) find(context.Context, string, msgKey, time.Time) (landed, error) {
+	return landed{}, errNoHistory
+}
 
 func webhookMessage(m message) *slack.WebhookMessage {
 	f := false
