@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -30,6 +31,7 @@ type Store struct {
 	holder    string        // who this Store claims digests as
 	stale     time.Duration // a claim older than this is taken over
 	dbLabel   string        // where the store is, for errors; never the DSN
+	policy    due.Policy    // how due dates are set (WithDue)
 
 	mu      sync.Mutex
 	preview *model.Report // the run Preview filled in, replayed by ChangesSince
@@ -55,7 +57,8 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
-	s := &Store{driver: cfg.Driver, trendRuns: cfg.TrendRuns, now: time.Now, stale: 30 * time.Minute}
+	s := &Store{driver: cfg.Driver, trendRuns: cfg.TrendRuns, now: time.Now, stale: 30 * time.Minute,
+		policy: due.DefaultPolicy()}
 	for _, o := range opts {
 		o(s)
 	}
