@@ -11,6 +11,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/bfaudit/bfaudit/reports/history"
 )
 
@@ -141,7 +142,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 
 	var store *history.Store
 	if cfg.History != nil {
-		if store, err = history.Open(finish, *cfg.History); err != nil {
+		if store, err = history.Open(finish, *cfg.History, history.WithDue(cfg.DuePolicy)); err != nil {
 			err = fmt.Errorf("history: %w", err)
 			problems, errs = append(problems, err.Error()), append(errs, err)
 		} else {
@@ -159,6 +160,16 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	}
 	report := result.Report
 	report.Problems = append(report.Problems, problems...)
+	// Due dates before the sinks, so the GitHub issues show them; the
+	// store keeps them fixed from the first sighting, without it they are
+	// counted from now (docs/reports/due.md).
+	due.Stamp(report, cfg.DuePolicy)
+	if store != nil {
+		if err := store.Due(finish, report); err != nil {
+			err = fmt.Errorf("history: %w", err)
+			report.Problems, errs = append(report.Problems, err.Error()), append(errs, err)
+		}
+	}
 	audit.Redact(report)
 
 	sinkErrs := runSinks(ctx, finish, g, cfg, result, store, f, dry.w)
@@ -166,6 +177,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 		report.Problems = append(report.Problems, e.Error())
 	}
 	errs = append(errs, sinkErrs...)
+	due.ClearWaived(report) // a sink may have waived a finding
 	result.Refresh()
 	audit.Redact(report)
 	if err := dry.close(); err != nil {

@@ -29,24 +29,7 @@ const (
 )
 
 // Change is a due date that moved, as the store records it.
-type Change struct {
-	Fingerprint string
-	At          time.Time
-	From, To    time.Time // zero: no due date
-	FromRule    string
-	ToRule      string
-	Reason      string
-}
-
-// String reads as the report shows it: "due date moved from 2026-12-09
-// to 2026-12-05: policy changed (severity high 7d -> rule BF003 3d)".
-func (c Change) String() string {
-	s := "due date moved from " + Date(c.From) + " to " + Date(c.To) + ": " + c.Reason
-	if c.Reason == ReasonPolicy {
-		s += " (" + c.FromRule + " -> " + c.ToRule + ")"
-	}
-	return s
-}
+type Change = model.DueChange
 
 // Date writes a due date as a day, or "none".
 func Date(t time.Time) string {
@@ -79,8 +62,8 @@ func Next(prev State, reopened bool, f model.Finding, rule Rule, now time.Time) 
 	case f.Waived() && !prev.Waived:
 		// Kept as it was, so a waiver lifted the same day changes nothing;
 		// the change is recorded for the audit trail.
-		return next, &Change{Fingerprint: f.Fingerprint, At: now, From: prev.DueAt, FromRule: prev.Rule.String(),
-			ToRule: prev.Rule.String(), Reason: ReasonWaived}
+		return next, &Change{Fingerprint: f.Fingerprint, At: now, From: prev.DueAt, FromPolicy: prev.Rule.String(),
+			ToPolicy: prev.Rule.String(), Reason: ReasonWaived}
 	case f.Waived():
 		return next, nil
 	case prev.Waived:
@@ -96,7 +79,7 @@ func Next(prev State, reopened bool, f model.Finding, rule Rule, now time.Time) 
 		return next, nil
 	}
 	return next, &Change{Fingerprint: f.Fingerprint, At: now, From: prev.DueAt, To: next.DueAt,
-		FromRule: prev.Rule.String(), ToRule: next.Rule.String(), Reason: reason}
+		FromPolicy: prev.Rule.String(), ToPolicy: next.Rule.String(), Reason: reason}
 }
 
 func dueAt(since time.Time, rule Rule) time.Time {
@@ -130,5 +113,15 @@ func Stamp(r *model.Report, p Policy) {
 			first = r.Now
 		}
 		Apply(f, Start(first, *f, p.For(*f, classes[model.ParseID(f.BackfillID)])), r.Now)
+	}
+}
+
+// ClearWaived takes the due date off every waived finding: a sink (the
+// GitHub sync) may waive findings after the due dates were set.
+func ClearWaived(r *model.Report) {
+	for i := range r.Findings {
+		if f := &r.Findings[i]; f.Waived() {
+			f.DueAt, f.Overdue = time.Time{}, false
+		}
 	}
 }
