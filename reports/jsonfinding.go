@@ -83,6 +83,12 @@ func appendFinding(b []byte, f *model.Finding, depth int) ([]byte, error) {
 	if !f.LastSeen.IsZero() {
 		value("last_seen", f.LastSeen)
 	}
+	if !f.DueAt.IsZero() {
+		value("due_at", f.DueAt)
+	}
+	if f.Overdue {
+		value("overdue", true)
+	}
 	if f.Waiver != nil {
 		value("waiver", f.Waiver)
 	}

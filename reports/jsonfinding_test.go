@@ -43,6 +43,8 @@ func randomFinding(rnd *rand.Rand) model.Finding {
 			fv.Set(reflect.ValueOf(&model.Location{Source: text(), Path: text(), Line: rnd.IntN(3)}))
 		case time.Time:
 			fv.Set(reflect.ValueOf(time.Date(2026, 11, rnd.IntN(30)+1, 1, 2, 3, rnd.IntN(2)*5, time.UTC)))
+		case bool:
+			fv.SetBool(true)
 		case *model.Waiver:
 			fv.Set(reflect.ValueOf(&model.Waiver{ID: text(), Reason: text(), Approver: text(), Origin: text()}))
 		default:
