@@ -13,7 +13,7 @@ import (
 func TestDueShownInEveryFormat(t *testing.T) {
 	r := sampleReport()
 	r.Findings[0].DueAt, r.Findings[0].Overdue = r.Now.AddDate(0, 0, -3), true // overdue by 3d
-	r.Findings[1].DueAt = r.Now.AddDate(0, 0, 4)                              // due 2026-12-04
+	r.Findings[1].DueAt = r.Now.AddDate(0, 0, 4)                               // due 2026-12-04
 	r.History = &model.History{DueChanges: []model.DueChange{{Fingerprint: "bbbb", At: r.Now,
 		From: r.Now.AddDate(0, 0, 14), To: r.Now.AddDate(0, 0, 4), FromPolicy: "severity medium 14d",
 		ToPolicy: "rule BF101 4d", Reason: "policy changed"}}}
