@@ -58,7 +58,7 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	assigned := w.issue == nil || slices.Contains(w.issue.assignees, login) || login != prev.Assignee
 	mk := marker{Backfill: id, Assignee: login, Items: m.items, Described: described}
 	renderAs := func(assigned bool) (title, body string, err error) {
-		v, err := view(id, w.report, owner, login, assigned, s.cfg.WaiverLabel, s.cfg.acceptDays(), m.items, unreadUnits(m.items, unreadDesc), mk)
+		v, err := view(id, now, w.report, owner, login, assigned, s.cfg.WaiverLabel, s.cfg.acceptDays(), m.items, unreadUnits(m.items, unreadDesc), mk)
 		if err != nil {
 			return "", "", err
 		}
