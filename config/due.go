@@ -17,9 +17,8 @@ import (
 // open (docs/reports/due.md). Periods are durations ("7d", "36h") or
 // "none"; what the section leaves out keeps its default.
 type Due struct {
-	// Severity is the period per severity (critical 2d, high 7d, medium
-	// 14d, low 30d, info none).
-	Severity map[string]string `mapstructure:"severity"`
+	// Severity is the period per severity.
+	Severity DueSeverity `mapstructure:"severity"`
 	// Rules overrides the severity's period for a rule.
 	Rules map[string]string `mapstructure:"rules"`
 	// Classifications shortens the period for backfills of a classification.
@@ -31,6 +30,17 @@ type Due struct {
 	NoticeDays    *int   `mapstructure:"notice_days"`
 }
 
+// DueSeverity is the period of each severity; a severity left out keeps
+// its default (critical 2d, high 7d, medium 14d, low 30d, info none). A
+// struct, not a map, so each key has its env var (BFAUDIT_DUE_SEVERITY_HIGH).
+type DueSeverity struct {
+	Critical string `mapstructure:"critical"`
+	High     string `mapstructure:"high"`
+	Medium   string `mapstructure:"medium"`
+	Low      string `mapstructure:"low"`
+	Info     string `mapstructure:"info"`
+}
+
 // classifications a due period may name.
 var classifications = []model.Classification{model.ClassFinancial, model.ClassCustomer, model.ClassSecurity, model.ClassCompliance}
 
@@ -38,17 +48,19 @@ var classifications = []model.Classification{model.ClassFinancial, model.ClassCu
 // against the engine's rules. Errors name the key (due.severity.high).
 func (d Due) policy(eng *rules.Engine) (due.Policy, *keyError) {
 	p := due.DefaultPolicy()
-	for _, name := range slices.Sorted(maps.Keys(d.Severity)) {
-		key := "due.severity." + name
-		sev, err := model.ParseSeverity(name)
-		if err != nil {
-			return p, &keyError{key, err}
+	for _, s := range []struct {
+		sev model.Severity
+		raw string
+	}{{model.SeverityCritical, d.Severity.Critical}, {model.SeverityHigh, d.Severity.High},
+		{model.SeverityMedium, d.Severity.Medium}, {model.SeverityLow, d.Severity.Low}, {model.SeverityInfo, d.Severity.Info}} {
+		if s.raw == "" {
+			continue
 		}
-		v, err := period(d.Severity[name])
+		v, err := period(s.raw)
 		if err != nil {
-			return p, &keyError{key, err}
+			return p, &keyError{"due.severity." + s.sev.String(), err}
 		}
-		p.Severity[sev] = v
+		p.Severity[s.sev] = v
 	}
 	if len(d.Rules) > 0 {
 		p.Rules = map[string]time.Duration{}

