@@ -17,6 +17,7 @@ import (
 	"github.com/bfaudit/bfaudit/config"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports"
+	"github.com/bfaudit/bfaudit/reports/due"
 )
 
 // The golden files were written by bfaudit before the report writers,
@@ -51,6 +52,7 @@ func auditAs(t testing.TB, cfgPath, estPath string) (*model.Report, *config.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
+	due.Stamp(result.Report, cfg.DuePolicy) // as the audit does, without a history store
 	audit.Redact(result.Report)
 	result.Refresh()
 	audit.Redact(result.Report)

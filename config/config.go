@@ -23,6 +23,7 @@ import (
 	"github.com/bfaudit/bfaudit/internal/duration"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports"
+	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/rules"
 )
@@ -49,7 +50,9 @@ type Config struct {
 	Waivers  []map[string]any `mapstructure:"waivers"`
 	Report   Report           `mapstructure:"report"`
 	// Fix says what `bfaudit fix --apply` may do beyond reversible actions.
-	Fix   Fix `mapstructure:"fix"`
+	Fix Fix `mapstructure:"fix"`
+	// Due says how long a finding may stay open (docs/reports/due.md).
+	Due   Due `mapstructure:"due"`
 	Sinks `mapstructure:",squash"`
 
 	// Built by Load from the sections above.
@@ -60,6 +63,8 @@ type Config struct {
 	// with; plan check builds its own engine from them.
 	RuleOptions rules.Options  `mapstructure:"-"`
 	FailOn      model.Severity `mapstructure:"-"`
+	// DuePolicy is the validated due section, defaults filled in.
+	DuePolicy due.Policy `mapstructure:"-"`
 }
 
 // Correlation says how artifacts are tied to backfills.
@@ -333,6 +338,11 @@ func (c *Config) build() error {
 		return &Error{File: c.File, Err: err}
 	}
 	c.Engine, c.RuleOptions = eng, opts
+	pol, kerr := c.Due.policy(eng)
+	if kerr != nil {
+		return fail(kerr.key, kerr.err)
+	}
+	c.DuePolicy = pol
 	for _, owner := range slices.Sorted(maps.Keys(c.Owners)) {
 		if ct := c.Owners[owner]; strings.TrimSpace(ct.GitHub) == "" && strings.TrimSpace(ct.Email) == "" {
 			return fail("owners."+owner, errors.New("no contact (set github, email or both)"))

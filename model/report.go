@@ -53,6 +53,8 @@ type History struct {
 	New         []string     `json:"new,omitempty"`      // fingerprints first seen this run
 	Resolved    []Finding    `json:"resolved,omitempty"` // seen before, gone now
 	Trend       []TrendPoint `json:"trend,omitempty"`
+	// DueChanges are the due dates this run moved (docs/reports/due.md).
+	DueChanges []DueChange `json:"due_changes,omitempty"`
 }
 
 // TrendPoint is the open-finding count of one past run.

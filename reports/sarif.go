@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/bfaudit/bfaudit/internal/jsonstream"
 	"github.com/bfaudit/bfaudit/model"
@@ -44,6 +45,13 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations,omitempty"`
 	PartialFingerprints sarifFingerprints `json:"partialFingerprints"`
 	Suppressions        []sarifSuppress   `json:"suppressions,omitempty"`
+	Properties          *sarifDue         `json:"properties,omitempty"`
+}
+
+// sarifDue is a result's due date, in its property bag.
+type sarifDue struct {
+	DueAt   string `json:"due_at"`
+	Overdue bool   `json:"overdue"`
 }
 
 // sarifFingerprints is the one partial fingerprint bfaudit gives: the
@@ -120,6 +128,7 @@ type resultBuf struct {
 	region   sarifRegion
 	logical  [1]sarifLogical
 	suppress [1]sarifSuppress
+	due      sarifDue
 }
 
 // of returns a finding's result.
@@ -142,6 +151,10 @@ func (b *resultBuf) of(f *model.Finding) *sarifResult {
 	if loc.PhysicalLocation != nil || loc.LogicalLocations != nil {
 		b.loc[0] = loc
 		b.res.Locations = b.loc[:]
+	}
+	if !f.DueAt.IsZero() {
+		b.due = sarifDue{DueAt: f.DueAt.UTC().Format(time.RFC3339), Overdue: f.Overdue}
+		b.res.Properties = &b.due
 	}
 	if f.Waived() {
 		b.suppress[0] = sarifSuppress{Kind: "external", Justification: f.Waiver.Reason}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/due"
 )
 
 // Table writes a report for a terminal: coverage problems first, then one
@@ -79,11 +80,15 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	if len(r.Findings) > 0 {
 		p.f("\nFINDINGS\n")
 		// Ages are known once a history store remembers first sightings.
-		withAge := r.History != nil
-		header := []string{"SEVERITY", "RULE", "BACKFILL", "WHERE", "MESSAGE"}
+		withAge, withDue := r.History != nil, hasDue(r.Findings)
+		header := []string{"SEVERITY", "RULE", "BACKFILL"}
 		if withAge {
-			header = []string{"SEVERITY", "RULE", "BACKFILL", "AGE", "WHERE", "MESSAGE"}
+			header = append(header, "AGE")
 		}
+		if withDue {
+			header = append(header, "DUE")
+		}
+		header = append(header, "WHERE", "MESSAGE")
 		p.table(header, len(r.Findings), func(i int, row []string) {
 			f := &r.Findings[i]
 			sevText := f.Severity.String()
@@ -93,7 +98,10 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 			row[0], row[1], row[2] = t.paint(f.Severity, sevText), f.RuleID, orDash(f.BackfillID)
 			k := 3
 			if withAge {
-				row[3], k = orDash(Age(*f, r.Now)), 4
+				row[k], k = orDash(Age(*f, r.Now)), k+1
+			}
+			if withDue {
+				row[k], k = orDash(DueCell(*f, r.Now)), k+1
 			}
 			row[k], row[k+1] = shorten(Where(*f), 64), oneLine(f.Message)
 		})
@@ -119,6 +127,28 @@ func Age(f model.Finding, now time.Time) string {
 		return ""
 	}
 	return fmt.Sprintf("%dd", int(now.Sub(f.FirstSeen).Hours()/24))
+}
+
+// DueCell is a finding's due date as tables show it: "2026-12-04", or
+// "OVERDUE 3d" once past it; "" when it has none.
+func DueCell(f model.Finding, now time.Time) string {
+	if f.Overdue || (!f.DueAt.IsZero() && !now.Before(f.DueAt)) {
+		return due.Label(f, now)
+	}
+	if f.DueAt.IsZero() {
+		return ""
+	}
+	return due.Date(f.DueAt)
+}
+
+// hasDue reports whether any finding has a due date.
+func hasDue(fs []model.Finding) bool {
+	for i := range fs {
+		if !fs[i].DueAt.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // LifecycleLabel shows a backfill's position as "3/5 access revoked".

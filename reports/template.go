@@ -12,6 +12,7 @@ import (
 	texttemplate "text/template"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/bfaudit/bfaudit/templates"
 )
 
@@ -98,6 +99,8 @@ type View struct {
 	Owners []OwnerCount
 	// Incomplete lists sources that did not answer fully.
 	Incomplete []model.Coverage
+	// WithDue says some finding has a due date: the tables get a due column.
+	WithDue bool
 
 	byBackfill map[string][]model.Finding
 }
@@ -121,7 +124,7 @@ type OwnerCount struct {
 }
 
 func newView(r *model.Report) *View {
-	v := &View{Report: r, Steps: model.Steps(), Severities: model.Severities(), Listed: r.Findings}
+	v := &View{Report: r, Steps: model.Steps(), Severities: model.Severities(), Listed: r.Findings, WithDue: hasDue(r.Findings)}
 	if len(v.Listed) > MaxRows {
 		v.Listed, v.Unlisted = v.Listed[:MaxRows], len(v.Listed)-MaxRows
 	}
@@ -154,6 +157,8 @@ func commonFuncs() map[string]any {
 		"step":      func(i int) model.Step { return model.Step(i) },
 		"reached":   func(b model.BackfillReport, s model.Step) bool { return b.Known && b.Lifecycle.Reached >= s },
 		"age":       Age,
+		"due":       DueCell,
+		"dueLeft":   due.Left,
 		"fix":       FixCommands,
 		"fixmd":     FixMarkdown,
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/reports/metrics"
 )
@@ -152,7 +153,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 
 	var store *history.Store
 	if cfg.History != nil {
-		if store, err = history.Open(finish, *cfg.History); err != nil {
+		if store, err = history.Open(finish, *cfg.History, history.WithDue(cfg.DuePolicy)); err != nil {
 			err = fmt.Errorf("history: %w", err)
 			problems, errs = append(problems, err.Error()), append(errs, err)
 		} else {
@@ -170,6 +171,16 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	}
 	report := result.Report
 	report.Problems = append(report.Problems, problems...)
+	// Due dates before the sinks, so the GitHub issues show them; the
+	// store keeps them fixed from the first sighting, without it they are
+	// counted from now (docs/reports/due.md).
+	due.Stamp(report, cfg.DuePolicy)
+	if store != nil {
+		if err := store.Due(finish, report); err != nil {
+			err = fmt.Errorf("history: %w", err)
+			report.Problems, errs = append(report.Problems, err.Error()), append(errs, err)
+		}
+	}
 	audit.Redact(report)
 
 	sinkErrs := runSinks(ctx, finish, g, cfg, result, store, f, dry.w)
@@ -177,6 +188,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 		report.Problems = append(report.Problems, e.Error())
 	}
 	errs = append(errs, sinkErrs...)
+	due.ClearWaived(report) // a sink may have waived a finding
 	result.Refresh()
 	errs = append(errs, writeMetrics(finish, g, cfg, report, sw, f, dry.w, result.Refresh)...)
 	audit.Redact(report)

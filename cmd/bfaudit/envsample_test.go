@@ -19,7 +19,7 @@ import (
 // userNamed are the sample's maps whose keys the user chooses (an owner's
 // address, a rule id, a format): no env var can name a key the file does
 // not have, so there the env var only overrides the file.
-var userNamed = []string{"rules.params", "rules.severity", "owners", "report.outputs", "report.templates"}
+var userNamed = []string{"rules.params", "rules.severity", "owners", "report.outputs", "report.templates", "due.rules", "due.classifications"}
 
 // sampleAlt are values for keys whose every other value is refused or
 // needs company; any other key gets its sample value changed (a number
@@ -32,6 +32,7 @@ var sampleAlt = map[string][]string{
 	"slack.period":            {"daily"},
 	"history.driver":          {"postgres"},
 	"metrics.pushgateway.url": {"http://pushgateway-2:9091"},
+	"due.severity.info":       {"60d"},
 }
 
 // sampleCompany are env vars set for both sides of a key's comparison, so
@@ -84,7 +85,7 @@ func TestEveryKeyOfTheSampleFromEnv(t *testing.T) {
 			return nil, err
 		}
 		// What was decoded, not what was built from it.
-		return []any{c.Correlation, c.Concurrency, c.Deadline, c.Rules, c.Owners, c.Waivers, c.Report, c.GitHub, c.Slack, c.History, c.Metrics}, nil
+		return []any{c.Correlation, c.Concurrency, c.Deadline, c.Rules, c.Owners, c.Waivers, c.Report, c.GitHub, c.Slack, c.History, c.Metrics, c.Due}, nil
 	}
 	if _, err := load(t, parse()); err != nil {
 		t.Fatalf("the sample (with a records source) does not load: %v", err)

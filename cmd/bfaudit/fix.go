@@ -106,7 +106,7 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 
 	var store *history.Store
 	if cfg.History != nil {
-		if store, err = history.Open(ctx, *cfg.History); err != nil {
+		if store, err = history.Open(ctx, *cfg.History, history.WithDue(cfg.DuePolicy)); err != nil {
 			return &exitError{code: exitIncomplete, err: fmt.Errorf("history: %w", err)}
 		}
 		defer store.Close()

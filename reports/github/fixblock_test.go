@@ -3,6 +3,7 @@ package github
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 	// The rules carry their remedies: a finding has commands only once
@@ -24,7 +25,7 @@ func TestOpenItemCarriesItsFixCommands(t *testing.T) {
 		Fingerprint: model.Fingerprint("BF005", "BF-7", uri)}
 	it := item{FP: f.Fingerprint, State: stateOpen, Rule: "BF005", Title: f.Title, Step: model.StepRetired, Artifact: uri, finding: &f}
 	br := &model.BackfillReport{Backfill: model.Backfill{ID: "BF-7"}}
-	v, err := view("BF-7", br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, []item{it}, nil, marker{Backfill: "BF-7"})
+	v, err := view("BF-7", time.Time{}, br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, []item{it}, nil, marker{Backfill: "BF-7"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestOpenItemCarriesItsFixCommands(t *testing.T) {
 	}
 	// Resolved items carry no commands.
 	it.State = stateResolved
-	v, _ = view("BF-7", br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, []item{it}, nil, marker{Backfill: "BF-7"})
+	v, _ = view("BF-7", time.Time{}, br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, []item{it}, nil, marker{Backfill: "BF-7"})
 	if _, body, _ = r.render(v); strings.Contains(body, "<details>") {
 		t.Errorf("a resolved item still shows commands:\n%s", body)
 	}

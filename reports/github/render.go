@@ -10,6 +10,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/bfaudit/bfaudit/templates"
 )
 
@@ -67,6 +68,11 @@ type itemView struct {
 	AcceptedBy    string
 	AcceptedOn    string
 	AcceptedUntil string
+	// Due is the open item's due date and Left the time left in whole days
+	// ("due in 3d", "overdue by 2d"); Overdue once past it.
+	Due     string
+	Left    string
+	Overdue bool
 }
 
 // stepHeadings name the lifecycle steps of backfill-cleanup.txt.
@@ -198,7 +204,7 @@ func newEvidence(message string, evidence []string) []string {
 }
 
 // view builds the template data from the merged items.
-func view(id string, br *model.BackfillReport, owner, assignee string, assigned bool, waiverLabel string, acceptDays int, items []item, unread []string, m marker) (issueView, error) {
+func view(id string, now time.Time, br *model.BackfillReport, owner, assignee string, assigned bool, waiverLabel string, acceptDays int, items []item, unread []string, m marker) (issueView, error) {
 	v := issueView{ID: id, Owner: owner, Assignee: assignee, Assigned: assigned && assignee != "", WaiverLabel: waiverLabel, Unread: unread, Total: len(items)}
 	if br != nil {
 		v.Backfill, v.Lifecycle = br.Backfill, br.Lifecycle
@@ -221,6 +227,9 @@ func view(id string, br *model.BackfillReport, owner, assignee string, assigned 
 			iv.Fix = fixBlock(*f)
 			if f.Waiver != nil {
 				iv.Note = f.Waiver.Reason
+			}
+			if !f.DueAt.IsZero() && f.Waiver == nil {
+				iv.Due, iv.Left, iv.Overdue = due.Date(f.DueAt), due.LeftDays(*f, now), !now.Before(f.DueAt)
 			}
 		}
 		if a := it.Accepted; a != nil && it.State == stateAccepted {

@@ -3,6 +3,7 @@ package github
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -30,7 +31,7 @@ func TestBodyShowsLifecyclePosition(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			br := &model.BackfillReport{Backfill: model.Backfill{ID: "BF-7"}, Lifecycle: tc.lc}
-			v, err := view("BF-7", br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, nil, nil, marker{Backfill: "BF-7"})
+			v, err := view("BF-7", time.Time{}, br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, nil, nil, marker{Backfill: "BF-7"})
 			if err != nil {
 				t.Fatal(err)
 			}

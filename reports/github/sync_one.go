@@ -68,7 +68,7 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	// so that a run dying before the comment leaves it to the next.
 	mk.Pending = s.transition(w, m, now)
 	renderAs := func(assigned bool) (title, body string, err error) {
-		v, err := view(id, w.report, owner, login, assigned, s.cfg.WaiverLabel, s.cfg.acceptDays(), m.items, unreadUnits(m.items, unreadDesc), mk)
+		v, err := view(id, now, w.report, owner, login, assigned, s.cfg.WaiverLabel, s.cfg.acceptDays(), m.items, unreadUnits(m.items, unreadDesc), mk)
 		if err != nil {
 			return "", "", err
 		}

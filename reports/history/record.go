@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/due"
 )
 
 // row is a finding as the store remembers it.
@@ -100,6 +101,16 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 	if err != nil {
 		return err
 	}
+	fps := make([]string, len(r.Findings))
+	for i := range r.Findings {
+		fps[i] = r.Findings[i].Fingerprint
+	}
+	sightings, err := s.loadSightings(ctx, tx, fps)
+	if err != nil {
+		return err
+	}
+	classes := due.Classes(r)
+	dues := map[string]due.State{}
 
 	runID, err := newID()
 	if err != nil {
@@ -128,10 +139,20 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 			reopened = nullTime(now)
 		}
 		f.FirstSeen, f.LastSeen = first, last
+		if st, ok := dues[f.Fingerprint]; ok {
+			due.Apply(f, st, now)
+		}
 		if seen[f.Fingerprint] {
 			continue // a duplicate in the report: counted and stored once
 		}
 		seen[f.Fingerprint] = true
+		known, ok := sightings[f.Fingerprint]
+		st, moved := dueOf(known, ok, *f, s.policy.For(*f, classes[model.ParseID(f.BackfillID)]), now)
+		due.Apply(f, st, now)
+		dues[f.Fingerprint] = st
+		if moved != nil && !older {
+			hist.DueChanges = append(hist.DueChanges, *moved)
+		}
 		if !wasOpen && !f.Waived() {
 			hist.New = append(hist.New, f.Fingerprint)
 		}
@@ -143,6 +164,9 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 			continue
 		}
 		if err := s.upsert(ctx, tx, f, described[model.ParseID(f.BackfillID)], runID, reopened); err != nil {
+			return err
+		}
+		if err := s.saveDue(ctx, tx, f.Fingerprint, st, moved, now); err != nil {
 			return err
 		}
 	}
@@ -167,6 +191,7 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 	}
 	sortFindings(hist.Resolved)
 	sort.Strings(hist.New)
+	sort.Slice(hist.DueChanges, func(i, j int) bool { return hist.DueChanges[i].Fingerprint < hist.DueChanges[j].Fingerprint })
 
 	if !older {
 		if err := s.storeDescriptions(ctx, tx, r.Backfills, now); err != nil {

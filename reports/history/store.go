@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -31,6 +32,7 @@ type Store struct {
 	stale     time.Duration // a fix claim older than this is taken over
 	lease     time.Duration // a digest claim not renewed for this long is taken over
 	dbLabel   string        // where the store is, for errors; never the DSN
+	policy    due.Policy    // how due dates are set (WithDue)
 
 	mu      sync.Mutex
 	preview *model.Report // the run Preview filled in, replayed by ChangesSince
@@ -64,7 +66,8 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
-	s := &Store{driver: cfg.Driver, trendRuns: cfg.TrendRuns, now: time.Now, stale: 30 * time.Minute, lease: DefaultDigestLease}
+	s := &Store{driver: cfg.Driver, trendRuns: cfg.TrendRuns, now: time.Now, stale: 30 * time.Minute, lease: DefaultDigestLease,
+		policy: due.DefaultPolicy()}
 	for _, o := range opts {
 		o(s)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/slack-go/slack"
 )
 
@@ -253,7 +254,8 @@ func (d *digest) lines(fs []model.Finding, age bool) []string {
 
 // itemText is one finding: severity, rule, title, artifact, backfill (linked
 // to its issue), owner and, for lingering items, how long it has been open
-// (from a day on: a finding first seen this run has no age yet). Listed
+// (from a day on: a finding first seen this run has no age yet), then the
+// time left before its due date, or how long it is overdue, in bold. Listed
 // under its backfill (inBackfill, whose owner is bfOwner), the line leaves
 // out the backfill and an owner the heading already names.
 func (d *digest) itemText(f model.Finding, age, inBackfill bool, bfOwner string) string {
@@ -269,6 +271,14 @@ func (d *digest) itemText(f model.Finding, age, inBackfill bool, bfOwner string)
 	}
 	if days := ageDays(f, d.r.Now); age && days > 0 {
 		parts = append(parts, fmt.Sprintf("open %d d", days))
+	}
+	if left := due.Left(f, d.r.Now); left != "" && !f.Waived() {
+		if f.Overdue || !d.r.Now.Before(f.DueAt) {
+			left = "*" + left + "*"
+		} else {
+			left += " (" + due.Date(f.DueAt) + ")"
+		}
+		parts = append(parts, left)
 	}
 	return strings.Join(parts, " · ")
 }
