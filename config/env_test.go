@@ -88,9 +88,9 @@ func TestEveryKeyFromEnv(t *testing.T) {
 			t.Fatalf("the walk missed %s", must)
 		}
 	}
-	// The sinks' sections are in the file (an env var does not turn a sink
+	// The sinks' sections (the metrics push too) are in the file (an env var does not turn a sink
 	// on); github.repo is set there too, to be overridden.
-	path := write(t, "github: {repo: acme/file}\nslack: {channel: '#file'}\nhistory: {}\n")
+	path := write(t, "github: {repo: acme/file}\nslack: {channel: '#file'}\nhistory: {}\nmetrics: {pushgateway: {url: \"http://file:9091\"}}\n")
 	for key, typ := range keys {
 		t.Run(key, func(t *testing.T) {
 			env, want := envValue(typ)
