@@ -48,6 +48,7 @@ const (
 	StatusWaits      = "waits"            // its step is not open yet
 	StatusNotAllowed = "not allowed"      // not reversible and not in fix.allow
 	StatusByHand     = "by hand"          // a human act
+	StatusWouldApply = "would apply"      // --dry-run: --apply would take it now
 )
 
 // Result is what happened to one item.
@@ -77,6 +78,9 @@ type Applier struct {
 	// Timeout bounds each read and each action.
 	Timeout time.Duration
 	Now     func() time.Time
+	// DryRun says what --apply would do, touching nothing: no read, no
+	// action, no record, no claim; what would be taken is StatusWouldApply.
+	DryRun bool
 }
 
 // DefaultActionTimeout bounds one read or one action.
@@ -98,7 +102,7 @@ func (ap *Applier) Apply(ctx context.Context, p *Plan) []Result {
 
 func (ap *Applier) applyBackfill(ctx context.Context, runID string, bp BackfillPlan) []Result {
 	var out []Result
-	if ap.Store != nil && hasReady(bp) {
+	if ap.Store != nil && !ap.DryRun && hasReady(bp) {
 		release, err := ap.Store.ClaimFix(ctx, string(model.ParseID(bp.ID)))
 		if err != nil {
 			for _, sp := range bp.Steps {
@@ -147,6 +151,10 @@ func hasReady(bp BackfillPlan) bool {
 func (ap *Applier) applyItem(ctx context.Context, runID string, sp StepPlan, it Item) Result {
 	r := Result{Item: it}
 	switch {
+	case it.Hold != nil:
+		// --due: held for its finding (not due, not announced, waived).
+		r.Status, r.Reason = it.Hold.Status, it.Hold.Reason
+		return r
 	case it.Action == nil:
 		r.Status = StatusByHand
 		if it.Human != nil {
@@ -164,6 +172,9 @@ func (ap *Applier) applyItem(ctx context.Context, runID string, sp StepPlan, it 
 		return r
 	case ap.Allowed != nil && !ap.Allowed(it.Action.Name):
 		r.Status, r.Reason = StatusNotAllowed, fmt.Sprintf("%s is not reversible: add it to fix.allow in the config to let --apply take it", it.Action.Name)
+		return r
+	case ap.DryRun:
+		r.Status = StatusWouldApply
 		return r
 	}
 	a := it.Artifact()

@@ -24,8 +24,11 @@ const PlanVersion = 1
 
 // Plan is the cleanup of one or more backfills.
 type Plan struct {
-	Version   int            `json:"version"`
-	Now       time.Time      `json:"now"`
+	Version int       `json:"version"`
+	Now     time.Time `json:"now"`
+	// Due says the plan was made with --due: items of findings not due,
+	// not announced or waived carry a hold.
+	Due       bool           `json:"due,omitempty"`
 	Backfills []BackfillPlan `json:"backfills"`
 }
 
@@ -69,13 +72,16 @@ type Item struct {
 	// Waits, when set, holds this item back whatever its step: its
 	// backfill is unknown, so nothing orders its removal.
 	Waits string `json:"waits,omitempty"`
+	// Hold, under --due, holds this item back for its finding: not due,
+	// its owner not told in time, or waived (see DueGate).
+	Hold *Hold `json:"hold,omitempty"`
 
 	artifact *model.Artifact
 }
 
 // Ready reports whether the item is a command that may run now.
 func (it Item) Ready(step StepPlan) bool {
-	return it.Action != nil && step.Waits == "" && it.Waits == ""
+	return it.Action != nil && step.Waits == "" && it.Waits == "" && it.Hold == nil
 }
 
 // Artifact is the artifact the item acts on, as audited (nil for none).
@@ -93,6 +99,9 @@ type Inputs struct {
 	// RecordsDir and PlansDir say where the records source reads, for
 	// the templates.
 	RecordsDir, PlansDir string
+	// Due, when set (`fix --due`), holds the commands of findings not due
+	// or not announced, and lists waived findings, held, with the reason.
+	Due *DueGate
 
 	untied map[[2]string]*model.Artifact // set by NewPlan
 }
@@ -106,14 +115,20 @@ type Runs func(remedy.Action) bool
 // NewPlan orders the remedies of the open findings of backfill (every
 // backfill with open findings when empty) by the lifecycle.
 func NewPlan(in Inputs, backfill string, runs Runs) (*Plan, error) {
-	p := &Plan{Version: PlanVersion, Now: in.Report.Now}
+	p := &Plan{Version: PlanVersion, Now: in.Report.Now, Due: in.Due != nil}
 	in.untied = untiedArtifacts(in.Index)
 	open := map[model.BackfillID][]model.Finding{}
+	waived := map[model.BackfillID][]model.Finding{} // listed under --due only
 	for _, f := range in.Report.Findings {
-		if f.Waived() || in.Accepted[f.Fingerprint] || len(f.Unread) > 0 {
-			continue
+		switch {
+		case len(f.Unread) > 0:
+		case f.Waived() || in.Accepted[f.Fingerprint]:
+			if in.Due != nil {
+				waived[f.Key] = append(waived[f.Key], f)
+			}
+		default:
+			open[f.Key] = append(open[f.Key], f)
 		}
-		open[f.Key] = append(open[f.Key], f)
 	}
 	want := model.ParseID(backfill)
 	found := false
@@ -123,15 +138,15 @@ func NewPlan(in Inputs, backfill string, runs Runs) (*Plan, error) {
 			continue
 		}
 		found = true
-		if len(open[id]) == 0 && backfill == "" {
+		if len(open[id]) == 0 && len(waived[id]) == 0 && backfill == "" {
 			continue
 		}
-		p.Backfills = append(p.Backfills, in.backfillPlan(br, open[id], runs))
+		p.Backfills = append(p.Backfills, in.backfillPlan(br, open[id], waived[id], runs))
 	}
-	if backfill == "" && len(open[""]) > 0 {
+	if backfill == "" && len(open[""])+len(waived[""]) > 0 {
 		// Findings about the config itself (waivers, user rules).
 		p.Backfills = append(p.Backfills, in.backfillPlan(model.BackfillReport{Known: true,
-			Lifecycle: model.Lifecycle{Done: true}}, open[""], runs))
+			Lifecycle: model.Lifecycle{Done: true}}, open[""], waived[""], runs))
 	}
 	if backfill != "" && !found {
 		return nil, fmt.Errorf("backfill %s: no plan, record or artifact in the audit names it", backfill)
@@ -139,7 +154,10 @@ func NewPlan(in Inputs, backfill string, runs Runs) (*Plan, error) {
 	return p, nil
 }
 
-func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding, runs Runs) BackfillPlan {
+// backfillPlan orders the items of a backfill's open findings, and under
+// --due those of its waived ones, held (they block nothing: the lifecycle
+// counts open findings only).
+func (in Inputs) backfillPlan(br model.BackfillReport, findings, waived []model.Finding, runs Runs) BackfillPlan {
 	bp := BackfillPlan{ID: br.Backfill.ID, Known: br.Known, Lifecycle: br.Lifecycle}
 	var b *model.Backfill
 	var rec *model.DecisionRecord
@@ -152,12 +170,25 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings []model.Finding,
 		byURI[a.URI] = a
 	}
 	var items []Item
-	for _, f := range findings {
+	for i, f := range append(slices.Clone(findings), waived...) {
 		a := byURI[f.ArtifactURI]
 		if a == nil && f.ArtifactURI != "" {
 			a = in.untied[[2]string{f.Source, f.ArtifactURI}]
 		}
-		items = append(items, in.itemsOf(f, a, b, rec)...)
+		its := in.itemsOf(f, a, b, rec)
+		var h *Hold
+		switch {
+		case i >= len(findings):
+			h = waivedHold(f)
+		case in.Due != nil:
+			h = in.Due.hold(f)
+		}
+		for j := range its {
+			if h != nil && (h.Status == StatusWaived || held(its[j])) {
+				its[j].Hold = h
+			}
+		}
+		items = append(items, its...)
 	}
 	if !br.Known && br.Backfill.ID != "" {
 		for i := range items {

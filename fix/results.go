@@ -34,7 +34,8 @@ func WriteResults(w io.Writer, results []Result) error {
 		b.WriteString(oneLine(line) + "\n")
 	}
 	var parts []string
-	for _, s := range []string{StatusApplied, StatusFailed, StatusSkipped, StatusNotAllowed, StatusWaits, StatusByHand} {
+	for _, s := range []string{StatusWouldApply, StatusApplied, StatusFailed, StatusSkipped, StatusNotAllowed,
+		StatusWaived, StatusNotDue, StatusNotAnnounced, StatusWaits, StatusByHand} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}

@@ -27,6 +27,11 @@ func WriteScript(w io.Writer, p *Plan) error {
 	b.WriteString("# Revoking access waits only for the replay to finish, not for normalize.\n")
 	b.WriteString("# A step that must wait is printed commented out, with the reason; run\n")
 	b.WriteString("# bfaudit fix again once it is unblocked.\n")
+	if p.Due {
+		b.WriteString("# --due: a command runs only for a finding past its due date whose owner was\n")
+		b.WriteString("# told in time; the others are commented out with the reason (NOT DUE,\n")
+		b.WriteString("# NOT ANNOUNCED, WAIVED).\n")
+	}
 	b.WriteString("# psql connects with the usual PG* variables (PGHOST, PGUSER, PGPASSWORD).\n")
 	b.WriteString("set -eu\n")
 	if len(p.Backfills) == 0 {
@@ -90,6 +95,9 @@ func renderItem(it Item, sp StepPlan) string {
 	b.WriteString(remedy.Comment(about+": "+it.Message) + "\n")
 	for _, n := range it.Notes {
 		b.WriteString(remedy.Comment("note: "+n) + "\n")
+	}
+	if it.Hold != nil {
+		b.WriteString(remedy.Comment(strings.ToUpper(it.Hold.Status)+": "+it.Hold.Reason) + "\n")
 	}
 	switch {
 	case it.Action != nil:

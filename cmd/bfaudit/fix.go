@@ -25,6 +25,8 @@ type fixFlags struct {
 	format   string
 	output   string
 	apply    bool
+	due      bool
+	dryRun   bool
 	deadline time.Duration
 }
 
@@ -47,10 +49,21 @@ that may run now and are reversible (pause_job, expire_role, disable_key) or
 named in fix.allow in the config; each artifact is read again just before,
 and skipped if it changed since the audit. Every action is recorded in the
 history store (who, what, when, the state before). Exit 3 if any action
-failed.`,
+failed. --dry-run lists what --apply would do, one line per item, touching
+nothing.
+
+--due acts on the due dates: a command runs (or, in the script, is live)
+only for a finding past its due date whose owner was told of it at least
+due.notice_days before, as the history store proves (due dates and notices
+as of today, or --now). The others are held with the reason: not due (due
+in 3d), not announced (owner never notified, or notified only 1d ago),
+waived; a step blocked by the lifecycle order still waits. Human acts are
+unaffected. --due needs a history: section.`,
 		Example: `  bfaudit fix --config bfaudit.yaml --backfill BF-1234 > cleanup.sh
   bfaudit fix --from estate.json --backfill BF-1234 --format json
-  bfaudit fix --config bfaudit.yaml --backfill BF-1234 --apply`,
+  bfaudit fix --config bfaudit.yaml --backfill BF-1234 --apply
+  bfaudit fix --config bfaudit.yaml --due --dry-run
+  bfaudit fix --config bfaudit.yaml --due --apply`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, g, f) },
 	}
@@ -61,6 +74,8 @@ failed.`,
 	fl.StringVarP(&f.format, "format", "f", "sh", "`FORMAT` of the plan: sh (a script) or json")
 	fl.StringVarP(&f.output, "output", "o", "", "write the plan to `FILE` instead of stdout")
 	fl.BoolVar(&f.apply, "apply", false, "act: take the actions that may run now and are reversible or allowed in fix.allow, recording each in history")
+	fl.BoolVar(&f.due, "due", false, "act only on findings past their due date whose owner was told at least due.notice_days before (needs history:); list the rest with why")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "list what --apply would do with each item, and why not, touching nothing")
 	fl.DurationVar(&f.deadline, "deadline", 0, "stop after this `DURATION` (default: deadline in the config, 30m)")
 	return cmd
 }
@@ -69,6 +84,9 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 	if f.format != "sh" && f.format != "json" {
 		return usageError(fmt.Errorf("--format: %q is not sh or json", f.format))
 	}
+	if f.apply && f.dryRun {
+		return usageError(errors.New("--apply and --dry-run: give one"))
+	}
 	now, err := g.clock()
 	if err != nil {
 		return err
@@ -76,6 +94,9 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 	cfg, err := g.loadConfig(len(f.from) > 0 && !f.apply)
 	if err != nil {
 		return err
+	}
+	if f.due && cfg.History == nil {
+		return usageError(errors.New("--due acts on due dates and notices the history store keeps: add a history: section to the config"))
 	}
 	deadline := cfg.Deadline
 	if cmd.Flags().Changed("deadline") {
@@ -115,15 +136,20 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 			return &exitError{code: exitIncomplete, err: fmt.Errorf("history: %w", err)}
 		}
 	}
+	if f.due {
+		if in.Due, err = dueGate(ctx, store, in.Report, f.backfill, cfg.DuePolicy.NoticeDays); err != nil {
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("history: %w", err)}
+		}
+	}
 	runs := func(remedy.Action) bool { return true }
-	if f.apply {
+	if f.apply || f.dryRun {
 		runs = func(a remedy.Action) bool { return cfg.Fix.Allows(a.Name) }
 	}
 	plan, err := fix.NewPlan(in, f.backfill, runs)
 	if err != nil {
 		return usageError(err)
 	}
-	if f.apply {
+	if f.apply || f.dryRun {
 		return applyFix(ctx, g, cfg, store, plan, f)
 	}
 	return writeFixPlan(g, plan, f)
@@ -152,21 +178,27 @@ func writeFixPlan(g *globals, plan *fix.Plan, f fixFlags) error {
 // applyFix takes the plan's safe part and prints what happened to each
 // item. Every action is recorded in the history store, so --apply needs
 // one.
+// With --dry-run it only says what it would do.
 func applyFix(ctx context.Context, g *globals, cfg *config.Config, store *history.Store, plan *fix.Plan, f fixFlags) error {
-	if store == nil {
+	if store == nil && !f.dryRun {
 		return usageError(errors.New("--apply records every action in the history store: add a history: section to the config"))
 	}
-	systems, closeSystems, err := fix.Systems(cfg.Instances)
-	if err != nil {
-		return usageError(err)
+	var systems map[string]fix.System
+	if !f.dryRun {
+		var closeSystems func() error
+		var err error
+		if systems, closeSystems, err = fix.Systems(cfg.Instances); err != nil {
+			return usageError(err)
+		}
+		defer func() { _ = closeSystems() }()
 	}
-	defer func() { _ = closeSystems() }()
 	actor := cfg.Fix.Actor
 	if actor == "" {
 		actor = cmp.Or(os.Getenv("USER"), "unknown")
 	}
-	ap := &fix.Applier{Systems: systems, Allowed: cfg.Fix.Allows, Store: store, Actor: actor}
+	ap := &fix.Applier{Systems: systems, Allowed: cfg.Fix.Allows, Store: store, Actor: actor, DryRun: f.dryRun}
 	results := ap.Apply(ctx, plan)
+	var err error
 	var w io.Writer = g.stdout
 	if f.output != "" {
 		file, err := os.OpenFile(f.output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)

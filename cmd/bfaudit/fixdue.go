@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/bfaudit/bfaudit/fix"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/history"
+)
+
+// dueGate reads, as of the report's time, what `fix --due` acts by: each
+// finding's due date as the store keeps it (set on the report's findings,
+// as the audit would show them today) and when its owner was first told.
+// Only the findings of backfill are read when one is named.
+func dueGate(ctx context.Context, store *history.Store, r *model.Report, backfill string, noticeDays int) (*fix.DueGate, error) {
+	if err := store.Due(ctx, r); err != nil {
+		return nil, err
+	}
+	g := &fix.DueGate{Now: r.Now, NoticeDays: noticeDays, Notified: map[string]time.Time{}}
+	want := model.ParseID(backfill)
+	for _, f := range r.Findings {
+		if f.Waived() || (backfill != "" && f.Key != want) {
+			continue
+		}
+		at, ok, err := store.FirstNotified(ctx, f.Fingerprint)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			g.Notified[f.Fingerprint] = at
+		}
+	}
+	return g, nil
+}
