@@ -42,7 +42,7 @@ amtool, rabbitmqadmin, SQL for psql), names quoted, in the order of the seed's
 decision record, and only then delete temporary tables and job definitions.
 Steps that must wait are printed commented out, with the reason; what only a
 person can do (write the decision record) comes with a filled template.
-Waived findings get nothing.
+Waived findings get nothing (--due lists them, held).
 
 --apply acts instead of printing, through the systems' APIs, on the commands
 that may run now and are reversible (pause_job, expire_role, disable_key) or
