@@ -34,11 +34,16 @@ import (
 func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *audit.Audit, store *history.Store, f auditFlags, dryOut io.Writer) []error {
 	var errs []error
 	r := a.Report
+	var ghSink *github.Sink
+	var ghRes *github.Result
 	if cfg.GitHub != nil {
 		if ctx.Err() != nil {
 			errs = append(errs, errors.New("github: not synced: the run was stopped before the sinks ran"))
-		} else if err := syncGitHub(ctx, g, *cfg.GitHub, cfg.Owners, a, f.dryRun.on(), dryOut); err != nil {
-			errs = append(errs, err)
+		} else {
+			var err error
+			if ghSink, ghRes, err = syncGitHub(ctx, g, *cfg.GitHub, cfg.Owners, a, f.dryRun.on(), dryOut); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	recorded := false
@@ -66,6 +71,11 @@ func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *au
 			errs = append(errs, err)
 		}
 	}
+	if ctx.Err() == nil {
+		if err := runReminders(ctx, g, cfg, store, r, ghSink, ghRes, f.dryRun.on()); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errs
 }
 
@@ -90,13 +100,13 @@ func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Ow
 	return err
 }
 
-func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool, dryOut io.Writer) error {
+func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool, dryOut io.Writer) (*github.Sink, *github.Result, error) {
 	r := a.Report
 	gc.DryRun = gc.DryRun || dryRun
 	sink, err := github.New(gc, owners, github.WithOutput(dryOut),
 		github.WithHTTPClient(&http.Client{Transport: httplog.Wrap(nil)})) // --verbose logs each call
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	res, err := sink.Sync(ctx, r)
 	res.Apply(r)
@@ -107,5 +117,5 @@ func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.
 	for _, w := range res.Warnings {
 		g.log.Warn("github", slog.String("warning", w))
 	}
-	return err // the sink's errors already say "github"
+	return sink, &res, err // the sink's errors already say "github"
 }

@@ -3,7 +3,6 @@ package remind
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -72,11 +71,7 @@ func (f *fakes) LookupUser(ctx context.Context, email string) (string, error) {
 
 func openStore(t *testing.T) *history.Store {
 	t.Helper()
-	cfg := history.Config{Path: filepath.Join(t.TempDir(), "h.db")}
-	if dsn := os.Getenv("BFAUDIT_TEST_PG_DSN"); dsn != "" && os.Getenv("BFAUDIT_REMIND_PG") != "" {
-		cfg = history.Config{Driver: history.DriverPostgres, DSN: dsn}
-	}
-	s, err := history.Open(context.Background(), cfg)
+	s, err := history.Open(context.Background(), history.Config{Path: filepath.Join(t.TempDir(), "h.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
