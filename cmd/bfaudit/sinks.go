@@ -67,7 +67,7 @@ func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *au
 		}
 		if ctx.Err() != nil {
 			errs = append(errs, errors.New("slack: not posted: the run was stopped before the sinks ran"))
-		} else if err := postSlack(ctx, g, *cfg.Slack, cfg.Owners, s, r, f, dryOut); err != nil {
+		} else if err := postSlack(ctx, g, *cfg.Slack, cfg.Owners, cfg.Teams, s, r, f, dryOut); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -79,13 +79,13 @@ func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *au
 	return errs
 }
 
-func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Owners, store *history.Store, r *model.Report, f auditFlags, dryOut io.Writer) error {
+func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Owners, teams model.Teams, store *history.Store, r *model.Report, f auditFlags, dryOut io.Writer) error {
 	sc.DryRun = sc.DryRun || f.dryRun.on()
 	sc.Force = sc.Force || f.force
 	if store == nil && sc.Period != slack.PeriodEvery && !sc.DryRun {
 		return errors.New("slack: the history store is unavailable, so the digest cannot be posted once per period; not posting")
 	}
-	sink, err := slack.New(sc, owners, store, slack.WithDryRunWriter(dryOut),
+	sink, err := slack.New(sc, owners, store, slack.WithDryRunWriter(dryOut), slack.WithTeams(teams),
 		slack.WithHTTPClient(&http.Client{Transport: httplog.Wrap(nil)})) // --verbose logs each call
 	if err != nil {
 		return err // the sink's errors already say "slack"
