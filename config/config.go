@@ -52,7 +52,10 @@ type Config struct {
 	// Fix says what `bfaudit fix --apply` may do beyond reversible actions.
 	Fix Fix `mapstructure:"fix"`
 	// Due says how long a finding may stay open (docs/reports/due.md).
-	Due   Due `mapstructure:"due"`
+	Due Due `mapstructure:"due"`
+	// Teams groups owners for the escalation and the metrics' team label
+	// (docs/reports/due.md).
+	Teams model.Teams `mapstructure:"teams"`
 	Sinks `mapstructure:",squash"`
 
 	// Built by Load from the sections above.
@@ -343,6 +346,9 @@ func (c *Config) build() error {
 		return fail(kerr.key, kerr.err)
 	}
 	c.DuePolicy = pol
+	if kerr := checkTeams(c.Teams); kerr != nil {
+		return fail(kerr.key, kerr.err)
+	}
 	for _, owner := range slices.Sorted(maps.Keys(c.Owners)) {
 		if ct := c.Owners[owner]; strings.TrimSpace(ct.GitHub) == "" && strings.TrimSpace(ct.Email) == "" {
 			return fail("owners."+owner, errors.New("no contact (set github, email or both)"))

@@ -164,6 +164,7 @@ func TestEnvVar(t *testing.T) {
 		"BFAUDIT_REPORT_FAIL_ON":                  {"report", "fail_on"},
 		"BFAUDIT_CONCURRENCY":                     {"concurrency"},
 		"BFAUDIT_OWNERS_ALICE@EXAMPLE.COM_GITHUB": {"owners", "alice@example.com", "github"},
+		"BFAUDIT_TEAMS_PAYMENTS_LEAD":             {"teams", "payments", "lead"},
 	} {
 		if got := EnvVar(parts...); got != want {
 			t.Errorf("EnvVar(%q) = %s, want %s", parts, got, want)

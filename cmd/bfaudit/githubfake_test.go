@@ -64,6 +64,14 @@ func (f *ghFake) serve(w http.ResponseWriter, r *http.Request) {
 		is := &ghFakeIssue{Number: len(f.issues) + 1, Title: req.Title, Body: req.Body, State: "open", Labels: req.Labels}
 		f.issues = append(f.issues, is)
 		writeFakeJSON(w, http.StatusCreated, f.json(is))
+	case strings.HasPrefix(path, base+"/") && strings.HasSuffix(path, "/comments") && r.Method == http.MethodGet:
+		// Every comment, whatever the issue: the markers CommentOnce looks
+		// for name the finding, so the issue does not matter here.
+		list := []map[string]any{}
+		for i, c := range f.comments {
+			list = append(list, map[string]any{"id": i + 1, "body": c})
+		}
+		writeFakeJSON(w, http.StatusOK, list)
 	case strings.HasPrefix(path, base+"/") && strings.HasSuffix(path, "/comments"):
 		var req struct{ Body string }
 		json.NewDecoder(r.Body).Decode(&req)

@@ -29,7 +29,7 @@ func writeMetrics(finish context.Context, g *globals, cfg *config.Config, r *mod
 		refresh() // Summary.Complete now says no
 	}
 	if cfg.Metrics != nil && cfg.Metrics.Pushgateway != nil {
-		run := metrics.Run{Duration: sw.Elapsed(), Complete: r.Summary.Complete}
+		run := metrics.Run{Duration: sw.Elapsed(), Complete: r.Summary.Complete, Team: teamOf(cfg)}
 		p, err := metrics.NewPusher(*cfg.Metrics.Pushgateway, &http.Client{Transport: httplog.Wrap(nil)}, remote.RetryPolicy{}) // --verbose logs the call
 		switch {
 		case err != nil:
@@ -47,10 +47,19 @@ func writeMetrics(finish context.Context, g *globals, cfg *config.Config, r *mod
 		}
 	}
 	if f.metrics != "" {
-		run := metrics.Run{Duration: sw.Elapsed(), Complete: r.Summary.Complete}
+		run := metrics.Run{Duration: sw.Elapsed(), Complete: r.Summary.Complete, Team: teamOf(cfg)}
 		if err := metrics.WriteFile(f.metrics, r, run); err != nil {
 			fail(err)
 		}
 	}
 	return errs
+}
+
+// teamOf is the metrics' team label from the teams config; nil without
+// teams (the label is then empty).
+func teamOf(cfg *config.Config) func(string) string {
+	if len(cfg.Teams) == 0 {
+		return nil
+	}
+	return cfg.Teams.Name
 }

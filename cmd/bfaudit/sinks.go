@@ -34,11 +34,16 @@ import (
 func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *audit.Audit, store *history.Store, f auditFlags, dryOut io.Writer) []error {
 	var errs []error
 	r := a.Report
+	var ghSink *github.Sink
+	var ghRes *github.Result
 	if cfg.GitHub != nil {
 		if ctx.Err() != nil {
 			errs = append(errs, errors.New("github: not synced: the run was stopped before the sinks ran"))
-		} else if err := syncGitHub(ctx, g, *cfg.GitHub, cfg.Owners, a, f.dryRun.on(), dryOut); err != nil {
-			errs = append(errs, err)
+		} else {
+			var err error
+			if ghSink, ghRes, err = syncGitHub(ctx, g, *cfg.GitHub, cfg.Owners, a, f.dryRun.on(), dryOut); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	recorded := false
@@ -62,20 +67,25 @@ func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *au
 		}
 		if ctx.Err() != nil {
 			errs = append(errs, errors.New("slack: not posted: the run was stopped before the sinks ran"))
-		} else if err := postSlack(ctx, g, *cfg.Slack, cfg.Owners, s, r, f, dryOut); err != nil {
+		} else if err := postSlack(ctx, g, *cfg.Slack, cfg.Owners, cfg.Teams, s, r, f, dryOut); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if ctx.Err() == nil {
+		if err := runReminders(ctx, g, cfg, store, r, ghSink, ghRes, f.dryRun.on()); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errs
 }
 
-func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Owners, store *history.Store, r *model.Report, f auditFlags, dryOut io.Writer) error {
+func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Owners, teams model.Teams, store *history.Store, r *model.Report, f auditFlags, dryOut io.Writer) error {
 	sc.DryRun = sc.DryRun || f.dryRun.on()
 	sc.Force = sc.Force || f.force
 	if store == nil && sc.Period != slack.PeriodEvery && !sc.DryRun {
 		return errors.New("slack: the history store is unavailable, so the digest cannot be posted once per period; not posting")
 	}
-	sink, err := slack.New(sc, owners, store, slack.WithDryRunWriter(dryOut),
+	sink, err := slack.New(sc, owners, store, slack.WithDryRunWriter(dryOut), slack.WithTeams(teams),
 		slack.WithHTTPClient(&http.Client{Transport: httplog.Wrap(nil)})) // --verbose logs each call
 	if err != nil {
 		return err // the sink's errors already say "slack"
@@ -90,13 +100,13 @@ func postSlack(ctx context.Context, g *globals, sc slack.Config, owners model.Ow
 	return err
 }
 
-func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool, dryOut io.Writer) error {
+func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.Owners, a *audit.Audit, dryRun bool, dryOut io.Writer) (*github.Sink, *github.Result, error) {
 	r := a.Report
 	gc.DryRun = gc.DryRun || dryRun
 	sink, err := github.New(gc, owners, github.WithOutput(dryOut),
 		github.WithHTTPClient(&http.Client{Transport: httplog.Wrap(nil)})) // --verbose logs each call
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	res, err := sink.Sync(ctx, r)
 	res.Apply(r)
@@ -107,5 +117,5 @@ func syncGitHub(ctx context.Context, g *globals, gc github.Config, owners model.
 	for _, w := range res.Warnings {
 		g.log.Warn("github", slog.String("warning", w))
 	}
-	return err // the sink's errors already say "github"
+	return sink, &res, err // the sink's errors already say "github"
 }

@@ -82,7 +82,8 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 	unassigned := func() (string, error) { _, b, err := renderAs(false); return b, err }
 
 	if w.issue == nil {
-		req := &gh.IssueRequest{Title: &title, Body: &body, Labels: &[]string{s.cfg.Label}}
+		labels, _ := overdueLabels([]string{s.cfg.Label}, overdue(w))
+		req := &gh.IssueRequest{Title: &title, Body: &body, Labels: &labels}
 		if login != "" {
 			req.Assignees = &[]string{login}
 		}
@@ -134,6 +135,15 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 			labels := slices.DeleteFunc(slices.Clone(is.labels), func(l string) bool { return strings.EqualFold(l, s.cfg.WaiverLabel) })
 			req.Labels = &labels
 		}
+	}
+	// The overdue label follows the findings, on top of whatever labels
+	// the issue has (the waiver label's removal above included).
+	current := is.labels
+	if req.Labels != nil {
+		current = *req.Labels
+	}
+	if labels, moved := overdueLabels(current, overdue(w)); moved {
+		req.Labels, changed = &labels, true
 	}
 	if !changed && owed == nil {
 		res.Unchanged++

@@ -31,6 +31,8 @@ type digest struct {
 	// commands adds, under each item, the command that clears it (an
 	// owner's message: the owner acts on it).
 	commands bool
+	// teams groups the overdue items (WithTeams).
+	teams model.Teams
 }
 
 func newDigest(r *model.Report, period string, ch changes, maxOldest int) *digest {
@@ -81,6 +83,7 @@ func (d *digest) fallbackText() string {
 // messages renders the digest, split into messages within Slack's limits.
 func (d *digest) messages() []message {
 	blocks := []slack.Block{header(d.title()), d.totals()}
+	blocks = append(blocks, d.overdueBlocks()...)
 	blocks = append(blocks, d.changeBlocks()...)
 	blocks = append(blocks, d.oldestBlocks()...)
 	blocks = append(blocks, d.ownerBlocks()...)

@@ -161,5 +161,51 @@ func (s *Sink) postDirect(ctx context.Context, key history.DigestKey, d *digest,
 	if err != nil {
 		return fmt.Errorf("owner %s: %w", o.owner, err)
 	}
+	return s.recordListed(ctx, o)
+}
+
+// recordListed records that the owner has seen each finding of their
+// message (stage listed, channel slack): `fix --apply --due` counts the
+// notice period from the first such notice. A finding already recorded
+// keeps its first time.
+func (s *Sink) recordListed(ctx context.Context, o ownerItems) error {
+	if s.store == nil {
+		return nil
+	}
+	at := s.runAt
+	if at.IsZero() {
+		at = s.now()
+	}
+	var errs []error
+	for _, f := range o.findings {
+		if f.Fingerprint == "" {
+			continue
+		}
+		if _, err := s.store.RecordNotice(ctx, history.Notice{Fingerprint: f.Fingerprint, Stage: history.StageListed,
+			Channel: "slack", Recipient: o.owner, SentAt: at}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("owner %s: message sent, but %w", o.owner, errors.Join(errs...))
+	}
 	return nil
+}
+
+// LookupUser finds the Slack user id of an e-mail (users.lookupByEmail,
+// scope users:read.email), for a direct message through SendOnce.
+func (s *Sink) LookupUser(ctx context.Context, email string) (string, error) {
+	if s.cfg.DryRun {
+		return "", fmt.Errorf("slack: lookup %s: not in a dry run", email)
+	}
+	if s.waitLeft <= 0 {
+		s.waitLeft = retryBudget
+	}
+	var id string
+	err := s.retrying(ctx, func() error {
+		var err error
+		id, err = s.poster.lookup(ctx, email)
+		return err
+	})
+	return id, err
 }

@@ -26,6 +26,7 @@ var ErrIncomplete = errors.New("slack: digest incomplete")
 type Sink struct {
 	cfg    Config
 	owners model.Owners
+	teams  model.Teams
 	store  *history.Store
 	poster poster
 	sink   string // digest key's sink: where the digest goes
@@ -165,6 +166,7 @@ func (s *Sink) Post(ctx context.Context, r *model.Report) (Result, error) {
 		return res, fmt.Errorf("%w: %w", ErrIncomplete, err)
 	}
 	d := newDigest(r, periodLabel(s.cfg.Period, key.Period, r.Now), ch, s.cfg.MaxOldest)
+	d.teams = s.teams
 	var groups []ownerItems
 	if s.cfg.OwnerMessages {
 		groups = s.ownersDue(ctx, key.Period, ownerGroups(r, s.owners))

@@ -1,0 +1,18 @@
+package model
+
+import "testing"
+
+func TestTeamsOf(t *testing.T) {
+	ts := Teams{
+		"payments": {Members: []string{"alice@example.com", "bob"}, Lead: "carol@example.com"},
+		"search":   {Members: []string{"dave"}, Channel: "#search"},
+	}
+	for owner, want := range map[string]string{"Alice@Example.com": "payments", "bob": "payments", "dave": "search", "eve": "", "": ""} {
+		if got := ts.Name(owner); got != want {
+			t.Errorf("team of %q = %q, want %q", owner, got, want)
+		}
+	}
+	if _, tm, ok := ts.Of("bob"); !ok || tm.Lead != "carol@example.com" {
+		t.Errorf("Of(bob) = %+v, %v; want the payments team with its lead", tm, ok)
+	}
+}
