@@ -146,13 +146,11 @@ func TestUnleashRealServer(t *testing.T) {
 		}
 	}
 	call(http.MethodPost, "/api/admin/projects/default/features", map[string]any{"name": name, "type": "operational"})
-	t.Cleanup(func() {
-		req, _ := http.NewRequest(http.MethodDelete, strings.TrimRight(base, "/")+"/api/admin/archive/"+name, nil)
-		req.Header.Set("Authorization", token)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	})
+	// The flag is left in the archive the fix puts it in: Unleash 7.5.1
+	// records an archived flag's lifecycle stage asynchronously, and
+	// deleting it from the archive at once races that insert; on a busy
+	// machine the server dies on the foreign-key error. Names carry a
+	// random suffix, and CI makes Unleash's database afresh for each run.
 	call(http.MethodPost, "/api/admin/projects/default/features/"+name+"/environments/development/strategies", map[string]any{"name": "default"})
 	call(http.MethodPost, "/api/admin/projects/default/features/"+name+"/environments/development/on", nil)
 

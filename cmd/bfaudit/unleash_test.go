@@ -70,8 +70,12 @@ func TestUnleashFlagReportedArchivedResolved(t *testing.T) {
 	for _, name := range []string{flag, other} {
 		a.call(http.MethodPost, "/api/admin/projects/default/features", map[string]any{"name": name, "type": "operational"})
 		t.Cleanup(func() {
+			// Archived, not deleted: Unleash 7.5.1 records an archived flag's
+			// lifecycle stage asynchronously, and deleting it from the archive
+			// at once races that insert; on a busy machine the server dies on
+			// the foreign-key error. Names carry a random suffix, and CI makes
+			// Unleash's database afresh for each run.
 			a.call(http.MethodDelete, "/api/admin/projects/default/features/"+name, nil, 404)
-			a.call(http.MethodDelete, "/api/admin/archive/"+name, nil, 404)
 		})
 		a.call(http.MethodPost, "/api/admin/features/"+name+"/tags", map[string]any{"type": "backfill", "value": id})
 		a.call(http.MethodPost, "/api/admin/projects/default/features/"+name+"/environments/production/strategies", map[string]any{"name": "default"})

@@ -76,8 +76,12 @@ func (a admin) flag(name, description string, tags map[string]string, on ...stri
 	a.t.Helper()
 	a.call(http.MethodPost, "/api/admin/projects/default/features", map[string]any{"name": name, "type": "operational", "description": description})
 	a.t.Cleanup(func() {
+		// Archived, not deleted: Unleash 7.5.1 records an archived flag's
+		// lifecycle stage asynchronously, and deleting it from the archive
+		// at once races that insert; on a busy machine the server dies on
+		// the foreign-key error. Names carry a random suffix, and CI makes
+		// Unleash's database afresh for each run.
 		a.call(http.MethodDelete, "/api/admin/projects/default/features/"+name, nil, 404)
-		a.call(http.MethodDelete, "/api/admin/archive/"+name, nil, 404)
 	})
 	for typ, v := range tags {
 		a.call(http.MethodPost, "/api/admin/features/"+name+"/tags", map[string]any{"type": typ, "value": v})
