@@ -122,31 +122,23 @@ func (c *Airflow) collectResources(ctx context.Context, src api, sink collectors
 	if !ok {
 		return
 	}
-	if c.Pools && c.collects(scopePools) {
-		ps, err := r.listPools(ctx)
-		c.resourceError(ctx, sink, scopePools, err)
-		for _, p := range ps {
-			if a, ok := c.poolArtifact(p); ok {
-				sink.AddArtifact(a)
-			}
-		}
+	listTied(ctx, c, sink, c.Pools, scopePools, r.listPools, c.poolArtifact)
+	listTied(ctx, c, sink, c.Connections, scopeConnections, r.listConnections, c.connectionArtifact)
+	listTied(ctx, c, sink, c.Variables, scopeVariables, r.listVariables, c.variableArtifact)
+}
+
+// listTied reads one listing (when on and in this shard), puts its failure
+// at its unit, and emits the items tied to a backfill.
+func listTied[T any](ctx context.Context, c *Airflow, sink collectors.Sink, on bool, unit string,
+	list func(context.Context) ([]T, error), artifact func(T) (model.Artifact, bool)) {
+	if !on || !c.collects(unit) {
+		return
 	}
-	if c.Connections && c.collects(scopeConnections) {
-		cs, err := r.listConnections(ctx)
-		c.resourceError(ctx, sink, scopeConnections, err)
-		for _, conn := range cs {
-			if a, ok := c.connectionArtifact(conn); ok {
-				sink.AddArtifact(a)
-			}
-		}
-	}
-	if c.Variables && c.collects(scopeVariables) {
-		vs, err := r.listVariables(ctx)
-		c.resourceError(ctx, sink, scopeVariables, err)
-		for _, v := range vs {
-			if a, ok := c.variableArtifact(v); ok {
-				sink.AddArtifact(a)
-			}
+	items, err := list(ctx)
+	c.resourceError(ctx, sink, unit, err)
+	for _, it := range items {
+		if a, ok := artifact(it); ok {
+			sink.AddArtifact(a)
 		}
 	}
 }

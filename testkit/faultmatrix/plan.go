@@ -31,7 +31,7 @@ func (planSource) Collect(_ context.Context, sink collectors.Sink) error {
 		// The table the replay rewrote: lineage collectors' fixtures derive
 		// tables from it, so their units draw lineage findings.
 		Targets: []string{"bigquery://acme-raw/raw/orders", "bigquery:proj.analytics.bf_7001_revenue_fix"},
-		Source: model.Location{Source: "plans", Path: "plans/bf-7001.yaml"},
+		Source:  model.Location{Source: "plans", Path: "plans/bf-7001.yaml"},
 	})
 	return nil
 }
