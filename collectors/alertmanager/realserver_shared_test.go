@@ -1,7 +1,6 @@
 package alertmanager_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -11,25 +10,6 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
-
-// plannedAs plays a plans source whose backfills are replayed a month ago
-// (true) or still running (false); every plan expires in 120 days, so
-// only lingering is judged.
-type plannedAs map[string]bool
-
-func (p plannedAs) Collect(_ context.Context, sink collectors.Sink) error {
-	now := time.Now().UTC()
-	for id, over := range p {
-		b := model.Backfill{ID: id, Origin: model.OriginPlan, Owner: "data-eng@example.com", Status: model.StatusRunning,
-			Timeline: model.Timeline{StartedAt: now.Add(-32 * 24 * time.Hour)},
-			Expiry:   now.Add(120 * 24 * time.Hour), Source: model.Location{Source: "plans", Path: "plans/" + id + ".yaml"}}
-		if over {
-			b.Status, b.Timeline.CompletedAt = model.StatusReplayed, now.Add(-30*24*time.Hour)
-		}
-		sink.AddBackfill(b)
-	}
-	return nil
-}
 
 func anyOf(name string, values ...string) map[string]any {
 	return map[string]any{"name": name, "value": strings.Join(values, "|"), "isRegex": true, "isEqual": true}
@@ -48,7 +28,7 @@ func TestRealServerSilenceOfTwoBackfills(t *testing.T) {
 	runningFirst := createSilence(t, am, []map[string]any{anyOf("backfill_id", low(running), low(done))}, ends, "alice@example.com", "replays")
 	bothOver := createSilence(t, am, []map[string]any{anyOf("backfill_id", low(done2), low(done))}, ends, "bob@example.com", "replays")
 	instances := []collectors.Instance{
-		{Name: "plans", Type: "records", Collector: plannedAs{done: true, running: false, done2: true}},
+		{Name: "plans", Type: "records", Collector: collectortest.PlannedAs{done: true, running: false, done2: true}},
 		collector(t, am, "am"),
 	}
 	rep := collectortest.Audit(t, instances, time.Now().UTC())

@@ -1,7 +1,6 @@
 package prometheus_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,24 +9,6 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
-
-// plannedAs plays a plans source whose backfills replayed a month ago
-// (true) or are still running (false).
-type plannedAs map[string]bool
-
-func (p plannedAs) Collect(_ context.Context, sink collectors.Sink) error {
-	now := time.Now().UTC()
-	for id, over := range p {
-		b := model.Backfill{ID: id, Origin: model.OriginPlan, Owner: "data-eng@example.com", Status: model.StatusRunning,
-			Timeline: model.Timeline{StartedAt: now.Add(-32 * 24 * time.Hour)},
-			Expiry:   now.Add(120 * 24 * time.Hour), Source: model.Location{Source: "plans", Path: "plans/" + id + ".yaml"}}
-		if over {
-			b.Status, b.Timeline.CompletedAt = model.StatusReplayed, now.Add(-30*24*time.Hour)
-		}
-		sink.AddBackfill(b)
-	}
-	return nil
-}
 
 // SharedReplayLagA watches backfill_id=~"bf-7001|bf-7002" and
 // SharedReplayLagB the same ids the other way round. Against the real
@@ -39,12 +20,12 @@ func TestRealServerAlertOfTwoBackfills(t *testing.T) {
 	shared := []string{"SharedReplayLagA", "SharedReplayLagB"}
 	for _, tc := range []struct {
 		name  string
-		plans plannedAs
+		plans collectortest.PlannedAs
 		want  int
 	}{
-		{"one running", plannedAs{"BF-7001": true, "BF-7002": false}, 0},
-		{"other running", plannedAs{"BF-7001": false, "BF-7002": true}, 0},
-		{"both over", plannedAs{"BF-7001": true, "BF-7002": true}, 1},
+		{"one running", collectortest.PlannedAs{"BF-7001": true, "BF-7002": false}, 0},
+		{"other running", collectortest.PlannedAs{"BF-7001": false, "BF-7002": true}, 0},
+		{"both over", collectortest.PlannedAs{"BF-7001": true, "BF-7002": true}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			instances := []collectors.Instance{{Name: "plans", Type: "records", Collector: tc.plans}, apiSource(t, url, "prom")}
