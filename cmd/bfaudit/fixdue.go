@@ -19,17 +19,16 @@ func dueGate(ctx context.Context, store *history.Store, r *model.Report, backfil
 	}
 	g := &fix.DueGate{Now: r.Now, NoticeDays: noticeDays, Notified: map[string]time.Time{}}
 	want := model.ParseID(backfill)
+	var fps []string
 	for _, f := range r.Findings {
-		if f.Waived() || (backfill != "" && f.Key != want) {
-			continue
-		}
-		at, ok, err := store.FirstNotified(ctx, f.Fingerprint)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			g.Notified[f.Fingerprint] = at
+		if !f.Waived() && (backfill == "" || f.Key == want) {
+			fps = append(fps, f.Fingerprint)
 		}
 	}
+	notified, err := store.FirstNotifiedOf(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	g.Notified = notified
 	return g, nil
 }

@@ -3,6 +3,8 @@ package history
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -49,39 +51,74 @@ func (s *Store) RecordNotice(ctx context.Context, n Notice) (bool, error) {
 
 // Notices lists the notices sent about a finding, oldest first.
 func (s *Store) Notices(ctx context.Context, fingerprint string) ([]Notice, error) {
+	all, err := s.NoticesOf(ctx, []string{fingerprint})
+	return all[fingerprint], err
+}
+
+// NoticesOf lists the notices sent about each of fps, oldest first, read
+// in batches under both databases' parameter limits: one query per 500
+// findings, not one per finding.
+func (s *Store) NoticesOf(ctx context.Context, fps []string) (map[string][]Notice, error) {
+	out := map[string][]Notice{}
+	const batch = 500
+	for len(fps) > 0 {
+		n := min(batch, len(fps))
+		args := make([]any, n)
+		for i, fp := range fps[:n] {
+			args[i] = fp
+		}
+		fps = fps[n:]
+		if err := s.readNotices(ctx, args, out); err != nil {
+			return nil, err
+		}
+	}
+	for _, ns := range out {
+		slices.SortStableFunc(ns, func(a, b Notice) int { return a.SentAt.Compare(b.SentAt) })
+	}
+	return out, nil
+}
+
+func (s *Store) readNotices(ctx context.Context, args []any, out map[string][]Notice) error {
 	rows, err := s.db.QueryContext(ctx, s.bind(`SELECT fingerprint, stage, channel, recipient, sent_at FROM notices
-		WHERE fingerprint = ? ORDER BY sent_at, stage, channel`), fingerprint)
+		WHERE fingerprint IN (?`+strings.Repeat(", ?", len(args)-1)+`) ORDER BY stage, channel`), args...)
 	if err != nil {
-		return nil, fmt.Errorf("history: %s: notices: %w", s.dbLabel, err)
+		return fmt.Errorf("history: %s: notices: %w", s.dbLabel, err)
 	}
 	defer rows.Close()
-	var out []Notice
 	for rows.Next() {
 		var n Notice
 		var at string
 		if err := rows.Scan(&n.Fingerprint, &n.Stage, &n.Channel, &n.Recipient, &at); err != nil {
-			return nil, fmt.Errorf("history: %s: notices: %w", s.dbLabel, err)
+			return fmt.Errorf("history: %s: notices: %w", s.dbLabel, err)
 		}
 		if n.SentAt, err = parseTime(at); err != nil {
-			return nil, fmt.Errorf("history: %s: notices: sent_at %q: %w", s.dbLabel, at, err)
+			return fmt.Errorf("history: %s: notices: sent_at %q: %w", s.dbLabel, at, err)
 		}
-		out = append(out, n)
+		out[n.Fingerprint] = append(out[n.Fingerprint], n)
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// FirstNotifiedOf is, for each of fps whose owner was told, when first
+// (any stage, any channel).
+func (s *Store) FirstNotifiedOf(ctx context.Context, fps []string) (map[string]time.Time, error) {
+	all, err := s.NoticesOf(ctx, fps)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]time.Time, len(all))
+	for fp, ns := range all {
+		if len(ns) > 0 {
+			out[fp] = ns[0].SentAt // oldest first
+		}
+	}
+	return out, nil
 }
 
 // FirstNotified is when the finding's owner was first told of it (any
 // stage, any channel); false when never.
 func (s *Store) FirstNotified(ctx context.Context, fingerprint string) (time.Time, bool, error) {
-	ns, err := s.Notices(ctx, fingerprint)
-	if err != nil || len(ns) == 0 {
-		return time.Time{}, false, err
-	}
-	first := ns[0].SentAt
-	for _, n := range ns[1:] {
-		if n.SentAt.Before(first) {
-			first = n.SentAt
-		}
-	}
-	return first, true, nil
+	all, err := s.FirstNotifiedOf(ctx, []string{fingerprint})
+	at, ok := all[fingerprint]
+	return at, ok, err
 }

@@ -28,7 +28,7 @@ import (
 
 // Store is what of the history store reminders use.
 type Store interface {
-	Notices(ctx context.Context, fingerprint string) ([]history.Notice, error)
+	NoticesOf(ctx context.Context, fps []string) (map[string][]history.Notice, error)
 	RecordNotice(ctx context.Context, n history.Notice) (bool, error)
 }
 
@@ -81,6 +81,16 @@ func Run(ctx context.Context, in Input) (Result, error) {
 	if r.now.IsZero() {
 		r.now = time.Now().UTC()
 	}
+	var fps []string
+	for _, f := range in.Report.Findings {
+		if !f.Waived() && f.Fingerprint != "" {
+			fps = append(fps, f.Fingerprint)
+		}
+	}
+	notices, err := in.Store.NoticesOf(ctx, fps)
+	if err != nil {
+		return r.res, fmt.Errorf("reminders: %w", err)
+	}
 	var errs []error
 	for _, f := range in.Report.Findings {
 		if ctx.Err() != nil {
@@ -90,7 +100,7 @@ func Run(ctx context.Context, in Input) (Result, error) {
 		if f.Waived() || f.Fingerprint == "" {
 			continue
 		}
-		if err := r.finding(ctx, f); err != nil {
+		if err := r.finding(ctx, f, notices[f.Fingerprint]); err != nil {
 			errs = append(errs, fmt.Errorf("reminders: %s (%s): %w", f.Fingerprint, f.BackfillID, err))
 		}
 	}
@@ -108,11 +118,7 @@ type runner struct {
 func ownerOf(f model.Finding) string { return f.Owner }
 
 // finding takes one finding through the steps due at now.
-func (r *runner) finding(ctx context.Context, f model.Finding) error {
-	ns, err := r.Store.Notices(ctx, f.Fingerprint)
-	if err != nil {
-		return err
-	}
+func (r *runner) finding(ctx context.Context, f model.Finding, ns []history.Notice) error {
 	done := map[string]bool{}
 	for _, n := range ns {
 		done[n.Stage+"/"+n.Channel] = true
