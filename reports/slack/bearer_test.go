@@ -21,7 +21,7 @@ func TestAnswerCapAcceptsExactlyTheCap(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeSlack(t)
-			f.answer = func(_ int, w http.ResponseWriter) bool {
+			f.Answer = func(_ int, w http.ResponseWriter) bool {
 				head, tail := `{"ok":true,"channel":"C1","ts":"1700000000.000100","pad":"`, `"}`
 				w.Header().Set("Content-Type", "application/json")
 				w.Write([]byte(head + strings.Repeat("a", tc.size-len(head)-len(tail)) + tail))

@@ -89,9 +89,9 @@ func TestCrashSweepExactlyOnce(t *testing.T) {
 	report := func() *model.Report { return estate(day(0), 130) }
 	run := func(t *testing.T, kill int) (f *fakeSlack, killed bool) {
 		f = newFakeSlack(t)
-		f.users["alice@example.com"], f.users["bob@example.com"] = "U0ALICE", "U0BOB" // carol: fallback list
+		f.Users["alice@example.com"], f.Users["bob@example.com"] = "U0ALICE", "U0BOB" // carol: fallback list
 		clock := &crashClock{now: time.Now().UTC().Truncate(time.Second)}
-		f.now = clock.Now
+		f.Now = clock.Now
 		path := filepath.Join(t.TempDir(), "h.db")
 		open := func() *history.Store {
 			s, err := history.Open(context.Background(), history.Config{Path: path}, history.WithClock(clock.Now))
@@ -142,8 +142,8 @@ func TestCrashSweepExactlyOnce(t *testing.T) {
 	}
 
 	want, _ := run(t, 0)
-	wantPosts := posted(want.sent())
-	if top := topLevel(want.sent()); len(wantPosts) < 5 || top != 3 {
+	wantPosts := posted(want.Sent())
+	if top := topLevel(want.Sent()); len(wantPosts) < 5 || top != 3 {
 		t.Fatalf("uninterrupted run posted %d messages (%d top level); the sweep needs a threaded digest and two DMs", len(wantPosts), top)
 	}
 	for kill := 1; kill <= len(wantPosts); kill++ {
@@ -152,7 +152,7 @@ func TestCrashSweepExactlyOnce(t *testing.T) {
 			if !killed {
 				t.Fatal("the kill did not happen")
 			}
-			got := posted(f.sent())
+			got := posted(f.Sent())
 			if !slices.Equal(got, wantPosts) {
 				t.Errorf("after the kill and a rerun Slack has %d messages, an uninterrupted run leaves %d", len(got), len(wantPosts))
 				for i := range max(len(got), len(wantPosts)) {
@@ -172,7 +172,7 @@ func TestCrashSweepExactlyOnce(t *testing.T) {
 func TestSendOnce(t *testing.T) {
 	f := newFakeSlack(t)
 	clock := &crashClock{now: time.Now().UTC().Truncate(time.Second)}
-	f.now = clock.Now
+	f.Now = clock.Now
 	path := filepath.Join(t.TempDir(), "h.db")
 	open := func() *history.Store {
 		s, err := history.Open(context.Background(), history.Config{Path: path}, history.WithClock(clock.Now))
@@ -200,7 +200,7 @@ func TestSendOnce(t *testing.T) {
 	if d, err := again.SendOnce(context.Background(), "bfaudit_reminder", "fp1:overdue", "U0ALICE", "BF-1: overdue", nil); err != nil || !d.Sent {
 		t.Errorf("another stage: %+v %v; want it sent", d, err)
 	}
-	ps := f.sent()
+	ps := f.Sent()
 	if len(ps) != 2 || ps[0].Text != "BF-1: 7 days left" || ps[1].Text != "BF-1: overdue" || ps[0].Metadata["event_type"] != "bfaudit_reminder" {
 		t.Errorf("Slack has %+v; want one reminder per stage", ps)
 	}

@@ -62,12 +62,12 @@ func TestDryRunPrintsWhatTheRealRunPosts(t *testing.T) {
 			}
 		}
 
-		before := len(f.sent())
+		before := len(f.Sent())
 		res, err := audit(t, store, newBotSink(t, f, Config{}, nil, store), next())
 		if err != nil || !res.Posted {
 			t.Fatalf("real run after the dry run: %+v, %v", res, err)
 		}
-		posted := f.sent()[before:]
+		posted := f.Sent()[before:]
 		if len(posted) != len(printed) {
 			t.Fatalf("dry run printed %d messages, the real run posted %d", len(printed), len(posted))
 		}

@@ -58,7 +58,7 @@ func methods(calls []planLine) string {
 
 func TestDryRunPrintsPlannedCallsAndMakesNone(t *testing.T) {
 	f := newFakeSlack(t)
-	f.users["alice@example.com"] = "U0ALICE"
+	f.Users["alice@example.com"] = "U0ALICE"
 	store := openStore(t, history.Config{Path: t.TempDir() + "/h.db"})
 	var out bytes.Buffer
 	owners := model.Owners{"alice": {Email: "alice@example.com"}}
@@ -67,7 +67,7 @@ func TestDryRunPrintsPlannedCallsAndMakesNone(t *testing.T) {
 	if err != nil || !res.DryRun || res.Posted {
 		t.Fatalf("dry run: %+v, %v", res, err)
 	}
-	if n := len(f.seen()); n != 0 {
+	if n := len(f.Seen()); n != 0 {
 		t.Fatalf("dry run called Slack %d times", n)
 	}
 	calls := planned(t, out.String())

@@ -1,276 +1,35 @@
 package slack
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/jackc/pgx/v5"
-	"github.com/slack-go/slack/slacktest"
+	"github.com/bfaudit/bfaudit/testkit/slackfake"
 )
 
-// sent is one chat.postMessage call as the fake saw it.
-type sent struct {
-	Channel, ThreadTS, Text string
-	Blocks                  []any // decoded JSON
-	TS                      string
-	Metadata                map[string]any // decoded "metadata", nil when none
-}
+// The fake is testkit/slackfake's; these names keep the tests short.
+type (
+	fakeSlack = slackfake.Server
+	sent      = slackfake.Message
+)
 
-// request is one HTTP request as the fake received it.
-type request struct {
-	Path, Query, Body, Auth string
-}
-
-// fakeSlack is slack-go's slacktest server with handlers that capture
-// chat.postMessage and users.lookupByEmail and can answer with errors. Like
-// Slack, it takes the bot token from the Authorization header; unlike Slack,
-// it accepts it nowhere else, and answers not_authed without it.
-type fakeSlack struct {
-	srv *slacktest.Server
-
-	mu       sync.Mutex
-	requests []request
-	posts    []sent
-	lookups  []string
-	users    map[string]string // e-mail -> user id
-	// lookupErr, when set, is the error code every lookup answers with.
-	lookupErr string
-	// answer, when set, may answer the nth postMessage call (1-based)
-	// itself, e.g. with a 429; it returns false to let it succeed.
-	answer func(n int, w http.ResponseWriter) bool
-	calls  int
-	// now dates the ts of each message, as Slack's ts is its post time
-	// (default the wall clock).
-	now func() time.Time
-	// reads counts conversations.history and conversations.replies calls.
-	reads int
-}
-
-func newFakeSlack(t *testing.T) *fakeSlack {
-	f := &fakeSlack{users: map[string]string{}, now: time.Now}
-	f.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
-		c.Handle("/chat.postMessage", f.authed(f.postMessage))
-		c.Handle("/users.lookupByEmail", f.authed(f.lookupByEmail))
-		c.Handle("/conversations.history", f.authed(f.history))
-		c.Handle("/conversations.replies", f.authed(f.replies))
-		c.Handle("/conversations.open", f.authed(f.open))
-		c.Handle("/conversations.list", f.authed(f.list))
-	})
-	f.srv.Start()
-	t.Cleanup(f.srv.Stop)
-	return f
-}
-
-// authed records every request whole and refuses those without the bot
-// token in the Authorization header.
-func (f *fakeSlack) authed(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		auth := r.Header.Get("Authorization")
-		f.mu.Lock()
-		f.requests = append(f.requests, request{Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body), Auth: auth})
-		f.mu.Unlock()
-		if auth != "Bearer "+testToken {
-			writeJSON(w, map[string]any{"ok": false, "error": "not_authed"})
-			return
-		}
-		h(w, r)
-	}
-}
-
-func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	if f.answer != nil && f.answer(f.calls, w) {
-		return
-	}
-	var blocks []any
-	if b := r.Form.Get("blocks"); b != "" {
-		if err := json.Unmarshal([]byte(b), &blocks); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-	}
-	ch := r.Form.Get("channel")
-	switch {
-	case ch == "#leads":
-		ch = "C0LEADS" // Slack answers with the channel id
-	case strings.HasPrefix(ch, "U"):
-		ch = "D" + ch[1:] // a DM opened with the user
-	}
-	var meta map[string]any
-	if m := r.Form.Get("metadata"); m != "" {
-		if err := json.Unmarshal([]byte(m), &meta); err != nil {
-			writeJSON(w, map[string]any{"ok": false, "error": "invalid_metadata_format"})
-			return
-		}
-	}
-	ts := fmt.Sprintf("%d.%06d", f.now().Unix(), len(f.posts)+1)
-	f.posts = append(f.posts, sent{Channel: ch, ThreadTS: r.Form.Get("thread_ts"), Text: r.Form.Get("text"), Blocks: blocks, TS: ts, Metadata: meta})
-	writeJSON(w, map[string]any{"ok": true, "channel": ch, "ts": ts})
-}
-
-// history is conversations.history: a channel's top-level messages newest
-// first, after oldest (exclusive), limit a page (default 100), a cursor
-// (here the offset) in response_metadata.next_cursor; metadata only with
-// include_all_metadata. Like Slack it wants a channel id, not a #name.
-func (f *fakeSlack) history(w http.ResponseWriter, r *http.Request) {
-	_ = r.ParseForm()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.reads++
-	ch := r.Form.Get("channel")
-	if strings.HasPrefix(ch, "#") || ch == "" {
-		writeJSON(w, map[string]any{"ok": false, "error": "channel_not_found"})
-		return
-	}
-	var msgs []sent
-	for i := len(f.posts) - 1; i >= 0; i-- {
-		p := f.posts[i]
-		if p.Channel == ch && p.ThreadTS == "" && tsAfter(p.TS, r.Form.Get("oldest")) {
-			msgs = append(msgs, p)
-		}
-	}
-	f.page(w, r, msgs)
-}
-
-// replies is conversations.replies: the parent at ts, then its replies,
-// oldest first, paged like history.
-func (f *fakeSlack) replies(w http.ResponseWriter, r *http.Request) {
-	_ = r.ParseForm()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.reads++
-	ch, ts := r.Form.Get("channel"), r.Form.Get("ts")
-	var msgs []sent
-	for _, p := range f.posts {
-		if p.Channel == ch && (p.TS == ts || p.ThreadTS == ts) && tsAfter(p.TS, r.Form.Get("oldest")) {
-			msgs = append(msgs, p)
-		}
-	}
-	if len(msgs) == 0 {
-		writeJSON(w, map[string]any{"ok": false, "error": "thread_not_found"})
-		return
-	}
-	f.page(w, r, msgs)
-}
-
-// page answers one page of msgs (f.mu held).
-func (f *fakeSlack) page(w http.ResponseWriter, r *http.Request, msgs []sent) {
-	limit, _ := strconv.Atoi(r.Form.Get("limit"))
-	if limit <= 0 || limit > 999 {
-		limit = 100
-	}
-	from, _ := strconv.Atoi(r.Form.Get("cursor"))
-	end := min(from+limit, len(msgs))
-	withMeta := r.Form.Get("include_all_metadata") == "1"
-	out := []map[string]any{}
-	for _, p := range msgs[min(from, len(msgs)):end] {
-		m := map[string]any{"type": "message", "ts": p.TS, "text": p.Text, "blocks": p.Blocks}
-		if p.ThreadTS != "" {
-			m["thread_ts"] = p.ThreadTS
-		}
-		if withMeta && p.Metadata != nil {
-			m["metadata"] = p.Metadata
-		}
-		out = append(out, m)
-	}
-	next := ""
-	if end < len(msgs) {
-		next = strconv.Itoa(end)
-	}
-	writeJSON(w, map[string]any{"ok": true, "messages": out, "has_more": next != "", "response_metadata": map[string]any{"next_cursor": next}})
-}
-
-// tsAfter compares Slack timestamps; an empty oldest lets all through.
-func tsAfter(ts, oldest string) bool {
-	if oldest == "" {
-		return true
-	}
-	a, _ := strconv.ParseFloat(ts, 64)
-	b, _ := strconv.ParseFloat(oldest, 64)
-	return a > b
-}
-
-// open is conversations.open for one user: the DM channel D... that
-// chat.postMessage to U... lands in.
-func (f *fakeSlack) open(w http.ResponseWriter, r *http.Request) {
-	_ = r.ParseForm()
-	u := r.Form.Get("users")
-	if !strings.HasPrefix(u, "U") || strings.Contains(u, ",") {
-		writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})
-		return
-	}
-	writeJSON(w, map[string]any{"ok": true, "no_op": true, "already_open": true, "channel": map[string]any{"id": "D" + u[1:]}})
-}
-
-// list is conversations.list: the one channel #leads, id C0LEADS.
-func (f *fakeSlack) list(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, map[string]any{"ok": true, "channels": []map[string]any{{"id": "C0LEADS", "name": "leads", "is_channel": true}},
-		"response_metadata": map[string]any{"next_cursor": ""}})
-}
-
-func (f *fakeSlack) lookupByEmail(w http.ResponseWriter, r *http.Request) {
-	_ = r.ParseForm()
-	email := r.Form.Get("email")
-	f.mu.Lock()
-	f.lookups = append(f.lookups, email)
-	id, ok := f.users[email]
-	code := f.lookupErr
-	f.mu.Unlock()
-	if code != "" {
-		writeJSON(w, map[string]any{"ok": false, "error": code})
-		return
-	}
-	if !ok {
-		writeJSON(w, map[string]any{"ok": false, "error": "users_not_found"})
-		return
-	}
-	writeJSON(w, map[string]any{"ok": true, "user": map[string]any{"id": id, "name": email}})
-}
+func newFakeSlack(t *testing.T) *fakeSlack { return slackfake.New(t, testToken) }
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-func (f *fakeSlack) lookedUp() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.lookups...)
-}
-
-func (f *fakeSlack) seen() []request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]request(nil), f.requests...)
-}
-
-func (f *fakeSlack) sent() []sent {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]sent(nil), f.posts...)
 }
 
 // topLevel counts messages that start a thread (digests, not replies).
@@ -447,7 +206,7 @@ func newBotSink(t *testing.T, f *fakeSlack, cfg Config, owners model.Owners, sto
 	if cfg.Channel == "" {
 		cfg.Channel = "#leads"
 	}
-	base := []Option{WithAPIURL(f.srv.GetAPIURL()), WithEnv(botEnv),
+	base := []Option{WithAPIURL(f.APIURL()), WithEnv(botEnv),
 		WithSleep(func(context.Context, time.Duration) error { return nil })}
 	s, err := New(cfg, owners, store, append(base, opts...)...)
 	if err != nil {

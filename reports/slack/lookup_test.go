@@ -12,7 +12,7 @@ import (
 // must say why, or the lead cannot tell a scope problem from unknown people.
 func TestOwnerLookupFailureSaysWhy(t *testing.T) {
 	f := newFakeSlack(t)
-	f.lookupErr = "missing_scope"
+	f.LookupErr = "missing_scope"
 	store := openStore(t, history.Config{Path: t.TempDir() + "/h.db"})
 	s := newBotSink(t, f, Config{OwnerMessages: true}, model.Owners{"alice": {Email: "alice@example.com"}}, store)
 	res, err := audit(t, store, s, estate(day(0), 1))
@@ -22,7 +22,7 @@ func TestOwnerLookupFailureSaysWhy(t *testing.T) {
 	if len(res.Fallbacks) != 1 || !strings.Contains(res.Fallbacks[0], "missing_scope") {
 		t.Errorf("fallbacks %v, want alice's saying missing_scope", res.Fallbacks)
 	}
-	if txt := allText(f.sent()); !strings.Contains(txt, "missing_scope") {
+	if txt := allText(f.Sent()); !strings.Contains(txt, "missing_scope") {
 		t.Errorf("the digest thread does not say why alice got no message:\n%s", txt)
 	}
 }

@@ -26,7 +26,7 @@ func TestDigestOncePerPeriod(t *testing.T) {
 		if err != nil || !res.Posted || res.Period != "2026-W10" || res.Messages != 1 {
 			t.Fatalf("first digest: %+v, %v; want posted once for 2026-W10", res, err)
 		}
-		first := f.sent()
+		first := f.Sent()
 		checkLimits(t, first)
 		txt := allText(first)
 		for _, want := range []string{"Backfill audit digest · week 2026-W10", "*6 open findings* across 4 backfills",
@@ -45,7 +45,7 @@ func TestDigestOncePerPeriod(t *testing.T) {
 		if err != nil || res.Posted || res.Skipped == "" {
 			t.Fatalf("same-period rerun: %+v, %v; want skipped", res, err)
 		}
-		if n := len(f.sent()); n != len(first) {
+		if n := len(f.Sent()); n != len(first) {
 			t.Fatalf("same-period rerun posted %d more messages", n-len(first))
 		}
 
@@ -56,7 +56,7 @@ func TestDigestOncePerPeriod(t *testing.T) {
 		if err != nil || !res.Posted {
 			t.Fatalf("forced re-post: %+v, %v", res, err)
 		}
-		txt = allText(f.sent()[len(first):])
+		txt = allText(f.Sent()[len(first):])
 		for _, want := range []string{"*New since the last digest (2 Mar 2026): 0*", "*Resolved since the last digest (2 Mar 2026): 1*", "gcp://proj/iam/grant_0"} {
 			if !strings.Contains(txt, want) {
 				t.Errorf("forced digest lacks %q:\n%s", want, txt)
@@ -64,7 +64,7 @@ func TestDigestOncePerPeriod(t *testing.T) {
 		}
 
 		// Next week: a new digest, new and resolved since the forced one.
-		before := len(f.sent())
+		before := len(f.Sent())
 		r = estate(day(7), 5)
 		r = without(r, "gcp://proj/iam/grant_0")
 		r = without(r, "bigquery://proj/ds/tmp_1")
@@ -72,7 +72,7 @@ func TestDigestOncePerPeriod(t *testing.T) {
 		if err != nil || !res.Posted || res.Period != "2026-W11" {
 			t.Fatalf("next week: %+v, %v", res, err)
 		}
-		txt = allText(f.sent()[before:])
+		txt = allText(f.Sent()[before:])
 		for _, want := range []string{"*New since the last digest (5 Mar 2026): 1*", "bigquery://proj/ds/tmp_4",
 			"*Resolved since the last digest (5 Mar 2026): 1*", "bigquery://proj/ds/tmp_1"} {
 			if !strings.Contains(txt, want) {
@@ -90,7 +90,7 @@ func TestLargeDigestContinuesInThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := f.sent()
+	ps := f.Sent()
 	checkLimits(t, ps)
 	if len(ps) < 3 || res.Messages != len(ps) {
 		t.Fatalf("120 backfills went out in %d messages (result says %d); want at least 3", len(ps), res.Messages)
@@ -128,7 +128,7 @@ func TestEstateTextPingsNoOne(t *testing.T) {
 	if _, err := s.Post(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
-	txt := allText(f.sent())
+	txt := allText(f.Sent())
 	for _, bad := range []string{"<!channel>", "<!here>", "<@U123>", "<!everyone>", "<https://evil", "javascript:"} {
 		if strings.Contains(txt, bad) {
 			t.Errorf("estate text reached Slack unescaped: %q", bad)
@@ -143,7 +143,7 @@ func TestEstateTextPingsNoOne(t *testing.T) {
 
 func TestRateLimitIsWaitedOut(t *testing.T) {
 	f := newFakeSlack(t)
-	f.answer = func(n int, w http.ResponseWriter) bool {
+	f.Answer = func(n int, w http.ResponseWriter) bool {
 		if n > 2 {
 			return false
 		}
@@ -161,7 +161,7 @@ func TestRateLimitIsWaitedOut(t *testing.T) {
 	if len(waits) != 2 || waits[0] != 3*time.Second || waits[1] != 6*time.Second {
 		t.Errorf("waited %v, want the Retry-After values 3s then 6s", waits)
 	}
-	if n := len(f.sent()); n != 1 {
+	if n := len(f.Sent()); n != 1 {
 		t.Errorf("%d messages landed, want exactly 1", n)
 	}
 }
@@ -177,7 +177,7 @@ func TestFailedPostIsNotRecorded(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeSlack(t)
-			f.answer = func(n int, w http.ResponseWriter) bool {
+			f.Answer = func(n int, w http.ResponseWriter) bool {
 				if n != tc.failOn {
 					return false
 				}
@@ -196,7 +196,7 @@ func TestFailedPostIsNotRecorded(t *testing.T) {
 			if posted, _ := store.DigestPosted(context.Background(), history.DigestKey{Sink: "slack:#leads", Period: "2026-W10"}); posted {
 				t.Fatal("a failed digest was recorded as posted")
 			}
-			f.answer = nil
+			f.Answer = nil
 			res, err = audit(t, store, s, estate(day(1), 120))
 			if err != nil || !res.Posted {
 				t.Fatalf("rerun after a failure: %+v, %v; want the digest posted", res, err)
@@ -249,7 +249,7 @@ func TestConcurrentAuditsPostOneDigest(t *testing.T) {
 				t.Errorf("audit %d neither posted nor says the digest was posted: %+v", i, res)
 			}
 		}
-		if top := topLevel(f.sent()); posted != 1 || top != 1 {
+		if top := topLevel(f.Sent()); posted != 1 || top != 1 {
 			t.Errorf("%d audits posted, %d digests in the channel; want exactly one", posted, top)
 		}
 	})
@@ -257,7 +257,7 @@ func TestConcurrentAuditsPostOneDigest(t *testing.T) {
 
 func TestOwnerMessages(t *testing.T) {
 	f := newFakeSlack(t)
-	f.users["alice@example.com"] = "U0ALICE"
+	f.Users["alice@example.com"] = "U0ALICE"
 	owners := model.Owners{
 		"alice": {Email: "alice@example.com"},
 		"bob":   {Email: "bob@example.com"}, // Slack does not know this address
@@ -273,7 +273,7 @@ func TestOwnerMessages(t *testing.T) {
 		t.Fatalf("result %+v: want 1 direct message and 2 fallbacks", res)
 	}
 	var dm, fallback []sent
-	for _, p := range f.sent() {
+	for _, p := range f.Sent() {
 		switch {
 		case p.Channel == "D0ALICE":
 			dm = append(dm, p)
@@ -294,16 +294,16 @@ func TestOwnerMessages(t *testing.T) {
 			t.Errorf("fallback in the digest thread lacks %q:\n%s", want, fbText)
 		}
 	}
-	if strings.Join(f.lookups, ",") != "alice@example.com,bob@example.com" {
-		t.Errorf("looked up %v, want alice's and bob's e-mails once each", f.lookups)
+	if strings.Join(f.LookedUp(), ",") != "alice@example.com,bob@example.com" {
+		t.Errorf("looked up %v, want alice's and bob's e-mails once each", f.LookedUp())
 	}
 
 	// Rerun in the same period: no digest, no second direct message.
-	before := len(f.sent())
+	before := len(f.Sent())
 	if _, err := audit(t, store, s, estate(day(1), 6)); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(f.sent()) - before; n != 0 {
+	if n := len(f.Sent()) - before; n != 0 {
 		t.Errorf("rerun sent %d messages, want none", n)
 	}
 }

@@ -12,8 +12,8 @@ import (
 // due (issue 13.6): none once everything went out.
 func TestRerunLooksUpOnlyOwnersStillDue(t *testing.T) {
 	f := newFakeSlack(t)
-	f.users["alice@example.com"] = "U0ALICE"
-	f.users["bob@example.com"] = "U0BOB"
+	f.Users["alice@example.com"] = "U0ALICE"
+	f.Users["bob@example.com"] = "U0BOB"
 	owners := model.Owners{"alice": {Email: "alice@example.com"}, "bob": {Email: "bob@example.com"},
 		"carol": {Email: "carol@example.com"}} // not in Slack yet
 	store := openStore(t, history.Config{Path: t.TempDir() + "/h.db"})
@@ -21,12 +21,12 @@ func TestRerunLooksUpOnlyOwnersStillDue(t *testing.T) {
 
 	run := func(day int) (Result, []string) {
 		t.Helper()
-		before := len(f.lookedUp())
+		before := len(f.LookedUp())
 		res, err := audit(t, store, s, estate(monday.AddDate(0, 0, day), 6))
 		if err != nil {
 			t.Fatalf("day %d: %v", day, err)
 		}
-		got := f.lookedUp()[before:]
+		got := f.LookedUp()[before:]
 		slices.Sort(got)
 		return res, got
 	}
@@ -37,19 +37,17 @@ func TestRerunLooksUpOnlyOwnersStillDue(t *testing.T) {
 	}
 	// Same week: the digest and alice's and bob's messages went out; only
 	// carol, who got none, is looked up again.
-	posts := len(f.sent())
+	posts := len(f.Sent())
 	res, looked = run(1)
 	if res.Posted || res.DirectMessages != 0 || !slices.Equal(looked, []string{"carol@example.com"}) {
 		t.Errorf("rerun: %+v, looked up %v; want only carol's e-mail", res, looked)
 	}
-	if n := len(f.sent()) - posts; n != 0 {
+	if n := len(f.Sent()) - posts; n != 0 {
 		t.Errorf("rerun posted %d messages", n)
 	}
 	// carol joins Slack: her message goes out on the next run, then nobody
 	// is looked up at all.
-	f.mu.Lock()
-	f.users["carol@example.com"] = "U0CAROL"
-	f.mu.Unlock()
+	f.AddUser("carol@example.com", "U0CAROL")
 	if res, looked = run(2); res.DirectMessages != 1 || !slices.Equal(looked, []string{"carol@example.com"}) {
 		t.Errorf("after carol joined: %+v, looked up %v", res, looked)
 	}
@@ -63,20 +61,20 @@ func TestRerunLooksUpOnlyOwnersStillDue(t *testing.T) {
 // again (issue 13.12).
 func TestForceRepostsTheDigestOnly(t *testing.T) {
 	f := newFakeSlack(t)
-	f.users["alice@example.com"] = "U0ALICE"
+	f.Users["alice@example.com"] = "U0ALICE"
 	owners := model.Owners{"alice": {Email: "alice@example.com"}}
 	store := openStore(t, history.Config{Path: t.TempDir() + "/h.db"})
 	if res, err := audit(t, store, newBotSink(t, f, Config{OwnerMessages: true}, owners, store), estate(day(0), 3)); err != nil || res.DirectMessages != 1 {
 		t.Fatalf("first run: %+v, %v", res, err)
 	}
-	lookups := len(f.lookedUp())
+	lookups := len(f.LookedUp())
 	forced := newBotSink(t, f, Config{OwnerMessages: true, Force: true}, owners, store)
 	res, err := audit(t, store, forced, estate(day(1), 3))
 	if err != nil || !res.Posted {
 		t.Fatalf("forced run: %+v, %v; want the digest posted again", res, err)
 	}
-	if res.DirectMessages != 0 || len(f.lookedUp()) != lookups {
+	if res.DirectMessages != 0 || len(f.LookedUp()) != lookups {
 		t.Errorf("forced run sent %d direct messages and %d look-ups; owners were messaged this period already",
-			res.DirectMessages, len(f.lookedUp())-lookups)
+			res.DirectMessages, len(f.LookedUp())-lookups)
 	}
 }

@@ -17,8 +17,8 @@ import (
 // wait.
 func TestRetryBudgetSpentRefusesTheNextWait(t *testing.T) {
 	f := newFakeSlack(t)
-	f.users["alice@example.com"] = "U0ALICE"
-	f.answer = func(n int, w http.ResponseWriter) bool {
+	f.Users["alice@example.com"] = "U0ALICE"
+	f.Answer = func(n int, w http.ResponseWriter) bool {
 		switch {
 		case n == 3:
 			return false

@@ -14,7 +14,7 @@ import (
 // every call (posts, threaded replies, user look-ups).
 func TestBotTokenOnlyInAuthorizationHeader(t *testing.T) {
 	f := newFakeSlack(t)
-	f.users["alice@example.com"] = "U0ALICE"
+	f.Users["alice@example.com"] = "U0ALICE"
 	owners := model.Owners{"alice": {Email: "alice@example.com"}, "bob": {Email: "bob@example.com"}}
 	store := openStore(t, history.Config{Path: t.TempDir() + "/h.db"})
 	s := newBotSink(t, f, Config{OwnerMessages: true}, owners, store)
@@ -22,7 +22,7 @@ func TestBotTokenOnlyInAuthorizationHeader(t *testing.T) {
 	if err != nil || !res.Posted || res.DirectMessages != 1 {
 		t.Fatalf("Post = %+v, %v; want the digest and alice's message posted", res, err)
 	}
-	reqs := f.seen()
+	reqs := f.Seen()
 	var paths []string
 	for _, r := range reqs {
 		paths = append(paths, r.Path)

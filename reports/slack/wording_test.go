@@ -12,12 +12,12 @@ import (
 func post(t *testing.T, r *model.Report, cfg Config, owners model.Owners) (string, *fakeSlack) {
 	t.Helper()
 	f := newFakeSlack(t)
-	f.users["alice@example.com"] = "U0ALICE"
+	f.Users["alice@example.com"] = "U0ALICE"
 	cfg.Period = PeriodEvery
 	if _, err := newBotSink(t, f, cfg, owners, nil).Post(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
-	return allText(f.sent()), f
+	return allText(f.Sent()), f
 }
 
 // Findings with no backfill are counted apart, not as one more backfill
