@@ -15,8 +15,8 @@ import (
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/history"
-	"github.com/jackc/pgx/v5"
 	"github.com/bfaudit/bfaudit/testkit/slackfake"
+	"github.com/jackc/pgx/v5"
 )
 
 // The fake is testkit/slackfake's; these names keep the tests short.
