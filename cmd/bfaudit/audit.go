@@ -76,6 +76,11 @@ say the run is incomplete, and the exit code is 3.`,
 // report files get once the run's deadline or a signal has ended it.
 var finishBudget = 30 * time.Second // a variable so a test can shorten it
 
+// digestLease is how long a Slack message claim holds before a rerun takes
+// it over (history.DefaultDigestLease); a variable so a test that kills
+// runs can rerun at once instead of waiting out the lease.
+var digestLease = history.DefaultDigestLease
+
 func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	sw := remote.StartStopwatch()
 	now, err := g.clock()
@@ -153,7 +158,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 
 	var store *history.Store
 	if cfg.History != nil {
-		if store, err = history.Open(finish, *cfg.History, history.WithDue(cfg.DuePolicy)); err != nil {
+		if store, err = history.Open(finish, *cfg.History, history.WithDue(cfg.DuePolicy), history.WithDigestLease(digestLease)); err != nil {
 			err = fmt.Errorf("history: %w", err)
 			problems, errs = append(problems, err.Error()), append(errs, err)
 		} else {

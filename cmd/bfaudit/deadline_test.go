@@ -111,6 +111,9 @@ func TestChildAudit(t *testing.T) {
 	if d, err := time.ParseDuration(os.Getenv("BFAUDIT_TEST_FINISH_BUDGET")); err == nil {
 		finishBudget = d
 	}
+	if d, err := time.ParseDuration(os.Getenv("BFAUDIT_TEST_DIGEST_LEASE")); err == nil {
+		digestLease = d
+	}
 	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
 }
 

@@ -20,14 +20,18 @@ type ghFake struct {
 	issues     []*ghFakeIssue
 	failWrites int
 	comments   []string
+	// wrote, when set, is called after a write was kept and before it is
+	// answered: a test kills the audit there.
+	wrote func()
 }
 
 type ghFakeIssue struct {
 	Number int    `json:"number"`
 	Title  string `json:"title"`
 	Body   string `json:"body"`
-	State  string `json:"state"`
-	Labels []string
+	State     string `json:"state"`
+	Labels    []string
+	Assignees []string
 }
 
 func newGHFake(t *testing.T) *ghFake {
@@ -57,12 +61,13 @@ func (f *ghFake) serve(w http.ResponseWriter, r *http.Request) {
 		writeFakeJSON(w, http.StatusOK, out)
 	case r.Method == http.MethodPost && path == base:
 		var req struct {
-			Title, Body string
-			Labels      []string
+			Title, Body       string
+			Labels, Assignees []string
 		}
 		json.NewDecoder(r.Body).Decode(&req)
-		is := &ghFakeIssue{Number: len(f.issues) + 1, Title: req.Title, Body: req.Body, State: "open", Labels: req.Labels}
+		is := &ghFakeIssue{Number: len(f.issues) + 1, Title: req.Title, Body: req.Body, State: "open", Labels: req.Labels, Assignees: req.Assignees}
 		f.issues = append(f.issues, is)
+		f.written()
 		writeFakeJSON(w, http.StatusCreated, f.json(is))
 	case strings.HasPrefix(path, base+"/") && strings.HasSuffix(path, "/comments") && r.Method == http.MethodGet:
 		// Every comment, whatever the issue: the markers CommentOnce looks
@@ -76,6 +81,7 @@ func (f *ghFake) serve(w http.ResponseWriter, r *http.Request) {
 		var req struct{ Body string }
 		json.NewDecoder(r.Body).Decode(&req)
 		f.comments = append(f.comments, req.Body)
+		f.written()
 		writeFakeJSON(w, http.StatusCreated, map[string]any{"id": len(f.comments), "body": req.Body})
 	case strings.HasPrefix(path, base+"/") && r.Method == http.MethodPatch:
 		n, _ := strconv.Atoi(strings.TrimPrefix(path, base+"/"))
@@ -86,7 +92,7 @@ func (f *ghFake) serve(w http.ResponseWriter, r *http.Request) {
 		is := f.issues[n-1]
 		var req struct {
 			Title, Body, State *string
-			Labels             *[]string
+			Labels, Assignees  *[]string
 		}
 		json.NewDecoder(r.Body).Decode(&req)
 		if req.Title != nil {
@@ -101,6 +107,10 @@ func (f *ghFake) serve(w http.ResponseWriter, r *http.Request) {
 		if req.Labels != nil {
 			is.Labels = *req.Labels
 		}
+		if req.Assignees != nil {
+			is.Assignees = *req.Assignees
+		}
+		f.written()
 		writeFakeJSON(w, http.StatusOK, f.json(is))
 	default:
 		http.NotFound(w, r)
@@ -112,9 +122,20 @@ func (f *ghFake) json(is *ghFakeIssue) map[string]any {
 	for _, l := range is.Labels {
 		labels = append(labels, map[string]any{"name": l})
 	}
+	assignees := []map[string]any{}
+	for _, a := range is.Assignees {
+		assignees = append(assignees, map[string]any{"login": a})
+	}
 	return map[string]any{"number": is.Number, "title": is.Title, "body": is.Body, "state": is.State,
-		"labels": labels, "assignees": []any{},
+		"labels": labels, "assignees": assignees,
 		"html_url": fmt.Sprintf("https://github.example/acme/cleanup/issues/%d", is.Number)}
+}
+
+// written runs the wrote hook (f.mu held).
+func (f *ghFake) written() {
+	if f.wrote != nil {
+		f.wrote()
+	}
 }
 
 func writeFakeJSON(w http.ResponseWriter, status int, v any) {

@@ -74,13 +74,21 @@ type Server struct {
 // New starts a fake that accepts token, stopped when the test ends.
 func New(t testing.TB, token string) *Server {
 	f := &Server{Users: map[string]string{}, Channels: []string{"leads"}, Now: time.Now, token: token}
+	handlers := map[string]http.HandlerFunc{
+		"chat.postMessage":      f.postMessage,
+		"users.lookupByEmail":   f.lookupByEmail,
+		"conversations.history": f.history,
+		"conversations.replies": f.replies,
+		"conversations.open":    f.open,
+		"conversations.list":    f.list,
+	}
 	f.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
-		c.Handle("/chat.postMessage", f.authed(f.postMessage))
-		c.Handle("/users.lookupByEmail", f.authed(f.lookupByEmail))
-		c.Handle("/conversations.history", f.authed(f.history))
-		c.Handle("/conversations.replies", f.authed(f.replies))
-		c.Handle("/conversations.open", f.authed(f.open))
-		c.Handle("/conversations.list", f.authed(f.list))
+		// At the root (APIURL, as slack-go's option takes it) and under
+		// /api/ (Slack's own path, which the config's api_url adds).
+		for method, h := range handlers {
+			c.Handle("/"+method, f.authed(h))
+			c.Handle("/api/"+method, f.authed(h))
+		}
 	})
 	f.srv.Start()
 	t.Cleanup(f.srv.Stop)
