@@ -26,9 +26,9 @@ type ghFake struct {
 }
 
 type ghFakeIssue struct {
-	Number int    `json:"number"`
-	Title  string `json:"title"`
-	Body   string `json:"body"`
+	Number    int    `json:"number"`
+	Title     string `json:"title"`
+	Body      string `json:"body"`
 	State     string `json:"state"`
 	Labels    []string
 	Assignees []string
