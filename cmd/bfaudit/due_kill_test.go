@@ -45,6 +45,9 @@ func TestDueNoticesExactlyOnceAcrossKills(t *testing.T) {
 	if got := clean.firstDay["digest"]; !slices.Equal(got, []int{0, 7, 15}) {
 		t.Errorf("weekly digests on days %v, want 0, 7 and 15 (day 14 was an outage)", got)
 	}
+	if !strings.Contains(clean.state, "labels=[bfaudit overdue] assignees=[dana-ledger]") {
+		t.Errorf("the overdue issue is not labelled overdue and assigned to its owner:\n%.600s", clean.state)
+	}
 	if !strings.Contains(clean.state, "to=C0LEDGERDATA") || !strings.Contains(clean.state, "@carol") {
 		t.Errorf("the escalation did not reach the ledger team's channel and lead:\n%s", clean.state)
 	}
