@@ -1,13 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bfaudit/bfaudit/model"
 )
 
 // The quickstart audit writes its metrics file; a good run keeps its
@@ -89,4 +95,84 @@ metrics:
 	if pushes != 0 || !strings.Contains(out, `{"sink":"pushgateway","method":"PUT","url":"`+srv.URL+`/metrics/job/bfaudit"`) {
 		t.Errorf("%d pushes; plan %s; stderr %s", pushes, out, stderr)
 	}
+}
+
+// The example alert rule fires on the quickstart's overdue critical
+// findings. Two audits three days apart with a history store (critical
+// findings are due in 2 days), each writing --metrics; promtool evaluates
+// examples/prometheus/bfaudit-alerts.yml over each file's series as
+// Prometheus would scrape them: quiet after the first run, firing after the
+// second for each rule and owner with critical findings the report shows
+// overdue.
+func TestExampleAlertFiresOnQuickstartOverdue(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not found: install Debian's prometheus package (it ships /usr/bin/promtool; .ci/run does) to run the example alert on the quickstart")
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(abs(t, "../../examples/quickstart"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "bfaudit.yaml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, cfg, string(b)+"\nhistory:\n  path: history.db\n")
+	audit := func(now string) (model.Report, string) {
+		m := filepath.Join(dir, now+".prom")
+		code, out, stderr := bfaudit(t, "audit", "-c", cfg, "--now", now, "-f", "json", "--metrics", m)
+		if code != exitFindings {
+			t.Fatalf("audit as of %s: exit %d: %s", now, code, stderr)
+		}
+		return decodeReport(t, out), m
+	}
+	_, first := audit("2026-11-30")
+	r, second := audit("2026-12-03")
+
+	type key struct{ rule, owner, team string }
+	want := map[key]int{}
+	for _, f := range r.Findings {
+		if f.Severity == model.SeverityCritical && f.Overdue {
+			want[key{f.RuleID, f.Owner, ""}]++
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("the quickstart has no overdue critical finding three days on")
+	}
+	var alerts strings.Builder
+	for _, k := range slices.SortedFunc(maps.Keys(want), func(a, b key) int { return strings.Compare(a.rule, b.rule) }) {
+		fmt.Fprintf(&alerts, "          - exp_labels: {severity: page, rule: %s, owner: %q}\n", k.rule, k.owner)
+		fmt.Fprintf(&alerts, "            exp_annotations:\n              summary: %q\n", fmt.Sprintf(
+			"%d critical backfill findings of %s are past their due date (owner %s)", want[k], k.rule, k.owner))
+		alerts.WriteString("              description: \"The cleanup was due and is not done. The owner was told and reminded; see the bfaudit report or the backfill's issue.\"\n")
+	}
+	test := "rule_files: [" + abs(t, "../../examples/prometheus/bfaudit-alerts.yml") + "]\nevaluation_interval: 1m\ntests:\n" +
+		promtoolCase(t, first, "        exp_alerts: []\n") + promtoolCase(t, second, "        exp_alerts:\n"+alerts.String())
+	path := filepath.Join(dir, "alerts.test.yml")
+	write(t, path, test)
+	if out, err := exec.Command(promtool, "test", "rules", path).CombinedOutput(); err != nil {
+		t.Errorf("promtool test rules: %v\n%s\n--- test file\n%s", err, out, test)
+	}
+}
+
+// promtoolCase is a promtool rule test over the series of the metrics file
+// at path, held for 30 minutes, expecting exp of the overdue alert at 20m.
+func promtoolCase(t *testing.T, path, exp string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c strings.Builder
+	c.WriteString("  - interval: 1m\n    input_series:\n")
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		fmt.Fprintf(&c, "      - series: %q\n        values: '%sx30'\n", line[:i], line[i+1:])
+	}
+	c.WriteString("    alert_rule_test:\n      - eval_time: 20m\n        alertname: BfauditOverdueCriticalFindings\n" + exp)
+	return c.String()
 }
