@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/config"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -130,11 +131,15 @@ func TestExampleAlertFiresOnQuickstartOverdue(t *testing.T) {
 	_, first := audit("2026-11-30")
 	r, second := audit("2026-12-03")
 
+	c, err := config.Load(config.NewViper(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	type key struct{ rule, owner, team string }
 	want := map[key]int{}
 	for _, f := range r.Findings {
 		if f.Severity == model.SeverityCritical && f.Overdue {
-			want[key{f.RuleID, f.Owner, ""}]++
+			want[key{f.RuleID, f.Owner, c.Teams.Name(f.Owner)}]++
 		}
 	}
 	if len(want) == 0 {
@@ -142,7 +147,11 @@ func TestExampleAlertFiresOnQuickstartOverdue(t *testing.T) {
 	}
 	var alerts strings.Builder
 	for _, k := range slices.SortedFunc(maps.Keys(want), func(a, b key) int { return strings.Compare(a.rule, b.rule) }) {
-		fmt.Fprintf(&alerts, "          - exp_labels: {severity: page, rule: %s, owner: %q}\n", k.rule, k.owner)
+		team := "" // sum by drops an empty label
+		if k.team != "" {
+			team = fmt.Sprintf(", team: %q", k.team)
+		}
+		fmt.Fprintf(&alerts, "          - exp_labels: {severity: page, rule: %s, owner: %q%s}\n", k.rule, k.owner, team)
 		fmt.Fprintf(&alerts, "            exp_annotations:\n              summary: %q\n", fmt.Sprintf(
 			"%d critical backfill findings of %s are past their due date (owner %s)", want[k], k.rule, k.owner))
 		alerts.WriteString("              description: \"The cleanup was due and is not done. The owner was told and reminded; see the bfaudit report or the backfill's issue.\"\n")

@@ -141,3 +141,20 @@ func TestParseSuggestsNearest(t *testing.T) {
 		}
 	}
 }
+
+// A keep label exported with the artifact is read as its system reads it:
+// the rules then turn it into a waiver of origin resource.
+func TestKeepLabelInLabels(t *testing.T) {
+	y := "artifacts:\n  - kind: table\n    uri: bigquery://p/d/t\n    labels: {bfaudit-keep-until: 2027-01-31, bfaudit-keep-reason: finance-audit-q1}\n" +
+		"  - kind: table\n    uri: bigquery://p/d/u\n    labels: {team: x}\n"
+	arts, errs := Parse("f", []byte(y), "")
+	if len(errs) > 0 || len(arts) != 2 {
+		t.Fatalf("arts=%v errs=%v", arts, errs)
+	}
+	if got := arts[0].Attr(model.AttrKeepUntil) + " / " + arts[0].Attr(model.AttrKeepReason); got != "2027-01-31 / finance audit q1" {
+		t.Errorf("keep label read as %q", got)
+	}
+	if arts[1].Attr(model.AttrKeepUntil) != "" {
+		t.Errorf("an artifact without a keep label got one: %v", arts[1].Attributes)
+	}
+}

@@ -238,6 +238,9 @@ func toArtifact(d artifactDoc, defaultSystem string) (model.Artifact, string, er
 	// its own copy before attributes are added to it.
 	a.Labels = cloneMap(a.Labels)
 	a.Attributes = cloneMap(a.Attributes)
+	// A keep label exported with the artifact is read as its system's
+	// collector reads it (docs/rules/waivers.md).
+	a.KeepFromLabels(a.Labels)
 	if d.Scope != "" {
 		a.SetAttr(AttrDeclaredScope, d.Scope)
 	}
