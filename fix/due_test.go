@@ -165,7 +165,7 @@ func TestDueDryRunAndScript(t *testing.T) {
 	if err := WriteResults(&out, ap.Apply(context.Background(), p)); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "1 would apply") || !strings.Contains(out.String(), "not due     BF003 revoke_grant") {
+	if !strings.Contains(out.String(), "1 would apply") || !strings.Contains(out.String(), "not due       BF003 revoke_grant") {
 		t.Errorf("results:\n%s", out.String())
 	}
 

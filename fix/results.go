@@ -24,7 +24,7 @@ func WriteResults(w io.Writer, results []Result) error {
 		if r.Item.ArtifactURI != "" {
 			what += " " + r.Item.ArtifactURI
 		}
-		line := fmt.Sprintf("%-11s %s", r.Status, what)
+		line := fmt.Sprintf("%-13s %s", r.Status, what) // "not announced" is the longest status
 		switch {
 		case r.Reason != "":
 			line += ": " + r.Reason

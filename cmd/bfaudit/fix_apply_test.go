@@ -231,10 +231,10 @@ func TestFixApplyRealServers(t *testing.T) {
 		t.Fatalf("fix --apply: exit %d\n%s\n%s", code, out, stderr)
 	}
 	for _, want := range []string{
-		"applied     BF004 expire_role postgres://pg/role/" + e.role,
-		"applied     BF003 revoke_grant postgres://pg/",
-		"applied     BF006 delete_queue rabbitmq://mq/%2F/queue/" + url.PathEscape(e.queue),
-		"not allowed BF005 drop_table",
+		"applied       BF004 expire_role postgres://pg/role/" + e.role,
+		"applied       BF003 revoke_grant postgres://pg/",
+		"applied       BF006 delete_queue rabbitmq://mq/%2F/queue/" + url.PathEscape(e.queue),
+		"not allowed   BF005 drop_table",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fix --apply output lacks %q:\n%s", want, out)
@@ -295,7 +295,7 @@ func TestFixApplyRealServers(t *testing.T) {
 
 	// Run again: nothing left that may be done.
 	code, out, _ = bfaudit(t, "fix", "-c", e.config, "--backfill", e.id, "--apply")
-	if code != exitOK || strings.Contains(out, "applied") || !strings.Contains(out, "not allowed BF005 drop_table") {
+	if code != exitOK || strings.Contains(out, "applied") || !strings.Contains(out, "not allowed   BF005 drop_table") {
 		t.Errorf("second run: exit %d\n%s", code, out)
 	}
 }
@@ -313,11 +313,11 @@ func TestFixApplySkipsChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := bfaudit(t, "fix", "-c", e.config, "--from", est, "--backfill", e.id, "--apply")
-	if !strings.Contains(out, "skipped     BF003 revoke_grant") || !strings.Contains(out, `privileges was "INSERT", is "INSERT,SELECT"`) {
+	if !strings.Contains(out, "skipped       BF003 revoke_grant") || !strings.Contains(out, `privileges was "INSERT", is "INSERT,SELECT"`) {
 		t.Errorf("the changed grant should be skipped:\n%s", out)
 	}
 	// A skipped step holds the later ones: the queue and table stay.
-	if !strings.Contains(out, "waits       BF006 delete_queue") || !strings.Contains(out, "step access revoked is not done: BF003 revoke_grant") {
+	if !strings.Contains(out, "waits         BF006 delete_queue") || !strings.Contains(out, "step access revoked is not done: BF003 revoke_grant") {
 		t.Errorf("the retire step should wait after a skipped revoke:\n%s", out)
 	}
 	if code != exitOK {

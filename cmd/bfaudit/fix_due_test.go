@@ -131,7 +131,7 @@ fix: {actor: fix-due-test}
 
 	// Day 6: not due; nothing is done.
 	code, out, stderr := bfaudit(t, "fix", "-c", cfg, "--backfill", id, "--apply", "--due", "--now", at(6))
-	if code != exitOK || !strings.Contains(out, "not due     BF004 expire_role postgres://pg/role/"+role+": due in 1d") || strings.Contains(out, "applied") {
+	if code != exitOK || !strings.Contains(out, "not due       BF004 expire_role postgres://pg/role/"+role+": due in 1d") || strings.Contains(out, "applied") {
 		t.Fatalf("day 6: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if !canLogin() {
@@ -140,18 +140,18 @@ fix: {actor: fix-due-test}
 
 	// Day 8, a dry run first: it would act, and touches nothing.
 	code, out, stderr = bfaudit(t, "fix", "-c", cfg, "--backfill", id, "--dry-run", "--due", "--now", at(8))
-	if code != exitOK || !strings.Contains(out, "would apply BF004 expire_role") || !canLogin() {
+	if code != exitOK || !strings.Contains(out, "would apply   BF004 expire_role") || !canLogin() {
 		t.Fatalf("day 8 dry run: exit %d\n%s\n%s", code, out, stderr)
 	}
 	code, out, stderr = bfaudit(t, "fix", "-c", cfg, "--backfill", id, "--apply", "--due", "--now", at(8))
-	if code != exitOK || !strings.Contains(out, "applied     BF004 expire_role postgres://pg/role/"+role) {
+	if code != exitOK || !strings.Contains(out, "applied       BF004 expire_role postgres://pg/role/"+role) {
 		t.Fatalf("day 8: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if canLogin() {
 		t.Error("day 8: the role, due and announced, still logs in")
 	}
 	// Human acts are unaffected by --due: listed by hand, as without it.
-	if !strings.Contains(out, "by hand     BF101") {
+	if !strings.Contains(out, "by hand       BF101") {
 		t.Errorf("day 8: the human act should be listed:\n%s", out)
 	}
 }

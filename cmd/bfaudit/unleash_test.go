@@ -128,7 +128,7 @@ owners:
 
 	// fix --apply archives both flags of the backfill.
 	code, out, stderr := bfaudit(t, "fix", "-c", cfg, "--backfill", id, "--apply")
-	if code != exitOK || !strings.Contains(out, "applied     BF017 archive_flag "+uri(flag)) {
+	if code != exitOK || !strings.Contains(out, "applied       BF017 archive_flag "+uri(flag)) {
 		t.Fatalf("fix --apply: exit %d\n%s\n%s", code, out, stderr)
 	}
 	_, r, _ = audit()
