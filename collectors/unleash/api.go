@@ -149,6 +149,10 @@ type api interface {
 	// flag reads one flag's detail (environments with their strategies);
 	// nil, nil when the source does not hold it (an export without it).
 	flag(ctx context.Context, project, name string) (*flag, error)
+	// tagger returns who last added the tag typ=value to flag name, as
+	// the event log keeps it; "" when the source does not say (an
+	// export, or no such event in the newest page).
+	tagger(ctx context.Context, name, typ, value string) (string, error)
 }
 
 // httpAPI reads the Admin API with the source's client.
@@ -244,6 +248,37 @@ func (h *httpAPI) flag(ctx context.Context, projectID, name string) (*flag, erro
 		return nil, fmt.Errorf("GET %s%s: the answer is not that flag", h.c.Base(), flagPath(projectID, name))
 	}
 	return &out, nil
+}
+
+// event is one item of GET /api/admin/search/events: a feature-tagged
+// event has the tag in data and who added it in createdBy (a user's
+// e-mail or name, or an API token's name).
+type event struct {
+	CreatedBy string `json:"createdBy"`
+	Data      *tag   `json:"data"`
+}
+
+// taggedEvents is the newest page the tagger reads: a flag is tagged a
+// handful of times, and a keep tag is usually recent.
+const taggedEvents = 100
+
+func (h *httpAPI) tagger(ctx context.Context, name, typ, value string) (string, error) {
+	q := url.Values{"feature": {"IS:" + name}, "type": {"IS:feature-tagged"}, "limit": {strconv.Itoa(taggedEvents)}}
+	var out struct {
+		Events *[]event `json:"events"`
+	}
+	if err := h.c.Get(ctx, "/api/admin/search/events", q, &out); err != nil {
+		return "", err
+	}
+	if out.Events == nil {
+		return "", fmt.Errorf("GET %s/api/admin/search/events: the answer has no events list", h.c.Base())
+	}
+	for _, e := range *out.Events { // newest first
+		if e.Data != nil && e.Data.Type == typ && e.Data.Value == value {
+			return e.CreatedBy, nil
+		}
+	}
+	return "", nil
 }
 
 // flagPath is the Admin API path of one flag, which DELETE archives.

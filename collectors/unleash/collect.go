@@ -31,6 +31,9 @@ func (u *Unleash) open() (api, error) {
 // and reads each live one's detail for its strategies (a failure is an
 // error at the flag, which is still reported from the listing).
 func (u *Unleash) Collect(ctx context.Context, sink collectors.Sink) error {
+	u.mu.Lock()
+	u.notes = nil
+	u.mu.Unlock()
 	src, err := u.open()
 	if err != nil {
 		return fmt.Errorf("unleash source %s: %w", u.sourceName(), err)
@@ -165,6 +168,15 @@ func (u *Unleash) readDetails(ctx context.Context, src api, projectID string, ti
 					if d.lastSeen.After(t.lastSeen) {
 						t.lastSeen = d.lastSeen
 					}
+				}
+				if until := t.keepUntilTag(); until != "" {
+					// Who set the keep tag only decorates its waiver: a
+					// failed read is a note, and the flag stands as read.
+					by, err := src.tagger(ctx, t.Name, model.KeepUntilKey, until)
+					if err != nil {
+						u.note(fmt.Sprintf("project %s: flag %s: who set its keep tag is unknown: %v", clip(projectID, 100), clip(t.Name, 100), err))
+					}
+					t.keepBy = by
 				}
 			}
 		}()

@@ -34,6 +34,7 @@ type tiedFlag struct {
 	backfillID string
 	how        string   // label (its tag), asset, name or description
 	others     []string // further backfill ids its tags name
+	keepBy     string   // who added its keep tag, from the event log
 }
 
 // uri is the stable address of a flag.
@@ -146,9 +147,8 @@ func (u *Unleash) artifact(t tiedFlag, envType map[string]string) model.Artifact
 	}
 	var keepUntil, keepReason string
 	for _, tg := range t.Tags {
-		// Keep tags: the type names the part, the value holds it. Unleash
-		// records who tagged a flag only in its event log, which the
-		// collector does not read, so keep_by stays empty.
+		// Keep tags: the type names the part, the value holds it. Who
+		// added them is in the event log (readDetails reads it).
 		switch tg.Type {
 		case model.KeepUntilKey:
 			keepUntil = tg.Value
@@ -162,8 +162,18 @@ func (u *Unleash) artifact(t tiedFlag, envType map[string]string) model.Artifact
 			art.SetAttr(model.AttrReplayPosition, pos)
 		}
 	}
-	art.SetKeep(clip(keepUntil, 60), clip(keepReason, 200), "")
+	art.SetKeep(clip(keepUntil, 60), clip(keepReason, 200), clip(t.keepBy, 200))
 	return art
+}
+
+// keepUntilTag is the value of the flag's keep-until tag, "" without one.
+func (f flag) keepUntilTag() string {
+	for _, tg := range f.Tags {
+		if tg.Type == model.KeepUntilKey {
+			return tg.Value
+		}
+	}
+	return ""
 }
 
 // apiURL is the base address of the Unleash read, or "" for an export.

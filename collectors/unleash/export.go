@@ -121,3 +121,6 @@ func (d *dirAPI) flag(_ context.Context, projectID, name string) (*flag, error) 
 	}
 	return &out, nil
 }
+
+// tagger: an export keeps no event log.
+func (d *dirAPI) tagger(context.Context, string, string, string) (string, error) { return "", nil }

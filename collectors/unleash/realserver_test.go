@@ -241,3 +241,22 @@ func TestRealServerAudit(t *testing.T) {
 		t.Errorf("the finding does not name the flag:\n%s", text)
 	}
 }
+
+// A keep tag names who added it: Unleash keeps that only in its event log
+// (feature-tagged, createdBy), here the admin token's name.
+func TestRealServerKeepTagAuthor(t *testing.T) {
+	base, tok := realUnleash(t)
+	a := admin{t, base, tok}
+	a.tagTypes("backfill", model.KeepUntilKey, model.KeepReasonKey)
+	id := uniqueID()
+	name := strings.ToLower(id) + "-kept"
+	a.flag(name, "", map[string]string{"backfill": id, model.KeepUntilKey: "2027-01-31", model.KeepReasonKey: "finance reads it"})
+	sink := collect(t, collector(t, base, tok, "unl"))
+	f := sink.Artifact("unleash://unl/projects/default/features/" + name)
+	if f == nil || f.Attr(model.AttrKeepUntil) != "2027-01-31" || f.Attr(model.AttrKeepBy) != "admin" {
+		t.Fatalf("kept flag: %+v, want keep_by the admin token's name", f)
+	}
+	if strings.Contains(fmt.Sprint(f.Attributes), tok) {
+		t.Errorf("the token is in the flag's attributes: %v", f.Attributes)
+	}
+}

@@ -12,7 +12,9 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
@@ -76,6 +78,22 @@ type Unleash struct {
 	baseDir string
 	client  *apiclient.Client
 	sel     *correlate.Selector
+
+	mu    sync.Mutex
+	notes []string
+}
+
+// Notes are what the run has to say that is not an error (collectors.Noter).
+func (u *Unleash) Notes() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.notes)
+}
+
+func (u *Unleash) note(s string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.notes = append(u.notes, s)
 }
 
 // SampleConfig returns the documented sample source entry.

@@ -1,6 +1,7 @@
 package unleash
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -462,5 +463,68 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.key) {
 			t.Errorf("%v: err %v, want one naming %s", tt.extra, err, tt.key)
 		}
+	}
+}
+
+// Who added a keep tag comes from the event log, newest first; a failed
+// read leaves it unknown with a note and the flag as read.
+func TestKeepTagAuthorFromTheEventLog(t *testing.T) {
+	f := newFake(t)
+	search := map[string]any{}
+	var flags struct {
+		Features []map[string]any `json:"features"`
+	}
+	f.mu.Lock()
+	_ = json.Unmarshal(f.files["projects/default/features.json"], &flags)
+	f.mu.Unlock()
+	if len(flags.Features) == 0 {
+		t.Fatal("the export has no flags")
+	}
+	kept := flags.Features[0]
+	name, _ := kept["name"].(string)
+	tags, _ := kept["tags"].([]any)
+	kept["tags"] = append(tags, map[string]any{"type": model.KeepUntilKey, "value": "2027-01-31"}, map[string]any{"type": model.KeepReasonKey, "value": "finance"})
+	search["features"] = flags.Features
+	f.setJSON("projects/default/features.json", search)
+	events := func(by string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("feature") != "IS:"+name || r.URL.Query().Get("type") != "IS:feature-tagged" {
+				writeJSON(w, http.StatusOK, map[string]any{"events": []any{}, "total": 0})
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"total": 2, "events": []any{
+				map[string]any{"type": "feature-tagged", "createdBy": by, "data": map[string]any{"type": model.KeepUntilKey, "value": "2027-01-31"}},
+				map[string]any{"type": "feature-tagged", "createdBy": "someone-earlier@example.com", "data": map[string]any{"type": model.KeepUntilKey, "value": "2026-06-30"}},
+			}})
+		})
+	}
+	f.set("/api/admin/search/events", events("alice@example.com"))
+	u := newCollector(t, f.URL())
+	sink, err := collectortest.Collect(t, u)
+	if err != nil || len(sink.Errors) > 0 {
+		t.Fatalf("Collect: %v %+v", err, sink.Errors)
+	}
+	var got *model.Artifact
+	for i, a := range sink.Artifacts {
+		if a.Name == name {
+			got = &sink.Artifacts[i]
+		}
+	}
+	if got == nil || got.Attr(model.AttrKeepBy) != "alice@example.com" {
+		t.Fatalf("kept flag %s: %+v, want keep_by alice (the newest matching event)", name, got)
+	}
+
+	f.set("/api/admin/search/events", status(http.StatusForbidden))
+	sink, err = collectortest.Collect(t, u)
+	if err != nil || len(sink.Errors) > 0 {
+		t.Fatalf("a failed event read is not an error of the flag: %v %+v", err, sink.Errors)
+	}
+	for _, a := range sink.Artifacts {
+		if a.Name == name && (a.Attr(model.AttrKeepBy) != "" || a.Attr(model.AttrKeepUntil) != "2027-01-31") {
+			t.Errorf("after a failed event read: %+v", a.Attributes)
+		}
+	}
+	if notes := u.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "who set its keep tag is unknown") {
+		t.Errorf("notes %q, want one saying the keep tag's author is unknown", notes)
 	}
 }
