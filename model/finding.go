@@ -16,6 +16,8 @@ type Finding struct {
 	BackfillID  string   `json:"backfill_id,omitempty"`
 	ArtifactURI string   `json:"artifact_uri,omitempty"`
 	Owner       string   `json:"owner,omitempty"`
+	// Team is the owner's team from the config's teams (docs/reports/due.md).
+	Team        string   `json:"team,omitempty"`
 	Message     string   `json:"message"`
 	Evidence    []string `json:"evidence,omitempty"`
 	Remediation string   `json:"remediation,omitempty"`

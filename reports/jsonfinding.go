@@ -67,6 +67,7 @@ func appendFinding(b []byte, f *model.Finding, depth int) ([]byte, error) {
 	str("backfill_id", f.BackfillID, true)
 	str("artifact_uri", f.ArtifactURI, true)
 	str("owner", f.Owner, true)
+	str("team", f.Team, true)
 	str("message", f.Message, false)
 	list("evidence", f.Evidence)
 	str("remediation", f.Remediation, true)

@@ -49,7 +49,8 @@ func render(t *testing.T, format string) string {
 
 func TestHTMLEscapesEstateText(t *testing.T) {
 	out := render(t, "html")
-	if strings.Contains(out, "<script>") {
+	// The report's one script is its own (the table's sorting and filters).
+	if strings.Contains(out, "<script>alert") || strings.Count(out, "<script>") != 1 {
 		t.Error("estate text reached the HTML unescaped")
 	}
 	for _, want := range []string{"&lt;script&gt;", "<svg", "Incomplete audit", "proj-a", "Waived: kept as runbook"} {

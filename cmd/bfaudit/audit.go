@@ -180,6 +180,9 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	// store keeps them fixed from the first sighting, without it they are
 	// counted from now (docs/reports/due.md).
 	due.Stamp(report, cfg.DuePolicy)
+	for i := range report.Findings {
+		report.Findings[i].Team = cfg.Teams.Name(report.Findings[i].Owner)
+	}
 	if store != nil {
 		if err := store.Due(finish, report); err != nil {
 			err = fmt.Errorf("history: %w", err)

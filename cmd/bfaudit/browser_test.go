@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports"
+)
+
+// The HTML report as a platform lead reads it: opened in a real Chromium
+// (BFAUDIT_TEST_CHROMIUM; .ci/run installs Debian's chromium) at 1280 and
+// 1920 px, printed on A4, with JavaScript on and off, and checked with
+// axe-core (BFAUDIT_TEST_AXE_JS, axe.min.js; .ci/run installs it from npm).
+// Screenshots and PDFs go to BFAUDIT_BROWSER_OUT (default a folder under
+// the system's temp dir, logged) for a reviewer to look at.
+
+// maxRowHeight bounds one findings row on screen: a row taller than this
+// means something does not wrap (before the layout fix, a URI wrapped one
+// character per line and a row grew about forty lines).
+const maxRowHeight = 700
+
+func browserOut(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("BFAUDIT_BROWSER_OUT")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "bfaudit-browser")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// browser starts a headless Chromium for the test, or skips.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := os.Getenv("BFAUDIT_TEST_CHROMIUM")
+	if path == "" {
+		t.Skip("set BFAUDIT_TEST_CHROMIUM=/usr/bin/chromium (Debian's chromium; .ci/run installs it) to run the browser tests of the HTML report")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.WindowSize(1280, 2400))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	ctx, cancel3 := context.WithTimeout(ctx, 4*time.Minute)
+	t.Cleanup(cancel3)
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// pageErrors collects console errors and uncaught exceptions of the tab.
+type pageErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (p *pageErrors) listen(ctx context.Context) {
+	chromedp.ListenTarget(ctx, func(ev any) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value))
+				}
+				p.errs = append(p.errs, "console.error: "+strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			p.errs = append(p.errs, "exception: "+e.ExceptionDetails.Error())
+		}
+	})
+}
+
+func (p *pageErrors) list() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.errs...)
+}
+
+// htmlCase is one report to look at.
+type htmlCase struct {
+	name     string
+	file     string
+	sections []string // h2 headings that must be there
+}
+
+// lookAt opens c.file in a new tab and checks what a reader sees.
+func lookAt(t *testing.T, bctx context.Context, c htmlCase, out string) {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(bctx)
+	defer cancel()
+	var pe pageErrors
+	pe.listen(ctx)
+	url := "file://" + c.file
+	for _, width := range []int64{1280, 1920} {
+		var docW, winW, tallest float64
+		var heads []string
+		err := chromedp.Run(ctx,
+			emulation.SetDeviceMetricsOverride(width, 1200, 1, false),
+			chromedp.Navigate(url),
+			chromedp.WaitReady("body"),
+			chromedp.Evaluate(`document.documentElement.scrollWidth`, &docW),
+			chromedp.Evaluate(`window.innerWidth`, &winW),
+			chromedp.Evaluate(`Math.max(0, ...Array.from(document.querySelectorAll("table.findings tbody tr")).map(r => r.getBoundingClientRect().height))`, &tallest),
+			chromedp.Evaluate(`Array.from(document.querySelectorAll("h2")).map(h => h.textContent.trim())`, &heads),
+		)
+		if err != nil {
+			t.Fatalf("%s at %d px: %v", c.name, width, err)
+		}
+		if docW > winW {
+			t.Errorf("%s at %d px: the page is %v px wide, wider than the window (%v px)", c.name, width, docW, winW)
+		}
+		if tallest > maxRowHeight {
+			t.Errorf("%s at %d px: a findings row is %v px tall, over %d", c.name, width, tallest, maxRowHeight)
+		}
+		for _, s := range c.sections {
+			if !containsString(heads, s) {
+				t.Errorf("%s at %d px: no section %q (sections: %q)", c.name, width, s, heads)
+			}
+		}
+		// Chromium cannot capture a page taller than 16384 px whole: a long
+		// report is captured as far as the window shows.
+		var png []byte
+		var pageH float64
+		shot := chromedp.FullScreenshot(&png, 100) // 100: PNG; below, JPEG
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`document.documentElement.scrollHeight`, &pageH)); err == nil && pageH > 16000 {
+			shot = chromedp.CaptureScreenshot(&png)
+		}
+		if err := chromedp.Run(ctx, shot); err != nil {
+			t.Fatalf("%s: screenshot: %v", c.name, err)
+		}
+		write(t, filepath.Join(out, fmt.Sprintf("%s-%d.png", c.name, width)), string(png))
+	}
+	checkFilterAndSort(t, ctx, c.name)
+	checkPrint(t, ctx, c, out)
+	checkAxe(t, ctx, c.name)
+	checkDarkAxe(t, ctx, c.name)
+	if errs := pe.list(); len(errs) > 0 {
+		t.Errorf("%s: console errors: %q", c.name, errs)
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// checkFilterAndSort picks the first severity in the filter and expects
+// only its rows shown, then sorts by rule and expects rule order.
+func checkFilterAndSort(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	var res struct {
+		Controls bool     `json:"controls"`
+		Picked   string   `json:"picked"`
+		Visible  []string `json:"visible"`
+		Want     int      `json:"want"`
+		Status   string   `json:"status"`
+		Rules    []string `json:"rules"`
+		Search   int      `json:"search"`
+	}
+	err := chromedp.Run(ctx, chromedp.Evaluate(`(() => {
+		const c = document.getElementById("controls");
+		const s = document.querySelector('select[data-filter="sev"]');
+		const picked = s.options[1].value;
+		s.value = picked; s.dispatchEvent(new Event("change"));
+		const rows = Array.from(document.querySelectorAll("table.findings tbody tr"));
+		const visible = rows.filter(r => !r.hidden).map(r => r.dataset.sev);
+		const want = rows.filter(r => r.dataset.sev === picked).length;
+		const status = document.getElementById("shown").textContent;
+		s.value = ""; s.dispatchEvent(new Event("change"));
+		const q = document.getElementById("q");
+		const rule = rows[rows.length - 1].dataset.rule;
+		q.value = rule; q.dispatchEvent(new Event("input"));
+		const search = rows.filter(r => !r.hidden).length;
+		q.value = ""; q.dispatchEvent(new Event("input"));
+		document.querySelectorAll("table.findings thead th button")[1].click();
+		const rules = Array.from(document.querySelectorAll("table.findings tbody tr")).map(r => r.dataset.rule);
+		return {controls: !c.hidden, picked, visible, want, status, rules, search};
+	})()`, &res))
+	if err != nil {
+		t.Fatalf("%s: filter and sort: %v", name, err)
+	}
+	if !res.Controls {
+		t.Errorf("%s: the filter controls are not shown with JavaScript on", name)
+	}
+	if len(res.Visible) != res.Want || res.Want == 0 {
+		t.Errorf("%s: filtering severity %q shows %d rows, want %d", name, res.Picked, len(res.Visible), res.Want)
+	}
+	for _, v := range res.Visible {
+		if v != res.Picked {
+			t.Errorf("%s: filtering severity %q shows a %q row", name, res.Picked, v)
+			break
+		}
+	}
+	if !strings.HasPrefix(res.Status, fmt.Sprintf("%d of ", res.Want)) {
+		t.Errorf("%s: status %q after filtering, want %d shown", name, res.Status, res.Want)
+	}
+	if res.Search == 0 {
+		t.Errorf("%s: searching a listed rule id shows no row", name)
+	}
+	for i := 1; i < len(res.Rules); i++ {
+		if strings.ToLower(res.Rules[i-1]) > strings.ToLower(res.Rules[i]) {
+			t.Errorf("%s: sorted by rule, %s comes before %s", name, res.Rules[i-1], res.Rules[i])
+			break
+		}
+	}
+}
+
+// checkPrint lays the page out for print on A4 (portrait, 12 mm margins:
+// 186 mm, about 703 CSS px of content), expects nothing wider, and writes
+// the PDF Chromium prints.
+func checkPrint(t *testing.T, ctx context.Context, c htmlCase, out string) {
+	t.Helper()
+	var docW, winW float64
+	var pdf []byte
+	err := chromedp.Run(ctx,
+		emulation.SetEmulatedMedia().WithMedia("print"),
+		emulation.SetDeviceMetricsOverride(703, 1000, 1, false),
+		chromedp.Evaluate(`document.documentElement.scrollWidth`, &docW),
+		chromedp.Evaluate(`window.innerWidth`, &winW),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			var err error
+			pdf, _, err = page.PrintToPDF().WithPreferCSSPageSize(true).WithPrintBackground(true).Do(ctx)
+			return err
+		}),
+		emulation.SetEmulatedMedia().WithMedia(""),
+	)
+	if err != nil {
+		t.Fatalf("%s: print: %v", c.name, err)
+	}
+	if docW > winW {
+		t.Errorf("%s on A4: the printed page is %v px wide, wider than A4's %v px", c.name, docW, winW)
+	}
+	if !bytes.HasPrefix(pdf, []byte("%PDF")) {
+		t.Errorf("%s: the print is not a PDF", c.name)
+	}
+	write(t, filepath.Join(out, c.name+".pdf"), string(pdf))
+}
+
+// checkAxe runs axe-core in the page and fails on serious or critical
+// violations.
+func checkAxe(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	path := os.Getenv("BFAUDIT_TEST_AXE_JS")
+	if path == "" {
+		t.Log("accessibility not checked: set BFAUDIT_TEST_AXE_JS to axe-core's axe.min.js (npm axe-core; .ci/run installs it)")
+		return
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var violations []string
+	err = chromedp.Run(ctx,
+		chromedp.Evaluate(string(src), nil),
+		chromedp.Evaluate(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+			.filter(v => v.impact === "serious" || v.impact === "critical")
+			.map(v => v.impact + " " + v.id + ": " + v.help + " (" + v.nodes.length + " nodes, e.g. " + v.nodes[0].target.join(" ") + ")"))`,
+			&violations, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+	)
+	if err != nil {
+		t.Fatalf("%s: axe: %v", name, err)
+	}
+	for _, v := range violations {
+		t.Errorf("%s: accessibility: %s", name, v)
+	}
+}
+
+// checkDarkAxe repeats the accessibility check in the dark colour scheme.
+func checkDarkAxe(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	err := chromedp.Run(ctx, emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAxe(t, ctx, name+" (dark)")
+	if err := chromedp.Run(ctx, emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "light"}})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Without JavaScript the report reads the same: every row shown, no
+// controls that do nothing.
+func checkNoScript(t *testing.T, bctx context.Context, file string) {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(bctx)
+	defer cancel()
+	var rows, hidden int
+	var controls bool
+	err := chromedp.Run(ctx,
+		emulation.SetScriptExecutionDisabled(true),
+		chromedp.Navigate("file://"+file),
+		chromedp.WaitReady("body"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Evaluate runs even with page scripts disabled (it is the protocol's).
+	err = chromedp.Run(ctx,
+		chromedp.Evaluate(`document.querySelectorAll("table.findings tbody tr").length`, &rows),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("table.findings tbody tr")).filter(r => r.hidden).length`, &hidden),
+		chromedp.Evaluate(`!document.getElementById("controls").hidden`, &controls),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 || hidden != 0 || controls {
+		t.Errorf("with JavaScript off: %d rows, %d hidden, controls shown %v; want every row and no controls", rows, hidden, controls)
+	}
+}
+
+func TestHTMLReportInABrowser(t *testing.T) {
+	bctx := browser(t)
+	out := browserOut(t)
+	t.Logf("screenshots and PDFs in %s", out)
+	dir := t.TempDir()
+
+	quick := filepath.Join(dir, "quickstart.html")
+	if code, _, stderr := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-11-30", "-f", "html", "-o", "html="+quick); code != exitFindings {
+		t.Fatalf("quickstart: exit %d: %s", code, stderr)
+	}
+	lookAt(t, bctx, htmlCase{"quickstart", quick, []string{"Backfills", "Findings", "Coverage"}}, out)
+	checkNoScript(t, bctx, quick)
+
+	hostile := filepath.Join(dir, "hostile.html")
+	var b bytes.Buffer
+	if err := (&reports.Template{Name: "report.html.tmpl", HTML: true}).Write(context.Background(), &b, hostileReport(1000)); err != nil {
+		t.Fatal(err)
+	}
+	write(t, hostile, b.String())
+	lookAt(t, bctx, htmlCase{"hostile-1000", hostile, []string{"Backfills", "Findings", "Coverage"}}, out)
+}
+
+// hostileReport is n findings whose text tries everything: very long
+// unbroken names and URIs, right-to-left text, HTML and Markdown
+// injection, emoji, and long commands.
+func hostileReport(n int) *model.Report {
+	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	long := strings.Repeat("very_long_table_name_without_any_break_", 12)
+	texts := []string{
+		`<script>alert("x")</script><img src=x onerror=alert(1)>`,
+		"**bold** [link](javascript:alert(1)) | pipe | `code` <!-- comment -->",
+		"النسخ الاحتياطي للجدول ما زال موجودًا — טבלה זמנית עדיין קיימת",
+		"🔥🧨💥 emoji all the way down 👩‍👩‍👧‍👦🏳️‍🌈",
+		long,
+	}
+	sevs := model.Severities()
+	r := &model.Report{Version: model.ReportVersion, Tool: "bfaudit", Now: now,
+		Coverage: []model.Coverage{{Source: "bq" + long, System: "bigquery", Status: model.CoverageOK}}}
+	r.Summary.BySeverity = map[string]int{}
+	r.Summary.ByOwner = map[string]int{}
+	for i := range 20 {
+		id := fmt.Sprintf("BF-%d", 9000+i)
+		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: model.Backfill{ID: id, Owner: texts[i%len(texts)], Purpose: texts[(i+1)%len(texts)]},
+			Known: true, Findings: n / 20, Lifecycle: model.Lifecycle{Reached: model.StepPlan, Next: model.StepVerified, Blockers: []string{texts[i%len(texts)] + long}}})
+	}
+	for i := range n {
+		sev := sevs[i%len(sevs)]
+		owner := []string{"alice@example.com", texts[2], long + "@example.com"}[i%3]
+		f := model.Finding{RuleID: fmt.Sprintf("BF0%02d", i%30+1), RuleName: "rule-" + texts[i%len(texts)][:min(20, len(texts[i%len(texts)]))],
+			Title: texts[i%len(texts)], Severity: sev, BackfillID: fmt.Sprintf("BF-%d", 9000+i%20), Owner: owner, Team: []string{"payments", "", "ledger " + texts[3]}[i%3],
+			ArtifactURI: fmt.Sprintf("bigquery://project-%s/dataset/%s_%d", long, long, i), Message: texts[i%len(texts)] + " " + texts[(i+2)%len(texts)],
+			Evidence: []string{texts[(i+3)%len(texts)]}, Remediation: "Drop it: " + texts[(i+4)%len(texts)],
+			Fingerprint: fmt.Sprintf("fp%06d", i)}
+		r.Findings = append(r.Findings, f)
+		r.Summary.BySeverity[sev.String()]++
+		r.Summary.ByOwner[owner]++
+	}
+	r.Summary.Findings, r.Summary.Backfills = n, 20
+	return r
+}
