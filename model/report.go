@@ -55,6 +55,9 @@ type History struct {
 	Trend       []TrendPoint `json:"trend,omitempty"`
 	// DueChanges are the due dates this run moved (docs/reports/due.md).
 	DueChanges []DueChange `json:"due_changes,omitempty"`
+	// Weekly is the weekly review, set once the store holds two runs
+	// (docs/reports/weekly.md).
+	Weekly *Weekly `json:"weekly,omitempty"`
 }
 
 // TrendPoint is the open-finding count of one past run.

@@ -24,27 +24,34 @@ type bar struct {
 
 // barChart draws horizontal bars with labels and values.
 func barChart(title string, bars []bar) string {
-	const rowH, labelW, barW = 22, 180, 260
-	maxV := 1
-	for _, b := range bars {
-		maxV = max(maxV, b.value)
-	}
 	h := rowH*len(bars) + 8
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d"><title>%s</title>`,
 		labelW+barW+60, h, labelW+barW+60, h, html.EscapeString(title))
+	writeBars(&sb, bars)
+	sb.WriteString(`</svg>`)
+	return sb.String()
+}
+
+// Sizes of a bar chart's rows, shared by barChart and FunnelChart.
+const rowH, labelW, barW = 22, 180, 260
+
+// writeBars draws the rows of a horizontal bar chart: label, bar, value.
+func writeBars(sb *strings.Builder, bars []bar) {
+	maxV := 1
+	for _, b := range bars {
+		maxV = max(maxV, b.value)
+	}
 	for i, b := range bars {
 		y := i*rowH + 4
 		w := 0
 		if b.value > 0 {
 			w = max(2, b.value*barW/maxV)
 		}
-		fmt.Fprintf(&sb, `<text x="%d" y="%d" text-anchor="end" font-size="12" font-family="sans-serif">%s</text>`, labelW-6, y+14, html.EscapeString(truncate(b.label, 28)))
-		fmt.Fprintf(&sb, `<rect x="%d" y="%d" width="%d" height="16" fill="%s"/>`, labelW, y+2, w, b.fill)
-		fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="12" font-family="sans-serif">%d</text>`, labelW+w+6, y+14, b.value)
+		fmt.Fprintf(sb, `<text x="%d" y="%d" text-anchor="end" font-size="12" font-family="sans-serif">%s</text>`, labelW-6, y+14, html.EscapeString(truncate(b.label, 28)))
+		fmt.Fprintf(sb, `<rect x="%d" y="%d" width="%d" height="16" fill="%s"/>`, labelW, y+2, w, b.fill)
+		fmt.Fprintf(sb, `<text x="%d" y="%d" font-size="12" font-family="sans-serif">%d</text>`, labelW+w+6, y+14, b.value)
 	}
-	sb.WriteString(`</svg>`)
-	return sb.String()
 }
 
 // SeverityChart draws open findings by severity.

@@ -147,20 +147,23 @@ func newView(r *model.Report) *View {
 
 func commonFuncs() map[string]any {
 	return map[string]any{
-		"where":     Where,
-		"lifecycle": LifecycleLabel,
-		"date":      func(t interface{ Format(string) string }) string { return t.Format("2006-01-02") },
-		"datetime":  func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04 MST") },
-		"join":      strings.Join,
-		"oneline":   oneLine,
-		"count":     func(m map[string]int, k fmt.Stringer) int { return m[k.String()] },
-		"step":      func(i int) model.Step { return model.Step(i) },
-		"reached":   func(b model.BackfillReport, s model.Step) bool { return b.Known && b.Lifecycle.Reached >= s },
-		"age":       Age,
-		"due":       DueCell,
-		"dueLeft":   due.Left,
-		"fix":       FixCommands,
-		"fixmd":     FixMarkdown,
+		"where":      Where,
+		"lifecycle":  LifecycleLabel,
+		"date":       func(t interface{ Format(string) string }) string { return t.Format("2006-01-02") },
+		"datetime":   func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04 MST") },
+		"join":       strings.Join,
+		"oneline":    oneLine,
+		"count":      func(m map[string]int, k fmt.Stringer) int { return m[k.String()] },
+		"step":       func(i int) model.Step { return model.Step(i) },
+		"reached":    func(b model.BackfillReport, s model.Step) bool { return b.Known && b.Lifecycle.Reached >= s },
+		"age":        Age,
+		"due":        DueCell,
+		"dueLeft":    due.Left,
+		"fix":        FixCommands,
+		"fixmd":      FixMarkdown,
+		"sevbrief":   SeverityBrief,
+		"lastWeeks":  lastWeeks,
+		"funnelStep": funnelLabel,
 	}
 }
 
@@ -176,5 +179,8 @@ func htmlFuncs() htmltemplate.FuncMap {
 	f["ownerChart"] = func(v *View) htmltemplate.HTML { return htmltemplate.HTML(OwnerChart(v.Owners)) }
 	f["trendChart"] = func(r *model.Report) htmltemplate.HTML { return htmltemplate.HTML(TrendChart(r)) }
 	f["lifecycleChart"] = func(b model.BackfillReport) htmltemplate.HTML { return htmltemplate.HTML(LifecycleChart(b)) }
+	f["weeklyOpenChart"] = func(w *model.Weekly) htmltemplate.HTML { return htmltemplate.HTML(WeeklyOpenChart(w)) }
+	f["weeklyFlowChart"] = func(w *model.Weekly) htmltemplate.HTML { return htmltemplate.HTML(WeeklyFlowChart(w)) }
+	f["funnelChart"] = func(w *model.Weekly) htmltemplate.HTML { return htmltemplate.HTML(FunnelChart(w)) }
 	return f
 }

@@ -158,7 +158,8 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 
 	var store *history.Store
 	if cfg.History != nil {
-		if store, err = history.Open(finish, *cfg.History, history.WithDue(cfg.DuePolicy), history.WithDigestLease(digestLease)); err != nil {
+		if store, err = history.Open(finish, *cfg.History, history.WithDue(cfg.DuePolicy), history.WithDigestLease(digestLease),
+			history.WithTeams(cfg.Teams)); err != nil {
 			err = fmt.Errorf("history: %w", err)
 			problems, errs = append(problems, err.Error()), append(errs, err)
 		} else {

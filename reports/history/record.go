@@ -33,8 +33,9 @@ type row struct {
 
 // Record stores the run r describes and fills in, in place, each finding's
 // FirstSeen and LastSeen and r.History: the previous run, the fingerprints
-// new this run, the findings resolved since the previous run, and the trend
-// of past runs (oldest first, this run last).
+// new this run, the findings resolved since the previous run, the trend
+// of past runs (oldest first, this run last) and, from the second run on,
+// the weekly review.
 //
 // A finding missing this run is resolved only when its source answered for
 // its scope; otherwise it stays open with its old last_seen, and the trend
@@ -202,6 +203,9 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 		return err
 	}
 	if hist.Trend, err = s.trend(ctx, tx, now); err != nil {
+		return err
+	}
+	if hist.Weekly, err = s.weekly(ctx, tx, r, now); err != nil {
 		return err
 	}
 	if then != nil {

@@ -33,6 +33,7 @@ type Store struct {
 	lease     time.Duration // a digest claim not renewed for this long is taken over
 	dbLabel   string        // where the store is, for errors; never the DSN
 	policy    due.Policy    // how due dates are set (WithDue)
+	teams     model.Teams   // how the weekly review groups owners (WithTeams)
 
 	mu      sync.Mutex
 	preview *model.Report // the run Preview filled in, replayed by ChangesSince
