@@ -24,7 +24,7 @@ FUZZPKGS ?= ./...
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 IMAGE_REPO ?= bfaudit
 
-.PHONY: allocs run test vet staticcheck unit build bench docs fuzz image actionlint goreleaser-check kustomize
+.PHONY: screenshots allocs run test vet staticcheck unit build bench docs fuzz image actionlint goreleaser-check kustomize
 
 run: build
 	@./bin/bfaudit audit --config examples/quickstart/bfaudit.yaml --now $(QUICKSTART_NOW); \
@@ -97,3 +97,10 @@ fuzz:
 # Regenerate docs/rules.md from the rules' metadata (make test fails when stale).
 docs:
 	$(GO) test ./rules/builtin -run TestDocsUpToDate -update
+
+# make screenshots: the README's pictures of the HTML report (the quickstart
+# and a 12-week history), taken by the browser tests in Debian's chromium.
+CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser)
+screenshots:
+	BFAUDIT_TEST_CHROMIUM=$(CHROMIUM) BFAUDIT_BROWSER_DOCS=$(CURDIR)/docs/screenshots \
+		$(GO) test -count=1 -run TestHTMLReportInABrowser ./cmd/bfaudit

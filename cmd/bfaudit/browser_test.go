@@ -101,6 +101,7 @@ type htmlCase struct {
 	name     string
 	file     string
 	sections []string // h2 headings that must be there
+	docs     bool     // a screenshot of it goes into the docs
 }
 
 // lookAt opens c.file in a new tab and checks what a reader sees.
@@ -149,6 +150,17 @@ func lookAt(t *testing.T, bctx context.Context, c htmlCase, out string) {
 			t.Fatalf("%s: screenshot: %v", c.name, err)
 		}
 		write(t, filepath.Join(out, fmt.Sprintf("%s-%d.png", c.name, width)), string(png))
+	}
+	if docs := os.Getenv("BFAUDIT_BROWSER_DOCS"); docs != "" && c.docs {
+		// The README's screenshots (make screenshots): the first screen at
+		// 1280 x 1600, as a lead opening the report sees it.
+		var png []byte
+		err := chromedp.Run(ctx, emulation.SetDeviceMetricsOverride(1280, 1600, 1, false),
+			chromedp.Navigate(url), chromedp.WaitReady("body"), chromedp.CaptureScreenshot(&png))
+		if err != nil {
+			t.Fatalf("%s: screenshot for docs: %v", c.name, err)
+		}
+		write(t, filepath.Join(docs, c.name+".png"), string(png))
 	}
 	checkFilterAndSort(t, ctx, c.name)
 	checkPrint(t, ctx, c, out)
@@ -342,8 +354,11 @@ func TestHTMLReportInABrowser(t *testing.T) {
 	if code, _, stderr := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-11-30", "-f", "html", "-o", "html="+quick); code != exitFindings {
 		t.Fatalf("quickstart: exit %d: %s", code, stderr)
 	}
-	lookAt(t, bctx, htmlCase{"quickstart", quick, []string{"Backfills", "Findings", "Coverage"}}, out)
+	lookAt(t, bctx, htmlCase{"quickstart", quick, []string{"Backfills", "Findings", "Coverage"}, true}, out)
 	checkNoScript(t, bctx, quick)
+
+	weekly := twelveWeeks(t)
+	lookAt(t, bctx, htmlCase{"weekly-12", weekly, []string{"Weekly review", "Backfills", "Findings", "Coverage"}, true}, out)
 
 	hostile := filepath.Join(dir, "hostile.html")
 	var b bytes.Buffer
@@ -351,7 +366,7 @@ func TestHTMLReportInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, hostile, b.String())
-	lookAt(t, bctx, htmlCase{"hostile-1000", hostile, []string{"Backfills", "Findings", "Coverage"}}, out)
+	lookAt(t, bctx, htmlCase{"hostile-1000", hostile, []string{"Backfills", "Findings", "Coverage"}, false}, out)
 }
 
 // hostileReport is n findings whose text tries everything: very long
@@ -391,4 +406,46 @@ func hostileReport(n int) *model.Report {
 	}
 	r.Summary.Findings, r.Summary.Backfills = n, 20
 	return r
+}
+
+// twelveWeeks audits a copy of the quickstart with a history store once a
+// week for 12 weeks, cleaning some of it up on the way (the notebook in
+// week 4, the replay dashboard in week 7, the retry subscription in week
+// 10), and returns the HTML of the last audit.
+func twelveWeeks(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(abs(t, "../../examples/quickstart"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "bfaudit.yaml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, cfg, string(b)+"\nhistory:\n  path: history.db\n")
+	cleanup := map[int]func(){
+		4: func() { os.Remove(filepath.Join(dir, "notebooks/bf_1234_refund_fix.ipynb")) },
+		7: func() { os.Remove(filepath.Join(dir, "grafana/dashboards/revenue/bf-1234-refund-replay.json")) },
+		10: func() {
+			inv := filepath.Join(dir, "inventory/warehouse.yaml")
+			b, _ := os.ReadFile(inv)
+			write(t, inv, strings.Replace(string(b), "state: active\n    attributes: {messages: \"312\"", "state: deleted\n    attributes: {messages: \"312\"", 1))
+		},
+	}
+	html := filepath.Join(dir, "weekly.html")
+	start := time.Date(2026, 9, 7, 8, 0, 0, 0, time.UTC) // a Monday
+	for w := range 12 {
+		if f := cleanup[w]; f != nil {
+			f()
+		}
+		args := []string{"audit", "-c", cfg, "--now", start.AddDate(0, 0, 7*w).Format(time.RFC3339)}
+		if w == 11 {
+			args = append(args, "-f", "html", "-o", "html="+html)
+		}
+		if code, _, stderr := bfaudit(t, args...); code != exitFindings && code != exitOK {
+			t.Fatalf("week %d: exit %d: %s", w, code, stderr)
+		}
+	}
+	return html
 }
