@@ -218,8 +218,10 @@ func TestSeveralFormatsToFiles(t *testing.T) {
 		}
 	}
 	html, _ := os.ReadFile(h)
-	if !bytes.Contains(html, []byte("<svg")) || bytes.Contains(html, []byte("<script")) {
-		t.Error("HTML report should carry inline SVG charts and no script")
+	// Self-contained: inline charts, and its one script inline too.
+	if !bytes.Contains(html, []byte("<svg")) || bytes.Contains(html, []byte("<script src")) || bytes.Contains(html, []byte(`<link rel="stylesheet"`)) ||
+		bytes.Count(html, []byte("<script")) != 1 {
+		t.Error("HTML report should carry inline SVG charts and no script or stylesheet from elsewhere")
 	}
 }
 
