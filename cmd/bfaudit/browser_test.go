@@ -414,16 +414,7 @@ func hostileReport(n int) *model.Report {
 // 10), and returns the HTML of the last audit.
 func twelveWeeks(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(abs(t, "../../examples/quickstart"))); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "bfaudit.yaml")
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, cfg, string(b)+"\nhistory:\n  path: history.db\n")
+	dir, cfg := quickstartWithHistory(t)
 	cleanup := map[int]func(){
 		4: func() { os.Remove(filepath.Join(dir, "notebooks/bf_1234_refund_fix.ipynb")) },
 		7: func() { os.Remove(filepath.Join(dir, "grafana/dashboards/revenue/bf-1234-refund-replay.json")) },

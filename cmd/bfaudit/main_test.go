@@ -294,3 +294,20 @@ func TestSampleConfigLoads(t *testing.T) {
 		t.Errorf("sample does not validate: %s %s", out, stderr)
 	}
 }
+
+// quickstartWithHistory copies the quickstart into a temporary folder and
+// gives its config a history store there.
+func quickstartWithHistory(t *testing.T) (dir, cfg string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(abs(t, "../../examples/quickstart"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg = filepath.Join(dir, "bfaudit.yaml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, cfg, string(b)+"\nhistory:\n  path: history.db\n")
+	return dir, cfg
+}

@@ -110,16 +110,7 @@ func TestExampleAlertFiresOnQuickstartOverdue(t *testing.T) {
 	if err != nil {
 		t.Skip("promtool not found: install Debian's prometheus package (it ships /usr/bin/promtool; .ci/run does) to run the example alert on the quickstart")
 	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(abs(t, "../../examples/quickstart"))); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "bfaudit.yaml")
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, cfg, string(b)+"\nhistory:\n  path: history.db\n")
+	dir, cfg := quickstartWithHistory(t)
 	audit := func(now string) (model.Report, string) {
 		m := filepath.Join(dir, now+".prom")
 		code, out, stderr := bfaudit(t, "audit", "-c", cfg, "--now", now, "-f", "json", "--metrics", m)
