@@ -299,15 +299,23 @@ func TestSampleConfigLoads(t *testing.T) {
 // gives its config a history store there.
 func quickstartWithHistory(t *testing.T) (dir, cfg string) {
 	t.Helper()
+	dir, cfg, b := copyQuickstart(t)
+	write(t, cfg, string(b)+"\nhistory:\n  path: history.db\n")
+	return dir, cfg
+}
+
+// copyQuickstart copies the quickstart into a temporary folder and returns
+// it, its config's path and the config's text.
+func copyQuickstart(t *testing.T) (dir, cfg string, config []byte) {
+	t.Helper()
 	dir = t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(abs(t, "../../examples/quickstart"))); err != nil {
 		t.Fatal(err)
 	}
 	cfg = filepath.Join(dir, "bfaudit.yaml")
-	b, err := os.ReadFile(cfg)
+	config, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, cfg, string(b)+"\nhistory:\n  path: history.db\n")
-	return dir, cfg
+	return dir, cfg, config
 }

@@ -13,15 +13,7 @@ import (
 // adds a history store and the GitHub sink pointed at fake.
 func quickstartWithSinks(t *testing.T, fake *ghFake) (dir, cfg string) {
 	t.Helper()
-	dir = t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(abs(t, "../../examples/quickstart"))); err != nil {
-		t.Fatal(err)
-	}
-	cfg = filepath.Join(dir, "bfaudit.yaml")
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg, b := copyQuickstart(t)
 	t.Setenv("BFAUDIT_TEST_GITHUB_TOKEN", "ghp_test_token_1234567890")
 	b = append(b, []byte(`
 history:

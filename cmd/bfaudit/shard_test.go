@@ -43,15 +43,7 @@ func init() { collectors.Register("shardfake", func() collectors.Collector { ret
 // history store.
 func shardedQuickstart(t *testing.T) (dir, cfg string) {
 	t.Helper()
-	dir = t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(abs(t, "../../examples/quickstart"))); err != nil {
-		t.Fatal(err)
-	}
-	cfg = filepath.Join(dir, "bfaudit.yaml")
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg, b := copyQuickstart(t)
 	b = []byte(strings.Replace(string(b), "sources:\n", `sources:
   - type: shardfake
     name: warehouse
