@@ -45,6 +45,12 @@ type Sink interface {
 	// vhost); an empty scope taints the whole source. The source is then
 	// reported as degraded, and nothing in that scope is concluded gone.
 	AddError(scope string, err error)
+	// AddRead records that the unit at scope read n objects of one kind
+	// (what, plural: "dashboards", "edges"), partial of them only in part.
+	// Every unit says what it read, findings or not, so a report can tell
+	// "read 85 dashboards, none tied to a backfill" from "read nothing".
+	// Calls for one scope and kind add up.
+	AddRead(scope, what string, n, partial int)
 }
 
 // Noter is implemented by collectors with something to say about a run

@@ -148,6 +148,7 @@ type sourceSink struct {
 	builds    []model.Build
 	errs      []model.ScopeError
 	notes     []string
+	reads     []model.UnitRead
 	failed    error
 	finished  bool
 	frozen    bool // abandoned after the run ended: later adds are dropped
@@ -249,6 +250,26 @@ func (s *sourceSink) AddError(scope string, err error) {
 	s.mu.Unlock()
 }
 
+func (s *sourceSink) AddRead(scope, what string, n, partial int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.frozen {
+		s.reads = addRead(s.reads, scope, what, n, partial)
+	}
+}
+
+// addRead adds n objects of one kind read at scope to reads.
+func addRead(reads []model.UnitRead, scope, what string, n, partial int) []model.UnitRead {
+	for i := range reads {
+		if reads[i].Scope == scope && reads[i].What == what {
+			reads[i].Read += n
+			reads[i].Partial += partial
+			return reads
+		}
+	}
+	return append(reads, model.UnitRead{Scope: scope, What: what, Read: n, Partial: partial})
+}
+
 func (s *sourceSink) fail(err error) {
 	s.mu.Lock()
 	s.failed = err
@@ -272,6 +293,13 @@ func (s *sourceSink) mergeInto(est *model.Estate) {
 	for _, n := range s.notes {
 		c.Notes = append(c.Notes, redact.String(n))
 	}
+	sort.Slice(s.reads, func(i, j int) bool {
+		if s.reads[i].Scope != s.reads[j].Scope {
+			return s.reads[i].Scope < s.reads[j].Scope
+		}
+		return s.reads[i].What < s.reads[j].What
+	})
+	c.Reads = s.reads
 	switch {
 	case s.failed != nil:
 		c.Status = model.CoverageFailed
@@ -299,6 +327,27 @@ type TestSink struct {
 	Edges     []model.Edge
 	Builds    []model.Build
 	Errors    []model.ScopeError
+	Reads     []model.UnitRead
+}
+
+func (t *TestSink) AddRead(scope, what string, n, partial int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.Reads = addRead(t.Reads, scope, what, n, partial)
+}
+
+// Read returns how many objects of kind what were read at scope ("" for
+// every scope) and how many of them only in part.
+func (t *TestSink) Read(scope, what string) (n, partial int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range t.Reads {
+		if r.What == what && (scope == "" || r.Scope == scope) {
+			n += r.Read
+			partial += r.Partial
+		}
+	}
+	return n, partial
 }
 
 func (t *TestSink) AddBackfill(b model.Backfill) {

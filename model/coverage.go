@@ -41,9 +41,63 @@ type Coverage struct {
 	// Notes are what the source said that is neither an error nor an
 	// artifact: a cluster without the PrometheusRule CRD has none to read.
 	Notes []string `json:"notes,omitempty"`
+	// Reads say what the source read, by unit and kind of object: 85
+	// dashboards scanned give no artifact, yet a report must say they were
+	// looked at, and how many were read only in part.
+	Reads []UnitRead `json:"reads,omitempty"`
 	// Shard is set when the estate was collected with --shard: which
 	// shard collected this source and whether its units were split.
 	Shard *ShardSpec `json:"shard,omitempty"`
+}
+
+// UnitRead is what one unit of a source read: how many objects of one kind
+// (What, plural: "dashboards", "notebooks", "edges") and how many of them
+// only in part (a notebook larger than the scan bound, a dashboard with a
+// panel that did not parse).
+type UnitRead struct {
+	Scope   string `json:"scope,omitempty"`
+	What    string `json:"what"`
+	Read    int    `json:"read"`
+	Partial int    `json:"partial,omitempty"`
+}
+
+// ReadTotal is what a source read, summed over its units by kind.
+type ReadTotal struct {
+	What          string
+	Read, Partial int
+	Units         int
+}
+
+// ReadTotals sums c.Reads by kind, in the order the kinds first appear.
+func (c Coverage) ReadTotals() []ReadTotal {
+	var out []ReadTotal
+	at := map[string]int{}
+	for _, r := range c.Reads {
+		i, ok := at[r.What]
+		if !ok {
+			i = len(out)
+			at[r.What] = i
+			out = append(out, ReadTotal{What: r.What})
+		}
+		out[i].Read += r.Read
+		out[i].Partial += r.Partial
+		out[i].Units++
+	}
+	return out
+}
+
+// ReadSummary says in words what a source read ("85 dashboards, 3 only in
+// part; 12 alert rules"), or "" when it reported no reads.
+func (c Coverage) ReadSummary() string {
+	var parts []string
+	for _, t := range c.ReadTotals() {
+		s := itoa(t.Read) + " " + t.What
+		if t.Partial > 0 {
+			s += " (" + itoa(t.Partial) + " only in part)"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // State is how the source answered, as bfaudit reads it: ok only when the

@@ -278,3 +278,4 @@ func (discard) AddRecord(model.DecisionRecord)   {}
 func (discard) AddEdge(model.Edge)               {}
 func (discard) AddBuild(model.Build)             {}
 func (discard) AddError(scope string, err error) {}
+func (discard) AddRead(string, string, int, int) {}

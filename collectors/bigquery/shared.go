@@ -45,9 +45,10 @@ func ACLGrants(project, dataset string, access []*bq.DatasetAccess, datasetID, d
 // sliceSink keeps the artifacts emitACL hands it.
 type sliceSink struct{ artifacts []model.Artifact }
 
-func (s *sliceSink) AddArtifact(a model.Artifact)   { s.artifacts = append(s.artifacts, a) }
-func (s *sliceSink) AddBackfill(model.Backfill)     {}
-func (s *sliceSink) AddRecord(model.DecisionRecord) {}
-func (s *sliceSink) AddEdge(model.Edge)             {}
-func (s *sliceSink) AddBuild(model.Build)           {}
-func (s *sliceSink) AddError(string, error)         {}
+func (s *sliceSink) AddArtifact(a model.Artifact)     { s.artifacts = append(s.artifacts, a) }
+func (s *sliceSink) AddBackfill(model.Backfill)       {}
+func (s *sliceSink) AddRecord(model.DecisionRecord)   {}
+func (s *sliceSink) AddEdge(model.Edge)               {}
+func (s *sliceSink) AddBuild(model.Build)             {}
+func (s *sliceSink) AddError(string, error)           {}
+func (s *sliceSink) AddRead(string, string, int, int) {}

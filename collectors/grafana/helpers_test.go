@@ -16,9 +16,10 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 type nopSink struct{}
 
-func (nopSink) AddBackfill(model.Backfill)     {}
-func (nopSink) AddArtifact(model.Artifact)     {}
-func (nopSink) AddRecord(model.DecisionRecord) {}
-func (nopSink) AddEdge(model.Edge)             {}
-func (nopSink) AddBuild(model.Build)           {}
-func (nopSink) AddError(string, error)         {}
+func (nopSink) AddBackfill(model.Backfill)       {}
+func (nopSink) AddArtifact(model.Artifact)       {}
+func (nopSink) AddRecord(model.DecisionRecord)   {}
+func (nopSink) AddEdge(model.Edge)               {}
+func (nopSink) AddBuild(model.Build)             {}
+func (nopSink) AddError(string, error)           {}
+func (nopSink) AddRead(string, string, int, int) {}
