@@ -20,7 +20,12 @@ var DefaultLabelKeys = []string{"backfill_id", "backfill-id", "backfill"}
 // bf_1234_refunds, replay-bf-1234 or tmp_bf_1234_refunds (an underscore
 // is a separator in table names, though not a word boundary), never inside
 // a word (pdf_2024, abf_12). The first capture group is the id.
-var DefaultNamePatterns = []string{`(?i)(?:^|[^a-z0-9])(bf[-_]?\d+)(?:[-_.]|$)`}
+//
+// Without a separator an id needs three digits or more: BF1234 is BF-1234,
+// but bf16 and BF16 are bfloat16, the number format every machine-learning
+// notebook, config and file name spells that way (bf16_model.ipynb,
+// --bf16, fp8/bf16 benchmarks), and none of them is a backfill.
+var DefaultNamePatterns = []string{`(?i)(?:^|[^a-z0-9])(bf(?:[-_]\d+|\d{3,}))(?:[-_.]|$)`}
 
 // Selector decides which objects are backfill machinery and which backfill
 // they belong to. Collectors use it to keep only what matters from large

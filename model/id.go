@@ -18,13 +18,37 @@ import (
 type BackfillID string
 
 // ParseID folds a spelling of a backfill id into its normal form: upper
-// case, '_' read as '-', no surrounding space.
+// case, '_' read as '-', no surrounding space, and letters glued to digits
+// split by '-' ("BF1234" is BF-1234: an alert or a Go identifier cannot
+// hold a '-').
 func ParseID(spelling string) BackfillID {
 	if isNormal(spelling) {
 		return BackfillID(spelling) // most ids are spelt normally: no copy
 	}
 	id := strings.TrimSpace(strings.ToUpper(spelling))
-	return BackfillID(strings.ReplaceAll(id, "_", "-"))
+	id = strings.ReplaceAll(id, "_", "-")
+	if i := glued(id); i > 0 {
+		id = id[:i] + "-" + id[i:]
+	}
+	return BackfillID(id)
+}
+
+// glued returns where the digits start in an id of letters followed
+// directly by digits ("BF1234": 2), or 0 for any other shape.
+func glued(s string) int {
+	i := 0
+	for i < len(s) && ('A' <= s[i] && s[i] <= 'Z' || 'a' <= s[i] && s[i] <= 'z') {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return 0
+	}
+	for j := i; j < len(s); j++ {
+		if s[j] < '0' || s[j] > '9' {
+			return 0
+		}
+	}
+	return i
 }
 
 // isNormal reports, for plain ASCII, whether s is already what ParseID
@@ -42,7 +66,7 @@ func isNormal(s string) bool {
 			return false
 		}
 	}
-	return true
+	return glued(s) == 0
 }
 
 func isSpace(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }

@@ -84,3 +84,21 @@ func TestCoverageAnswered(t *testing.T) {
 		t.Error("an error without a scope taints the whole source")
 	}
 }
+
+func TestGluedSpellingIsTheSameBackfill(t *testing.T) {
+	for _, s := range []string{"BF1234", "bf1234", "bf_1234", "BF-1234", " bf-1234 "} {
+		if got := ParseID(s); got != "BF-1234" {
+			t.Errorf("ParseID(%q) = %q, want BF-1234", s, got)
+		}
+	}
+	for s, want := range map[string]BackfillID{
+		"airflow:scheduler:daily_revenue:63": "AIRFLOW:SCHEDULER:DAILY-REVENUE:63",
+		"BF-12A":                             "BF-12A",
+		"1234":                               "1234",
+		"BF":                                 "BF",
+	} {
+		if got := ParseID(s); got != want {
+			t.Errorf("ParseID(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
