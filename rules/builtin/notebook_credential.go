@@ -3,6 +3,7 @@ package builtin
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -35,14 +36,19 @@ func init() {
 	})
 }
 
-// notebookCredential reports a notebook tied to a backfill that holds a
-// credential, whatever the backfill's state: a secret does not wait for
-// the replay to end. It names the detection rule, the cell and line and a
-// short hash, never the value. A key the IAM collector reports active
-// makes it critical.
+// attrSecretsTotal is the notebooks collector's count of the credentials
+// a notebook holds when there are more than its secrets attribute lists.
+const attrSecretsTotal = "secrets_total"
+
+// notebookCredential reports a notebook holding a credential, whatever
+// the state of its backfill and whether or not any plan describes it: a
+// secret does not wait for the replay to end, nor for someone to write
+// the plan (an id nobody describes is BF011's as well). It names the
+// detection rule, where each credential is and a short hash, never the
+// value. A key the IAM collector reports active makes it critical.
 func notebookCredential(c *rules.Context) {
 	var keys map[string][]*model.Artifact // cloud keys by id, read once when a notebook names one
-	tied(c.Index, []model.Kind{model.KindNotebook}, func(b *model.Backfill, a *model.Artifact) {
+	judge := func(b *model.Backfill, a *model.Artifact) {
 		secrets := a.Attr(model.AttrSecrets)
 		if secrets == "" {
 			return
@@ -60,6 +66,10 @@ func notebookCredential(c *rules.Context) {
 		if n == 0 {
 			return
 		}
+		if total, err := strconv.Atoi(a.Attr(attrSecretsTotal)); err == nil && total > n {
+			ev = append(ev, fmt.Sprintf("%d more credential(s) not listed", total-n))
+			n = total
+		}
 		if keys == nil && a.Attr(model.AttrKeyIDs) != "" {
 			keys = cloudKeys(c)
 		}
@@ -70,7 +80,11 @@ func notebookCredential(c *rules.Context) {
 		for _, id := range unconfirmed {
 			ev = append(ev, fmt.Sprintf("key %s: not seen, and a source did not answer this run, so it is not known to be revoked", id))
 		}
-		msg := fmt.Sprintf("notebook %s of backfill %s keeps %d credential(s) in its cells or outputs", nameOr(a), b.ID, n)
+		of := "backfill " + a.BackfillID + " (which no plan or record describes)"
+		if b != nil {
+			of = "backfill " + b.ID
+		}
+		msg := fmt.Sprintf("notebook %s of %s keeps %d credential(s) in its cells or outputs", nameOr(a), of, n)
 		switch {
 		case len(live) > 0:
 			msg += ", and a key among them is still active"
@@ -78,7 +92,15 @@ func notebookCredential(c *rules.Context) {
 			msg += ", and a key among them is not known to be revoked"
 		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: len(live)+len(unconfirmed) > 0, Message: msg, Evidence: append(ev, stateNote(a))})
-	})
+	}
+	tied(c.Index, []model.Kind{model.KindNotebook}, judge)
+	for _, id := range c.Index.Unknown {
+		for _, a := range c.Index.ArtifactsOf(id) {
+			if a.Kind == model.KindNotebook && a.State.Live() {
+				judge(nil, a)
+			}
+		}
+	}
 }
 
 // cloudKeys indexes the estate's credentials whose URI ends in
