@@ -107,6 +107,10 @@ func runUnit(t *testing.T, typ string, u Unit) {
 	if !r1.Summary.Complete {
 		t.Fatalf("run 1 should answer fully; coverage: %+v", r1.Coverage)
 	}
+	if !readsAt(coverageOf(r1, typ), u.Scope) {
+		t.Errorf("run 1: %s says nothing of what it read (sink.AddRead at that scope or below); reads: %+v",
+			model.Unit(typ, u.Scope), coverageOf(r1, typ).Reads)
+	}
 	rests := restingOn(r1, typ, u.Scope)
 	if len(rests) == 0 {
 		t.Fatalf("run 1 has no finding resting on %s: the fixture must tie machinery to %s there (findings: %s)",
@@ -208,6 +212,17 @@ func lifecycleOf(r *model.Report, id model.BackfillID) *model.Lifecycle {
 		}
 	}
 	return nil
+}
+
+// readsAt reports whether the source said what it read at scope or in a
+// unit below it: every unit reports its reads, findings or not.
+func readsAt(c model.Coverage, scope string) bool {
+	for _, r := range c.Reads {
+		if model.ScopeWithin(r.Scope, scope) {
+			return true
+		}
+	}
+	return false
 }
 
 func coverageOf(r *model.Report, source string) model.Coverage {

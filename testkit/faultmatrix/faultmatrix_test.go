@@ -27,6 +27,10 @@ func (f fake) Collect(_ context.Context, sink collectors.Sink) error {
 	if f.failAt != nil {
 		sink.AddError(*f.failAt, errors.New("HTTP 500"))
 	}
+	if f.failAt == nil || !model.ScopeWithin("p1", *f.failAt) {
+		sink.AddRead("p1", "bindings", 1, 0)
+		sink.AddRead(model.JoinScope("p1", "ds"), "tables", 1, 0)
+	}
 	add(model.Artifact{Kind: model.KindTable, Scope: model.JoinScope("p1", "ds"), URI: "fake://p1/ds/bf_7001_tmp",
 		Name: "bf_7001_tmp", Labels: map[string]string{"backfill_id": "bf-7001"}, State: model.StateActive})
 	add(model.Artifact{Kind: model.KindGrant, Scope: "p1", URI: "fake://p1/iam/editor",
@@ -58,4 +62,13 @@ func TestHarnessOnAFake(t *testing.T) {
 		unit("project", "p1"),
 		unit("dataset", model.JoinScope("p1", "ds")),
 	})
+}
+
+func TestReadsAtAUnitOrBelow(t *testing.T) {
+	c := model.Coverage{Reads: []model.UnitRead{{Scope: "p1/ds", What: "tables", Read: 3}}}
+	for scope, want := range map[string]bool{"": true, "p1": true, "p1/ds": true, "p1/ds/t": false, "p2": false} {
+		if got := readsAt(c, scope); got != want {
+			t.Errorf("readsAt(%q) = %v, want %v", scope, got, want)
+		}
+	}
 }
