@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,9 @@ type Lineage struct {
 	// replayed lists, per backfill, the tables its own runs wrote (builds
 	// carrying its id).
 	replayed map[model.BackfillID][]string
+	views    map[string]bool     // tables some build says are views
+	ids      map[string][]string // a system's node id (lower case) -> its tables
+	names    map[string]string   // table -> the plain name its system selects it by (lower case)
 }
 
 // Derived is a table downstream of a backfill's target.
@@ -32,6 +36,9 @@ type Derived struct {
 	// one.
 	Build    model.Build
 	HasBuild bool
+	// View says the table is a view: it holds no rows of its own and is
+	// never stale itself; staleness passes through it to its children.
+	View bool
 }
 
 // lazyLineage builds an index's lineage graph on first use: most audits
@@ -51,7 +58,7 @@ func (ix *Index) Lineage() *Lineage {
 // latest wins; a build without a time only names the table's node.
 func NewLineage(edges []model.Edge, builds []model.Build) *Lineage {
 	l := &Lineage{children: map[string][]model.Edge{}, parents: map[string][]model.Edge{}, builds: map[string]model.Build{},
-		replayed: map[model.BackfillID][]string{}}
+		replayed: map[model.BackfillID][]string{}, views: map[string]bool{}, ids: map[string][]string{}, names: map[string]string{}}
 	seen := map[string]bool{}
 	add := func(t string) {
 		if t != "" && !seen[t] {
@@ -70,6 +77,17 @@ func NewLineage(edges []model.Edge, builds []model.Build) *Lineage {
 	}
 	for _, b := range builds {
 		add(b.Table)
+		if b.Table != "" {
+			if b.View {
+				l.views[b.Table] = true
+			}
+			if id := strings.ToLower(strings.TrimSpace(b.NodeID)); id != "" && !slices.Contains(l.ids[id], b.Table) {
+				l.ids[id] = append(l.ids[id], b.Table)
+			}
+			if n := strings.ToLower(b.Node); n != "" && !strings.ContainsAny(n, ".:") {
+				l.names[b.Table] = n
+			}
+		}
 		if b.BackfillID != "" {
 			id := model.ParseID(b.BackfillID)
 			if !slices.Contains(l.replayed[id], b.Table) {
@@ -139,8 +157,33 @@ func (l *Lineage) Targets(b *model.Backfill) []string {
 // Empty reports whether no lineage source gave anything.
 func (l *Lineage) Empty() bool { return len(l.tables) == 0 }
 
-// Tables returns the graph's tables that name target (model.SameTable).
-func (l *Lineage) Tables(target string) []string {
+// Tables returns the graph's tables that a target names (see Match).
+func (l *Lineage) Tables(target string) []string { return l.Match(target).Tables }
+
+// TargetMatch is what one of a backfill's targets names in the lineage.
+type TargetMatch struct {
+	// Tables are the tables it names; none when it names nothing, or a
+	// bare name fits several (Candidates).
+	Tables []string
+	// By says how: "id" (a node id such as dbt's model.shop.orders),
+	// "name" (the table's name, or its end: schema.table), "identifier"
+	// (a bare table or model name that only one table has).
+	By string
+	// Candidates are the tables a bare name fits when it fits more than
+	// one: the target is ambiguous.
+	Candidates []string
+}
+
+// Match resolves a target the way its users write it: a node id
+// (seed.shop.raw_orders, source.shop.raw.payments), the table's name in
+// any spelling model.TableRef reads (database.schema.table, or its end
+// schema.table: model.SameTable), or a bare identifier (the table's last
+// part, or the plain name its system selects it by) when exactly one
+// table has it.
+func (l *Lineage) Match(target string) TargetMatch {
+	if ts := l.ids[strings.ToLower(strings.TrimSpace(target))]; len(ts) > 0 {
+		return TargetMatch{Tables: slices.Sorted(slices.Values(ts)), By: "id"}
+	}
 	ref := model.TableRef(target)
 	var out []string
 	for _, t := range l.tables {
@@ -148,7 +191,18 @@ func (l *Lineage) Tables(target string) []string {
 			out = append(out, t)
 		}
 	}
-	return out
+	if len(out) > 0 || ref == "" || strings.Contains(ref, ".") {
+		return TargetMatch{Tables: out, By: "name"}
+	}
+	for _, t := range l.tables {
+		if t[strings.LastIndex(t, ".")+1:] == ref || l.names[t] == ref {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 1 {
+		return TargetMatch{Tables: out, By: "identifier"}
+	}
+	return TargetMatch{Candidates: out}
 }
 
 // Build returns a table's latest known build.
@@ -186,7 +240,7 @@ func (l *Lineage) Downstream(roots ...string) []Derived {
 				continue
 			}
 			p := found[cur]
-			d := &Derived{Table: e.Child, Chain: append(slices.Clip(p.Chain), e.Child), Edges: append(slices.Clip(p.Edges), e)}
+			d := &Derived{Table: e.Child, Chain: append(slices.Clip(p.Chain), e.Child), Edges: append(slices.Clip(p.Edges), e), View: l.views[e.Child]}
 			d.Build, d.HasBuild = l.builds[e.Child]
 			found[e.Child] = d
 			queue = append(queue, e.Child)
@@ -266,6 +320,9 @@ func (d Derived) RebuiltSince(t time.Time) bool {
 // rebuilding after a rewrite that completed at done, in rebuild order: a
 // table not rebuilt since, or rebuilt before a parent that was rebuilt
 // after it or still needs rebuilding (it read the parent's old numbers).
+// A view is never returned: it reads its parents when queried, so it holds
+// old numbers exactly while a table it reads does, and a table built from
+// it read what its parents held then.
 func (l *Lineage) Rebuild(done time.Time, roots ...string) []Derived {
 	all := l.Downstream(roots...)
 	index := map[string]int{}
@@ -273,20 +330,58 @@ func (l *Lineage) Rebuild(done time.Time, roots ...string) []Derived {
 		index[d.Table] = i
 	}
 	needs := make([]bool, len(all))
+	// fresh is when the rows a table gives were made: its last build; for
+	// a view, the newest of its parents' (zero when it reads only roots).
+	fresh := make([]time.Time, len(all))
 	var out []Derived
 	for i, d := range all {
+		if d.View {
+			for _, e := range l.parents[d.Table] {
+				if j, ok := index[e.Parent]; ok {
+					needs[i] = needs[i] || needs[j]
+					if fresh[j].After(fresh[i]) {
+						fresh[i] = fresh[j]
+					}
+				}
+			}
+			continue
+		}
+		fresh[i] = d.Build.At
 		needs[i] = !d.RebuiltSince(done)
 		for _, e := range l.parents[d.Table] {
 			j, ok := index[e.Parent]
 			if !ok || needs[i] {
 				continue
 			}
-			p := all[j]
-			needs[i] = needs[j] || p.Build.At.After(d.Build.At)
+			needs[i] = needs[j] || fresh[j].After(d.Build.At)
 		}
 		if needs[i] {
 			out = append(out, d)
 		}
 	}
+	return out
+}
+
+// DataParents returns the edges into a table with every view among its
+// parents replaced, at any depth, by the edges into that view: the tables
+// whose rows the table read.
+func (l *Lineage) DataParents(table string) []model.Edge {
+	var out []model.Edge
+	seen := map[string]bool{table: true}
+	var walk func(t string)
+	walk = func(t string) {
+		for _, e := range l.parents[t] {
+			if seen[e.Parent] {
+				continue
+			}
+			seen[e.Parent] = true
+			if l.views[e.Parent] {
+				walk(e.Parent)
+				continue
+			}
+			out = append(out, e)
+		}
+	}
+	walk(table)
 	return out
 }

@@ -48,6 +48,14 @@ type Build struct {
 	// BackfillID, when set, says the build was a run of that backfill (a
 	// job labelled with its id): the table is one the replay overwrote.
 	BackfillID string `json:"backfill_id,omitempty"`
+	// View says the table is a view (dbt's materialized: view): it reads
+	// its parents when queried and keeps no rows of its own, so it is
+	// never stale itself; what is derived from it may be.
+	View bool `json:"view,omitempty"`
+	// NodeID is the table's id in its system, as its users name it (a dbt
+	// node's unique_id: model.shop.orders, source.shop.raw.payments), so
+	// a plan's targets may name it that way.
+	NodeID string `json:"node_id,omitempty"`
 }
 
 // tableSchemes maps a URI scheme to whether its authority is part of the

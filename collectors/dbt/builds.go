@@ -14,8 +14,8 @@ type seen struct {
 
 func newLatest() *latest { return &latest{nodes: map[string]*seen{}} }
 
-func (l *latest) add(scope string, results map[string]Result) {
-	for id, r := range results {
+func (l *latest) add(scope string, run *RunResults) {
+	for id, r := range run.Results {
 		s := l.nodes[id]
 		if s == nil {
 			s = &seen{}
@@ -36,7 +36,7 @@ func (l *latest) add(scope string, results map[string]Result) {
 // scope is the run At came from, else the run of the attempt, else the
 // manifest's.
 func (l *latest) build(r Relation, manifestScope string) model.Build {
-	b := model.Build{Table: r.Table, Node: r.Select, Owner: r.Owner, System: System, Scope: manifestScope}
+	b := model.Build{Table: r.Table, Node: r.Select, NodeID: r.UniqueID, View: r.View, Owner: r.Owner, System: System, Scope: manifestScope}
 	s := l.nodes[r.UniqueID]
 	if s == nil {
 		return b

@@ -54,7 +54,13 @@ type DBT struct {
 
 	// Base resolves relative paths: the config file's directory.
 	Base string `mapstructure:"-"`
+
+	notes []string
 }
+
+// Notes says which runs built nothing (a dbt compile, docs generate, test
+// ...): their results are read, and none is a build.
+func (d *DBT) Notes() []string { return d.notes }
 
 // SetBaseDir resolves relative paths against the config file's directory.
 func (d *DBT) SetBaseDir(dir string) { d.Base = dir }
@@ -89,19 +95,29 @@ func (d *DBT) Init() error {
 
 // Collect reads every run, then every manifest, and reports each
 // manifest's edges and builds. A unit that fails is recorded at its path.
+//
+// Each unit says what it read: a manifest its nodes (sources included)
+// and the edges it gave, a run_results file its results and how many of
+// them are builds.
 func (d *DBT) Collect(ctx context.Context, sink collectors.Sink) error {
+	d.notes = nil
 	runs := newLatest()
 	for _, path := range d.expand(d.RunResults, "run_results.json", sink) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		scope := d.unit(path)
-		results, err := readWith(path, scope, ParseRunResults)
+		run, err := readWith(path, scope, ParseRunResults)
 		if err != nil {
 			sink.AddError(scope, err)
 			continue
 		}
-		runs.add(scope, results)
+		sink.AddRead(scope, "results", run.Read, 0)
+		sink.AddRead(scope, "builds", len(run.Results), 0)
+		if !run.Builds() && run.Read > 0 {
+			d.notes = append(d.notes, noteOf(scope, run))
+		}
+		runs.add(scope, run)
 	}
 	read, failed := 0, 0
 	for _, path := range d.expand(d.Manifests, "manifest.json", sink) {
@@ -116,6 +132,8 @@ func (d *DBT) Collect(ctx context.Context, sink collectors.Sink) error {
 			continue
 		}
 		read++
+		sink.AddRead(scope, "nodes", m.Nodes, 0)
+		sink.AddRead(scope, "edges", len(m.Edges), 0)
 		for _, e := range m.Edges {
 			e.Scope = scope
 			sink.AddEdge(e)
@@ -130,19 +148,50 @@ func (d *DBT) Collect(ctx context.Context, sink collectors.Sink) error {
 	return nil
 }
 
-// readWith reads a file under the cap and parses it; errors name the
-// unit, never the resolved absolute path.
+// noteOf says what a run that built nothing was.
+func noteOf(scope string, run *RunResults) string {
+	what := "a command that does not say what it was (args.which)"
+	if run.Command != "" {
+		what = "dbt " + run.Command
+	}
+	n := fmt.Sprintf("%d results", run.Read)
+	if run.Read == 1 {
+		n = "1 result"
+	}
+	built := "none of them is a build"
+	if k := len(run.Results); k > 0 {
+		built = fmt.Sprintf("%d of them ran in the warehouse and count as builds", k)
+	}
+	return fmt.Sprintf("%s: written by %s, which builds nothing: %s read, %s", scope, what, n, built)
+}
+
+// readWith reads a file under the cap and parses it. Errors are recorded
+// at the unit, which names the file, so they do not name it again (nor the
+// resolved absolute path): "line 2: nodes: expected an object".
 func readWith[T any](path, scope string, parse func(string, []byte) (T, error)) (T, error) {
 	var zero T
 	data, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
-		return zero, fmt.Errorf("dbt: %s: %w", scope, safefile.PlainError(path, err))
+		return zero, safefile.PlainError(path, err)
 	}
 	v, err := parse(scope, data)
 	if err != nil {
-		return zero, fmt.Errorf("dbt: %w", err)
+		return zero, atUnit(scope, err)
 	}
 	return v, nil
+}
+
+// atUnit drops the parsers' leading "path: " (or "path:line: ", kept as
+// "line N: ") from an error recorded at that path's unit.
+func atUnit(scope string, err error) error {
+	rest, ok := strings.CutPrefix(err.Error(), scope+":")
+	if !ok {
+		return err
+	}
+	if line, after, ok := strings.Cut(rest, ": "); ok && line != "" && strings.Trim(line, "0123456789") == "" {
+		return fmt.Errorf("line %s: %s", line, after)
+	}
+	return errors.New(strings.TrimPrefix(rest, " "))
 }
 
 // expand lists the files the entries name, resolved and each once. A
@@ -167,19 +216,19 @@ func (d *DBT) expand(entries []string, artifact string, sink collectors.Sink) []
 		dir := safefile.FixedDir(path)
 		scope := d.unit(dir)
 		if _, err := os.ReadDir(dir); err != nil {
-			sink.AddError(scope, fmt.Errorf("dbt: %s: %w (listing the directory of %s)", scope, safefile.PlainError(dir, err), e))
+			sink.AddError(scope, fmt.Errorf("%w (listing the directory of %s)", safefile.PlainError(dir, err), e))
 			continue
 		}
 		matches, err := filepath.Glob(path)
 		switch {
 		case err != nil:
-			sink.AddError(scope, fmt.Errorf("dbt: %s: %w", e, err))
+			sink.AddError(scope, fmt.Errorf("%s: %w", e, err))
 			continue
 		case len(matches) == 0:
-			sink.AddError(scope, fmt.Errorf("dbt: %s matches no file", e))
+			sink.AddError(scope, fmt.Errorf("%s matches no file", e))
 			continue
 		case len(matches) > maxFiles:
-			sink.AddError(scope, fmt.Errorf("dbt: %s matches %d files, more than %d", e, len(matches), maxFiles))
+			sink.AddError(scope, fmt.Errorf("%s matches %d files, more than %d", e, len(matches), maxFiles))
 			continue
 		}
 		for _, m := range matches {

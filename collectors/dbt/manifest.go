@@ -12,13 +12,21 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// manifestVersions are the manifest schemas read: dbt 1.6 (v10), 1.7
-// (v11) and 1.8 onwards (v12). Older ones name relations differently.
+// manifestVersions are the manifest schemas read: dbt 1.5 (v9), 1.6
+// (v10), 1.7 (v11), 1.8 onwards (v12), and v20, which dbt Fusion wrote
+// before it called the same shape v12 (its 2.0.0-preview.98 changelog:
+// "conformant with the v12 schema"). Older ones name relations
+// differently (no relation_name before v9's dbt 1.5, no groups).
 var manifestVersions = []string{
+	"https://schemas.getdbt.com/dbt/manifest/v9.json",
 	"https://schemas.getdbt.com/dbt/manifest/v10.json",
 	"https://schemas.getdbt.com/dbt/manifest/v11.json",
 	"https://schemas.getdbt.com/dbt/manifest/v12.json",
+	"https://schemas.getdbt.com/dbt/manifest/v20.json",
 }
+
+// manifestReadable words manifestVersions for errors.
+const manifestReadable = "v9, v10, v11, v12 and v20 (dbt 1.5 and later, and dbt Fusion)"
 
 // relationTypes are the node types that are tables in the warehouse;
 // tests, analyses, operations and ephemeral models are not.
@@ -31,6 +39,9 @@ type Manifest struct {
 	Edges []model.Edge
 	// Relations are the manifest's tables, by unique_id.
 	Relations map[string]Relation
+	// Nodes is how many nodes and sources the manifest holds, tests,
+	// macros' operations and ephemeral models included.
+	Nodes int
 }
 
 // Relation is one node that is a table.
@@ -39,6 +50,9 @@ type Relation struct {
 	Table    string // model.TableRef form
 	Select   string // what `dbt build --select` takes
 	Owner    string
+	// View says the node is materialized as a view: it holds no rows of
+	// its own.
+	View bool
 }
 
 type manifestDoc struct {
@@ -96,7 +110,7 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 	if head.Metadata == nil {
 		return nil, fmt.Errorf("%s: metadata: missing; is this a dbt manifest.json?", path)
 	}
-	if err := checkVersion(path, head.Metadata.SchemaVersion, manifestVersions, "manifest", "v10, v11 and v12 (dbt 1.6 and later)"); err != nil {
+	if err := checkVersion(path, head.Metadata.SchemaVersion, manifestVersions, "manifest", manifestReadable); err != nil {
 		return nil, err
 	}
 	var doc manifestDoc
@@ -115,7 +129,7 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 // is derived from them.
 func (doc *manifestDoc) lineage(path string) (*Manifest, error) {
 	all := map[string]*nodeDoc{}
-	m := &Manifest{Relations: map[string]Relation{}}
+	m := &Manifest{Relations: map[string]Relation{}, Nodes: len(doc.Nodes) + len(doc.Sources)}
 	for _, set := range []map[string]nodeDoc{doc.Nodes, doc.Sources} {
 		for id, n := range set {
 			n := n
@@ -208,7 +222,8 @@ func (doc *manifestDoc) relation(n *nodeDoc) (Relation, bool, error) {
 	if err != nil {
 		return Relation{}, false, err
 	}
-	return Relation{UniqueID: n.UniqueID, Table: table, Select: sel, Owner: owner}, true, nil
+	view := n.ResourceType == "model" && strings.EqualFold(n.Config.Materialized, "view")
+	return Relation{UniqueID: n.UniqueID, Table: table, Select: sel, Owner: owner, View: view}, true, nil
 }
 
 // owner is the node's meta.owner, else its config's, else its group's

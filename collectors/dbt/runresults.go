@@ -1,17 +1,50 @@
 package dbt
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
-// runResultsVersions are the run_results schemas read: dbt 1.7 (v5) and
-// 1.8 onwards (v6).
+// runResultsVersions are the run_results schemas read: dbt 1.5 (v4, the
+// version dbt 1.0 to 1.5 write), 1.7 (v5) and 1.8 onwards, dbt Fusion
+// included (v6).
 var runResultsVersions = []string{
+	"https://schemas.getdbt.com/dbt/run-results/v4.json",
 	"https://schemas.getdbt.com/dbt/run-results/v5.json",
 	"https://schemas.getdbt.com/dbt/run-results/v6.json",
 }
+
+// runResultsReadable words runResultsVersions for errors.
+const runResultsReadable = "v4, v5 and v6 (dbt 1.0 and later, and dbt Fusion)"
+
+// buildingCommands are the dbt commands whose results are builds: each
+// node they ran was written to the warehouse. compile, docs generate
+// (which: generate), test, show, list (ls), parse, run-operation and
+// source freshness write run_results.json too, but build nothing.
+var buildingCommands = map[string]bool{"run": true, "build": true, "seed": true, "snapshot": true}
+
+// builtTypes are the node types a build writes: a test's or an
+// operation's result in `dbt build` is no table's build.
+var builtTypes = map[string]bool{"model": true, "seed": true, "snapshot": true}
+
+// RunResults is what one run_results.json says was built.
+type RunResults struct {
+	// Command is the dbt command that wrote the file (args.which), ""
+	// when the file does not say.
+	Command string
+	// Results are the builds of each node it ran, by unique_id: only the
+	// results of a command that builds, and only of models, seeds and
+	// snapshots.
+	Results map[string]Result
+	// Read is how many results the file holds, builds or not.
+	Read int
+}
+
+// Builds reports whether the command builds tables.
+func (r *RunResults) Builds() bool { return buildingCommands[r.Command] }
 
 // Result is one node's outcome in one run.
 type Result struct {
@@ -27,25 +60,34 @@ type runResultsDoc struct {
 		GeneratedAt   string  `json:"generated_at"`
 	} `json:"metadata"`
 	Results *[]resultDoc `json:"results"`
+	Args    struct {
+		Which string `json:"which"`
+	} `json:"args"`
 }
 
 type resultDoc struct {
-	UniqueID string `json:"unique_id"`
-	Status   string `json:"status"`
-	Timing   []struct {
+	UniqueID        string          `json:"unique_id"`
+	Status          string          `json:"status"`
+	AdapterResponse json.RawMessage `json:"adapter_response"`
+	Timing          []struct {
 		Name        string  `json:"name"`
 		CompletedAt *string `json:"completed_at"`
 	} `json:"timing"`
 }
 
-// ParseRunResults reads one run_results.json into each node's result.
-// path names the file in errors.
-func ParseRunResults(path string, data []byte) (map[string]Result, error) {
+// ParseRunResults reads one run_results.json into the builds it holds.
+// Only a command that builds (args.which: run, build, seed, snapshot)
+// gives builds, and only of models, seeds and snapshots. A file that does
+// not name its command (or names one dbt may add, such as retry) gives a
+// build for a result only when the warehouse answered its statement (a
+// non-empty adapter_response), which compile never has. path names the
+// file in errors.
+func ParseRunResults(path string, data []byte) (*RunResults, error) {
 	var doc runResultsDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, jsonError(path, data, err)
 	}
-	if err := checkVersion(path, doc.Metadata.SchemaVersion, runResultsVersions, "run-results", "v5 and v6 (dbt 1.7 and later)"); err != nil {
+	if err := checkVersion(path, doc.Metadata.SchemaVersion, runResultsVersions, "run-results", runResultsReadable); err != nil {
 		return nil, err
 	}
 	if doc.Results == nil {
@@ -59,7 +101,9 @@ func ParseRunResults(path string, data []byte) (map[string]Result, error) {
 		}
 		generated = t
 	}
-	out := make(map[string]Result, len(*doc.Results))
+	which := strings.ToLower(strings.TrimSpace(doc.Args.Which))
+	out := &RunResults{Command: which, Results: map[string]Result{}, Read: len(*doc.Results)}
+	known := buildingCommands[which] || nonBuilding[which]
 	for i, r := range *doc.Results {
 		if r.UniqueID == "" {
 			return nil, fmt.Errorf("%s: results[%d].unique_id: missing", path, i)
@@ -81,9 +125,31 @@ func ParseRunResults(path string, data []byte) (map[string]Result, error) {
 		if at.IsZero() {
 			return nil, fmt.Errorf("%s: results[%d]: no execute completed_at and no metadata.generated_at: when it ran is unknown", path, i)
 		}
-		out[r.UniqueID] = Result{Status: r.Status, At: at}
+		typ, _, _ := strings.Cut(r.UniqueID, ".")
+		switch {
+		case !builtTypes[typ], nonBuilding[which]:
+			continue
+		case !known && !answered(r.AdapterResponse):
+			continue
+		}
+		// dbt Fusion has written statuses capitalised (Success, Error).
+		out.Results[r.UniqueID] = Result{Status: strings.ToLower(r.Status), At: at}
 	}
 	return out, nil
+}
+
+// nonBuilding are the commands known to build nothing.
+var nonBuilding = map[string]bool{
+	"compile": true, "generate": true, "docs": true, "test": true, "show": true, "list": true, "ls": true,
+	"parse": true, "run-operation": true, "freshness": true, "source": true, "debug": true, "deps": true, "clean": true,
+	"init": true, "clone": true, "serve": true,
+}
+
+// answered reports whether an adapter_response says the warehouse ran a
+// statement: dbt leaves it {} for what it only compiled.
+func answered(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null")) && !bytes.Equal(bytes.Join(bytes.Fields(raw), nil), []byte("{}"))
 }
 
 // parseTime reads dbt's timestamps: RFC 3339, with or without a zone

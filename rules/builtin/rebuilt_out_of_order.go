@@ -37,7 +37,7 @@ func rebuiltOutOfOrder(c *rules.Context) {
 				continue // stale, BF024's
 			}
 			var late []string
-			for _, e := range c.Index.Lineage().Parents(t.Table) {
+			for _, e := range c.Index.Lineage().DataParents(t.Table) { // through views: they hold nothing of their own
 				p, ok := d.all[e.Parent]
 				if !ok {
 					continue
