@@ -129,3 +129,17 @@ func TestRunKeepsNotes(t *testing.T) {
 		t.Errorf("a collector without notes got %q", n)
 	}
 }
+
+func TestErrorsNameTheirUnitOnce(t *testing.T) {
+	for _, c := range []struct{ msg, system, scope, want string }{
+		{"inventory: inv.yaml: inv.yaml: open: no such file", "inventory", "inv.yaml", "open: no such file"},
+		{"records: plans/x.yaml: skipped: not a regular file", "records", "plans/x.yaml", "skipped: not a regular file"},
+		{"plans/x.yaml:4: key: unknown", "records", "plans/x.yaml", "plans/x.yaml:4: key: unknown"},
+		{"inventory: connection refused", "inventory", "", "connection refused"},
+		{"inv.yaml: ", "inventory", "inv.yaml", "inv.yaml: "},
+	} {
+		if got := unrepeated(c.msg, c.system, c.scope); got != c.want {
+			t.Errorf("unrepeated(%q, %q) = %q, want %q", c.msg, c.scope, got, c.want)
+		}
+	}
+}

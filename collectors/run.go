@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -245,9 +246,27 @@ func (s *sourceSink) AddError(scope string, err error) {
 	}
 	s.mu.Lock()
 	if !s.frozen {
-		s.errs = append(s.errs, model.ScopeError{Scope: scope, Error: redact.String(err.Error())})
+		s.errs = append(s.errs, model.ScopeError{Scope: scope, Error: redact.String(unrepeated(err.Error(), s.system, scope))})
 	}
 	s.mu.Unlock()
+}
+
+// unrepeated drops from an error the system and the unit it is recorded
+// at, when the collector wrapped them in front of it ("inventory:
+// inv.yaml: inv.yaml: ..."): every report prints the error under its unit,
+// so each names its path once. A position ("plans/x.yaml:4: key: ...") is
+// kept, as it says more than the unit.
+func unrepeated(msg, system, scope string) string {
+	for {
+		m := strings.TrimPrefix(msg, system+": ")
+		if scope != "" {
+			m = strings.TrimPrefix(m, scope+": ")
+		}
+		if m == msg || m == "" {
+			return msg
+		}
+		msg = m
+	}
 }
 
 func (s *sourceSink) AddRead(scope, what string, n, partial int) {

@@ -108,10 +108,35 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	} else {
 		p.f("\nNo findings.\n")
 	}
+	if len(r.Coverage) > 0 {
+		p.f("\nSOURCES\n")
+		p.table([]string{"SOURCE", "SYSTEM", "STATE", "READ"}, len(r.Coverage), func(i int, row []string) {
+			c := &r.Coverage[i]
+			row[0], row[1], row[2], row[3] = c.Source, c.System, string(c.State()), orDash(ReadCell(*c))
+		})
+	}
 	if p.err == nil {
 		p.err = bw.Flush()
 	}
 	return p.err
+}
+
+// ReadCell says what a source read, for a coverage table: its reads by
+// kind, else the artifacts, plans and records it gave.
+func ReadCell(c model.Coverage) string {
+	if s := c.ReadSummary(); s != "" {
+		return s
+	}
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{c.Artifacts, "artifacts"}, {c.Backfills, "plans"}, {c.Records, "records"}} {
+		if p.n > 0 {
+			parts = append(parts, strconv.Itoa(p.n)+" "+p.what)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (t *Table) paint(s model.Severity, text string) string {

@@ -148,6 +148,7 @@ func newView(r *model.Report) *View {
 func commonFuncs() map[string]any {
 	return map[string]any{
 		"where":      Where,
+		"read":       ReadCell,
 		"lifecycle":  LifecycleLabel,
 		"date":       func(t interface{ Format(string) string }) string { return t.Format("2006-01-02") },
 		"datetime":   func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04 MST") },

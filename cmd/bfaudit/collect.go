@@ -10,6 +10,7 @@ import (
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports"
 )
 
 func newCollectCmd(g *globals) *cobra.Command {
@@ -75,6 +76,13 @@ answered, never resolved.`,
 			logCoverage(g, ownSources(est))
 			fmt.Fprintf(g.stdout, "saved %d backfills, %d artifacts, %d records from %d sources to %s\n",
 				len(est.Backfills), len(est.Artifacts), len(est.Records), len(est.Coverage), out)
+			for _, c := range ownSources(est).Coverage {
+				read := reports.ReadCell(c)
+				if read == "" {
+					read = "nothing"
+				}
+				fmt.Fprintf(g.stdout, "  %s (%s): %s; read %s\n", c.Source, c.System, c.State(), read)
+			}
 			if stopErr != nil {
 				return &exitError{code: exitIncomplete, err: errors.New(stopReason(cmd.Context(), cfg.Deadline))}
 			}

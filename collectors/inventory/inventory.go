@@ -77,6 +77,7 @@ func (i *Inventory) Collect(ctx context.Context, sink collectors.Sink) error {
 			continue
 		}
 		arts, errs := Parse(unit, data, i.System)
+		sink.AddRead(unit, "entries", len(arts), 0)
 		for _, a := range arts {
 			sink.AddArtifact(a)
 		}

@@ -107,6 +107,7 @@ func (r *Records) readPlans(sink collectors.Sink, f string, owners *codeOwners) 
 		return
 	}
 	plans, errs := ParsePlans(unit, b)
+	sink.AddRead(unit, "plans", len(plans), 0)
 	for _, p := range plans {
 		p.CodeOwners = owners.of(f)
 		sink.AddBackfill(p)
@@ -129,6 +130,7 @@ func (r *Records) readRecord(sink collectors.Sink, f string, owners *codeOwners)
 		return
 	}
 	rec.CodeOwners = owners.of(f)
+	sink.AddRead(unit, "decision records", 1, 0)
 	sink.AddRecord(rec)
 }
 
