@@ -80,6 +80,13 @@ var PlanFlagsNotRemoved = planEdit("List the flags and dashboards the plan names
 		d.list("assets_to_remove", items, "their URIs, e.g. unleash://<source>/projects/<project>/features/<name>")
 	})
 
+// TargetsUnmatched: the plan's targets written as the lineage names the
+// tables.
+var TargetsUnmatched = planEdit("Write each target as the lineage names the table, so the tables derived from it are checked: database.schema.table, schema.table, or its dbt unique id.",
+	func(d *doc, b *model.Backfill) {
+		d.list("targets", b.Targets, "e.g. analytics.marts.orders, marts.orders, model.shop.orders, source.shop.raw.payments")
+	})
+
 // SchedulerMismatch: the scheduler's backfill made to match the plan, or
 // the plan changed and approved again.
 func SchedulerMismatch(r *Remedy, f model.Finding, facts Facts) {
