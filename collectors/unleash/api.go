@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/redact"
@@ -144,6 +147,13 @@ type api interface {
 	// environments returns nil, nil when the source has no listing (an
 	// export without environments.json): the flags' own types are used.
 	environments(ctx context.Context) ([]environment, error)
+	// hidden lists the projects that hold flags (live or archived) but are
+	// not among listed, sorted.
+	hidden(ctx context.Context, listed []string) ([]string, error)
+	// exists returns nil when the source holds the project (one the
+	// listing does not show), an error wrapping errNoProject when it
+	// does not, another when it could not say.
+	exists(ctx context.Context, project string) error
 	// flags lists a project's live flags, or its archived ones.
 	flags(ctx context.Context, project string, archived bool) ([]flag, error)
 	// flag reads one flag's detail (environments with their strategies);
@@ -164,7 +174,7 @@ type httpAPI struct {
 func (h *httpAPI) projects(ctx context.Context) ([]project, error) {
 	var out projectList
 	if err := h.c.Get(ctx, "/api/admin/projects", nil, &out); err != nil {
-		return nil, err
+		return nil, once(err)
 	}
 	if out.Projects == nil {
 		return nil, fmt.Errorf("GET %s/api/admin/projects: the answer has no projects list", h.c.Base())
@@ -175,7 +185,7 @@ func (h *httpAPI) projects(ctx context.Context) ([]project, error) {
 func (h *httpAPI) environments(ctx context.Context) ([]environment, error) {
 	var out environmentList
 	if err := h.c.Get(ctx, "/api/admin/environments", nil, &out); err != nil {
-		return nil, err
+		return nil, once(err)
 	}
 	if out.Environments == nil {
 		return nil, fmt.Errorf("GET %s/api/admin/environments: the answer has no environments list", h.c.Base())
@@ -187,10 +197,84 @@ func (h *httpAPI) environments(ctx context.Context) ([]environment, error) {
 // sorted by name, 100 a page, under a Pager bounded by max_pages. A flag
 // listed twice (the listing shifted under us) is kept once.
 func (h *httpAPI) flags(ctx context.Context, projectID string, archived bool) ([]flag, error) {
-	const path = "/api/admin/search/features"
-	q := url.Values{"project": {"IS:" + projectID}, "sortBy": {"name"}, "sortOrder": {"asc"}, "limit": {strconv.Itoa(pageSize)}}
+	q := url.Values{"project": {"IS:" + projectID}}
 	if archived {
 		q.Set("archived", "IS:true")
+	}
+	return h.search(ctx, q)
+}
+
+// maxFilterBytes bounds the project filter of the search for projects the
+// listing lacks: a longer query line than a few kilobytes is refused by
+// some servers and proxies, so past it the search runs unfiltered.
+const maxFilterBytes = 4000
+
+// hidden finds the projects the listing does not show: the search across
+// projects (project=IS_NONE_OF:<listed>, live and archived flags) names
+// each flag's project. Unleash's open-source edition lists only the
+// default project however many its database holds; the search is not so
+// filtered.
+func (h *httpAPI) hidden(ctx context.Context, listed []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range listed {
+		seen[p] = true
+	}
+	for _, archived := range []bool{false, true} {
+		q := url.Values{}
+		if f := strings.Join(listed, ","); len(listed) > 0 && len(f) <= maxFilterBytes {
+			q.Set("project", "IS_NONE_OF:"+f)
+		}
+		if archived {
+			q.Set("archived", "IS:true")
+		}
+		flags, err := h.search(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range flags {
+			if f.Project == "" {
+				return nil, fmt.Errorf("GET %s/api/admin/search/features: flag %s names no project", h.c.Base(), clip(f.Name, 100))
+			}
+			if !seen[f.Project] {
+				seen[f.Project] = true
+				out = append(out, f.Project)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// exists says whether the server knows a project the listing does not
+// show: GET /api/admin/projects/<p>/overview answers it (404 for none).
+func (h *httpAPI) exists(ctx context.Context, projectID string) error {
+	var out struct {
+		Name *string `json:"name"`
+	}
+	path := "/api/admin/projects/" + url.PathEscape(projectID) + "/overview"
+	if err := h.c.Get(ctx, path, nil, &out); err != nil {
+		var se *remote.StatusError
+		if errors.As(err, &se) && se.Status == http.StatusNotFound {
+			return fmt.Errorf("%w (GET %s%s: HTTP 404)", errNoProject, h.c.Base(), path)
+		}
+		return once(err)
+	}
+	return nil
+}
+
+// errNoProject is a project the server does not know.
+var errNoProject = errors.New("no such project")
+
+// search pages through GET /api/admin/search/features with the filters
+// in q, sorted by name, 100 a page, under a Pager bounded by max_pages. A
+// flag listed twice (the listing shifted under us) is kept once; flag
+// names are unique across projects.
+func (h *httpAPI) search(ctx context.Context, filters url.Values) ([]flag, error) {
+	const path = "/api/admin/search/features"
+	q := url.Values{"sortBy": {"name"}, "sortOrder": {"asc"}, "limit": {strconv.Itoa(pageSize)}}
+	for k, v := range filters {
+		q[k] = v
 	}
 	pager := remote.Pager{What: "GET " + h.c.Base() + path + "?" + q.Encode(), Max: h.maxPages, MaxKey: "max_pages"}
 	var out []flag
@@ -199,7 +283,7 @@ func (h *httpAPI) flags(ctx context.Context, projectID string, archived bool) ([
 		q.Set("offset", strconv.Itoa(offset))
 		var page searchPage
 		if err := h.c.Get(ctx, path, q, &page); err != nil {
-			return nil, err
+			return nil, once(err)
 		}
 		if page.Features == nil {
 			return nil, fmt.Errorf("%s: offset %d: the answer has no features list", pager.What, offset)
@@ -242,7 +326,7 @@ func (h *httpAPI) flags(ctx context.Context, projectID string, archived bool) ([
 func (h *httpAPI) flag(ctx context.Context, projectID, name string) (*flag, error) {
 	var out flag
 	if err := h.c.Get(ctx, flagPath(projectID, name), nil, &out); err != nil {
-		return nil, err
+		return nil, once(err)
 	}
 	if out.Name != name {
 		return nil, fmt.Errorf("GET %s%s: the answer is not that flag", h.c.Base(), flagPath(projectID, name))
@@ -268,7 +352,7 @@ func (h *httpAPI) tagger(ctx context.Context, name, typ, value string) (string, 
 		Events *[]event `json:"events"`
 	}
 	if err := h.c.Get(ctx, "/api/admin/search/events", q, &out); err != nil {
-		return "", err
+		return "", once(err)
 	}
 	if out.Events == nil {
 		return "", fmt.Errorf("GET %s/api/admin/search/events: the answer has no events list", h.c.Base())
@@ -288,6 +372,38 @@ func flagPath(projectID, name string) string {
 
 // FlagPath is flagPath for the fix action.
 func FlagPath(projectID, name string) string { return flagPath(projectID, name) }
+
+// onceErr is an error whose text names its address once: apiclient
+// prefixes "GET <address>: " to an error that names it already (an HTTP
+// status with its query, or net/http's Get "<address>").
+type onceErr struct {
+	text string
+	err  error
+}
+
+func (e *onceErr) Error() string { return e.text }
+func (e *onceErr) Unwrap() error { return e.err }
+
+// once drops the leading "GET <address>: " of err when the rest names the
+// address again; errors.As still finds what it wraps.
+func once(err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	method, rest, ok := strings.Cut(s, " ")
+	if !ok {
+		return err
+	}
+	addr, tail, ok := strings.Cut(rest, ": ")
+	if !ok || addr == "" {
+		return err
+	}
+	if strings.Contains(tail, method+" "+addr) || strings.Contains(tail, `Get "`+addr) {
+		return &onceErr{text: tail, err: err}
+	}
+	return err
+}
 
 // clip puts text taken from an answer on one line, scrubbed and capped
 // (redact.Line), before it goes into a message or an attribute.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -26,10 +27,12 @@ func (u *Unleash) open() (api, error) {
 }
 
 // Collect lists the projects and the environments (a failure of either
-// fails the source), then per project its live and archived flags (a
-// failure is an error at the project), keeps the flags tied to a backfill
-// and reads each live one's detail for its strategies (a failure is an
-// error at the flag, which is still reported from the listing).
+// fails the source), finds the projects the listing does not show through
+// the flag search across projects, then per project reads its live and
+// archived flags (a failure is an error at the project), keeps the flags
+// tied to a backfill and reads each live one's detail for its strategies
+// (a failure is an error at the flag, which is still reported from the
+// listing). A note names the projects read.
 func (u *Unleash) Collect(ctx context.Context, sink collectors.Sink) error {
 	u.mu.Lock()
 	u.notes = nil
@@ -50,20 +53,52 @@ func (u *Unleash) Collect(ctx context.Context, sink collectors.Sink) error {
 	for _, e := range envs {
 		envType[e.Name] = e.Type
 	}
-	for _, p := range u.selectProjects(projects, sink) {
+	var read []string
+	for _, p := range u.selectProjects(ctx, src, projects, sink) {
 		if ctx.Err() != nil {
-			sink.AddError(model.JoinScope(p), fmt.Errorf("unleash source %s: project %s: %w", u.sourceName(), p, ctx.Err()))
+			sink.AddError(model.JoinScope(p.id), fmt.Errorf("unleash source %s: project %s: %w", u.sourceName(), clip(p.id, 100), ctx.Err()))
 			continue
 		}
-		u.collectProject(ctx, src, p, envType, sink)
+		if n, ok := u.collectProject(ctx, src, p.id, envType, sink); ok {
+			read = append(read, fmt.Sprintf("%s (%d flags%s)", clip(p.id, 100), n, p.how))
+		}
 	}
+	sink.AddRead("", "projects", len(read), 0)
+	u.note(projectsNote(read))
 	return nil
 }
 
-// selectProjects returns the project ids to read: the listing, or the
-// configured allow-list, each of which must be listed (one that is not is
-// an error at its scope: its flags cannot be said gone).
-func (u *Unleash) selectProjects(listed []project, sink collectors.Sink) []string {
+// maxNotedProjects caps the projects the note names.
+const maxNotedProjects = 50
+
+func projectsNote(read []string) string {
+	if len(read) == 0 {
+		return "projects read: none"
+	}
+	more := ""
+	if len(read) > maxNotedProjects {
+		more = fmt.Sprintf(" and %d more", len(read)-maxNotedProjects)
+		read = read[:maxNotedProjects]
+	}
+	return "projects read: " + strings.Join(read, ", ") + more
+}
+
+// toRead is a project to read and, for one the listing lacks, how it was
+// found (for the note).
+type toRead struct{ id, how string }
+
+const (
+	foundBySearch = "; not in the project listing, found through the flag search"
+	foundByConfig = "; not in the project listing, named in projects"
+)
+
+// selectProjects returns the projects to read. Without projects: the
+// listing, and the projects the search across projects finds that it
+// lacks (a failed search is an error at the whole source: flags of a
+// project it would have found cannot be said gone). With projects: those,
+// each either listed or known to the server (one the server does not
+// know, or that does not answer, is an error at its own scope).
+func (u *Unleash) selectProjects(ctx context.Context, src api, listed []project, sink collectors.Sink) []toRead {
 	have := map[string]bool{}
 	var all []string
 	for i, p := range listed {
@@ -76,23 +111,44 @@ func (u *Unleash) selectProjects(listed []project, sink collectors.Sink) []strin
 			all = append(all, p.ID)
 		}
 	}
+	var out []toRead
 	if len(u.Projects) == 0 {
-		return all
+		for _, p := range all {
+			out = append(out, toRead{id: p})
+		}
+		more, err := src.hidden(ctx, all)
+		if err != nil {
+			sink.AddError("", fmt.Errorf("unleash source %s: find the projects the project listing lacks: %w", u.sourceName(), err))
+		}
+		for _, p := range more {
+			out = append(out, toRead{id: p, how: foundBySearch})
+		}
+		return out
 	}
-	var out []string
+	named := map[string]bool{}
 	for _, p := range u.Projects {
-		if !have[p] {
-			sink.AddError(model.JoinScope(p), fmt.Errorf("unleash source %s: project %s: not in the project listing (a project the token cannot see, or a typo in projects)", u.sourceName(), clip(p, 100)))
+		if named[p] {
 			continue
 		}
-		out = append(out, p)
+		named[p] = true
+		if have[p] {
+			out = append(out, toRead{id: p})
+			continue
+		}
+		if err := src.exists(ctx, p); err != nil {
+			sink.AddError(model.JoinScope(p), fmt.Errorf("unleash source %s: project %s: not in the project listing, and %w (a typo in projects, or a project the token cannot read)",
+				u.sourceName(), clip(p, 100), err))
+			continue
+		}
+		out = append(out, toRead{id: p, how: foundByConfig})
 	}
 	return out
 }
 
 // collectProject reads one project's flags and reports those tied to a
-// backfill.
-func (u *Unleash) collectProject(ctx context.Context, src api, projectID string, envType map[string]string, sink collectors.Sink) {
+// backfill. It returns how many flags the project's search listed, and
+// whether the live listing answered.
+func (u *Unleash) collectProject(ctx context.Context, src api, projectID string, envType map[string]string, sink collectors.Sink) (int, bool) {
 	scope := model.JoinScope(projectID)
 	fail := func(scope string, format string, args ...any) {
 		sink.AddError(scope, fmt.Errorf("unleash source %s: project %s: "+format, append([]any{u.sourceName(), clip(projectID, 100)}, args...)...))
@@ -100,7 +156,7 @@ func (u *Unleash) collectProject(ctx context.Context, src api, projectID string,
 	live, err := src.flags(ctx, projectID, false)
 	if err != nil {
 		fail(scope, "list flags: %w", err)
-		return
+		return 0, false
 	}
 	archived, err := src.flags(ctx, projectID, true)
 	if err != nil {
@@ -137,16 +193,23 @@ func (u *Unleash) collectProject(ctx context.Context, src api, projectID string,
 			tied = append(tied, &t)
 		}
 	}
-	u.readDetails(ctx, src, projectID, tied, sink)
+	detailed := u.readDetails(ctx, src, projectID, tied, sink)
 	for _, t := range tied {
 		sink.AddArtifact(u.artifact(*t, envType))
 	}
+	// Each flag whose detail was read says so at its own unit (only in
+	// part when that read failed); the project counts the others.
+	n := len(live) + len(archived)
+	sink.AddRead(scope, "flags", n-detailed, 0)
+	return n, true
 }
 
 // readDetails reads each live tied flag's detail, Concurrency at a time,
 // and takes its environments (with their strategies) from it. A failed
-// read is an error at the flag; the flag keeps what the listing said.
-func (u *Unleash) readDetails(ctx context.Context, src api, projectID string, tied []*tiedFlag, sink collectors.Sink) {
+// read is an error at the flag; the flag keeps what the listing said, and
+// is read only in part. Each flag's read is recorded at its unit; it
+// returns how many flags it read.
+func (u *Unleash) readDetails(ctx context.Context, src api, projectID string, tied []*tiedFlag, sink collectors.Sink) int {
 	work := make(chan *tiedFlag)
 	var wg sync.WaitGroup
 	for range u.Concurrency {
@@ -158,11 +221,14 @@ func (u *Unleash) readDetails(ctx context.Context, src api, projectID string, ti
 				if err == nil && d != nil {
 					err = d.check()
 				}
+				unit := model.JoinScope(projectID, t.Name)
 				if err != nil {
-					sink.AddError(model.JoinScope(projectID, t.Name), fmt.Errorf("unleash source %s: project %s: read flag %s: %w",
+					sink.AddError(unit, fmt.Errorf("unleash source %s: project %s: read flag %s: %w",
 						u.sourceName(), clip(projectID, 100), clip(t.Name, 100), err))
+					sink.AddRead(unit, "flags", 1, 1)
 					continue
 				}
+				sink.AddRead(unit, "flags", 1, 0)
 				if d != nil {
 					t.Environments, t.detailed = d.Environments, true
 					if d.lastSeen.After(t.lastSeen) {
@@ -181,11 +247,14 @@ func (u *Unleash) readDetails(ctx context.Context, src api, projectID string, ti
 			}
 		}()
 	}
+	n := 0
 	for _, t := range tied {
 		if !t.archived() {
 			work <- t
+			n++
 		}
 	}
 	close(work)
 	wg.Wait()
+	return n
 }

@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -21,6 +26,9 @@ import (
 //	projects/<project>/archived.json         the same with archived=IS:true (optional)
 //	projects/<project>/features/<name>.json  GET /api/admin/projects/<project>/features/<name>
 //	                                         (optional: the flag's strategies)
+//
+// A folder under projects/ that projects.json does not name is read too,
+// as the search across projects finds a project the listing lacks.
 //
 // Files are read only when they are regular files, under a size cap; a
 // file that is present but empty, null or malformed is an error, never an
@@ -121,6 +129,35 @@ func (d *dirAPI) flag(_ context.Context, projectID, name string) (*flag, error) 
 	}
 	return &out, nil
 }
+
+// hidden lists the folders under projects/ that projects.json does not
+// name: an export saved from the open-source edition, whose listing names
+// only default, keeps the other projects' answers there.
+func (d *dirAPI) hidden(_ context.Context, listed []string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(d.dir, "projects"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("projects: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && safeName(e.Name()) && !slices.Contains(listed, e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// exists: a project of an export is there when its features.json is;
+// reading it says so.
+func (d *dirAPI) exists(context.Context, string) error { return nil }
 
 // tagger: an export keeps no event log.
 func (d *dirAPI) tagger(context.Context, string, string, string) (string, error) { return "", nil }

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,8 +39,13 @@ type fakeUnleash struct {
 
 func newFake(t *testing.T) *fakeUnleash {
 	t.Helper()
+	return newFakeOf(t, "testdata/export")
+}
+
+// newFakeOf serves the export at root.
+func newFakeOf(t *testing.T, root string) *fakeUnleash {
+	t.Helper()
 	f := &fakeUnleash{files: map[string][]byte{}, misbehave: map[string]http.Handler{}, token: testToken}
-	root := "testdata/export"
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -58,8 +65,11 @@ func newFake(t *testing.T) *fakeUnleash {
 
 func (f *fakeUnleash) URL() string { return f.srv.URL }
 
-// set makes a path misbehave; "/api/admin/search/features#archived" is
-// the archived flags' search alone.
+// set makes a path misbehave. For the flag search the key narrows it:
+// "/api/admin/search/features" is the live search of a project,
+// "...#archived" its archived search, "...#discover" (and
+// "...#discover#archived") the search across projects for those the
+// listing lacks; "@IS:<project>" after any of them names one project.
 func (f *fakeUnleash) set(path string, h http.Handler) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -76,11 +86,18 @@ func (f *fakeUnleash) setJSON(file string, v any) {
 
 func (f *fakeUnleash) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := r.URL.Path
+	projectFilter := r.URL.Query().Get("project")
+	if key == "/api/admin/search/features" && !strings.HasPrefix(projectFilter, "IS:") {
+		key += "#discover"
+	}
 	if r.URL.Query().Get("archived") == "IS:true" {
 		key += "#archived"
 	}
 	f.mu.Lock()
-	h, token := f.misbehave[key], f.token
+	h, token := f.misbehave[key+"@"+projectFilter], f.token
+	if h == nil {
+		h = f.misbehave[key]
+	}
 	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
 	f.mu.Unlock()
 	if h != nil {
@@ -99,6 +116,8 @@ func (f *fakeUnleash) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.serve(w, "environments.json")
 	case path == "/api/admin/search/features":
 		f.search(w, r)
+	case strings.HasPrefix(path, "/api/admin/projects/") && strings.HasSuffix(path, "/overview"):
+		f.overview(w, strings.TrimSuffix(strings.TrimPrefix(path, "/api/admin/projects/"), "/overview"))
 	case strings.HasPrefix(path, "/api/admin/projects/"):
 		parts := strings.Split(strings.TrimPrefix(path, "/api/admin/projects/"), "/")
 		if len(parts) != 3 || parts[1] != "features" {
@@ -151,31 +170,71 @@ func (f *fakeUnleash) detail(w http.ResponseWriter, project, name string) {
 	unleashError(w, http.StatusNotFound, "NotFoundError", "Could not find feature flag with name "+name)
 }
 
-// search pages a project's features.json (or archived.json) as Unleash
-// 7.5.1 does: limit above 100 falls back to 50.
-func (f *fakeUnleash) search(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	p, ok := strings.CutPrefix(q.Get("project"), "IS:")
+// overview answers for a project the export holds (listed or not), as
+// Unleash 7.5.1 does, and 404 "No project found" for another.
+func (f *fakeUnleash) overview(w http.ResponseWriter, project string) {
+	f.mu.Lock()
+	_, ok := f.files["projects/"+project+"/features.json"]
+	f.mu.Unlock()
 	if !ok {
-		unleashError(w, http.StatusBadRequest, "BadDataError", "project must be IS:<id>")
+		unleashError(w, http.StatusNotFound, "NotFoundError", "No project found")
 		return
 	}
-	file := "projects/" + p + "/features.json"
+	writeJSON(w, http.StatusOK, map[string]any{"name": project, "description": "", "mode": "open"})
+}
+
+// search pages a project's features.json (or archived.json) as Unleash
+// 7.5.1 does (a limit above 100 falls back to 50). project=IS_NONE_OF:a,b
+// or no project filter searches across every project the export holds
+// (its folders, listed or not), as Unleash's search does.
+func (f *fakeUnleash) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	name := "features.json"
 	if q.Get("archived") == "IS:true" {
-		file = "projects/" + p + "/archived.json"
+		name = "archived.json"
 	}
+	var files []string
+	filter := q.Get("project")
 	f.mu.Lock()
-	b, ok := f.files[file]
-	f.mu.Unlock()
+	if p, ok := strings.CutPrefix(filter, "IS:"); ok {
+		files = []string{"projects/" + p + "/" + name}
+	} else {
+		var none []string
+		if v, ok := strings.CutPrefix(filter, "IS_NONE_OF:"); ok {
+			none = strings.Split(v, ",")
+		} else if filter != "" {
+			f.mu.Unlock()
+			unleashError(w, http.StatusBadRequest, "BadDataError", "project must be IS:<id> or IS_NONE_OF:<ids>")
+			return
+		}
+		for file := range f.files {
+			rest, ok := strings.CutPrefix(file, "projects/")
+			p, base, _ := strings.Cut(rest, "/")
+			if ok && base == name && !slices.Contains(none, p) {
+				files = append(files, file)
+			}
+		}
+		sort.Strings(files)
+	}
 	var all struct {
 		Features []json.RawMessage `json:"features"`
 	}
-	if ok {
-		if err := json.Unmarshal(b, &all); err != nil {
+	for _, file := range files {
+		b, ok := f.files[file]
+		if !ok {
+			continue
+		}
+		var one struct {
+			Features []json.RawMessage `json:"features"`
+		}
+		if err := json.Unmarshal(b, &one); err != nil {
+			f.mu.Unlock()
 			w.Write(b) // a malformed answer, served as it is
 			return
 		}
+		all.Features = append(all.Features, one.Features...)
 	}
+	f.mu.Unlock()
 	limit, _ := strconv.Atoi(q.Get("limit"))
 	if limit <= 0 || limit > 100 {
 		limit = 50

@@ -25,6 +25,18 @@ var matrixFeatures = map[string]any{"features": []any{
 		"environments": []any{map[string]any{"name": "production", "enabled": true, "type": "production"}}},
 }}
 
+// matrixHidden is the same backfill's guard in project payments, which the
+// project listing does not name (as the open-source edition lists only
+// default): found through the flag search across projects.
+const matrixHidden = "refund-replay-guard"
+
+var matrixHiddenFeatures = map[string]any{"features": []any{
+	map[string]any{"name": matrixHidden, "type": "kill-switch", "project": "payments", "description": "pause refund e-mails during the replay",
+		"createdAt": "2026-01-05T00:00:00.000Z", "archivedAt": nil,
+		"environments": []any{map[string]any{"name": "production", "enabled": true, "type": "production"}},
+		"tags":         []any{map[string]any{"type": "backfill", "value": "bf-7001"}}},
+}}
+
 // unit serves the fixture and breaks it with breakIt before the second run.
 func unit(kind, scope string, breakIt func(f *fakeUnleash)) faultmatrix.Unit {
 	return faultmatrix.Unit{Kind: kind, Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
@@ -32,6 +44,7 @@ func unit(kind, scope string, breakIt func(f *fakeUnleash)) faultmatrix.Unit {
 		f.setJSON("projects.json", map[string]any{"projects": []any{map[string]any{"id": "default", "name": "Default"}}})
 		f.setJSON("projects/default/features.json", matrixFeatures)
 		f.setJSON("projects/default/archived.json", map[string]any{"features": []any{}})
+		f.setJSON("projects/payments/features.json", matrixHiddenFeatures)
 		c := newCollector(t, f.URL())
 		c.Timeout = 500 * time.Millisecond // the slow answers below outlast it
 		return c, func() { breakIt(f) }
@@ -40,6 +53,7 @@ func unit(kind, scope string, breakIt func(f *fakeUnleash)) faultmatrix.Unit {
 
 func TestFaultMatrix(t *testing.T) {
 	flag := model.JoinScope("default", matrixFlag)
+	hiddenFlag := model.JoinScope("payments", matrixHidden)
 	faultmatrix.Run(t, "unleash", []faultmatrix.Unit{
 		unit("source", "", func(f *fakeUnleash) { f.srv.Close() }),                                 // server down
 		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/projects", status(500)) }),     // 500
@@ -50,5 +64,13 @@ func TestFaultMatrix(t *testing.T) {
 		unit("project", "default", func(f *fakeUnleash) { f.set("/api/admin/search/features#archived", status(503)) }),
 		unit("flag", flag, func(f *fakeUnleash) { f.set("/api/admin/projects/default/features/"+matrixFlag, status(500)) }),
 		unit("flag", flag, func(f *fakeUnleash) { f.set("/api/admin/projects/default/features/"+matrixFlag, hostile.Stall()) }),
+		// The search for projects the listing lacks: which projects there
+		// are did not answer, so no project's flags are concluded gone.
+		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/search/features#discover", status(500)) }),
+		unit("source", "", func(f *fakeUnleash) { f.set("/api/admin/search/features#discover#archived", hostile.Stall()) }),
+		// A project the listing lacks is a unit of its own.
+		unit("project", "payments", func(f *fakeUnleash) { f.set("/api/admin/search/features@IS:payments", status(500)) }),
+		unit("project", "payments", func(f *fakeUnleash) { f.set("/api/admin/search/features#archived@IS:payments", status(503)) }),
+		unit("flag", hiddenFlag, func(f *fakeUnleash) { f.set("/api/admin/projects/payments/features/"+matrixHidden, status(500)) }),
 	})
 }

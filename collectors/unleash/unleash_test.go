@@ -173,9 +173,9 @@ func TestPaging(t *testing.T) {
 	}
 	pages := 0
 	for _, r := range f.requests {
-		if strings.HasPrefix(r, "GET /api/admin/search/features?") && !strings.Contains(r, "archived") {
+		if strings.HasPrefix(r, "GET /api/admin/search/features?") && !strings.Contains(r, "archived") && strings.Contains(r, "IS%3Adefault") {
 			pages++
-			if !strings.Contains(r, "limit=100") || !strings.Contains(r, "project=IS%3Adefault") {
+			if !strings.Contains(r, "limit=100") {
 				t.Errorf("search request %s", r)
 			}
 		}
@@ -244,6 +244,10 @@ func TestUnits(t *testing.T) {
 		if len(sink.Artifacts) != 0 {
 			t.Errorf("flags reported from a project that did not answer: %+v", sink.Artifacts)
 		}
+		// The error names the address it failed at once, with its query.
+		if e := sink.Errors[0].Error; strings.Count(e, "/api/admin/search/features") != 1 || !strings.Contains(e, "project=IS%3Adefault") {
+			t.Errorf("error %q, want the search's address named once, with its query", e)
+		}
 	})
 	t.Run("archive search", func(t *testing.T) {
 		f := newFake(t)
@@ -263,6 +267,16 @@ func TestUnits(t *testing.T) {
 		}
 		if d := sink.Artifact(uri("bf_1234_dual_write")); d == nil || d.Attr(AttrStrategies) != "default" {
 			t.Errorf("another flag's detail: %+v", d)
+		}
+		// The project's 6 flags were read, that one only in part.
+		if n, partial := readWithin(sink, "default", "flags"); n != 6 || partial != 1 {
+			t.Errorf("read %d flags, %d in part; want 6, 1", n, partial)
+		}
+		if n, partial := sink.Read("default/bf-1234-replay-guard", "flags"); n != 1 || partial != 1 {
+			t.Errorf("the flag's unit read %d, %d in part; want 1, 1", n, partial)
+		}
+		if e := sink.Errors[0].Error; strings.Count(e, "/api/admin/projects/default/features/bf-1234-replay-guard") != 1 {
+			t.Errorf("error %q, want the flag's address named once", e)
 		}
 	})
 }
@@ -524,7 +538,7 @@ func TestKeepTagAuthorFromTheEventLog(t *testing.T) {
 			t.Errorf("after a failed event read: %+v", a.Attributes)
 		}
 	}
-	if notes := u.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "who set its keep tag is unknown") {
+	if notes := u.Notes(); len(notes) != 2 || !strings.Contains(notes[0], "who set its keep tag is unknown") {
 		t.Errorf("notes %q, want one saying the keep tag's author is unknown", notes)
 	}
 }
