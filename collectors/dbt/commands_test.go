@@ -55,7 +55,11 @@ func TestOnlyCommandsThatBuildAreBuilds(t *testing.T) {
 		// warehouse answered it.
 		{"", true, true}, {"", false, false},
 	} {
-		t.Run(c.which+map[bool]string{true: "+responses"}[c.keep], func(t *testing.T) {
+		name := c.which
+		if name == "" {
+			name = "no args.which"
+		}
+		t.Run(name+map[bool]string{true: "+responses"}[c.keep], func(t *testing.T) {
 			dir := t.TempDir()
 			copyFile(t, "testdata/v12/target/manifest.json", filepath.Join(dir, "target/manifest.json"))
 			copyFile(t, "testdata/"+olderRun, filepath.Join(dir, olderRun))

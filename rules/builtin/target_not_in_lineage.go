@@ -41,26 +41,42 @@ func targetNotInLineage(c *rules.Context) {
 		return
 	}
 	plans(c.Index, func(b *model.Backfill) {
+		var none, several []string
+		ev := []string{"lineage read: " + read.text()}
 		for _, t := range b.Targets {
 			m := l.Match(t)
-			if len(m.Tables) > 0 {
+			switch {
+			case len(m.Tables) > 0:
 				continue
-			}
-			ev := []string{"lineage read: " + read.text()}
-			var msg string
-			if len(m.Candidates) > 1 {
-				msg = fmt.Sprintf("plan for %s names target %s, which fits %d tables of the lineage (%s): the tables derived from it are not checked for a rebuild",
-					b.ID, t, len(m.Candidates), joinAnd(m.Candidates))
-				ev = append(ev, "name one of them: "+strings.Join(m.Candidates, ", "))
-			} else {
-				msg = fmt.Sprintf("plan for %s names target %s, which matches no table of the lineage: the tables derived from it are not checked for a rebuild", b.ID, t)
-				if like := l.Match(lastPart(t)); len(like.Tables)+len(like.Candidates) > 0 && lastPart(t) != strings.TrimSpace(t) {
-					ev = append(ev, "tables of that name: "+strings.Join(append(like.Tables, like.Candidates...), ", "))
+			case len(m.Candidates) > 1:
+				several = append(several, t)
+				ev = append(ev, fmt.Sprintf("%s fits %d tables: %s", t, len(m.Candidates), strings.Join(m.Candidates, ", ")))
+			default:
+				none = append(none, t)
+				ev = append(ev, t+" matches no table")
+				if last := lastPart(t); last != strings.ToLower(strings.TrimSpace(t)) {
+					if like := l.Match(last); len(like.Tables)+len(like.Candidates) > 0 {
+						ev = append(ev, "tables named "+last+": "+strings.Join(append(like.Tables, like.Candidates...), ", "))
+					}
 				}
 			}
-			c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, "targets"), Object: "plan#targets", Part: "targets/" + t,
-				Unit: &model.Location{Source: read.sources[0]}, Message: msg, Evidence: ev})
 		}
+		if len(none)+len(several) == 0 {
+			return
+		}
+		var what []string
+		if len(none) > 0 {
+			what = append(what, fmt.Sprintf("%s, which match%s no table of the lineage", joinAnd(none), oneOr(len(none), "es", "")))
+		}
+		if len(several) > 0 {
+			what = append(what, fmt.Sprintf("%s, which fit%s several tables", joinAnd(several), oneOr(len(several), "s", "")))
+		}
+		// A verdict on the plan against the whole lineage: it rests on
+		// every unit (no object), so a unit that does not answer next time
+		// keeps it open.
+		c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, "targets"), Evidence: ev,
+			Message: fmt.Sprintf("plan for %s names target%s %s: the tables derived from %s are not checked for a rebuild",
+				b.ID, oneOr(len(none)+len(several), "", "s"), strings.Join(what, ", and "), oneOr(len(none)+len(several), "it", "them"))})
 	})
 }
 

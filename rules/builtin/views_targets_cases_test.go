@@ -64,6 +64,17 @@ func paymentsEstate() *estate {
 	return e
 }
 
+// whole checks a finding rests on every unit: one that does not answer
+// keeps it open.
+func whole(t *testing.T, fs []model.Finding) {
+	t.Helper()
+	for _, f := range fs {
+		if !model.IsWholeBackfill(f.ArtifactURI) || f.Location == nil || f.Location.Path != "plans/BF-1.yaml" {
+			t.Errorf("%s: uri %q at %+v: want a verdict on the whole backfill, at its plan", f.RuleID, f.ArtifactURI, f.Location)
+		}
+	}
+}
+
 func target(ts ...string) func(*model.Backfill) { return func(b *model.Backfill) { b.Targets = ts } }
 
 var viewsTargetsFiring = []ruleCase{
@@ -93,15 +104,24 @@ var viewsTargetsFiring = []ruleCase{
 	{rule: "BF024", name: "database.schema.identifier, quoted as Postgres writes it", want: 2,
 		build: func() *estate { return paymentsEstate().plan(completed, target(`"shop"."raw"."raw_payments"`)) }},
 	{rule: "BF029", name: "a target that matches nothing", want: 1,
-		check: all(mentions("names target raw_paymnts, which matches no table of the lineage"), mentions("source dbt, 4 tables from target/manifest.json")),
+		check: all(mentions("names target raw_paymnts, which matches no table of the lineage"), mentions("source dbt, 4 tables from target/manifest.json"), whole),
 		build: func() *estate { return paymentsEstate().plan(completed, target("raw_paymnts", "raw_payments")) }},
 	{rule: "BF029", name: "a bare name several tables have", want: 1,
-		check: mentions("fits 3 tables of the lineage (p.int.orders, p.raw.orders and p.stg.orders)"),
+		check: all(mentions("names target orders, which fits several tables"), mentions("orders fits 3 tables: p.int.orders, p.raw.orders, p.stg.orders")),
 		build: func() *estate {
 			return lineageEstate(allBuilt(1)).plan(completed, target("orders"))
 		}},
+	{rule: "BF029", name: "two targets, one finding", want: 1,
+		check: mentions("names targets raw_paymnts, which matches no table of the lineage, and payment, which fits several tables"),
+		build: func() *estate {
+			e := paymentsEstate().plan(completed, target("raw_paymnts", "payment", "raw_payments"))
+			for i := range e.est.Builds[2:] {
+				e.est.Builds[2+i].Node = "payment"
+			}
+			return e
+		}},
 	{rule: "BF029", name: "a model id of another project, with what has its name", want: 1,
-		check: all(mentions("names target model.jaffle_shop.payments, which matches no table"), mentions("tables of that name: shop.main.payments")),
+		check: all(mentions("names target model.jaffle_shop.payments, which matches no table"), mentions("tables named payments: shop.main.payments")),
 		build: func() *estate { return paymentsEstate().plan(running, target("model.jaffle_shop.payments")) }},
 }
 
