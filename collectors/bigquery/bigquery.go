@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bqclient "cloud.google.com/go/bigquery"
@@ -269,22 +270,30 @@ func (c *Collector) collectProject(ctx context.Context, project string, tie iamc
 	gets := make(chan struct{}, c.Concurrency) // tables.get in flight, shared by all datasets
 	sem := make(chan struct{}, c.Concurrency)
 	var wg sync.WaitGroup
+	var partial atomic.Int64 // datasets whose ACL or tables could not be read
+	read := 0
 	for i, ds := range datasets {
 		if ds.DatasetReference == nil || ds.DatasetReference.DatasetId == "" {
 			// Malformed, not absent: the project did not fully answer.
 			sink.AddError(project, fmt.Errorf("bigquery: list datasets of project %s: entry %d has no datasetReference", project, i))
 			continue
 		}
+		read++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if err := c.collectDataset(ctx, project, ds, tie, gets, sink); err != nil {
+			complete, err := c.collectDataset(ctx, project, ds, tie, gets, sink)
+			if err != nil {
 				sink.AddError(datasetScope(project, ds.DatasetReference.DatasetId), err)
+			}
+			if !complete || err != nil {
+				partial.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
+	sink.AddRead(project, "datasets", read, int(partial.Load()))
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -30,10 +31,12 @@ func datasetScope(project, dataset string) string { return model.JoinScope(proje
 // entries. Tables in a dataset that is itself backfill machinery belong to
 // that backfill unless they say otherwise. A failed ACL read or tables.get
 // is recorded at the dataset and the rest goes on; a failed table listing
-// is returned, for the caller to record at the dataset.
-func (c *Collector) collectDataset(ctx context.Context, project string, entry *bq.DatasetListDatasets, m iamcond.Matcher, gets chan struct{}, sink collectors.Sink) error {
+// is returned, for the caller to record at the dataset. It says at the
+// dataset how many tables (and ACL entries) it read, and returns false
+// when the dataset was read only in part (its ACL or table listing failed).
+func (c *Collector) collectDataset(ctx context.Context, project string, entry *bq.DatasetListDatasets, m iamcond.Matcher, gets chan struct{}, sink collectors.Sink) (bool, error) {
 	if entry.DatasetReference == nil {
-		return nil
+		return true, nil
 	}
 	dsID := entry.DatasetReference.DatasetId
 	scope := datasetScope(project, dsID)
@@ -41,26 +44,32 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 	if id, how, ok := c.sel.Match(datasetURI(project, dsID), dsID, entry.Labels); ok {
 		dsTie = tie{id, how}
 	}
+	complete := true
 	if c.DatasetACLs == ACLsAll || (c.DatasetACLs == ACLsBackfill && dsTie.how != "") {
 		ds, err := c.getDataset(ctx, project, dsID)
 		switch {
 		case isNotFound(err):
-			return nil // deleted since it was listed
+			return true, nil // deleted since it was listed
 		case err != nil:
 			// The tables may still be readable; record and go on.
 			sink.AddError(scope, fmt.Errorf("bigquery: read ACL of dataset %s.%s: %w", project, dsID, err))
+			complete = false
 		default:
+			sink.AddRead(scope, "ACL entries", len(ds.Access), 0)
 			c.emitACL(project, dsID, ds, dsTie, m, sink)
 		}
 	}
 	tables, err := c.listTables(ctx, project, dsID)
 	if err != nil {
 		if isNotFound(err) {
-			return nil
+			return true, nil
 		}
-		return fmt.Errorf("bigquery: list tables of dataset %s.%s: %w", project, dsID, err)
+		return false, fmt.Errorf("bigquery: list tables of dataset %s.%s: %w", project, dsID, err)
 	}
 	var wg sync.WaitGroup
+	var partial atomic.Int64 // tables whose tables.get failed
+	read := 0
+	defer func() { sink.AddRead(scope, "tables", read, int(partial.Load())) }()
 	for i, t := range tables {
 		if t.TableReference == nil || t.TableReference.TableId == "" {
 			// A listing entry that names no table is a malformed answer,
@@ -68,6 +77,7 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 			sink.AddError(scope, fmt.Errorf("bigquery: list tables of dataset %s.%s: entry %d has no tableReference", project, dsID, i))
 			continue
 		}
+		read++
 		tID := t.TableReference.TableId
 		id, how, ok := c.sel.Match(tableURI(project, dsID, tID), tID, t.Labels)
 		if !ok && dsTie.how != "" {
@@ -97,6 +107,7 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 				return // dropped since it was listed
 			case err != nil:
 				sink.AddError(scope, fmt.Errorf("bigquery: read table %s.%s.%s: %w", project, dsID, tID, err))
+				partial.Add(1)
 			default:
 				c.addStats(&a, full)
 			}
@@ -104,7 +115,7 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 		}()
 	}
 	wg.Wait()
-	return nil
+	return complete, nil
 }
 
 // tableFromList builds a table artifact from what tables.list carries:

@@ -136,6 +136,7 @@ func (c *Collector) collectJobs(ctx context.Context, project string, sink collec
 		sink.AddError(scope, fmt.Errorf("bigquery: job history of %s in %s: %w", project, c.Lineage.Region, err))
 		return
 	}
+	sink.AddRead(scope, "jobs", len(rows), 0)
 	edges := map[[2]string]bool{}
 	built := map[string]bool{}
 	replayed := map[[2]string]bool{}

@@ -81,3 +81,30 @@ func TestBadTimeoutsRejected(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
 	collectortest.RejectsBadTimeouts(t, map[string]any{"type": "bigquery", "projects": []any{"p"}})
 }
+
+// Every unit says what it read, machinery or not: the project its
+// datasets, each dataset its tables (the production table events too)
+// and ACL entries. A table whose tables.get fails was read in part, and
+// so was a dataset whose ACL could not be read.
+func TestReadsOfEveryUnit(t *testing.T) {
+	f := estate(t)
+	f.fail["/datasets/analytics/tables/orders_tmp"] = 500
+	f.fail["/datasets/bf_1234_scratch"] = 500
+	srv := f.start()
+	sink := collect(t, newCollector(t, srv.URL, "p-one"))
+	for _, c := range []struct {
+		scope, what   string
+		read, partial int
+	}{
+		{"p-one", "datasets", 3, 1},
+		{"p-one/analytics", "tables", 3, 1},
+		{"p-one/analytics", "ACL entries", 5, 0},
+		{"p-one/bf_1234_scratch", "tables", 1, 0},
+		{"p-one/bf_1234_scratch", "ACL entries", 0, 0},
+		{"p-one/staging", "tables", 0, 0},
+	} {
+		if n, p := sink.Read(c.scope, c.what); n != c.read || p != c.partial {
+			t.Errorf("%s: read %d %s (%d in part), want %d (%d in part)", c.scope, n, c.what, p, c.read, c.partial)
+		}
+	}
+}
