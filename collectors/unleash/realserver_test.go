@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/unleash"
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -69,32 +71,72 @@ func (a admin) call(method, path string, body any, ok ...int) {
 	}
 }
 
-// flag creates a flag in the default project (Unleash's open-source
-// edition has that one project: creating another answers 404), with tags
-// and the environments it is on in, and deletes it when the test ends.
+// flag creates a flag in the default project, with tags and the
+// environments it is on in, and archives it when the test ends.
 func (a admin) flag(name, description string, tags map[string]string, on ...string) {
 	a.t.Helper()
-	a.call(http.MethodPost, "/api/admin/projects/default/features", map[string]any{"name": name, "type": "operational", "description": description})
+	a.flagIn("default", name, description, tags, on...)
+}
+
+// flagIn creates a flag in project.
+func (a admin) flagIn(project, name, description string, tags map[string]string, on ...string) {
+	a.t.Helper()
+	a.call(http.MethodPost, "/api/admin/projects/"+project+"/features", map[string]any{"name": name, "type": "operational", "description": description})
 	a.t.Cleanup(func() {
 		// Archived, not deleted: Unleash 7.5.1 records an archived flag's
 		// lifecycle stage asynchronously, and deleting it from the archive
 		// at once races that insert; on a busy machine the server dies on
 		// the foreign-key error. Names carry a random suffix, and CI makes
 		// Unleash's database afresh for each run.
-		a.call(http.MethodDelete, "/api/admin/projects/default/features/"+name, nil, 404)
+		a.call(http.MethodDelete, "/api/admin/projects/"+project+"/features/"+name, nil, 404)
 	})
 	for typ, v := range tags {
 		a.call(http.MethodPost, "/api/admin/features/"+name+"/tags", map[string]any{"type": typ, "value": v})
 	}
 	for _, env := range on {
-		a.switchOn(name, env)
+		a.switchOnIn(project, name, env)
 	}
 }
 
 func (a admin) switchOn(name, env string) {
 	a.t.Helper()
-	a.call(http.MethodPost, "/api/admin/projects/default/features/"+name+"/environments/"+env+"/strategies", map[string]any{"name": "default"})
-	a.call(http.MethodPost, "/api/admin/projects/default/features/"+name+"/environments/"+env+"/on", nil)
+	a.switchOnIn("default", name, env)
+}
+
+func (a admin) switchOnIn(project, name, env string) {
+	a.t.Helper()
+	a.call(http.MethodPost, "/api/admin/projects/"+project+"/features/"+name+"/environments/"+env+"/strategies", map[string]any{"name": "default"})
+	a.call(http.MethodPost, "/api/admin/projects/"+project+"/features/"+name+"/environments/"+env+"/on", nil)
+}
+
+// hiddenProject makes a project the way one survives on the open-source
+// edition (made in the Enterprise edition, or before a downgrade): a row
+// in Unleash's own database, with the default project's environments.
+// Unleash 7.5.1 open source creates no project through its API (POST
+// /api/admin/projects answers 404) and lists only default, yet serves the
+// flags of every project. The row stays: CI makes the database afresh.
+func hiddenProject(t *testing.T, id string) {
+	t.Helper()
+	dsn := os.Getenv("BFAUDIT_TEST_UNLEASH_PG_DSN")
+	if dsn == "" {
+		t.Skip("set BFAUDIT_TEST_UNLEASH_PG_DSN to the PostgreSQL database the Unleash server runs on (.ci/run: postgres://postgres@127.0.0.1:5432/unleash_ci) to make a project its listing lacks")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("Unleash's database: %v", err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []string{
+		`INSERT INTO projects (id, name, description) VALUES ($1, $1, 'bfaudit tests: a project the listing lacks') ON CONFLICT (id) DO NOTHING`,
+		`INSERT INTO project_environments (project_id, environment_name)
+		 SELECT $1, environment_name FROM project_environments WHERE project_id = 'default' ON CONFLICT DO NOTHING`,
+	} {
+		if _, err := conn.Exec(ctx, q, id); err != nil {
+			t.Fatalf("Unleash's database: %v", err)
+		}
+	}
 }
 
 func (a admin) tagTypes(names ...string) {
@@ -259,4 +301,77 @@ func TestRealServerKeepTagAuthor(t *testing.T) {
 	if strings.Contains(fmt.Sprint(f.Attributes), tok) {
 		t.Errorf("the token is in the flag's attributes: %v", f.Attributes)
 	}
+}
+
+// Flags of a project the open-source edition's listing does not show are
+// found through the flag search across projects, each under its project's
+// unit; projects: may name such a project (and one the server does not
+// know is an error there alone); a project whose flags are all archived
+// is still found, its flags deleted.
+func TestRealServerProjectTheListingLacks(t *testing.T) {
+	base, tok := realUnleash(t)
+	a := admin{t, base, tok}
+	id := uniqueID()
+	low := strings.ToLower(id)
+	proj := "payments-" + low[3:]
+	hiddenProject(t, proj)
+	a.tagTypes("backfill")
+	guard, shadow, inDefault := "refund-guard-"+low[3:], "refund-shadow-"+low[3:], low+"-ledger-dual-write"
+	a.flagIn(proj, guard, "", map[string]string{"backfill": id}, "production")
+	a.flagIn(proj, shadow, "shadow reads for the "+id+" replay", nil)
+	a.flag(inDefault, "", nil, "development")
+
+	in := collector(t, base, tok, "unl")
+	u := in.Collector.(*unleash.Unleash)
+	uri := func(project, name string) string { return "unleash://unl/projects/" + project + "/features/" + name }
+	sink := collect(t, in)
+	g := sink.Artifact(uri(proj, guard))
+	if g == nil || g.State != model.StateEnabled || g.BackfillID != id || g.Correlation != "label" || g.Attr(model.AttrProduction) != "true" ||
+		g.Scope != proj+"/"+guard || g.Attr(model.AttrProject) != proj || g.Attr(model.AttrURL) != base+"/projects/"+proj+"/features/"+guard ||
+		g.Attr(unleash.AttrStrategies) != "default" {
+		t.Errorf("the flag on in production in %s: %+v", proj, g)
+	}
+	if s := sink.Artifact(uri(proj, shadow)); s == nil || s.State != model.StateDisabled || s.BackfillID != id || s.Correlation != "description" {
+		t.Errorf("the flag tied by its description in %s: %+v", proj, s)
+	}
+	if d := sink.Artifact(uri("default", inDefault)); d == nil || d.State != model.StateEnabled {
+		t.Errorf("the flag in default: %+v", d)
+	}
+	if n := flagsWithin(sink, proj); n != 2 {
+		t.Errorf("%d flags read in %s, want its 2", n, proj)
+	}
+	if notes := strings.Join(u.Notes(), "\n"); !strings.Contains(notes, proj+" (2 flags") {
+		t.Errorf("notes %q, want the projects read, %s among them", notes, proj)
+	}
+
+	ghost := "ghost-" + low[3:]
+	u.Projects = []string{proj, ghost}
+	sink, err := collectortest.Collect(t, u)
+	if err != nil || len(sink.Errors) != 1 || sink.Errors[0].Scope != ghost || !strings.Contains(sink.Errors[0].Error, "no such project") {
+		t.Errorf("projects: [%s, %s]: %v %+v, want %s alone failed, as no such project", proj, ghost, err, sink.Errors, ghost)
+	}
+	if sink.Artifact(uri(proj, guard)) == nil || sink.Artifact(uri("default", inDefault)) != nil {
+		t.Errorf("projects: [%s, %s] read: %+v", proj, ghost, sink.Artifacts)
+	}
+
+	u.Projects = nil
+	a.call(http.MethodDelete, "/api/admin/projects/"+proj+"/features/"+guard, nil)
+	a.call(http.MethodDelete, "/api/admin/projects/"+proj+"/features/"+shadow, nil)
+	sink = collect(t, in)
+	for _, name := range []string{guard, shadow} {
+		if f := sink.Artifact(uri(proj, name)); f == nil || f.State != model.StateDeleted || f.Attr(model.AttrArchived) != "true" {
+			t.Errorf("archived flag %s of %s: %+v", name, proj, f)
+		}
+	}
+}
+
+// flagsWithin adds up the flags read in project and its flags' units.
+func flagsWithin(sink *collectors.TestSink, project string) int {
+	n := 0
+	for _, r := range sink.Reads {
+		if r.What == "flags" && model.ScopeWithin(r.Scope, project) {
+			n += r.Read
+		}
+	}
+	return n
 }
