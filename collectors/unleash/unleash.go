@@ -1,8 +1,9 @@
 // Package unleash collects the Unleash feature flags a backfill left
 // behind: flags tied to a backfill by a tag (type backfill, value the id),
-// their name or their description, read from the Admin API (projects, the
-// feature search per project, each tied flag's environments and
-// strategies, archived flags), or from saved API answers (export_dir).
+// their name or their description, read from the Admin API (the projects
+// listed and those the feature search across projects finds beyond the
+// listing, the feature search per project, each tied flag's environments
+// and strategies, archived flags), or from saved API answers (export_dir).
 package unleash
 
 import (
@@ -54,10 +55,12 @@ type Unleash struct {
 	apiclient.Config `mapstructure:",squash"`
 	// Concurrency bounds the flag detail reads in flight.
 	Concurrency int `mapstructure:"concurrency"`
-	// MaxPages bounds the pages of one project's flag search (100 flags a
-	// page, the server's largest).
+	// MaxPages bounds the pages of one flag search (a project's, or the
+	// search for projects the listing lacks; 100 flags a page, the
+	// server's largest).
 	MaxPages int `mapstructure:"max_pages"`
-	// Projects, when set, is the only projects read; each must exist.
+	// Projects, when set, is the only projects read; each must be listed
+	// or held by the server (one that is not is an error at its unit).
 	Projects []string `mapstructure:"projects"`
 	// TagType is the tag type whose value is a backfill id; it must be one
 	// of the selector's label keys (correlation.label_keys).
