@@ -44,6 +44,7 @@ func (c *Collector) collectBindings(ctx context.Context, project string, tie iam
 		// without one is not a policy, and must not read as "no grants".
 		return fmt.Errorf("gcpiam: get IAM policy of project %s: the answer is not a policy (no etag)", project)
 	}
+	sink.AddRead(project, "bindings", len(pol.Bindings), 0)
 	for _, b := range pol.Bindings {
 		var expr, title, desc string
 		if b.Condition != nil {

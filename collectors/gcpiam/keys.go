@@ -36,6 +36,7 @@ var noExpiry = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 func (c *Collector) collectAccounts(ctx context.Context, project string, tie iamcond.Matcher, accounts *accountSet, sink collectors.Sink) error {
 	pages := remote.Pager{What: "iam.projects.serviceAccounts.list projects/" + project, Max: c.maxPages}
 	token := ""
+	read := 0
 	for {
 		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*iam.ListServiceAccountsResponse, error) {
 			return c.iam.Projects.ServiceAccounts.List("projects/" + project).
@@ -57,9 +58,11 @@ func (c *Collector) collectAccounts(ctx context.Context, project string, tie iam
 				sink.AddError(accountsScope(project), fmt.Errorf("gcpiam: list service accounts of project %s: entry %d of a page has no email", project, i))
 				continue
 			}
+			read++
 			accounts.addListed(tie, project, sa)
 		}
 		if page.NextPageToken == "" {
+			sink.AddRead(accountsScope(project), "service accounts", read, 0)
 			return nil
 		}
 		token = page.NextPageToken
@@ -102,13 +105,16 @@ func (c *Collector) accountKeys(ctx context.Context, a account, sink collectors.
 	if err != nil {
 		return fmt.Errorf("gcpiam: list keys of service account %s: %w", a.email, err)
 	}
+	read := 0
 	for i, k := range resp.Keys {
 		if lastSegment(k.Name) == "" {
 			sink.AddError(a.unit(), fmt.Errorf("gcpiam: list keys of service account %s: key %d has no name", a.email, i))
 			continue
 		}
+		read++
 		sink.AddArtifact(c.key(a, k))
 	}
+	sink.AddRead(a.unit(), "service-account keys", read, 0)
 	return nil
 }
 

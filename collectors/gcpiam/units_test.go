@@ -116,3 +116,29 @@ func TestBadTimeoutsRejected(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
 	collectortest.RejectsBadTimeouts(t, map[string]any{"type": "gcpiam", "projects": []any{"p"}})
 }
+
+// Every unit says what it read, machinery or not: the policy its bindings
+// (roles/viewer too), the listing its accounts (etl and web too), each
+// account its keys.
+func TestReadsOfEveryUnit(t *testing.T) {
+	f := estate(t)
+	srv := f.start()
+	c := newCollector(t, srv.URL, "p-one")
+	sink := collectors.NewTestSink()
+	if err := c.Collect(context.Background(), sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	for _, r := range []struct {
+		scope, what string
+		read        int
+	}{
+		{"p-one", "bindings", 5},
+		{"p-one/serviceAccounts", "service accounts", 5},
+		{"p-one/serviceAccounts/bf-1234-runner@p-one.iam.gserviceaccount.com", "service-account keys", 2},
+		{"", "service-account keys", 5},
+	} {
+		if n, p := sink.Read(r.scope, r.what); n != r.read || p != 0 {
+			t.Errorf("%q: read %d %s (%d in part), want %d", r.scope, n, r.what, p, r.read)
+		}
+	}
+}
