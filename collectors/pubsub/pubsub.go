@@ -176,12 +176,15 @@ func (c *Collector) collectProject(ctx context.Context, project string, sink col
 		topicTies[t.GetName()] = tie{id: a.BackfillID, how: a.Correlation}
 		sink.AddArtifact(a)
 	}
+	sink.AddRead(topicsScope(project), "topics", len(topics), 0)
 	subs, err := c.listSubscriptions(ctx, project)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		sink.AddError(subscriptionsScope(project), fmt.Errorf("pubsub: list subscriptions of project %s: %w", project, err))
+	} else {
+		sink.AddRead(subscriptionsScope(project), "subscriptions", named(subs), 0)
 	}
 	for i, s := range subs {
 		if lastSegment(s.GetName()) == "" {
@@ -200,6 +203,7 @@ func (c *Collector) collectProject(ctx context.Context, project string, sink col
 		sink.AddError(snapshotsScope(project), fmt.Errorf("pubsub: list snapshots of project %s: %w", project, err))
 		return nil
 	}
+	sink.AddRead(snapshotsScope(project), "snapshots", named(snaps), 0)
 	for i, s := range snaps {
 		if lastSegment(s.GetName()) == "" {
 			sink.AddError(snapshotsScope(project), fmt.Errorf("pubsub: list snapshots of project %s: entry %d has no name", project, i))
@@ -210,4 +214,16 @@ func (c *Collector) collectProject(ctx context.Context, project string, sink col
 		}
 	}
 	return nil
+}
+
+// named counts the entries of a listing that name an object (the others
+// are malformed, an error at the listing's unit).
+func named[T interface{ GetName() string }](items []T) int {
+	n := 0
+	for _, it := range items {
+		if lastSegment(it.GetName()) != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -169,3 +169,35 @@ func TestBadTimeoutsRejected(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "testdata/fake-adc.json")
 	collectortest.RejectsBadTimeouts(t, map[string]any{"type": "pubsub", "projects": []any{"p"}})
 }
+
+// Every listing says what it read, machinery or not (orders, events and
+// the warehouse's subscription and snapshot count too); a listing that
+// failed says nothing.
+func TestReadsOfEveryUnit(t *testing.T) {
+	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions",
+		Reactor: &failingList{project: "alpha", code: codes.Unavailable, times: -1}})
+	sink := collectors.NewTestSink()
+	if err := c.Collect(context.Background(), sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	for _, r := range []struct {
+		scope, what string
+		read        int
+	}{
+		{"alpha/topics", "topics", 3},
+		{"alpha/subscriptions", "subscriptions", 0},
+		{"alpha/snapshots", "snapshots", 3},
+		{"beta/topics", "topics", 1},
+		{"beta/subscriptions", "subscriptions", 1},
+		{"beta/snapshots", "snapshots", 1},
+	} {
+		if n, p := sink.Read(r.scope, r.what); n != r.read || p != 0 {
+			t.Errorf("%s: read %d %s (%d in part), want %d", r.scope, n, r.what, p, r.read)
+		}
+	}
+	for _, r := range sink.Reads {
+		if r.Scope == "alpha/subscriptions" {
+			t.Errorf("the failed listing says it read %+v", r)
+		}
+	}
+}
