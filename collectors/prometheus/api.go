@@ -93,13 +93,14 @@ func (p *Prometheus) apiGroups(list []apiGroup, addErr func(scope string, err er
 		g := group{file: ag.File, name: ag.Name, scope: model.JoinScope(scopeRules, orDash(ag.File), orDash(ag.Name))}
 		g.uriPrefix = p.uriBase() + "/" + scopeRules + "/" + segment(orDash(ag.File)) + "/" + segment(orDash(ag.Name))
 		if ag.Name == "" {
-			addErr(g.scope, fmt.Errorf("prometheus source %s: GET %s/api/v1/rules: a group of %q without a name", p.sourceName(), p.client.Base(), clip(ag.File, 200)))
+			addErr(g.scope, fmt.Errorf("prometheus source %s: GET %s/api/v1/rules: a group without a name", p.sourceName(), p.client.Base()))
 			continue
 		}
 		for i, ar := range ag.Rules {
 			r, err := ar.rule()
 			if err != nil {
-				addErr(g.scope, fmt.Errorf("prometheus source %s: GET %s/api/v1/rules: group %q, rule %d: %w", p.sourceName(), p.client.Base(), clip(ag.Name, 200), i+1, err))
+				addErr(g.scope, fmt.Errorf("prometheus source %s: GET %s/api/v1/rules: rule %d: %w", p.sourceName(), p.client.Base(), i+1, err))
+				g.partial = true
 				continue
 			}
 			g.rules = append(g.rules, r)

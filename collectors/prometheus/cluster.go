@@ -29,6 +29,9 @@ const DefaultPageSize = 500
 // scopeObjects starts the URIs of a cluster's PrometheusRules.
 const scopeObjects = "prometheusrules"
 
+// maxErrorCharacters bounds an error taken from the API server.
+const maxErrorCharacters = 400
+
 // Cluster is the `kubernetes:` block of a prometheus source: it reads the
 // PrometheusRule objects of a cluster that runs the Prometheus Operator.
 // Its keys and defaults are the kubernetes collector's.
@@ -137,19 +140,25 @@ func (p *Prometheus) collectCluster(ctx context.Context, sink collectors.Sink) e
 					hint += " cluster-wide, or set kubernetes.namespaces to the ones this identity may read"
 				}
 			}
+			// client-go's decoding errors quote the answer: a 50 MB one
+			// must not become a 50 MB message.
+			msg := clip(err.Error(), maxErrorCharacters)
 			if ns == metav1.NamespaceAll {
-				return fmt.Errorf("%s: list prometheusrules in all namespaces: %w%s", where, err, hint)
+				return fmt.Errorf("%s: list prometheusrules in all namespaces: %s%s", where, msg, hint)
 			}
-			sink.AddError(model.JoinScope(ns), fmt.Errorf("%s: namespace %s: list prometheusrules: %w%s", where, ns, err, hint))
+			sink.AddError(model.JoinScope(ns), fmt.Errorf("%s: list prometheusrules: %s%s", where, msg, hint))
 			continue
 		}
 		for i := range objects {
-			groups, err := p.clusterObjectGroups(&objects[i])
+			o := &objects[i]
+			scope := model.JoinScope(o.GetNamespace(), o.GetName())
+			groups, err := p.clusterObjectGroups(o)
 			if err != nil {
-				o := &objects[i]
-				sink.AddError(model.JoinScope(o.GetNamespace(), o.GetName()), fmt.Errorf("%s: %w", where, err))
+				sink.AddError(scope, fmt.Errorf("%s: %w", where, err))
 				continue
 			}
+			sink.AddRead(scope, readObjects, 1, 0)
+			addGroupReads(sink, scope, groups, 0)
 			for _, g := range groups {
 				p.emit(g, sink.AddArtifact)
 			}
@@ -244,12 +253,12 @@ func (p *Prometheus) clusterObjectGroups(o *unstructured.Unstructured) ([]group,
 			return nil, nil
 		}
 		if err := m.Spec.Encode(spec); err != nil {
-			return nil, fmt.Errorf("PrometheusRule %s/%s: spec: %w", m.Metadata.Namespace, m.Metadata.Name, err)
+			return nil, fmt.Errorf("spec: %w", err)
 		}
 	}
 	object, rgs, err := p.parseObject(m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("PrometheusRule: %w", err)
 	}
 	prefix := p.uriBase() + "/" + scopeObjects + "/" + segment(m.Metadata.Namespace) + "/" + segment(m.Metadata.Name)
 	return ruleGroups(rgs, "", model.JoinScope(m.Metadata.Namespace, m.Metadata.Name), prefix, object, m.Metadata.Labels), nil

@@ -126,11 +126,16 @@ func TestClusterHostileNamespace(t *testing.T) {
 		{"header-echoing 502", hostile.EchoHeaders(http.StatusBadGateway), "HTTP 502"},
 		{"the same continue token", endless, "already read: the listing does not advance"},
 		{"a list without resourceVersion", notAList, "not a Kubernetes list"},
-		{"50 MB answer", hostile.Huge(50 << 20), "namespace bad"},
+		{"50 MB answer", hostile.Huge(50 << 20), "list prometheusrules"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := clusterFrom(t, tlsServer(t, apiServer(t, "bad", tt.bad)), "ok", "bad")
 			sink := collectortest.CollectBroken(t, p, "bad", tt.want)
+			for _, e := range sink.Errors {
+				if len(e.Error) > 1000 {
+					t.Errorf("an error of %d characters: client-go quotes the answer, and it must be cut", len(e.Error))
+				}
+			}
 			if a := sink.Artifact("prometheus://k8s-rules/prometheusrules/ok/bf-1-alerts/replay/alert/ReplayLag"); a == nil || a.Scope != "ok/bf-1-alerts" {
 				t.Errorf("the namespace that answered was not read: %v", uris(sink))
 			}

@@ -290,7 +290,8 @@ func TestClusterObjectThatDoesNotParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "monitoring/broken" || !strings.Contains(sink.Errors[0].Error, "PrometheusRule monitoring/broken") {
+	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "monitoring/broken" || !strings.Contains(sink.Errors[0].Error, "PrometheusRule: spec") ||
+		strings.Contains(sink.Errors[0].Error, "monitoring/broken") {
 		t.Errorf("errors %+v, want one at monitoring/broken", sink.Errors)
 	}
 	if len(sink.Artifacts) != 1 || sink.Artifacts[0].Scope != "monitoring/bf-2001-alerts" {

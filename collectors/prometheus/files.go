@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +47,12 @@ func (p *Prometheus) files(addErr func(scope string, err error)) []ruleFile {
 	for _, pattern := range p.RuleFiles {
 		resolved := p.resolve(pattern)
 		if !hasMeta(pattern) {
+			if fi, err := os.Stat(resolved); err == nil && fi.IsDir() {
+				for _, f := range p.dirFiles(pattern, resolved, addErr) {
+					add(f)
+				}
+				continue
+			}
 			add(ruleFile{unit: unitOf(pattern), path: resolved})
 			continue
 		}
@@ -56,13 +64,45 @@ func (p *Prometheus) files(addErr func(scope string, err error)) []ruleFile {
 		if len(matches) == 0 {
 			dir := staticDir(pattern)
 			if fi, err := os.Stat(p.resolve(dir)); err != nil || !fi.IsDir() {
-				addErr(unitOf(dir), fmt.Errorf("prometheus source %s: rule_files %q: directory %s does not exist or cannot be read", p.sourceName(), pattern, unitOf(dir)))
+				addErr(unitOf(dir), fmt.Errorf("prometheus source %s: rule_files %q: the directory does not exist or cannot be read", p.sourceName(), pattern))
 			}
 			continue
 		}
 		for _, m := range matches {
 			add(ruleFile{unit: p.unitOfMatch(pattern, m), path: m})
 		}
+	}
+	return out
+}
+
+// dirFiles lists the YAML files (.yml, .yaml) under a directory the config
+// names, at any depth, in lexical order; a folder that cannot be listed is
+// an error at that folder. Hidden folders (.git) are not entered.
+func (p *Prometheus) dirFiles(pattern, dir string, addErr func(scope string, err error)) []ruleFile {
+	var out []ruleFile
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, path)
+		unit := unitOf(filepath.Join(pattern, rel))
+		if err != nil {
+			addErr(unit, fmt.Errorf("prometheus source %s: %w", p.sourceName(), plainReadError(path, err)))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if path != dir && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if ext := strings.ToLower(filepath.Ext(path)); ext == ".yml" || ext == ".yaml" {
+			out = append(out, ruleFile{unit: unit, path: path})
+		}
+		return nil
+	})
+	if err != nil {
+		addErr(unitOf(pattern), fmt.Errorf("prometheus source %s: %w", p.sourceName(), plainReadError(dir, err)))
 	}
 	return out
 }
@@ -99,26 +139,45 @@ func staticDir(pattern string) string {
 	return dir
 }
 
-// readFile reads and parses one file; any error is the file's.
-func (p *Prometheus) readFile(f ruleFile) ([]group, error) {
+// fileRead is what one file held: its rule groups and the PrometheusRule
+// objects they came from, or, for a file that holds no rules, what it is
+// instead (skipped says so: "a promtool unit test file (tests:)").
+type fileRead struct {
+	groups  []group
+	objects int
+	skipped string
+}
+
+// readFile reads and parses one file; any error is the file's. The error
+// names the source but not the file: it is reported at the file's unit,
+// which names it.
+func (p *Prometheus) readFile(f ruleFile) (fileRead, error) {
 	data, err := safefile.ReadLimit(f.path, maxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("prometheus source %s: %s: %w", p.sourceName(), f.unit, plainReadError(f.path, err))
+		return fileRead{}, fmt.Errorf("prometheus source %s: %w", p.sourceName(), plainReadError(f.path, err))
 	}
-	groups, err := p.parseFile(f.unit, data)
+	read, err := p.parseFile(f.unit, data)
 	if err != nil {
-		// rulefmt starts its message with "line:column: "; say
-		// "file:line:column: " as every parser of bfaudit says "file:line: ".
-		if m := lineColumn.FindStringSubmatch(err.Error()); m != nil {
-			return nil, fmt.Errorf("prometheus source %s: %s:%s: %s", p.sourceName(), f.unit, m[1], m[2])
-		}
-		return nil, fmt.Errorf("prometheus source %s: %s: %w", p.sourceName(), f.unit, err)
+		return fileRead{}, fmt.Errorf("prometheus source %s: %s", p.sourceName(), positioned(err.Error()))
 	}
-	return groups, nil
+	return read, nil
 }
 
 // lineColumn is the "line:column: " rulefmt starts an error with.
-var lineColumn = regexp.MustCompile(`^(\d+:\d+): (.*)$`)
+var lineColumn = regexp.MustCompile(`^(\d+):(\d+): (.*)$`)
+
+// positioned says rulefmt's "5:15: " as "line 5, column 15: ", and drops
+// the "0:0: " it writes when it knows no position.
+func positioned(msg string) string {
+	m := lineColumn.FindStringSubmatch(msg)
+	switch {
+	case m == nil:
+		return msg
+	case m[1] == "0" && m[2] == "0":
+		return positioned(m[3])
+	}
+	return "line " + m[1] + ", column " + m[2] + ": " + m[3]
+}
 
 // plainReadError drops the resolved path from a read error: the message
 // names the file by its unit.
@@ -150,27 +209,71 @@ type manifest struct {
 // parseFile reads a Prometheus rule file, or the PrometheusRule objects
 // in a manifest file. Rule groups are parsed and validated by Prometheus's
 // own rulefmt (expressions by its PromQL parser, templates included), so a
-// file bfaudit reads is a file Prometheus would load. A zero-byte or
-// empty file is an error, not "no rules".
-func (p *Prometheus) parseFile(unit string, data []byte) ([]group, error) {
+// file bfaudit reads is a file Prometheus would load. The file's first
+// YAML document says which it is (Prometheus reads only that one):
+//
+//   - a groups: key: a rule file, read strictly;
+//   - null or {}: a rule file without groups, as jsonnet mixins write
+//     one that has no rules, and Prometheus loads it so;
+//   - apiVersion or kind: Kubernetes objects; a stream or List without a
+//     PrometheusRule holds no rules and is skipped;
+//   - other YAML (a promtool unit test file, a Prometheus or Alertmanager
+//     configuration, a list of scrape targets) holds no rules and is
+//     skipped, unless it looks like a mistyped rule file (group:, or rule
+//     groups without the groups: key above them), which is an error: a
+//     typo must not read as "every rule deleted".
+//
+// A zero-byte file, one of only spaces or only comments, and text that
+// is not YAML are errors, not "no rules": a file emptied or cut short
+// while it was written must not read as every rule deleted.
+func (p *Prometheus) parseFile(unit string, data []byte) (fileRead, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("the file is empty: not a rule file")
+		return fileRead{}, errors.New("the file is empty: not a rule file")
 	}
-	var head manifest
-	if err := yaml.Unmarshal(data, &head); err != nil || (head.Kind == "" && head.APIVersion == "") {
-		rgs, err := p.parseGroups(data, false)
-		if err != nil {
-			return nil, err
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
+		return p.ruleFile(unit, data) // rulefmt says why it is not a rule file
+	}
+	doc := root.Content[0]
+	switch {
+	case doc.Kind == yaml.ScalarNode && doc.Tag == "!!null", doc.Kind == yaml.MappingNode && len(doc.Content) == 0:
+		return fileRead{}, nil
+	case doc.Kind == yaml.MappingNode:
+		keys := mappingKeys(doc)
+		switch {
+		case keys["groups"]:
+			return p.ruleFile(unit, data)
+		case keys["apiVersion"] || keys["kind"]:
+			return p.manifestFile(unit, data)
+		case mistypedRuleFile(doc):
+			return fileRead{}, errors.New("no groups: key: not a rule file")
 		}
-		prefix := p.uriBase() + "/files/" + pathSegments(unit)
-		return ruleGroups(rgs, unit, unit, prefix, "", nil), nil
+		return fileRead{skipped: notRules(doc)}, nil
+	case doc.Kind == yaml.SequenceNode && !holdsRuleGroups(doc):
+		return fileRead{skipped: "YAML lists (not rule groups)"}, nil
 	}
-	var out []group
-	objects := 0
+	return p.ruleFile(unit, data)
+}
+
+// ruleFile parses a Prometheus rule file.
+func (p *Prometheus) ruleFile(unit string, data []byte) (fileRead, error) {
+	rgs, err := p.parseGroups(data, false)
+	if err != nil {
+		return fileRead{}, err
+	}
+	prefix := p.uriBase() + "/files/" + pathSegments(unit)
+	return fileRead{groups: ruleGroups(rgs, unit, unit, prefix, "", nil)}, nil
+}
+
+// manifestFile reads the PrometheusRule objects of a stream of Kubernetes
+// objects (or of a List); the other objects are skipped, and a file with
+// none holds no rules.
+func (p *Prometheus) manifestFile(unit string, data []byte) (fileRead, error) {
+	var out fileRead
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for doc := 1; ; doc++ {
 		if doc > maxDocuments {
-			return nil, fmt.Errorf("more than %d YAML documents: stopped", maxDocuments)
+			return fileRead{}, fmt.Errorf("more than %d YAML documents: stopped", maxDocuments)
 		}
 		var m manifest
 		err := dec.Decode(&m)
@@ -178,7 +281,7 @@ func (p *Prometheus) parseFile(unit string, data []byte) ([]group, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", doc, err)
+			return fileRead{}, fmt.Errorf("document %d: %w", doc, err)
 		}
 		items := []manifest{m}
 		if strings.HasSuffix(m.Kind, "List") {
@@ -186,7 +289,7 @@ func (p *Prometheus) parseFile(unit string, data []byte) ([]group, error) {
 			for i := range m.Items {
 				var it manifest
 				if err := m.Items[i].Decode(&it); err != nil {
-					return nil, fmt.Errorf("document %d, item %d: %w", doc, i, err)
+					return fileRead{}, fmt.Errorf("document %d, item %d: %w", doc, i, err)
 				}
 				items = append(items, it)
 			}
@@ -195,16 +298,16 @@ func (p *Prometheus) parseFile(unit string, data []byte) ([]group, error) {
 			if it.Kind != "PrometheusRule" {
 				continue // other objects of a bundle
 			}
-			objects++
+			out.objects++
 			gs, err := p.objectGroups(unit, it)
 			if err != nil {
-				return nil, fmt.Errorf("document %d: %w", doc, err)
+				return fileRead{}, fmt.Errorf("document %d: %w", doc, err)
 			}
-			out = append(out, gs...)
+			out.groups = append(out.groups, gs...)
 		}
 	}
-	if objects == 0 {
-		return nil, fmt.Errorf("neither a rule file (groups:) nor a file of PrometheusRule objects (kind %q)", clip(head.Kind, 60))
+	if out.objects == 0 {
+		return fileRead{skipped: "Kubernetes objects without a PrometheusRule"}, nil
 	}
 	return out, nil
 }
@@ -214,6 +317,9 @@ func (p *Prometheus) parseFile(unit string, data []byte) ([]group, error) {
 func (p *Prometheus) objectGroups(unit string, m manifest) ([]group, error) {
 	object, rgs, err := p.parseObject(m)
 	if err != nil {
+		if object != "" { // the file holds several objects: say which
+			return nil, fmt.Errorf("PrometheusRule %s: %w", object, err)
+		}
 		return nil, err
 	}
 	prefix := p.uriBase() + "/files/" + pathSegments(unit) + "/" + segment(orDash(m.Metadata.Namespace)) + "/" + segment(m.Metadata.Name)
@@ -222,7 +328,8 @@ func (p *Prometheus) objectGroups(unit string, m manifest) ([]group, error) {
 
 // parseObject parses one PrometheusRule's spec, from a file or a cluster,
 // whose groups are rule groups with a few operator fields rulefmt does
-// not know (ignored). object is its "namespace/name".
+// not know (ignored). object is its "namespace/name"; an error does not
+// name it (a cluster's object is its own unit, which names it).
 func (p *Prometheus) parseObject(m manifest) (object string, rgs *rulefmt.RuleGroups, err error) {
 	name := m.Metadata.Name
 	if name == "" {
@@ -234,11 +341,11 @@ func (p *Prometheus) parseObject(m manifest) (object string, rgs *rulefmt.RuleGr
 	}
 	spec, err := yaml.Marshal(&m.Spec)
 	if err != nil || m.Spec.Kind == 0 {
-		return "", nil, fmt.Errorf("PrometheusRule %s: no spec", object)
+		return object, nil, errors.New("no spec")
 	}
 	rgs, err = p.parseGroups(spec, true)
 	if err != nil {
-		return "", nil, fmt.Errorf("PrometheusRule %s: spec (line numbers within the spec): %w", object, err)
+		return object, nil, fmt.Errorf("spec (line numbers within the spec): %w", err)
 	}
 	return object, rgs, nil
 }
@@ -289,14 +396,24 @@ func ruleGroups(rgs *rulefmt.RuleGroups, file, scope, prefix, object string, obj
 }
 
 // joinFirst joins the first n errors, saying how many more there were.
+// rulefmt reports a YAML error once for each of its two decodings, the
+// second naming its own type in lower case: each is said once.
 func joinFirst(errs []error, n int) error {
 	var parts []string
-	for i, e := range errs {
-		if i == n {
-			parts = append(parts, fmt.Sprintf("and %d more", len(errs)-n))
-			break
+	more := 0
+	for _, e := range errs {
+		msg := e.Error()
+		if slices.ContainsFunc(parts, func(p string) bool { return strings.EqualFold(p, msg) }) {
+			continue
 		}
-		parts = append(parts, e.Error())
+		if len(parts) == n {
+			more++
+			continue
+		}
+		parts = append(parts, msg)
+	}
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	return errors.New(strings.Join(parts, "; "))
 }

@@ -248,6 +248,13 @@ func TestMalformedAnswers(t *testing.T) {
 			if len(sink.Errors) != 1 || sink.Errors[0].Scope != tt.scope || !strings.Contains(sink.Errors[0].Error, tt.want) {
 				t.Errorf("errors %+v, want one at %s saying %q", sink.Errors, tt.scope, tt.want)
 			}
+			// The unit names the file and the group; the message does not.
+			if len(sink.Errors) == 1 && (strings.Contains(sink.Errors[0].Error, "r.yml") || strings.Contains(sink.Errors[0].Error, "bf-2-bad")) {
+				t.Errorf("the error repeats its unit %s: %s", tt.scope, sink.Errors[0].Error)
+			}
+			if n, partial := sink.Read(tt.scope, "rule groups"); tt.scope != "rules/r.yml/-" && (n != 1 || partial != 1) {
+				t.Errorf("%s: %d rule groups read, %d in part; want 1, 1 in part", tt.scope, n, partial)
+			}
 			if sink.Artifact("prometheus://prom/rules/r.yml/bf-1-good/alert/A") == nil {
 				t.Errorf("the good group was not reported: %v", uris(sink))
 			}

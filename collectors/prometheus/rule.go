@@ -32,4 +32,7 @@ type group struct {
 	object       string
 	objectLabels map[string]string
 	rules        []rule
+	// partial is set when a rule of the group was not understood (an
+	// error at the group's unit): the group was read only in part.
+	partial bool
 }
