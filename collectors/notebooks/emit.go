@@ -28,35 +28,51 @@ func scope(path string) string {
 	return model.JoinScope(segs...)
 }
 
-// uri is notebooks://<source>/<path>, each path segment escaped.
-func (n *Notebooks) uri(path string) string {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+// uri is a notebook's identity: notebooks:///<path below its root>,
+// each path segment escaped, the same whether the notebook was read from
+// files or through a Jupyter server and whatever the source is called, so
+// its findings (their fingerprints) follow the notebook, not the way it
+// was read. The authority is empty: no source name is part of it.
+func uri(rel string) string {
+	segs := strings.Split(strings.Trim(rel, "/"), "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	return "notebooks://" + n.sourceName() + "/" + strings.Join(segs, "/")
+	return "notebooks:///" + strings.Join(segs, "/")
 }
 
-// emit parses one notebook and, when it is tied to a backfill, scans it
-// and reports it, with the credentials it holds (none is news too: a
-// notebook whose secret was removed resolves its finding, and a finished
-// backfill's notebook still lingers). Untied notebooks are not scanned. A
-// notebook that does not parse is an error at its unit.
-func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, path string, raw []byte, modified time.Time) error {
+// ref names one notebook read: path is how the source names it (the path
+// as the config writes it for files, the server path for Jupyter), its
+// artifact's Name and unit; rel is its path below the source's root, its
+// identity.
+type ref struct{ path, rel string }
+
+// emit parses one notebook, says it was read, and, when it is tied to a
+// backfill, scans it and reports it, with the credentials it holds (none
+// is news too: a notebook whose secret was removed resolves its finding,
+// and a finished backfill's notebook still lingers). Untied notebooks are
+// not scanned. A notebook that does not parse is an error at its unit.
+func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, nbRef ref, raw []byte, modified time.Time) error {
 	nb, err := parse(raw)
 	if err != nil {
 		return err
 	}
-	uri := n.uri(path)
-	id, how, ok := n.tie(uri, path, nb.labels)
+	u := uri(nbRef.rel)
+	id, how, ok := n.tie(u, nbRef.path, nb.labels)
 	if !ok {
+		sink.AddRead(scope(nbRef.path), "notebooks", 1, 0)
 		return nil
 	}
 	found, total, err := scan(ctx, nb)
 	if err != nil {
 		return err
 	}
-	art := model.Artifact{Kind: model.KindNotebook, System: "notebooks", URI: uri, Name: path, Scope: scope(path),
+	partial := 0
+	if nb.unscanned > 0 {
+		partial = 1
+	}
+	sink.AddRead(scope(nbRef.path), "notebooks", 1, partial)
+	art := model.Artifact{Kind: model.KindNotebook, System: "notebooks", URI: u, Name: nbRef.path, Scope: scope(nbRef.path),
 		BackfillID: id, Correlation: how, State: model.StateActive, ModifiedAt: modified}
 	lines := make([]string, 0, len(found))
 	var keys []string
@@ -93,15 +109,18 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// tie says which backfill a notebook belongs to: its metadata (a
-// backfill_id key), the plans' declared assets, its path as a whole
-// (corrections/bf_1234_fix.ipynb), then each directory of its path, the
-// nearest first (bf-1234/fix.ipynb).
+// tie says which backfill a notebook belongs to, the most deliberate
+// statement first: its metadata (a backfill_id key), the plans' declared
+// assets (by URI), its file name (bf_1234_fix.ipynb), then each directory
+// of its path, the nearest first (bf-1234/fix.ipynb). A token that is not
+// an id (BF16, bfloat16) is no statement at all, so bf-1234/BF16_eval.ipynb
+// is BF-1234's by its folder. The text of its cells ties nothing: a
+// notebook that mentions a backfill is not that backfill's machinery.
 func (n *Notebooks) tie(uri, path string, labels map[string]string) (id, how string, ok bool) {
-	if id, how, ok := n.sel.Match(uri, path, labels); ok {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if id, how, ok := n.sel.Match(uri, segs[len(segs)-1], labels); ok {
 		return id, how, true
 	}
-	segs := strings.Split(strings.Trim(path, "/"), "/")
 	for i := len(segs) - 2; i >= 0; i-- {
 		if id, ok := n.sel.FromName(segs[i]); ok {
 			return id, "path", true

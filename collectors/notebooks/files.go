@@ -19,70 +19,92 @@ import (
 // they keep the outputs a cleared notebook lost), each match of a glob.
 // Each file is its own unit; a directory that cannot be walked is an
 // error at the directory, a named file that is missing at the file.
+//
+// A notebook's identity is its path below its root: root when set, else
+// the directory its paths entry names (a directory itself, a file's
+// directory, a glob's fixed directory), so that corrections/bf-1.ipynb
+// read from paths: [corrections] is bf-1.ipynb, as a Jupyter server
+// whose root is corrections names it.
 func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
-	seen := map[string]bool{}
-	count := 0
-	read := func(display, full string) {
-		if seen[full] || ctx.Err() != nil {
-			return
-		}
-		seen[full] = true
-		count++
-		if count > n.MaxNotebooks {
-			if count == n.MaxNotebooks+1 {
-				sink.AddError(scope(display), fmt.Errorf("notebooks source %s: more than max_notebooks (%d) notebooks; %s and those after it were not read",
-					n.sourceName(), n.MaxNotebooks, display))
-			}
-			return
-		}
-		if err := n.readFile(ctx, sink, display, full); err != nil {
-			sink.AddError(scope(display), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, err)))
-		}
+	f := &fileWalk{n: n, sink: sink, seen: map[string]bool{}, owner: map[string]string{}}
+	root := ""
+	if n.Root != "" {
+		root = n.resolve(n.Root)
 	}
 	for _, p := range n.Paths {
-		full := p
-		if !filepath.IsAbs(p) && n.baseDir != "" {
-			full = filepath.Join(n.baseDir, p)
+		full := n.resolve(p)
+		entryRoot := root
+		if entryRoot != "" && !under(full, entryRoot) {
+			sink.AddError(scope(p), fmt.Errorf("not under root %s: a notebook's identity is its path below root", n.Root))
+			continue
 		}
-		targets := []string{p}
-		if safefile.HasMeta(p) {
-			matches, err := filepath.Glob(full)
-			if err != nil {
-				sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: paths %q: %w", n.sourceName(), p, err)))
-				continue
-			}
-			targets = targets[:0]
-			for _, m := range matches {
-				rel := m
-				if n.baseDir != "" && !filepath.IsAbs(p) {
-					if r, err := filepath.Rel(n.baseDir, m); err == nil {
-						rel = r
-					}
+		if !safefile.HasMeta(p) {
+			f.walk(ctx, p, full, entryRoot)
+			continue
+		}
+		matches, err := filepath.Glob(full)
+		if err != nil {
+			sink.AddError(scope(p), scrubbed(fmt.Errorf("paths %q: %w", p, err)))
+			continue
+		}
+		if entryRoot == "" {
+			entryRoot = safefile.FixedDir(full)
+		}
+		for _, m := range matches {
+			rel := m
+			if n.baseDir != "" && !filepath.IsAbs(p) {
+				if r, err := filepath.Rel(n.baseDir, m); err == nil {
+					rel = r
 				}
-				targets = append(targets, rel)
 			}
-		}
-		for _, t := range targets {
-			tf := t
-			if !filepath.IsAbs(t) && n.baseDir != "" {
-				tf = filepath.Join(n.baseDir, t)
-			}
-			n.walk(ctx, sink, t, tf, read)
+			f.walk(ctx, rel, m, entryRoot)
 		}
 	}
 }
 
+// resolve is a configured path as this machine reads it: a relative one
+// from the config file's directory.
+func (n *Notebooks) resolve(p string) string {
+	if !filepath.IsAbs(p) && n.baseDir != "" {
+		return filepath.Join(n.baseDir, p)
+	}
+	return p
+}
+
+// under reports whether path is dir or below it, by their names.
+func under(path, dir string) bool {
+	r, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// fileWalk is one collection of files: the files read (each once, however
+// many entries name it) and which file holds each identity.
+type fileWalk struct {
+	n     *Notebooks
+	sink  collectors.Sink
+	seen  map[string]bool   // resolved paths read
+	owner map[string]string // identity -> the path that has it
+	count int
+}
+
 // walk reads target when it is a file, or every *.ipynb under it when it
-// is a directory (symlinked directories are not followed).
-func (n *Notebooks) walk(ctx context.Context, sink collectors.Sink, display, full string, read func(display, full string)) {
+// is a directory (symlinked directories are not followed). root is the
+// directory identities are relative to; "" makes it the target's own.
+func (f *fileWalk) walk(ctx context.Context, display, full, root string) {
 	st, err := os.Stat(full)
 	if err != nil {
-		sink.AddError(scope(display), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, pathError(err))))
+		f.sink.AddError(scope(display), scrubbed(pathError(err)))
 		return
 	}
 	if !st.IsDir() {
-		read(filepath.ToSlash(display), full)
+		if root == "" {
+			root = filepath.Dir(full)
+		}
+		f.read(ctx, filepath.ToSlash(display), full, root)
 		return
+	}
+	if root == "" {
+		root = full
 	}
 	var files []string
 	err = filepath.WalkDir(full, func(path string, d fs.DirEntry, err error) error {
@@ -90,9 +112,8 @@ func (n *Notebooks) walk(ctx context.Context, sink collectors.Sink, display, ful
 			return ctxErr
 		}
 		rel, _ := filepath.Rel(full, path)
-		shown := filepath.ToSlash(filepath.Join(display, rel))
 		if err != nil {
-			sink.AddError(scope(shown), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), shown, pathError(err))))
+			f.sink.AddError(scope(filepath.ToSlash(filepath.Join(display, rel))), scrubbed(pathError(err)))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -104,25 +125,55 @@ func (n *Notebooks) walk(ctx context.Context, sink collectors.Sink, display, ful
 		return nil
 	})
 	if err != nil {
-		sink.AddError(scope(display), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), display, err)))
+		f.sink.AddError(scope(display), scrubbed(err))
 	}
 	sort.Strings(files)
 	for _, rel := range files {
-		read(filepath.ToSlash(filepath.Join(display, rel)), filepath.Join(full, rel))
+		f.read(ctx, filepath.ToSlash(filepath.Join(display, rel)), filepath.Join(full, rel), root)
+	}
+}
+
+// read reads one notebook file once, within max_notebooks, and emits it
+// under its identity; an error is recorded at the file.
+func (f *fileWalk) read(ctx context.Context, display, full, root string) {
+	n := f.n
+	if f.seen[full] || ctx.Err() != nil {
+		return
+	}
+	f.seen[full] = true
+	f.count++
+	if f.count > n.MaxNotebooks {
+		if f.count == n.MaxNotebooks+1 {
+			f.sink.AddError(scope(display), fmt.Errorf("more than max_notebooks (%d) notebooks; this one and those after it were not read", n.MaxNotebooks))
+		}
+		return
+	}
+	rel, err := filepath.Rel(root, full)
+	if err != nil {
+		rel = filepath.Base(full)
+	}
+	rel = filepath.ToSlash(rel)
+	if other, dup := f.owner[rel]; dup {
+		f.sink.AddError(scope(display), fmt.Errorf("not read: its path below its root, %s, is also %s's, and a notebook's identity is that path; set root to a directory that holds both", rel, other))
+		return
+	}
+	f.owner[rel] = display
+	if err := n.readFile(ctx, f.sink, ref{path: display, rel: rel}, full); err != nil {
+		f.sink.AddError(scope(display), scrubbed(err))
 	}
 }
 
 // readFile reads one notebook file, capped, and emits it.
-func (n *Notebooks) readFile(ctx context.Context, sink collectors.Sink, display, full string) error {
+func (n *Notebooks) readFile(ctx context.Context, sink collectors.Sink, nbRef ref, full string) error {
 	st, err := os.Stat(full)
 	if err != nil {
 		return pathError(err)
 	}
 	raw, err := safefile.ReadLimit(full, n.MaxNotebookBytes)
 	if err != nil {
-		return pathError(err)
+		return safefile.PlainError(full, err)
 	}
-	return n.emit(ctx, sink, display, raw, st.ModTime().UTC())
+	return n.emit(ctx, sink, nbRef, raw, st.ModTime().UTC())
 }
 
 // pathError drops the path an os error repeats (the caller names the file

@@ -90,7 +90,7 @@ func TestHostileNotebook(t *testing.T) {
 				t.Fatal(err)
 			}
 			sink := collectortest.CollectBroken(t, n, "bad/bf-7001.ipynb", tt.want)
-			if sink.Artifact("notebooks://jup/ok/bf-7001.ipynb") == nil {
+			if sink.Artifact("notebooks:///ok/bf-7001.ipynb") == nil {
 				t.Error("the healthy notebook was not reported")
 			}
 			noCanary(t, sink)

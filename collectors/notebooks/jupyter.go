@@ -53,11 +53,11 @@ func (n *Notebooks) getContents(ctx context.Context, path, typ string) (contents
 func (n *Notebooks) collectJupyter(ctx context.Context, sink collectors.Sink) error {
 	top, err := n.getContents(ctx, n.Root, "directory")
 	if err != nil {
-		return scrubbed(fmt.Errorf("notebooks source %s: list %s: %w", n.sourceName(), orRoot(n.Root), err))
+		return scrubbed(fmt.Errorf("list %s: %w", orRoot(n.Root), err))
 	}
 	entries, err := listing(top)
 	if err != nil {
-		return fmt.Errorf("notebooks source %s: list %s: GET %s%s: %w", n.sourceName(), orRoot(n.Root), n.client.Base(), contentsPath(n.Root), err)
+		return fmt.Errorf("list %s: GET %s%s: %w", orRoot(n.Root), n.client.Base(), contentsPath(n.Root), err)
 	}
 	w := &jupyterWalk{n: n, sink: sink, seen: map[string]bool{}}
 	w.dir(ctx, entries, 0)
@@ -85,7 +85,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 		switch e.Type {
 		case "directory":
 			if depth+1 > maxDepth {
-				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: %s: deeper than %d directories; not read", n.sourceName(), p, maxDepth)))
+				w.sink.AddError(scope(p), fmt.Errorf("deeper than %d directories; not read", maxDepth))
 				continue
 			}
 			m, err := n.getContents(ctx, p, "directory")
@@ -96,7 +96,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 				}
 			}
 			if err != nil {
-				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: list %s: %w", n.sourceName(), p, err)))
+				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("list: %w", err)))
 				continue
 			}
 			w.dir(ctx, sub, depth+1)
@@ -104,13 +104,12 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 			w.count++
 			if w.count > n.MaxNotebooks {
 				if w.count == n.MaxNotebooks+1 {
-					w.sink.AddError(scope(p), fmt.Errorf("notebooks source %s: more than max_notebooks (%d) notebooks; %s and those after it were not read",
-						n.sourceName(), n.MaxNotebooks, p))
+					w.sink.AddError(scope(p), fmt.Errorf("more than max_notebooks (%d) notebooks; this one and those after it were not read", n.MaxNotebooks))
 				}
 				continue
 			}
 			if err := w.notebook(ctx, p); err != nil {
-				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("notebooks source %s: %s: %w", n.sourceName(), p, err)))
+				w.sink.AddError(scope(p), scrubbed(err))
 			}
 		}
 	}
@@ -136,7 +135,7 @@ func (w *jupyterWalk) notebook(ctx context.Context, path string) error {
 		}
 		modified = t.UTC()
 	}
-	return w.n.emit(ctx, w.sink, path, m.Content, modified)
+	return w.n.emit(ctx, w.sink, ref{path: path, rel: below(path, w.n.Root)}, m.Content, modified)
 }
 
 // listing is a directory model's entries, sorted by path.
@@ -150,6 +149,16 @@ func listing(m contentsModel) ([]contentsModel, error) {
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
 	return entries, nil
+}
+
+// below is a server path's part below root: a notebook's identity, as a
+// file source whose paths entry is that directory names it.
+func below(path, root string) string {
+	root = strings.Trim(root, "/")
+	if rest, ok := strings.CutPrefix(path, root+"/"); ok && root != "" {
+		return rest
+	}
+	return path
 }
 
 func orRoot(p string) string {

@@ -22,13 +22,13 @@ func TestJupyterWalksTheContentsAPI(t *testing.T) {
 	if len(sink.Artifacts) != 2 {
 		t.Fatalf("artifacts %+v errors %+v", sink.Artifacts, sink.Errors)
 	}
-	a := sink.Artifact("notebooks://jup/backfills/bf-7001/fix%20refunds.ipynb")
+	a := sink.Artifact("notebooks:///backfills/bf-7001/fix%20refunds.ipynb")
 	if a == nil || a.Name != "backfills/bf-7001/fix refunds.ipynb" || a.Scope != "backfills/bf-7001/fix refunds.ipynb" ||
 		!a.ModifiedAt.Equal(time.Date(2026, 1, 7, 10, 0, 0, 123456000, time.UTC)) ||
-		!strings.HasPrefix(a.Attr(model.AttrSecrets), "aws-access-token\tcell 1 line 1\t") {
+		!strings.HasPrefix(a.Attr(model.AttrSecrets), "aws-access-token\tcell 1 source line 1\t") {
 		t.Errorf("artifact %+v", a)
 	}
-	if b := sink.Artifact("notebooks://jup/backfills/other.ipynb"); b == nil || b.Attr(model.AttrKeyIDs) != canaryKeyID {
+	if b := sink.Artifact("notebooks:///backfills/other.ipynb"); b == nil || b.Attr(model.AttrKeyIDs) != canaryKeyID {
 		t.Errorf("metadata-tied notebook %+v", b)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "backfills/bf-7003.ipynb" || !strings.Contains(sink.Errors[0].Error, "HTTP 400") {
@@ -46,7 +46,7 @@ func TestJupyterUnits(t *testing.T) {
 	f.put("b/bf-7001.ipynb", v4(nil, code("k = '"+canaryAWS+"'\n")))
 	f.set("/api/contents/b", status(500))
 	sink := collect(t, jupyterCollector(t, f.URL()))
-	if sink.Artifact("notebooks://jup/a/bf-7001.ipynb") == nil || len(sink.Errors) != 1 || sink.Errors[0].Scope != "b" {
+	if sink.Artifact("notebooks:///a/bf-7001.ipynb") == nil || len(sink.Errors) != 1 || sink.Errors[0].Scope != "b" {
 		t.Errorf("artifacts %+v errors %+v", sink.Artifacts, sink.Errors)
 	}
 	f.set("/api/contents", status(500))

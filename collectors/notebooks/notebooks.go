@@ -57,7 +57,12 @@ type Notebooks struct {
 	JupyterURL string `mapstructure:"jupyter_url"`
 	TokenEnv   string `mapstructure:"token_env"`
 	AuthScheme string `mapstructure:"auth_scheme"`
-	Root       string `mapstructure:"root"` // the server directory to walk; "" is its root
+	// Root is, for a Jupyter server, the directory to walk ("" is the
+	// server's root); for files, the directory identities are relative to
+	// (relative to the config file's directory; every paths entry must be
+	// under it), by default each entry's own directory. A notebook's
+	// identity, its URI, is its path below Root either way.
+	Root       string `mapstructure:"root"`
 	remote.TLS `mapstructure:",squash"`
 	// Timeout bounds each call to the server.
 	Timeout time.Duration `mapstructure:"timeout"`

@@ -59,13 +59,13 @@ func TestFilesReportTiedNotebooks(t *testing.T) {
 	if len(sink.Artifacts) != 3 {
 		t.Fatalf("got %d artifacts, want the three tied notebooks: %+v", len(sink.Artifacts), sink.Artifacts)
 	}
-	if clean := sink.Artifact("notebooks://nb/corrections/bf-7001_clean.ipynb"); clean == nil || clean.Attr(model.AttrSecrets) != "" {
+	if clean := sink.Artifact("notebooks:///bf-7001_clean.ipynb"); clean == nil || clean.Attr(model.AttrSecrets) != "" {
 		t.Errorf("the tied notebook without a credential should be reported without secrets: %+v", clean)
 	}
-	if sink.Artifact("notebooks://nb/corrections/scratch.ipynb") != nil {
+	if sink.Artifact("notebooks:///scratch.ipynb") != nil {
 		t.Error("an untied notebook was reported")
 	}
-	a := sink.Artifact("notebooks://nb/corrections/bf-7001_fix_refunds.ipynb")
+	a := sink.Artifact("notebooks:///bf-7001_fix_refunds.ipynb")
 	if a == nil {
 		t.Fatalf("the tied notebook is missing: %+v", sink.Artifacts)
 	}
@@ -76,8 +76,8 @@ func TestFilesReportTiedNotebooks(t *testing.T) {
 	}
 	secrets := a.Attr(model.AttrSecrets)
 	for _, want := range []string{
-		"aws-access-token\tcell 2 line 2\t" + hashOf(canaryAWS),
-		"gcp-service-account-key\tcell 3 output 1 line 2\t",
+		"aws-access-token\tcell 2 source line 2\t" + hashOf(canaryAWS),
+		"gcp-service-account-key\tcell 3 output 1 stdout line 2\t",
 	} {
 		if !strings.Contains(secrets, want) {
 			t.Errorf("secrets %q lack %q", secrets, want)
@@ -92,9 +92,9 @@ func TestFilesReportTiedNotebooks(t *testing.T) {
 			t.Errorf("secret line %q is not rule<TAB>where<TAB>12-hex hash", line)
 		}
 	}
-	m := sink.Artifact("notebooks://nb/corrections/replay.ipynb")
+	m := sink.Artifact("notebooks:///replay.ipynb")
 	if m == nil || m.Correlation != "label" || m.Attr(model.AttrKeyIDs) != canaryKeyID ||
-		!strings.Contains(m.Attr(model.AttrSecrets), "gcp-service-account-key\tcell 1 line 1\t") {
+		!strings.Contains(m.Attr(model.AttrSecrets), "gcp-service-account-key\tcell 1 source line 1\t") {
 		t.Errorf("the notebook tied by metadata.backfill_id (a Python dict of the key): %+v", m)
 	}
 	noCanary(t, sink)
@@ -110,11 +110,11 @@ func TestFilesReadNBFormat3(t *testing.T) {
 	   "outputs": [{"output_type": "pyout", "prompt_number": 1, "text": ["'aws_access_key_id=`+canaryAWS+`'"]}]}
 	 ]}]}`))
 	sink := collect(t, fileCollector(t, dir, "*.ipynb"))
-	a := sink.Artifact("notebooks://nb/bf-7001-v3.ipynb")
+	a := sink.Artifact("notebooks:///bf-7001-v3.ipynb")
 	if a == nil {
 		t.Fatalf("v3 notebook not reported: %+v %+v", sink.Artifacts, sink.Errors)
 	}
-	if got := a.Attr(model.AttrSecrets); !strings.HasPrefix(got, "aws-access-token\tcell 2 output 1 line 1\t") || a.Attr(AttrNBFormat) != "3" {
+	if got := a.Attr(model.AttrSecrets); !strings.HasPrefix(got, "aws-access-token\tcell 2 output 1 text/plain line 1\t") || a.Attr(AttrNBFormat) != "3" {
 		t.Errorf("secrets %q nbformat %q", got, a.Attr(AttrNBFormat))
 	}
 	noCanary(t, sink)
@@ -143,7 +143,7 @@ func TestBrokenFileIsAnErrorAtItsUnit(t *testing.T) {
 	write(t, dir, "nb/bf-7001_b.ipynb", []byte(`{"nbformat": 4, "cells": [{"source": "k = '`+canaryAWS+`'"`))
 	write(t, dir, "nb/bf-7001_c.ipynb", []byte(`{"nbformat": 4, "cells": [{"source": 12}]}`))
 	sink := collect(t, fileCollector(t, dir, "nb", "missing.ipynb"))
-	if sink.Artifact("notebooks://nb/nb/bf-7001_a.ipynb") == nil {
+	if sink.Artifact("notebooks:///bf-7001_a.ipynb") == nil {
 		t.Error("the good notebook was not reported")
 	}
 	want := map[string]string{"nb/bf-7001_b.ipynb": "not an nbformat notebook", "nb/bf-7001_c.ipynb": "not an nbformat notebook", "missing.ipynb": "no such file"}

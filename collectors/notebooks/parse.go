@@ -1,6 +1,7 @@
 package notebooks
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,22 +21,27 @@ const (
 )
 
 // piece is one scannable text of a notebook: a cell's source (output 0)
-// or one of its saved outputs, cells and outputs counted from 1; cell 0
-// is the notebook's metadata.
+// or one part of one of its saved outputs, cells and outputs counted from
+// 1; cell 0 is the notebook's metadata. part names the output's part: a
+// stream's name (stdout, stderr), a MIME type of its data (text/plain,
+// text/html, application/json...) or error (its name, value and
+// traceback).
 type piece struct {
 	cell, output int
+	part         string
 	text         string
 }
 
-// where names a line of a piece, as AttrSecrets writes it.
+// where names a line of a piece, as AttrSecrets writes it: "metadata line
+// 1", "cell 3 source line 2", "cell 3 output 1 text/html line 4".
 func (p piece) where(line int) string {
-	if p.cell == 0 {
+	switch {
+	case p.cell == 0:
 		return fmt.Sprintf("metadata line %d", line)
+	case p.output == 0:
+		return fmt.Sprintf("cell %d source line %d", p.cell, line)
 	}
-	if p.output == 0 {
-		return fmt.Sprintf("cell %d line %d", p.cell, line)
-	}
-	return fmt.Sprintf("cell %d output %d line %d", p.cell, p.output, line)
+	return fmt.Sprintf("cell %d output %d %s line %d", p.cell, p.output, p.part, line)
 }
 
 // notebook is what a parse keeps of a notebook: the texts to scan, the
@@ -69,7 +75,9 @@ func (m *multiline) UnmarshalJSON(b []byte) error {
 
 type output struct {
 	OutputType string                     `json:"output_type"`
-	Text       *multiline                 `json:"text"`      // stream (v3, v4); pyout (v3)
+	Name       string                     `json:"name"`      // a stream's: stdout, stderr (v4)
+	Stream     string                     `json:"stream"`    // a stream's (v3)
+	Text       *multiline                 `json:"text"`      // stream (v3, v4); pyout, display_data (v3: text/plain)
 	Data       map[string]json.RawMessage `json:"data"`      // execute_result, display_data (v4)
 	Traceback  []string                   `json:"traceback"` // error (v4), pyerr (v3)
 	EName      string                     `json:"ename"`
@@ -78,6 +86,7 @@ type output struct {
 	// json, javascript) and images too (png, jpeg): text kinds only.
 	HTML  *multiline `json:"html"`
 	LaTeX *multiline `json:"latex"`
+	JSON  *multiline `json:"json"`
 }
 
 type cell struct {
@@ -134,7 +143,7 @@ func parse(raw []byte) (*notebook, error) {
 			src = c.Input
 		}
 		if src != nil {
-			nb.add(piece{cell: i + 1, text: string(*src)})
+			nb.add(piece{cell: i + 1, part: "source", text: string(*src)})
 		}
 		outs := c.Outputs
 		if len(outs) > maxOutputs {
@@ -142,8 +151,9 @@ func parse(raw []byte) (*notebook, error) {
 			outs = outs[:maxOutputs]
 		}
 		for j, o := range outs {
-			if t := o.text(); t != "" {
-				nb.add(piece{cell: i + 1, output: j + 1, text: t})
+			for _, p := range o.parts() {
+				p.cell, p.output = i+1, j+1
+				nb.add(p)
 			}
 		}
 	}
@@ -164,14 +174,29 @@ func (nb *notebook) add(p piece) {
 	nb.pieces = append(nb.pieces, p)
 }
 
-// text is everything textual an output saved: its stream text, its text
-// mime data (text/plain, text/html...: never image/png or other binary
-// kinds) and its traceback, one after the other.
-func (o output) text() string {
-	var parts []string
-	for _, m := range []*multiline{o.Text, o.HTML, o.LaTeX} {
-		if m != nil && *m != "" {
-			parts = append(parts, string(*m))
+// parts are the texts an output saved, each on its own so that a line
+// number and a part name say exactly where a credential is: a stream's
+// text (part: its name), each text kind of its data (text/plain,
+// text/html, any text/*, application/json: never image/png or other
+// binary kinds), v3's text, html, latex and json fields (their MIME
+// types), and an error's name, value and traceback (part: error).
+func (o output) parts() []piece {
+	var out []piece
+	add := func(part string, text string) {
+		if text != "" {
+			out = append(out, piece{part: part, text: text})
+		}
+	}
+	if o.Text != nil {
+		part := "text/plain" // v3's pyout and display_data keep text/plain as text
+		if o.OutputType == "stream" {
+			part = cmp.Or(o.Name, o.Stream, "stream")
+		}
+		add(part, string(*o.Text))
+	}
+	for part, m := range map[string]*multiline{"text/html": o.HTML, "text/latex": o.LaTeX, "application/json": o.JSON} {
+		if m != nil {
+			add(part, string(*m))
 		}
 	}
 	kinds := make([]string, 0, len(o.Data))
@@ -184,16 +209,19 @@ func (o output) text() string {
 	for _, k := range kinds {
 		var m multiline
 		if err := json.Unmarshal(o.Data[k], &m); err == nil {
-			parts = append(parts, string(m))
+			add(k, string(m))
 		} else if k == "application/json" {
-			parts = append(parts, string(o.Data[k]))
+			add(k, string(o.Data[k]))
 		}
 	}
+	var errText []string
 	if o.EName != "" || o.EValue != "" {
-		parts = append(parts, o.EName+": "+o.EValue)
+		errText = append(errText, o.EName+": "+o.EValue)
 	}
-	parts = append(parts, o.Traceback...)
-	return strings.Join(parts, "\n")
+	errText = append(errText, o.Traceback...)
+	add("error", strings.Join(errText, "\n"))
+	sort.SliceStable(out, func(i, j int) bool { return out[i].part < out[j].part })
+	return out
 }
 
 // metadataLabels are the notebook metadata's top-level string values

@@ -60,10 +60,10 @@ func TestRealJupyter(t *testing.T) {
 	if len(sink.Artifacts) != 2 {
 		t.Fatalf("artifacts %+v errors %+v; want the two tied notebooks that read", sink.Artifacts, sink.Errors)
 	}
-	if clean := sink.Artifact("notebooks://jupyter/" + run + "/bf-7001/clean.ipynb"); clean == nil || clean.Attr(model.AttrSecrets) != "" {
+	if clean := sink.Artifact("notebooks:///bf-7001/clean.ipynb"); clean == nil || clean.Attr(model.AttrSecrets) != "" {
 		t.Errorf("the tied notebook without a credential should be reported without secrets: %+v", clean)
 	}
-	a := sink.Artifact("notebooks://jupyter/" + run + "/bf-7001/fix%20refunds.ipynb")
+	a := sink.Artifact("notebooks:///bf-7001/fix%20refunds.ipynb")
 	if a == nil {
 		t.Fatalf("not reported: %+v", sink.Artifacts)
 	}
@@ -72,7 +72,7 @@ func TestRealJupyter(t *testing.T) {
 		t.Errorf("artifact %+v", a)
 	}
 	secrets := a.Attr(model.AttrSecrets)
-	for _, want := range []string{"aws-access-token\tcell 3 line 1\t" + hashOf(canaryAWS), "gcp-service-account-key\tcell 2 output 1 line 1\t"} {
+	for _, want := range []string{"aws-access-token\tcell 3 source line 1\t" + hashOf(canaryAWS), "gcp-service-account-key\tcell 2 output 1 stdout line 1\t"} {
 		if !strings.Contains(secrets, want) {
 			t.Errorf("secrets %q lack %q", secrets, want)
 		}
