@@ -1,6 +1,7 @@
 package remedy
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"strings"
@@ -9,22 +10,29 @@ import (
 )
 
 func init() {
-	registerSystem("flagd", commands{remove: flagdRemoval, infer: inferFlagd})
+	registerSystem("flagd", commands{remove: flagdRemoval, manual: flagdManual, infer: inferFlagd})
 }
 
-// flagdFileAttr is the attribute the flagd collector keeps the file's path
-// in, as it read it (joined to the config file's directory).
-const flagdFileAttr = "file"
+// Attributes the flagd collector keeps: the file's path as it read it
+// (joined to the config file's directory), and how the file holds the
+// flag ("map", "array", or the kind of the Operator resource holding it).
+const (
+	flagdFileAttr  = "file"
+	flagdShapeAttr = "shape"
+)
 
-// FlagdEntry is one flag of a flagd definition file.
+// FlagdEntry is one flag of a flagd definition file. Resource is set for
+// a flag an Operator resource holds in the file (namespace/name).
 type FlagdEntry struct {
-	File, Flag string
+	File, Flag, Resource string
 }
 
 // ParseFlagd reads a flagd artifact: the file from its file attribute
 // (the path the collector read) or else from its URI,
 // flagd://<source>/<path>#<flag>, every segment path-escaped (the path is
-// then relative to the config file's directory, or absolute).
+// then relative to the config file's directory, or absolute). A flag of
+// an Operator resource in the file has the fragment
+// <namespace>/<name>/<flag> (or <name>/<flag>).
 func ParseFlagd(a *model.Artifact) (FlagdEntry, bool) {
 	rest, ok := strings.CutPrefix(a.URI, "flagd://")
 	if !ok {
@@ -37,6 +45,17 @@ func ParseFlagd(a *model.Artifact) (FlagdEntry, bool) {
 	p, frag, ok := strings.Cut(rest, "#")
 	if !ok {
 		return FlagdEntry{}, false
+	}
+	var resource []string
+	if parts := strings.Split(frag, "/"); len(parts) > 1 {
+		frag = parts[len(parts)-1]
+		for _, part := range parts[:len(parts)-1] {
+			r, err := url.PathUnescape(part)
+			if err != nil || r == "" {
+				return FlagdEntry{}, false
+			}
+			resource = append(resource, r)
+		}
 	}
 	flag, err := url.PathUnescape(frag)
 	if err != nil || flag == "" {
@@ -55,7 +74,7 @@ func ParseFlagd(a *model.Artifact) (FlagdEntry, bool) {
 	if file == "" {
 		return FlagdEntry{}, false
 	}
-	return FlagdEntry{File: file, Flag: flag}, true
+	return FlagdEntry{File: file, Flag: flag, Resource: strings.Join(resource, "/")}, true
 }
 
 // flagdRemoval prints the command that deletes the flag's entry from its
@@ -64,34 +83,60 @@ func ParseFlagd(a *model.Artifact) (FlagdEntry, bool) {
 // a variable, never inside its expression, so no name can change what
 // it deletes. fix never applies it: the file is usually in a repository,
 // and the change goes through review there.
+// A flag of flagd's list form is the entry whose key it is. A flag an
+// Operator resource holds gets no command (manual says what to edit).
 func flagdRemoval(r *Remedy, a *model.Artifact) {
 	e, ok := ParseFlagd(a)
-	if !ok || a.Kind != model.KindFeatureFlag {
+	if !ok || a.Kind != model.KindFeatureFlag || e.Resource != "" {
 		return
 	}
 	file := e.File
 	if strings.HasPrefix(file, "-") {
 		file = "./" + file // never read as an option
 	}
+	jqExpr, yqExpr := "'del(.flags[$flag])'", "'del(.flags[strenv(FLAG)])'"
+	if a.Attr(flagdShapeAttr) == "array" {
+		jqExpr, yqExpr = "'del(.flags[] | select(.key == $flag))'", "'del(.flags[] | select(.key == strenv(FLAG)))'"
+	}
 	var sh string
 	if strings.EqualFold(path.Ext(file), ".json") {
 		tmp := file + ".tmp"
-		sh = "jq --arg flag " + Quote(e.Flag) + " 'del(.flags[$flag])' " + Quote(file) + " > " + Quote(tmp) +
+		sh = "jq --arg flag " + Quote(e.Flag) + " " + jqExpr + " " + Quote(file) + " > " + Quote(tmp) +
 			" && mv " + Quote(tmp) + " " + Quote(file)
 	} else {
-		sh = "FLAG=" + Quote(e.Flag) + " yq -i 'del(.flags[strenv(FLAG)])' " + Quote(file)
+		sh = "FLAG=" + Quote(e.Flag) + " yq -i " + yqExpr + " " + Quote(file)
 	}
 	r.Actions = append(r.Actions, Action{Name: DeleteFlag, Step: model.StepNormalized, Resolves: true,
 		Summary: "delete flag " + e.Flag + " from " + e.File, Shell: sh})
 	r.Notes = append(r.Notes, "the flag file is edited, not a server: commit the change where the file is kept, and flagd reloads it")
 }
 
+// flagdManual says where to remove a flag that an Operator resource
+// holds in a file: the resource is edited (or deleted when the flag is
+// its only one) in the file, and the file applied where it is kept.
+func flagdManual(a *model.Artifact, step model.Step) *Human {
+	e, ok := ParseFlagd(a)
+	if !ok || e.Resource == "" {
+		return &Human{Step: step, Where: a.URI,
+			What: fmt.Sprintf("Delete the %s %s from its flag file.", a.Kind, nameOr(a))}
+	}
+	kind := a.Attr(flagdShapeAttr)
+	spec := "spec.flagSpec.flags"
+	if kind == "FeatureFlagConfiguration" {
+		spec = "spec.featureFlagSpec"
+	}
+	if kind == "" {
+		kind = "FeatureFlag"
+	}
+	return &Human{Step: step, Where: e.File,
+		What: fmt.Sprintf("Remove flag %s from the %s %s in %s (%s), or delete the resource if it holds no other flag; then apply the file where it is kept (kubectl apply -f).",
+			e.Flag, kind, e.Resource, e.File, spec)}
+}
+
 // inferFlagd: a flagd URI with a fragment names a flag.
 func inferFlagd(a *model.Artifact) {
-	if _, ok := ParseFlagd(a); ok {
+	if e, ok := ParseFlagd(a); ok {
 		a.Kind = model.KindFeatureFlag
-		if i := strings.LastIndex(a.URI, "#"); i >= 0 {
-			a.Name, _ = url.PathUnescape(a.URI[i+1:])
-		}
+		a.Name = e.Flag
 	}
 }

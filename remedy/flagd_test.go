@@ -158,3 +158,51 @@ func dashed(name string) []string {
 	}
 	return []string{name}
 }
+
+// A flag of flagd's list form is deleted by its key: the printed jq
+// command, run with the real jq, leaves the other entries.
+func TestFlagdArrayFormRemoval(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq not installed")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "flags.json")
+	os.WriteFile(file, []byte(`{"flags": [{"key": "keep", "state": "ENABLED"}, {"key": "bf-1-replay", "state": "ENABLED"}]}`), 0o644)
+	a := flagdArtifact("flags.json", "bf-1-replay", map[string]string{flagdFileAttr: file, flagdShapeAttr: "array"})
+	r, _ := buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: &a})
+	if len(r.Actions) != 1 {
+		t.Fatalf("%+v", r)
+	}
+	if out, err := exec.Command("sh", "-c", "set -eu\n"+r.Actions[0].Shell).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, r.Actions[0].Shell)
+	}
+	b, _ := os.ReadFile(file)
+	var after struct{ Flags []map[string]string }
+	if err := json.Unmarshal(b, &after); err != nil || len(after.Flags) != 1 || after.Flags[0]["key"] != "keep" {
+		t.Errorf("after: %s (%v)", b, err)
+	}
+	y := flagdArtifact("flags.yaml", "bf-1-replay", map[string]string{flagdShapeAttr: "array"})
+	r, _ = buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: &y})
+	if len(r.Actions) != 1 || !strings.Contains(r.Actions[0].Shell, `'del(.flags[] | select(.key == strenv(FLAG)))'`) {
+		t.Errorf("yaml: %+v", r.Actions)
+	}
+}
+
+// A flag an Operator resource holds in a file gets no jq or yq command
+// (its flags are not at .flags): the remedy says which resource to edit
+// in which file. The URI alone says so too.
+func TestFlagdResourceFlagIsManual(t *testing.T) {
+	a := model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: "simple-flag",
+		URI:        "flagd://flags/deploy/end-to-end.yaml#open-feature-demo/featureflag-sample/simple-flag",
+		Attributes: map[string]string{flagdShapeAttr: "FeatureFlag", flagdFileAttr: "deploy/end-to-end.yaml"}}
+	for _, art := range []*model.Artifact{&a, inferArtifact(model.Finding{RuleID: "BF017", ArtifactURI: a.URI})} {
+		r, _ := buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: art})
+		if len(r.Actions) != 0 || r.Human == nil ||
+			!strings.Contains(r.Human.What, "Remove flag simple-flag from the FeatureFlag open-feature-demo/featureflag-sample in deploy/end-to-end.yaml (spec.flagSpec.flags)") {
+			t.Errorf("%+v %+v", r.Actions, r.Human)
+		}
+	}
+	if got := inferArtifact(model.Finding{RuleID: "BF017", ArtifactURI: a.URI}); got.Name != "simple-flag" {
+		t.Errorf("name %q", got.Name)
+	}
+}

@@ -1,14 +1,17 @@
 // Package flagd reads flagd flag definition files (the OpenFeature flag
-// shape, https://flagd.dev/schema/v0/flags.json), JSON or YAML, and
-// reports every flag tied to a backfill as a feature_flag artifact.
+// shape, https://flagd.dev/schema/v0/flags.json, flags as a map or as
+// flagd's list), JSON or YAML, and the OpenFeature Operator's FeatureFlag
+// manifests among other Kubernetes documents, and reports every flag tied
+// to a backfill as a feature_flag artifact.
 //
 // Units: every file is one unit, its scope path being the file's path
 // relative to the config file's directory ("/"-separated). A directory or
 // the fixed directory of a glob is the unit above its files: when it
 // cannot be listed, the error at its path covers every file in it. A file
 // that cannot be read or parsed as a whole is an error at the file; a flag
-// in it that cannot be read is an error at the file too, and the other
-// flags are kept.
+// or a document claiming to hold flags that cannot be read is an error at
+// the file too, and the rest is kept. Documents that hold no flags (a
+// Deployment beside a FeatureFlag) are skipped with a note.
 package flagd
 
 import (
@@ -21,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -43,9 +47,28 @@ const maxFileBytes = 16 << 20
 // maxFiles bounds the files one directory or glob may name.
 const maxFiles = 10_000
 
-// AttrFile is the path the flag's file was read from (the configured path
-// joined to the config file's directory): what the remedy edits.
-const AttrFile = "file"
+// Attributes of a flag besides internal/flagd's.
+const (
+	// AttrFile is the path the flag's file was read from (the configured
+	// path joined to the config file's directory): what the remedy edits.
+	AttrFile = "file"
+	// AttrShape is how the file holds the flag: "map" or "array" (a flagd
+	// definition), "FeatureFlag" or "FeatureFlagConfiguration" (an
+	// Operator resource), so the remedy edits the right place.
+	AttrShape = "shape"
+	// AttrResource is the Operator resource holding the flag
+	// (namespace/name, or the name).
+	AttrResource = "resource"
+)
+
+// Kinds of objects a file unit reports reading.
+const (
+	readFlags = "flags"
+	readOther = "non-flag documents"
+)
+
+// maxNotes bounds the notes of one collection; the rest are counted.
+const maxNotes = 20
 
 // Flagd reads flag definition files.
 type Flagd struct {
@@ -58,6 +81,8 @@ type Flagd struct {
 
 	sourceName string
 	sel        *correlate.Selector
+	notes      []string
+	unnoted    int // files with skipped documents past maxNotes
 }
 
 // SetBaseDir resolves relative paths against the config file's directory.
@@ -68,6 +93,24 @@ func (f *Flagd) SetSourceName(name string) { f.sourceName = name }
 
 // UseSelector keeps the correlation selector.
 func (f *Flagd) UseSelector(s *correlate.Selector) { f.sel = s }
+
+// Notes say what was skipped: documents without flags, and what flagd
+// only warns of.
+func (f *Flagd) Notes() []string {
+	out := slices.Clone(f.notes)
+	if f.unnoted > 0 {
+		out = append(out, fmt.Sprintf("%d more files with notes (documents without flags skipped)", f.unnoted))
+	}
+	return out
+}
+
+func (f *Flagd) note(s string) {
+	if len(f.notes) >= maxNotes {
+		f.unnoted++
+		return
+	}
+	f.notes = append(f.notes, s)
+}
 
 // SampleConfig documents the source entry.
 func (f *Flagd) SampleConfig() string { return sample }
@@ -94,6 +137,7 @@ func (f *Flagd) Init() error {
 // Collect reads every configured file, directory and glob. A unit that
 // fails is recorded at its path and the others are read.
 func (f *Flagd) Collect(ctx context.Context, sink collectors.Sink) error {
+	f.notes, f.unnoted = nil, 0
 	done := map[string]bool{}
 	for _, p := range f.Files {
 		files, err := f.expand(p, sink)
@@ -101,6 +145,9 @@ func (f *Flagd) Collect(ctx context.Context, sink collectors.Sink) error {
 			sink.AddError(err.scope, err.err)
 			continue
 		}
+		// A file named in the config is meant to hold flags; one found
+		// in a directory or by a glob may be anything.
+		named := !safefile.HasMeta(p) && len(files) == 1 && files[0] == f.resolve(p)
 		for _, file := range files {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -109,7 +156,7 @@ func (f *Flagd) Collect(ctx context.Context, sink collectors.Sink) error {
 				continue
 			}
 			done[file] = true
-			f.readFile(file, sink)
+			f.readFile(file, named, sink)
 		}
 	}
 	return nil
@@ -192,33 +239,90 @@ func (f *Flagd) walk(root string, sink collectors.Sink) ([]string, *unitError) {
 	return out, nil
 }
 
-// readFile reads one definition file and emits its tied flags.
-func (f *Flagd) readFile(path string, sink collectors.Sink) {
+// readFile reads one file and emits its tied flags. named says the
+// config names the file itself: then a file without any flag definition
+// is an error, where one found in a directory is skipped with a note.
+func (f *Flagd) readFile(path string, named bool, sink collectors.Sink) {
 	scope := f.unit(path)
 	data, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
 		sink.AddError(scope, fmt.Errorf("flagd: %s: %w", scope, safefile.PlainError(path, err)))
+		sink.AddRead(scope, readFlags, 0, 0)
 		return
 	}
-	doc, errs, fatal := flagd.Parse(scope, data, true)
-	if fatal != nil {
-		sink.AddError(scope, fmt.Errorf("flagd: %w", fatal))
+	file, err := flagd.ParseFile(scope, data)
+	switch {
+	case err != nil && errors.Is(err, flagd.ErrEmpty) && !named:
+		f.note(scope + ": empty, skipped")
+		sink.AddRead(scope, readFlags, 0, 0)
+		return
+	case err != nil:
+		sink.AddError(scope, fmt.Errorf("flagd: %w", err))
+		sink.AddRead(scope, readFlags, 0, 0)
 		return
 	}
-	for _, e := range errs {
+	for _, e := range file.Errs {
 		sink.AddError(scope, fmt.Errorf("flagd: %w", e))
 	}
-	for _, fl := range doc.Flags {
-		uri := f.uri(scope, fl.Name)
-		id, how, ok := fl.Tie(f.sel, uri, nil, "")
-		if !ok {
-			continue
-		}
-		a := fl.Artifact("flagd", uri, scope)
-		a.BackfillID, a.Correlation = id, how
-		a.SetAttr(AttrFile, path)
-		sink.AddArtifact(a)
+	for _, n := range file.Notes {
+		f.note(n)
 	}
+	if len(file.Other) > 0 {
+		sink.AddRead(scope, readOther, len(file.Other), 0)
+		if len(file.Sets) == 0 && len(file.Errs) == 0 && named {
+			sink.AddError(scope, fmt.Errorf("flagd: %s: holds no flag definition, only %s", scope, others(file.Other)))
+		} else {
+			f.note(fmt.Sprintf("%s: skipped %s", scope, others(file.Other)))
+		}
+	}
+	read := 0
+	seen := map[string]bool{}
+	for _, set := range file.Sets {
+		for _, fl := range set.Flags {
+			uri := f.uri(scope, fl.Name)
+			var holder map[string]string
+			holderName := ""
+			if set.Resource != nil {
+				uri = f.resourceURI(scope, set.Resource, fl.Name)
+				holder, holderName = set.Resource.Labels, set.Resource.Name
+			}
+			if seen[uri] {
+				sink.AddError(scope, fmt.Errorf("flagd: %s:%d: flag %s: defined twice in this file", scope, fl.Line, fl.Name))
+				continue
+			}
+			seen[uri] = true
+			read++
+			id, how, ok := fl.Tie(f.sel, uri, holder, holderName)
+			if !ok {
+				continue
+			}
+			a := fl.Artifact("flagd", uri, scope)
+			a.BackfillID, a.Correlation = id, how
+			a.SetAttr(AttrFile, path)
+			a.SetAttr(AttrShape, set.Shape)
+			if set.Resource != nil {
+				a.SetAttr(AttrResource, set.Resource.Ref())
+			}
+			sink.AddArtifact(a)
+		}
+	}
+	sink.AddRead(scope, readFlags, read, 0)
+}
+
+// others words the documents a file holds besides flags: "3 documents
+// without flags (apps/v1 Deployment web, v1 Service web, ...)".
+func others(docs []string) string {
+	const shown = 4
+	list := docs
+	more := ""
+	if len(list) > shown {
+		list, more = list[:shown], ", ..."
+	}
+	n := "1 document"
+	if len(docs) != 1 {
+		n = strconv.Itoa(len(docs)) + " documents"
+	}
+	return n + " without flags (" + strings.Join(list, ", ") + more + ")"
 }
 
 // URI is flagd://<source>/<file path>#<flag>, every path segment and the
@@ -232,12 +336,28 @@ func URI(source, file, flag string) string {
 	return "flagd://" + source + "/" + strings.Join(segs, "/") + "#" + url.PathEscape(flag)
 }
 
-func (f *Flagd) uri(file, flag string) string {
-	src := f.sourceName
-	if src == "" {
-		src = "flagd"
+// ResourceURI is the URI of a flag an Operator resource holds in a file:
+// flagd://<source>/<file path>#<namespace>/<name>/<flag> (no namespace
+// segment when the resource names none), each part path-escaped.
+func ResourceURI(source, file, namespace, name, flag string) string {
+	frag := url.PathEscape(name) + "/" + url.PathEscape(flag)
+	if namespace != "" {
+		frag = url.PathEscape(namespace) + "/" + frag
 	}
-	return URI(src, file, flag)
+	return strings.TrimSuffix(URI(source, file, ""), "#") + "#" + frag
+}
+
+func (f *Flagd) source() string {
+	if f.sourceName == "" {
+		return "flagd"
+	}
+	return f.sourceName
+}
+
+func (f *Flagd) uri(file, flag string) string { return URI(f.source(), file, flag) }
+
+func (f *Flagd) resourceURI(file string, r *flagd.Resource, flag string) string {
+	return ResourceURI(f.source(), file, r.Namespace, r.Name, flag)
 }
 
 // unit is the scope path of a file or directory: its path relative to

@@ -149,7 +149,8 @@ func TestUnreadableFileIsAnErrorAtItsScope(t *testing.T) {
 	dir := copyFixtures(t, "replay.flagd.json", "ledger.flagd.yaml")
 	os.WriteFile(filepath.Join(dir, "flags", "syntax.json"), []byte("{\"flags\": {\n  \"bf-1\": [\n}"), 0o644)
 	os.WriteFile(filepath.Join(dir, "flags", "list.yaml"), []byte("flags:\n  - key: bf-2\n"), 0o644)
-	sink := collect(t, dir, "flags/replay.flagd.json", "flags/missing.json", "flags/syntax.json", "flags/list.yaml", "flags/ledger.flagd.yaml")
+	os.WriteFile(filepath.Join(dir, "flags", "deploy.yaml"), []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"), 0o644)
+	sink := collect(t, dir, "flags/replay.flagd.json", "flags/missing.json", "flags/syntax.json", "flags/list.yaml", "flags/deploy.yaml", "flags/ledger.flagd.yaml")
 	errs := map[string]string{}
 	for _, e := range sink.Errors {
 		errs[e.Scope] = e.Error
@@ -157,13 +158,16 @@ func TestUnreadableFileIsAnErrorAtItsScope(t *testing.T) {
 	for scope, want := range map[string]string{
 		"flags/missing.json": "flagd: flags/missing.json: no such file or directory",
 		"flags/syntax.json":  "flagd: flags/syntax.json:2: did not find expected node content",
-		"flags/list.yaml":    "flagd: flags/list.yaml:1: flags: expected a map of flag name to flag (the array form of the flagd daemon is not read: write flags as a map), not a list",
+		// The list form is read: its flag lacks a state.
+		"flags/list.yaml": "flagd: flags/list.yaml:2: flags[0] (bf-2).state: missing; expected ENABLED or DISABLED",
+		// Named in the config, a file holding no flags at all is an error.
+		"flags/deploy.yaml": "flagd: flags/deploy.yaml: holds no flag definition, only 1 document without flags (apps/v1 Deployment web)",
 	} {
 		if errs[scope] != want {
 			t.Errorf("error at %s = %q, want %q", scope, errs[scope], want)
 		}
 	}
-	if len(sink.Errors) != 3 {
+	if len(sink.Errors) != 4 {
 		t.Errorf("errors: %+v", sink.Errors)
 	}
 	for _, e := range sink.Errors {

@@ -48,14 +48,17 @@ func TestParseMergesMetadataAndReadsTheDefault(t *testing.T) {
 	}
 }
 
-func TestTruthy(t *testing.T) {
+// A default variant's value is an "on" position unless it says off: an
+// ENABLED flag of string or object variants serves its value to everyone.
+func TestServesOn(t *testing.T) {
 	for _, tc := range []struct {
 		v    any
 		want bool
-	}{{true, true}, {false, false}, {"on", true}, {"ON", true}, {"true", true}, {"off", false}, {"#ff0000", false},
-		{1, true}, {0, false}, {0.5, true}, {0.0, false}, {nil, false}, {map[string]any{"a": 1}, false}} {
-		if got := truthy(tc.v); got != tc.want {
-			t.Errorf("truthy(%v) = %v", tc.v, got)
+	}{{true, true}, {false, false}, {"on", true}, {"ON", true}, {"true", true}, {"off", false}, {"False", false},
+		{"#ff0000", true}, {"recursive", true}, {"", true},
+		{1, true}, {0, false}, {0.5, true}, {0.0, false}, {nil, false}, {map[string]any{"a": 1}, true}} {
+		if got := servesOn(tc.v); got != tc.want {
+			t.Errorf("servesOn(%v) = %v", tc.v, got)
 		}
 	}
 }
@@ -102,4 +105,39 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// FuzzParseFile: no input panics; every error names the file; every flag
+// kept is one a reader can judge.
+func FuzzParseFile(f *testing.F) {
+	for _, s := range []string{
+		sample, "", "---\n---\n", "flags: []\n", "flags:\n  - key: a\n    state: ENABLED\n    variants: {on: true}\n",
+		"apiVersion: core.openfeature.dev/v1beta1\nkind: FeatureFlag\nmetadata: {name: x}\nspec:\n  flagSpec:\n    flags: {a: {state: ENABLED, variants: {on: 1}}}\n",
+		"apiVersion: core.openfeature.dev/v1alpha1\nkind: FeatureFlagConfiguration\nmetadata: {name: x}\nspec:\n  featureFlagSpec: |\n    {\"flags\": {\"a\": {\"state\": \"ENABLED\", \"variants\": {\"on\": true}}}}\n",
+		"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n", "apiVersion: apps/v1\nkind: Deployment\n---\n[1]\n",
+		"apiVersion: core.openfeature.dev/v1alpha1\nkind: FeatureFlagConfiguration\nspec:\n  featureFlagSpec: \"{\"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, fatal := ParseFile("fuzz.yaml", data)
+		if fatal != nil {
+			if !strings.HasPrefix(fatal.Error(), "fuzz.yaml") {
+				t.Errorf("fatal %q does not name the file", fatal)
+			}
+			return
+		}
+		for _, e := range file.Errs {
+			if !strings.HasPrefix(e.Error(), "fuzz.yaml") {
+				t.Errorf("error does not name the file: %q", e)
+			}
+		}
+		for _, s := range file.Sets {
+			for _, fl := range s.Flags {
+				if fl.Name == "" || (fl.State != "ENABLED" && fl.State != "DISABLED") || len(fl.Variants) == 0 {
+					t.Errorf("bad flag kept: %+v", fl)
+				}
+			}
+		}
+	})
 }
