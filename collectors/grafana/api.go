@@ -3,9 +3,13 @@ package grafana
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/redact"
@@ -32,20 +36,18 @@ type hit struct {
 	Tags      []string `json:"tags"`
 	FolderUID string   `json:"folderUid"`
 	URL       string   `json:"url"`
+
+	// file is the export file that holds it (export_dir only).
+	file string
 }
 
-// dashboardFull is GET /api/dashboards/uid/{uid} (DashboardFullWithMeta).
-type dashboardFull struct {
-	Dashboard json.RawMessage `json:"dashboard"`
-	Meta      struct {
-		Created     string `json:"created"`
-		Updated     string `json:"updated"`
-		FolderUID   string `json:"folderUid"`
-		FolderTitle string `json:"folderTitle"`
-		URL         string `json:"url"`
-		Version     int64  `json:"version"`
-		Provisioned bool   `json:"provisioned"`
-	} `json:"meta"`
+// answer is one dashboard's saved or live answer: GET
+// /api/dashboards/uid/{uid} (DashboardFullWithMeta), the v2 resource the
+// /apis API answers, or a file of an export; name is the file's ("" for
+// the API), which says how to parse it.
+type answer struct {
+	name string
+	data []byte
 }
 
 // alertRule is one item of GET /api/v1/provisioning/alert-rules
@@ -73,7 +75,8 @@ type source interface {
 	// search lists the dashboards of a folder (folderUID set) or carrying
 	// a tag (tag set).
 	search(ctx context.Context, folderUID, tag string) ([]hit, error)
-	dashboard(ctx context.Context, uid string) (dashboardFull, error)
+	// dashboard reads the dashboard a search found.
+	dashboard(ctx context.Context, h hit) (answer, error)
 	// alertRules lists the Grafana-managed rules; found is false when the
 	// export holds none.
 	alertRules(ctx context.Context) (rules []alertRule, found bool, err error)
@@ -83,6 +86,40 @@ type source interface {
 type apiSource struct {
 	c        *apiclient.Client
 	maxPages int
+}
+
+// get is the client's Get, its error naming the address once: apiclient
+// puts "GET <address>: " before an error that names it already (an HTTP
+// status with its query, or net/http's Get "<address>").
+func (s *apiSource) get(ctx context.Context, path string, q url.Values, out any) error {
+	return once(s.c.Get(ctx, path, q, out))
+}
+
+// onceErr is an error whose text names its address once.
+type onceErr struct {
+	text string
+	err  error
+}
+
+func (e *onceErr) Error() string { return e.text }
+func (e *onceErr) Unwrap() error { return e.err }
+
+func once(err error) error {
+	if err == nil {
+		return nil
+	}
+	method, rest, ok := strings.Cut(err.Error(), " ")
+	if !ok {
+		return err
+	}
+	addr, tail, ok := strings.Cut(rest, ": ")
+	if !ok || addr == "" {
+		return err
+	}
+	if strings.Contains(tail, method+" "+addr) || strings.Contains(tail, `Get "`+addr) {
+		return &onceErr{text: tail, err: err}
+	}
+	return err
 }
 
 func (s *apiSource) pager(path string) *remote.Pager {
@@ -98,7 +135,7 @@ func (s *apiSource) folders(ctx context.Context, parent string) ([]folder, error
 			q.Set("parentUid", parent)
 		}
 		var batch []folder
-		if err := s.c.Get(ctx, "/api/folders", q, &batch); err != nil {
+		if err := s.get(ctx, "/api/folders", q, &batch); err != nil {
 			return nil, err
 		}
 		ids := make([]string, len(batch))
@@ -136,7 +173,7 @@ func (s *apiSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 			q.Set("folderUIDs", folderUID)
 		}
 		var batch []hit
-		if err := s.c.Get(ctx, "/api/search", q, &batch); err != nil {
+		if err := s.get(ctx, "/api/search", q, &batch); err != nil {
 			return nil, err
 		}
 		ids := make([]string, 0, len(batch))
@@ -163,15 +200,38 @@ func (s *apiSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 	}
 }
 
-func (s *apiSource) dashboard(ctx context.Context, uid string) (dashboardFull, error) {
-	var d dashboardFull
-	err := s.c.Get(ctx, "/api/dashboards/uid/"+url.PathEscape(uid), nil, &d)
-	return d, err
+// v2Path is the path of the /apis API that a 406 from the classic API
+// names for a dashboard stored in the v2 schema: "dashboard api version not
+// supported, use /apis/dashboard.grafana.app/v2beta1/namespaces/default/
+// dashboards/<uid> instead" (Grafana 12 and later).
+var v2Path = regexp.MustCompile(`/apis/dashboard\.grafana\.app/(v2[a-z0-9]{0,20})/namespaces/([A-Za-z0-9._-]{1,253})/dashboards/([A-Za-z0-9._-]{1,253})`)
+
+// dashboard reads GET /api/dashboards/uid/{uid}; a dashboard stored in the
+// v2 schema, which that path refuses with 406, is read from the /apis path
+// the refusal names (GET /apis/dashboard.grafana.app/<version>/namespaces/
+// <namespace>/dashboards/<uid>, in Grafana's description of that API).
+func (s *apiSource) dashboard(ctx context.Context, h hit) (answer, error) {
+	var raw json.RawMessage
+	err := s.get(ctx, "/api/dashboards/uid/"+url.PathEscape(h.UID), nil, &raw)
+	var se *remote.StatusError
+	if !errors.As(err, &se) || se.Status != http.StatusNotAcceptable {
+		return answer{data: raw}, err
+	}
+	m := v2Path.FindStringSubmatch(se.Summary)
+	if m == nil || m[3] != h.UID {
+		return answer{}, fmt.Errorf("%w: the dashboard is stored in a schema the classic API does not serve, and the answer names no /apis path for it", err)
+	}
+	raw = nil
+	p := "/apis/dashboard.grafana.app/" + m[1] + "/namespaces/" + url.PathEscape(m[2]) + "/dashboards/" + url.PathEscape(h.UID)
+	if err := s.get(ctx, p, nil, &raw); err != nil {
+		return answer{}, err
+	}
+	return answer{data: raw}, nil
 }
 
 func (s *apiSource) alertRules(ctx context.Context) ([]alertRule, bool, error) {
 	var out []alertRule
-	err := s.c.Get(ctx, "/api/v1/provisioning/alert-rules", nil, &out)
+	err := s.get(ctx, "/api/v1/provisioning/alert-rules", nil, &out)
 	return out, err == nil, err
 }
 

@@ -2,9 +2,10 @@ package grafana
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,9 +32,14 @@ func folderScope(uid string) string {
 // (a failure is that dashboard's), then the alert rules, and emits what is
 // tied or reads something tied.
 func (g *Grafana) Collect(ctx context.Context, sink collectors.Sink) error {
+	g.notes = &notes{}
 	src := g.src
 	if g.ExportDir != "" {
-		src = newDirSource(g.exportDir())
+		dir := g.exportDir()
+		if !hasSavedAnswers(dir) {
+			return g.collectFiles(ctx, dir, sink)
+		}
+		src = newDirSource(dir)
 	}
 	if src == nil {
 		return fmt.Errorf("grafana source %s: not initialised (Init was not called)", g.sourceName())
@@ -166,16 +172,18 @@ func (g *Grafana) listFolders(ctx context.Context, src source, sink collectors.S
 }
 
 // readDashboards reads every dashboard found, Concurrency at a time, and
-// emits in a stable order.
+// emits in a stable order. Each dashboard is its unit: what it read (a
+// dashboard, in part when a panel's queries could not be read) and, when
+// its model cannot be read, its error.
 func (g *Grafana) readDashboards(ctx context.Context, src source, sink collectors.Sink, units map[string]*unit, order []string) {
 	type job struct {
 		u *unit
 		h hit
 	}
 	type result struct {
-		art  *model.Artifact
-		err  error
-		unit string
+		ans answer
+		dec decoded
+		err error
 	}
 	var jobs []job
 	for _, uid := range order {
@@ -192,26 +200,74 @@ func (g *Grafana) readDashboards(ctx context.Context, src source, sink collector
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			d, err := src.dashboard(ctx, j.h.UID)
+			ans, err := src.dashboard(ctx, j.h)
 			if err != nil {
-				results[i] = result{err: err, unit: j.u.uid}
+				results[i] = result{err: err}
 				return
 			}
-			art, err := g.dashboardArtifact(j.u, j.h, d)
-			results[i] = result{art: art, err: err, unit: j.u.uid}
+			dec, err := decodeDocs(ans.name, ans.data)
+			if err != nil && ans.name != "" {
+				err = fmt.Errorf("%s: %w", ans.name, err)
+			}
+			results[i] = result{ans: ans, dec: dec, err: err}
 		}()
 	}
 	wg.Wait()
+	_, fromFiles := src.(*dirSource)
+	seen := map[string]string{}
 	for i, r := range results {
-		uid := jobs[i].h.UID
+		j := jobs[i]
+		scope := model.JoinScope(j.u.uid, j.h.UID)
+		fail := func(err error) {
+			sink.AddError(scope, fmt.Errorf("grafana source %s: dashboard %s: %w", g.sourceName(), clip(j.h.UID, 80), err))
+		}
 		if r.err != nil {
-			sink.AddError(model.JoinScope(r.unit, uid), fmt.Errorf("grafana source %s: dashboard %s: %w", g.sourceName(), clip(uid, 80), r.err))
+			fail(r.err)
 			continue
 		}
-		if r.art != nil {
-			sink.AddArtifact(*r.art)
+		if err := r.dec.err(); err != nil {
+			if r.ans.name != "" {
+				err = fmt.Errorf("%s: %w", r.ans.name, err)
+			}
+			fail(err)
+		}
+		if len(r.dec.boards) == 0 && len(r.dec.errs) == 0 {
+			if !fromFiles {
+				fail(errors.New("the answer holds no dashboard"))
+			} else {
+				g.notes.skip(r.ans.name, r.dec)
+			}
+			continue
+		}
+		g.notes.elsewhere(r.ans.name, r.dec)
+		sink.AddRead(scope, "dashboards", len(r.dec.boards), r.dec.partial())
+		for n, b := range r.dec.boards {
+			uid := j.h.UID // the API's key
+			if fromFiles {
+				uid = boardUID(b, j.h.UID, n, len(r.dec.boards))
+			}
+			if first, dup := seen[uid]; dup {
+				g.notes.duplicate(uid, first, r.ans.name)
+				continue
+			}
+			seen[uid] = r.ans.name
+			if art := g.boardArtifact(scope, uid, j.u.title, j.h, b); art != nil {
+				sink.AddArtifact(*art)
+			}
 		}
 	}
+}
+
+// boardUID is a board's uid: its model's, else the name it is known by
+// (numbered when a file holds several boards without one).
+func boardUID(b board, key string, n, of int) string {
+	if b.UID != "" {
+		return clip(b.UID, 200)
+	}
+	if of > 1 {
+		return key + "-" + strconv.Itoa(n+1)
+	}
+	return key
 }
 
 // readAlertRules lists the Grafana-managed rules once; a failure is every
@@ -240,20 +296,15 @@ func (g *Grafana) readAlertRules(ctx context.Context, src source, sink collector
 			sink.AddError(folderScope(fu), fmt.Errorf("grafana source %s: alert rule %q without a uid", g.sourceName(), clip(r.Title, 80)))
 			continue
 		}
-		if art := g.ruleArtifact(r, titles[fu]); art != nil {
+		art, unread := g.ruleArtifact(r, titles[fu])
+		partial := 0
+		if unread > 0 {
+			partial = 1
+		}
+		sink.AddRead(folderScope(fu), "alert rules", 1, partial)
+		if art != nil {
 			sink.AddArtifact(*art)
 		}
 	}
 }
 
-// decodeDashboard reads the dashboard model of an answer.
-func decodeDashboard(raw json.RawMessage) (dashboardJSON, error) {
-	var d dashboardJSON
-	if len(raw) == 0 || string(raw) == "null" {
-		return d, fmt.Errorf("the answer holds no dashboard")
-	}
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return d, fmt.Errorf("the dashboard model is not readable: %v", clip(err.Error(), 200))
-	}
-	return d, nil
-}

@@ -6,41 +6,48 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
-// dirSource reads saved API answers from a directory (export_dir), laid
-// out by folder so each folder stays its own unit:
+// dirSource reads saved API answers from a directory (export_dir) that
+// holds folders.json, laid out by folder so each folder stays its own
+// unit:
 //
 //	folders.json                        GET /api/folders (every folder, nested ones included)
-//	dashboards/<folder uid>/<uid>.json  GET /api/dashboards/uid/<uid>  ("general" for the top level)
+//	dashboards/<folder uid>/<name>.json GET /api/dashboards/uid/<uid>  ("general" for the top level)
 //	alert-rules.json                    GET /api/v1/provisioning/alert-rules  (optional)
 //
-// A folder's dashboards are the files of its directory; a file that is
-// present but empty, null or malformed is an error of that dashboard,
-// never an empty answer. Files are read only when they are regular files.
+// A folder's dashboards are the files of its directory (.json, .yaml,
+// .yml), each in any shape decodeDocs reads; a file present but empty,
+// null or malformed is an error of that file, never an empty answer.
+// Only regular files are read. An export without folders.json is a
+// folder of dashboard files (files.go).
 type dirSource struct {
 	dir string
-
-	mu    sync.Mutex
-	paths map[string]string // dashboard uid -> file
 }
 
-// maxFileBytes caps one saved answer.
+// maxFileBytes caps one saved answer or dashboard file.
 const maxFileBytes = 64 << 20
 
 var safeUID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
 
-func newDirSource(dir string) *dirSource { return &dirSource{dir: dir, paths: map[string]string{}} }
+func newDirSource(dir string) *dirSource { return &dirSource{dir: dir} }
+
+// hasSavedAnswers says whether dir is laid out as saved answers (it holds
+// folders.json) rather than as a folder of dashboard files.
+func hasSavedAnswers(dir string) bool {
+	return safefile.Check(filepath.Join(dir, "folders.json")) == nil
+}
 
 // read decodes a file into out; found is false when it does not exist.
+// Errors name the file once.
 func (d *dirSource) read(name string, out any) (found bool, err error) {
 	b, found, err := safefile.ReadSaved(d.dir, name, maxFileBytes)
 	if !found || err != nil {
@@ -72,6 +79,16 @@ func (d *dirSource) folders(_ context.Context, parent string) ([]folder, error) 
 	return out, nil
 }
 
+// isDashboardFile says whether a file name is one the exports hold
+// dashboards in.
+func isDashboardFile(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
+}
+
 // files lists the dashboard files of one folder directory (sorted); none
 // when it does not exist.
 func (d *dirSource) files(folderUID string) ([]string, error) {
@@ -80,53 +97,44 @@ func (d *dirSource) files(folderUID string) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("dashboards/%s: %w", folderUID, unwrapPath(err))
+		return nil, fmt.Errorf("dashboards/%s: %w", folderUID, safefile.PlainError("", err))
 	}
 	var out []string
 	for _, e := range entries {
-		uid, ok := strings.CutSuffix(e.Name(), ".json")
-		if ok && safeUID.MatchString(uid) {
-			out = append(out, uid)
+		if !e.IsDir() && isDashboardFile(e.Name()) {
+			out = append(out, e.Name())
 		}
 	}
 	sort.Strings(out)
 	return out, nil
 }
 
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
+// search lists a folder's files as hits, each known by its file name
+// without extension until its model says its uid. A tag search reads
+// every file for its tags (one that cannot be read is its own unit's
+// error later).
 func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, error) {
 	if tag == "" {
 		if !safeUID.MatchString(folderUID) {
 			return nil, nil
 		}
-		uids, err := d.files(folderUID)
+		names, err := d.files(folderUID)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]hit, len(uids))
-		d.mu.Lock()
-		for i, uid := range uids {
-			d.paths[uid] = "dashboards/" + folderUID + "/" + uid + ".json"
-			out[i] = hit{UID: uid, FolderUID: folderUID, Type: "dash-db"}
+		out := make([]hit, len(names))
+		for i, n := range names {
+			out[i] = hit{UID: strings.TrimSuffix(n, path.Ext(n)), FolderUID: folderUID, Type: "dash-db",
+				file: "dashboards/" + folderUID + "/" + n}
 		}
-		d.mu.Unlock()
 		return out, nil
 	}
-	// A tag: every folder directory, each dashboard read for its tags
-	// (a dashboard that cannot be read is its own unit's error later).
 	dirs, err := os.ReadDir(filepath.Join(d.dir, "dashboards"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("dashboards: %w", unwrapPath(err))
+		return nil, fmt.Errorf("dashboards: %w", safefile.PlainError("", err))
 	}
 	var out []hit
 	for _, dir := range dirs {
@@ -138,17 +146,17 @@ func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 			return nil, err
 		}
 		for _, h := range hits {
-			full, err := d.dashboard(ctx, h.UID)
+			ans, err := d.dashboard(ctx, h)
 			if err != nil {
 				continue
 			}
-			dj, err := decodeDashboard(full.Dashboard)
+			dec, err := decodeDocs(ans.name, ans.data)
 			if err != nil {
 				continue
 			}
-			for _, t := range dj.Tags {
-				if t == tag {
-					h.Tags = dj.Tags
+			for _, b := range dec.boards {
+				if hasTag(b.Tags, tag) {
+					h.Tags = b.Tags
 					out = append(out, h)
 					break
 				}
@@ -158,22 +166,27 @@ func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 	return out, nil
 }
 
-func (d *dirSource) dashboard(_ context.Context, uid string) (dashboardFull, error) {
-	d.mu.Lock()
-	name, ok := d.paths[uid]
-	d.mu.Unlock()
-	var full dashboardFull
-	if !ok {
-		return full, fmt.Errorf("dashboard %s: no file in %s/dashboards", clip(uid, 60), d.dir)
+func hasTag(tags []string, tag string) bool {
+	for _, t := range tags {
+		if t == tag {
+			return true
+		}
 	}
-	found, err := d.read(name, &full)
+	return false
+}
+
+func (d *dirSource) dashboard(_ context.Context, h hit) (answer, error) {
+	if h.file == "" {
+		return answer{}, fmt.Errorf("dashboard %s: no file in %s/dashboards", clip(h.UID, 60), d.dir)
+	}
+	b, found, err := safefile.ReadSaved(d.dir, h.file, maxFileBytes)
 	if err != nil {
-		return full, err
+		return answer{}, err
 	}
 	if !found {
-		return full, fmt.Errorf("%s: missing", name)
+		return answer{}, fmt.Errorf("%s: missing", h.file)
 	}
-	return full, nil
+	return answer{name: h.file, data: b}, nil
 }
 
 func (d *dirSource) alertRules(context.Context) ([]alertRule, bool, error) {

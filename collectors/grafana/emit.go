@@ -1,8 +1,7 @@
 package grafana
 
 import (
-	"encoding/json"
-	"net/url"
+		"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,37 +73,33 @@ func (g *Grafana) tie(uri, title string, labels map[string]string) (id, how stri
 	return "", "", false
 }
 
-// dashboardArtifact builds the artifact of a dashboard, or nil when it is
-// neither tied nor reads anything tied.
-func (g *Grafana) dashboardArtifact(u *unit, h hit, d dashboardFull) (*model.Artifact, error) {
-	dj, err := decodeDashboard(d.Dashboard)
-	if err != nil {
-		return nil, err
-	}
-	uid := h.UID
-	title := dj.Title
+// boardArtifact builds the artifact of a dashboard read at scope (its
+// dashboard unit, or the file that holds it), or nil when it is neither
+// tied nor reads anything tied. uid is the key it is known by; h carries
+// what a search said of it (title and tags when the model has none).
+func (g *Grafana) boardArtifact(scope, uid, folderTitle string, h hit, b board) *model.Artifact {
+	title := b.Title
 	if title == "" {
 		title = h.Title
 	}
-	tags := dj.Tags
+	tags := b.Tags
 	if len(tags) == 0 {
 		tags = h.Tags
 	}
 	uri := g.dashboardURI(uid)
-	labels := tagLabels(tags)
+	labels := mergeLabels(tagLabels(tags), b.Labels)
 	bf, how, tied := g.tie(uri, title, labels)
-	rs := reads(g.sel, dashboardQueries(dj))
+	rs := reads(g.sel, b.Queries)
 	if !tied && len(rs) == 0 {
-		return nil, nil
+		return nil
 	}
-	folderTitle := d.Meta.FolderTitle
-	if folderTitle == "" {
-		folderTitle = u.title
+	if b.Meta.FolderTitle != "" {
+		folderTitle = b.Meta.FolderTitle
 	}
 	art := &model.Artifact{
-		Kind: model.KindDashboard, System: "grafana", Scope: model.JoinScope(u.uid, uid), URI: uri,
+		Kind: model.KindDashboard, System: "grafana", Scope: scope, URI: uri,
 		Name: clip(title, 200), Labels: labels, State: model.StateActive,
-		CreatedAt: parseTime(d.Meta.Created), ModifiedAt: parseTime(d.Meta.Updated),
+		CreatedAt: b.Meta.Created, ModifiedAt: b.Meta.Updated,
 	}
 	if tied {
 		art.BackfillID, art.Correlation = bf, how
@@ -120,38 +115,44 @@ func (g *Grafana) dashboardArtifact(u *unit, h hit, d dashboardFull) (*model.Art
 	if folderTitle != "" {
 		art.SetAttr(model.AttrProject, clip(folderTitle, 200))
 	}
-	if d.Meta.Version > 0 {
-		art.SetAttr(AttrVersion, strconv.FormatInt(d.Meta.Version, 10))
+	if b.Meta.Version > 0 {
+		art.SetAttr(AttrVersion, strconv.FormatInt(b.Meta.Version, 10))
 	}
 	if base := g.base(); base != "" {
-		if d.Meta.URL != "" && strings.HasPrefix(d.Meta.URL, "/") {
-			art.SetAttr(model.AttrURL, base+d.Meta.URL)
+		if b.Meta.URL != "" && strings.HasPrefix(b.Meta.URL, "/") {
+			art.SetAttr(model.AttrURL, base+b.Meta.URL)
+		} else if b.Schema != "classic" {
+			art.SetAttr(model.AttrURL, base+"/d/"+url.PathEscape(uid))
 		}
 		art.SetAttr(model.AttrAPIURL, base)
 	}
-	return art, nil
+	return art
 }
 
 // ruleArtifact builds the artifact of an alert rule, or nil when it is
-// neither tied nor reads anything tied.
-func (g *Grafana) ruleArtifact(r alertRule, folderTitle string) *model.Artifact {
+// neither tied nor reads anything tied; unread counts its queries whose
+// model could not be read (the rule was read only in part).
+func (g *Grafana) ruleArtifact(r alertRule, folderTitle string) (art *model.Artifact, unread int) {
 	uri := g.ruleURI(r.UID)
 	bf, how, tied := g.tie(uri, r.Title, r.Labels)
 	var qs []query
 	for _, d := range r.Data {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(d.Model, &m) != nil {
+		m, ok := asObject(d.Model)
+		if !ok {
+			unread++
 			continue
 		}
 		for _, text := range targetTexts(m) {
-			if len(qs) < maxQueries {
-				qs = append(qs, query{where: `query "` + clip(d.RefID, 40) + `"`, text: text})
+			if len(qs) >= maxQueries {
+				unread++
+				break
 			}
+			qs = append(qs, query{where: `query "` + clip(d.RefID, 40) + `"`, text: text})
 		}
 	}
 	rs := reads(g.sel, qs)
 	if !tied && len(rs) == 0 {
-		return nil
+		return nil, unread
 	}
 	fu := r.FolderUID
 	if fu == "" {
@@ -161,7 +162,7 @@ func (g *Grafana) ruleArtifact(r alertRule, folderTitle string) *model.Artifact 
 	if r.IsPaused {
 		state = model.StatePaused
 	}
-	art := &model.Artifact{
+	art = &model.Artifact{
 		Kind: model.KindAlert, System: "grafana", Scope: folderScope(fu), URI: uri,
 		Name: clip(r.Title, 200), Labels: r.Labels, State: state, ModifiedAt: parseTime(r.Updated),
 	}
@@ -183,7 +184,7 @@ func (g *Grafana) ruleArtifact(r alertRule, folderTitle string) *model.Artifact 
 		art.SetAttr(model.AttrURL, base+"/alerting/grafana/"+url.PathEscape(r.UID)+"/view")
 		art.SetAttr(model.AttrAPIURL, base)
 	}
-	return art
+	return art, unread
 }
 
 func joinSorted(tags []string) string {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,65 @@ import (
 
 // specPath is the extract of Grafana's own API description (testdata/README.md).
 const specPath = "testdata/grafana-api-extract.json"
+
+// apisSpecPath is the extract of Grafana's OpenAPI 3 description of the
+// dashboard.grafana.app API, where dashboards stored in the v2 schema are
+// read (testdata/README.md).
+const apisSpecPath = "testdata/grafana-apis-dashboard-v2beta1-extract.json"
+
+// loadAPIsSpec reads the OpenAPI 3 extract as the checker's description:
+// each path's operations with the path's parameters and their own, a
+// parameter's type taken from its schema.
+func loadAPIsSpec(t testing.TB) *swagger.Spec {
+	t.Helper()
+	b, err := os.ReadFile(apisSpecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type param struct {
+		Name, In string
+		Required bool
+		Schema   struct{ Type string }
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	convert := func(raw json.RawMessage) []swagger.Param {
+		var ps []param
+		_ = json.Unmarshal(raw, &ps)
+		out := make([]swagger.Param, len(ps))
+		for i, p := range ps {
+			out[i] = swagger.Param{Name: p.Name, In: p.In, Required: p.Required, Type: p.Schema.Type}
+		}
+		return out
+	}
+	spec := &swagger.Spec{Paths: map[string]map[string]swagger.Operation{}}
+	for tmpl, item := range doc.Paths {
+		shared := convert(item["parameters"])
+		spec.Paths[tmpl] = map[string]swagger.Operation{}
+		for method, raw := range item {
+			if method == "parameters" {
+				continue
+			}
+			var op struct {
+				OperationID string          `json:"operationId"`
+				Parameters  json.RawMessage `json:"parameters"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatal(err)
+			}
+			spec.Paths[tmpl][method] = swagger.Operation{OperationID: op.OperationID,
+				Parameters: append(append([]swagger.Param(nil), shared...), convert(op.Parameters)...)}
+		}
+	}
+	if len(spec.Paths) == 0 {
+		t.Fatalf("%s: no paths", apisSpecPath)
+	}
+	return spec
+}
 
 const fakeToken = "glsa_fake_token"
 
@@ -41,21 +101,32 @@ type fakeGrafana struct {
 	t   testing.TB
 	srv *httptest.Server
 	rec *swagger.Recorder
+	// apis checks the requests under /apis (v2 dashboards).
+	apis *swagger.Recorder
 
 	mu         sync.Mutex
 	folders    []map[string]any          // FolderSearchHit
 	dashboards map[string]map[string]any // uid -> DashboardFullWithMeta
+	v2         map[string]map[string]any // uid -> the v2 resource of a dashboard stored in schema v2
 	rules      []map[string]any          // ProvisionedAlertRule
 	override   map[string]http.Handler   // by path
 }
 
 func newFakeGrafana(t testing.TB) *fakeGrafana {
-	f := &fakeGrafana{t: t, dashboards: map[string]map[string]any{}, override: map[string]http.Handler{},
-		rec: &swagger.Recorder{Spec: loadSpec(t)}}
-	f.srv = httptest.NewServer(f.rec.Wrap(f))
+	f := &fakeGrafana{t: t, dashboards: map[string]map[string]any{}, v2: map[string]map[string]any{},
+		override: map[string]http.Handler{},
+		rec: &swagger.Recorder{Spec: loadSpec(t)}, apis: &swagger.Recorder{Spec: loadAPIsSpec(t)}}
+	api, apis := f.rec.Wrap(f), f.apis.Wrap(f)
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/apis/") {
+			apis.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
 	t.Cleanup(func() {
 		f.srv.Close()
-		for _, v := range f.rec.Violations() {
+		for _, v := range append(f.rec.Violations(), f.apis.Violations()...) {
 			t.Errorf("contract: %s", v)
 		}
 	})
@@ -116,6 +187,39 @@ func (f *fakeGrafana) addDashboard(folderUID, folderTitle, uid, title string, ta
 	}
 }
 
+// v2Panel is an element of a v2 dashboard: a Panel with one query.
+func v2Panel(title string, query map[string]any) map[string]any {
+	return map[string]any{"kind": "Panel", "spec": map[string]any{"id": 1, "title": title, "links": []any{},
+		"data": map[string]any{"kind": "QueryGroup", "spec": map[string]any{"queries": []any{
+			map[string]any{"kind": "PanelQuery", "spec": map[string]any{"refId": "A", "hidden": false,
+				"query": map[string]any{"kind": "DataQuery", "group": "grafana-postgresql-datasource", "version": "v0",
+					"datasource": map[string]any{"name": "pg"}, "spec": query}}}},
+			"transformations": []any{}, "queryOptions": map[string]any{}}},
+		"vizConfig": map[string]any{"kind": "VizConfig", "group": "table", "version": "12.1.0", "spec": map[string]any{}}}}
+}
+
+// v2Resource is a dashboard as the dashboard.grafana.app API answers it
+// in schema v2beta1.
+func v2Resource(uid, folderUID, title string, tags []string, elements map[string]any) map[string]any {
+	return map[string]any{"apiVersion": "dashboard.grafana.app/v2beta1", "kind": "Dashboard",
+		"metadata": map[string]any{"name": uid, "namespace": "default", "uid": "5f1d6b1e-0c2a-4c57-9d38-2b1e8a9c0f11",
+			"resourceVersion": "1784640466948981", "generation": 4, "creationTimestamp": "2026-02-01T09:00:00Z",
+			"annotations": map[string]any{"grafana.app/folder": folderUID, "grafana.app/updatedTimestamp": "2026-02-03T09:00:00Z"}},
+		"spec": map[string]any{"title": title, "tags": tags, "elements": elements, "editable": true, "cursorSync": "Off",
+			"layout": map[string]any{"kind": "GridLayout", "spec": map[string]any{"items": []any{}}},
+			"timeSettings": map[string]any{"from": "now-6h", "to": "now"}, "variables": []any{}, "links": []any{}}}
+}
+
+// addV2Dashboard adds a dashboard stored in the v2 schema: search lists
+// it, the classic API refuses it with 406 naming the /apis path, and that
+// path answers the resource.
+func (f *fakeGrafana) addV2Dashboard(folderUID, folderTitle, uid, title string, tags []string, elements map[string]any) {
+	f.addDashboard(folderUID, folderTitle, uid, title, tags)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.v2[uid] = v2Resource(uid, folderUID, title, tags, elements)
+}
+
 func (f *fakeGrafana) addRule(uid, title, folderUID string, labels map[string]string, model map[string]any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -171,7 +275,7 @@ func (f *fakeGrafana) serve(w http.ResponseWriter, r *http.Request) {
 		for _, uid := range uids {
 			d := f.dashboards[uid]
 			meta, model := d["meta"].(map[string]any), d["dashboard"].(map[string]any)
-			tags := model["tags"].([]string)
+			tags, _ := model["tags"].([]string)
 			if q.Has("folderUIDs") && q.Get("folderUIDs") != meta["folderUid"] && !(q.Get("folderUIDs") == "" && meta["folderUid"] == "") {
 				continue
 			}
@@ -183,6 +287,22 @@ func (f *fakeGrafana) serve(w http.ResponseWriter, r *http.Request) {
 				"folderUid": meta["folderUid"], "folderTitle": meta["folderTitle"]})
 		}
 		writePage(w, q, out)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/apis/dashboard.grafana.app/v2beta1/namespaces/default/dashboards/"):
+		uid := strings.TrimPrefix(r.URL.Path, "/apis/dashboard.grafana.app/v2beta1/namespaces/default/dashboards/")
+		res, ok := f.v2[uid]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			_ = json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
+				"message": `dashboards.dashboard.grafana.app "` + uid + `" not found`, "reason": "NotFound", "code": 404})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(res)
+	case r.Method == http.MethodGet && f.v2[strings.TrimPrefix(r.URL.Path, "/api/dashboards/uid/")] != nil:
+		// Grafana 12's answer for a dashboard stored in schema v2.
+		uid := strings.TrimPrefix(r.URL.Path, "/api/dashboards/uid/")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotAcceptable)
+		_ = json.NewEncoder(w).Encode(map[string]any{"message": "dashboard api version not supported, use /apis/dashboard.grafana.app/v2beta1/namespaces/default/dashboards/" + uid + " instead"})
 	case strings.HasPrefix(r.URL.Path, "/api/dashboards/uid/"):
 		uid := strings.TrimPrefix(r.URL.Path, "/api/dashboards/uid/")
 		d, ok := f.dashboards[uid]

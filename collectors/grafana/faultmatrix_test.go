@@ -47,6 +47,25 @@ func matrixUnit(kind, scope string, breakIt func(f *fakeGrafana)) faultmatrix.Un
 	}}
 }
 
+// matrixFileUnit is a folder of dashboard files (export_dir) holding, for
+// BF-7001, a UI export in team/ and a ConfigMap in ops/; breakIt makes one
+// file unreadable.
+func matrixFileUnit(scope, file string) faultmatrix.Unit {
+	return faultmatrix.Unit{Kind: "file", Scope: scope, Setup: func(t *testing.T) (collectors.Collector, func()) {
+		dir := t.TempDir()
+		writeFile(t, dir, "team/bf7001-monitor.json", `{"title":"BF-7001 replay monitor","uid":"bf7001-monitor","schemaVersion":39,
+			"panels":[{"type":"table","title":"Rows","targets":[{"refId":"A","rawSql":"SELECT count(*) FROM \"ledger\".\"bf_7001_entries\""}]}]}`)
+		writeFile(t, dir, "ops/dashboards.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ops\ndata:\n  ops.json: |-\n"+
+			`    {"title": "bf_7001 ops board", "uid": "bf7001-ops", "panels": [{"title": "Lag", "targets": [{"expr": "lag{job=\"bf_7001_replay\"}"}]}]}`+"\n")
+		g := New()
+		g.ExportDir = dir
+		if err := g.Init(); err != nil {
+			t.Fatal(err)
+		}
+		return g, func() { writeFile(t, dir, file, "{\"panels\": [") }
+	}}
+}
+
 func TestFaultMatrix(t *testing.T) {
 	faultmatrix.Run(t, "grafana", []faultmatrix.Unit{
 		matrixUnit("source", "", func(f *fakeGrafana) { f.set("/api/folders", status(500)) }),
@@ -57,5 +76,7 @@ func TestFaultMatrix(t *testing.T) {
 		matrixUnit("dashboard", "analytics/bf7001-monitor", func(f *fakeGrafana) {
 			f.set("/api/dashboards/uid/bf7001-monitor", hostile.Drip(100*time.Millisecond))
 		}),
+		matrixFileUnit("team/bf7001-monitor.json", "team/bf7001-monitor.json"),
+		matrixFileUnit("ops/dashboards.yaml", "ops/dashboards.yaml"),
 	})
 }

@@ -71,6 +71,7 @@ type Grafana struct {
 	client  *apiclient.Client
 	src     source
 	sel     *correlate.Selector
+	notes   *notes
 }
 
 // SampleConfig returns the documented sample source entry.
@@ -165,4 +166,5 @@ var (
 	_ collectors.Collector    = (*Grafana)(nil)
 	_ collectors.SelectorUser = (*Grafana)(nil)
 	_ collectors.Namer        = (*Grafana)(nil)
+	_ collectors.Noter        = (*Grafana)(nil)
 )

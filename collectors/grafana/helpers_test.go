@@ -1,7 +1,10 @@
 package grafana
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
+	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
@@ -23,3 +26,17 @@ func (nopSink) AddEdge(model.Edge)               {}
 func (nopSink) AddBuild(model.Build)             {}
 func (nopSink) AddError(string, error)           {}
 func (nopSink) AddRead(string, string, int, int) {}
+
+func testSelector() *correlate.Selector { return correlate.MustSelector() }
+
+// writeFile writes a file under dir, making its directories.
+func writeFile(t *testing.T, dir, rel, text string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

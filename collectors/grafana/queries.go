@@ -27,53 +27,10 @@ const (
 // (expr), Elasticsearch, InfluxDB and others (query).
 var queryFields = []string{"rawSql", "sql", "rawQuery", "expr", "query"}
 
-// dashboardJSON is the part of a dashboard model read: panels, which may
-// hold panels (a collapsed row), and the rows of the old schema.
-type dashboardJSON struct {
-	Title  string      `json:"title"`
-	UID    string      `json:"uid"`
-	Tags   []string    `json:"tags"`
-	Panels []panelJSON `json:"panels"`
-	Rows   []panelJSON `json:"rows"`
-}
-
-type panelJSON struct {
-	Title   string                       `json:"title"`
-	Targets []map[string]json.RawMessage `json:"targets"`
-	Panels  []panelJSON                  `json:"panels"`
-}
-
 // query is one query text and where it sits.
 type query struct {
 	where string // panel "Refunds" or query "A"
 	text  string
-}
-
-// dashboardQueries lists the queries of a dashboard's panels, rows and
-// collapsed rows included, up to maxQueries.
-func dashboardQueries(d dashboardJSON) []query {
-	var out []query
-	var walk func(ps []panelJSON, depth int)
-	walk = func(ps []panelJSON, depth int) {
-		if depth > maxPanelDepth {
-			return
-		}
-		for _, p := range ps {
-			where := `panel "` + clip(p.Title, 120) + `"`
-			for _, t := range p.Targets {
-				for _, text := range targetTexts(t) {
-					if len(out) >= maxQueries {
-						return
-					}
-					out = append(out, query{where: where, text: text})
-				}
-			}
-			walk(p.Panels, depth+1)
-		}
-	}
-	walk(d.Panels, 0)
-	walk(d.Rows, 0)
-	return out
 }
 
 // targetTexts are the query texts of one target (or rule model): its
@@ -98,7 +55,15 @@ func targetTexts(t map[string]json.RawMessage) []string {
 	return out
 }
 
+// identPart is one part of a qualified SQL name: "quoted" (PostgreSQL,
+// Redshift, Snowflake), `backticked` (BigQuery, MySQL), [bracketed] (SQL
+// Server), or bare.
+const identPart = `(?:"[^"\n]{1,300}"|` + "`[^`\n]{1,300}`" + `|\[[^\]\n]{1,300}\]|[A-Za-z_][A-Za-z0-9_$]{0,299})`
+
 var (
+	// qualified is a dotted name with at least two parts, some quoted:
+	// "analytics"."bf_1234_refunds", `proj`.`ds`.`tbl`, [dbo].[bf_1234_x].
+	qualified  = regexp.MustCompile(identPart + `(?:\.` + identPart + `)+`)
 	backticked = regexp.MustCompile("`([^`]{1,300})`")
 	quoted     = regexp.MustCompile(`"([^"\n]{1,300})"|'([^'\n]{1,300})'`)
 	// word is a run of identifier characters, dotted names included:
@@ -106,10 +71,13 @@ var (
 	word = regexp.MustCompile(`[A-Za-z0-9_$][A-Za-z0-9_$.\-]{0,299}`)
 )
 
-// identifiers lists the names a query text mentions: backticked names
-// (`project.dataset.table`), quoted strings (job="bf_1234_replay") and
-// bare words and dotted names (analytics.bf_1234_refunds), in order of
-// first appearance, without repeats.
+// identifiers lists the names a query text mentions: qualified names
+// whose parts are quoted, unquoted and joined with dots so the schema
+// stays with the table ("analytics"."bf_1234_refunds" is
+// analytics.bf_1234_refunds), backticked names (`project.dataset.table`),
+// quoted strings (job="bf_1234_replay") and bare words and dotted names
+// (analytics.bf_1234_refunds), in order of first appearance, without
+// repeats.
 func identifiers(text string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -121,6 +89,20 @@ func identifiers(text string) []string {
 		seen[s] = true
 		out = append(out, s)
 	}
+	// A qualified name with a quoted part is one identifier; its parts are
+	// blanked so they do not come out again on their own.
+	rest := []byte(text)
+	for _, loc := range qualified.FindAllStringIndex(text, -1) {
+		m := text[loc[0]:loc[1]]
+		if !strings.ContainsAny(m, "\"`[") {
+			continue // bare dotted names are words
+		}
+		add(unquoteQualified(m))
+		for i := loc[0]; i < loc[1]; i++ {
+			rest[i] = ' '
+		}
+	}
+	text = string(rest)
 	for _, m := range backticked.FindAllStringSubmatch(text, -1) {
 		add(m[1])
 	}
@@ -132,6 +114,24 @@ func identifiers(text string) []string {
 	}
 	return out
 }
+
+// unquoteQualified joins the parts of a qualified name without their
+// quotes: "analytics"."t" -> analytics.t, [dbo].[t] -> dbo.t.
+func unquoteQualified(m string) string {
+	var parts []string
+	for _, p := range identPartRe.FindAllString(m, -1) {
+		switch {
+		case len(p) >= 2 && (p[0] == '"' || p[0] == '`'):
+			p = p[1 : len(p)-1]
+		case len(p) >= 2 && p[0] == '[':
+			p = p[1 : len(p)-1]
+		}
+		parts = append(parts, strings.TrimSpace(p))
+	}
+	return strings.Join(parts, ".")
+}
+
+var identPartRe = regexp.MustCompile(identPart)
 
 // reads ties the identifiers of queries with the selector: each one the
 // selector ties is a read, once per identifier and place, sorted, at most
