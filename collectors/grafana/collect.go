@@ -307,4 +307,3 @@ func (g *Grafana) readAlertRules(ctx context.Context, src source, sink collector
 		}
 	}
 }
-

@@ -1,7 +1,7 @@
 package grafana
 
 import (
-		"net/url"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"

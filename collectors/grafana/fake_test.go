@@ -115,7 +115,7 @@ type fakeGrafana struct {
 func newFakeGrafana(t testing.TB) *fakeGrafana {
 	f := &fakeGrafana{t: t, dashboards: map[string]map[string]any{}, v2: map[string]map[string]any{},
 		override: map[string]http.Handler{},
-		rec: &swagger.Recorder{Spec: loadSpec(t)}, apis: &swagger.Recorder{Spec: loadAPIsSpec(t)}}
+		rec:      &swagger.Recorder{Spec: loadSpec(t)}, apis: &swagger.Recorder{Spec: loadAPIsSpec(t)}}
 	api, apis := f.rec.Wrap(f), f.apis.Wrap(f)
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/apis/") {
@@ -206,7 +206,7 @@ func v2Resource(uid, folderUID, title string, tags []string, elements map[string
 			"resourceVersion": "1784640466948981", "generation": 4, "creationTimestamp": "2026-02-01T09:00:00Z",
 			"annotations": map[string]any{"grafana.app/folder": folderUID, "grafana.app/updatedTimestamp": "2026-02-03T09:00:00Z"}},
 		"spec": map[string]any{"title": title, "tags": tags, "elements": elements, "editable": true, "cursorSync": "Off",
-			"layout": map[string]any{"kind": "GridLayout", "spec": map[string]any{"items": []any{}}},
+			"layout":       map[string]any{"kind": "GridLayout", "spec": map[string]any{"items": []any{}}},
 			"timeSettings": map[string]any{"from": "now-6h", "to": "now"}, "variables": []any{}, "links": []any{}}}
 }
 
