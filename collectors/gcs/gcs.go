@@ -190,6 +190,7 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 			continue
 		}
 		answered++
+		sink.AddRead(b.Name, "buckets", 1, 0)
 		for _, p := range b.Prefixes {
 			objs, err := c.list(ctx, bkt, b.Name, p)
 			if err != nil {
@@ -197,8 +198,14 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 					return ctx.Err()
 				}
 				sink.AddError(PrefixScope(b.Name, p), fmt.Errorf("gcs: list gs://%s/%s: %w", b.Name, p, err))
+				if len(objs) > 0 {
+					// Listed before a bound stopped the listing: read, but
+					// only in part (none of them is judged).
+					sink.AddRead(PrefixScope(b.Name, p), "objects", len(objs), len(objs))
+				}
 				continue
 			}
+			sink.AddRead(PrefixScope(b.Name, p), "objects", len(objs), 0)
 			for _, a := range c.group(b.Name, p, attrs, objs) {
 				sink.AddArtifact(a)
 			}

@@ -135,3 +135,50 @@ func TestBadConfig(t *testing.T) {
 	}
 	collectortest.RejectsBadTimeouts(t, map[string]any{"type": "gcs", "name": "g", "buckets": []any{map[string]any{"name": "b", "prefixes": []any{"c/"}}}})
 }
+
+// Every unit says what it read: each bucket, each prefix its objects, the
+// production job's too; a listing stopped at max_objects counts what it
+// listed, only in part.
+func TestReadsOfEveryUnit(t *testing.T) {
+	for _, tc := range []struct {
+		max                       int
+		checkpoints, checkPartial int
+	}{{100, 5, 0}, {2, 5, 5}} {
+		f := estate(t)
+		c := f.collector(t, estateBuckets...)
+		c.MaxObjects = tc.max
+		sink, err := collectortest.Collect(t, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []struct {
+			scope, what   string
+			read, partial int
+		}{
+			{"flink-state", "buckets", 1, 0},
+			{"beam-state", "buckets", 1, 0},
+			{PrefixScope("flink-state", "checkpoints/"), "objects", tc.checkpoints, tc.checkPartial},
+			{PrefixScope("flink-state", "savepoints/"), "objects", 1, 0},
+			{PrefixScope("beam-state", "beam/"), "objects", 2, 0},
+		} {
+			if n, p := sink.Read(r.scope, r.what); n != r.read || p != r.partial {
+				t.Errorf("max_objects %d: %s: read %d %s (%d in part), want %d (%d in part)", tc.max, r.scope, n, r.what, p, r.read, r.partial)
+			}
+		}
+	}
+}
+
+// The error of a listing over max_objects names its prefix once.
+func TestMaxObjectsErrorNamesThePrefixOnce(t *testing.T) {
+	f := estate(t)
+	c := f.collector(t, estateBuckets...)
+	c.MaxObjects = 2
+	sink, err := collectortest.Collect(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.Errors) != 1 || strings.Count(sink.Errors[0].Error, "gs://flink-state/checkpoints/") != 1 ||
+		!contains(sink.Errors[0].Error, "max_objects") {
+		t.Errorf("errors %+v; want one naming gs://flink-state/checkpoints/ once, and max_objects", sink.Errors)
+	}
+}

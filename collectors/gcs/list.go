@@ -17,7 +17,9 @@ var listedAttrs = []string{"Name", "Size", "Created", "Updated", "Metadata", "Ev
 // list reads every object under prefix, one page per call (each under its
 // own deadline, retried on its own), through the storage iterator. More
 // than max objects is an error: a checkpoint folder cut off would look
-// smaller or older than it is.
+// smaller or older than it is. A listing stopped by a bound (max objects,
+// a page cap, a page that does not advance) returns the objects listed
+// until then with its error, for the caller to count as read in part.
 func (c *Collector) list(ctx context.Context, bkt *storage.BucketHandle, bucket, prefix string) ([]*storage.ObjectAttrs, error) {
 	return ListObjects(ctx, bkt, bucket, prefix, c.MaxObjects, c.retry, c.Timeout)
 }
@@ -32,7 +34,8 @@ func ListObjects(ctx context.Context, bkt *storage.BucketHandle, bucket, prefix 
 		objs []*storage.ObjectAttrs
 		next string
 	}
-	pages := remote.Pager{What: "storage.objects.list gs://" + bucket + "/" + prefix, Max: max/pageSize + 2, MaxKey: "max_objects"}
+	// The callers' errors name the prefix (gcs: list gs://b/p: ...).
+	pages := remote.Pager{What: "storage.objects.list", Max: max/pageSize + 2, MaxKey: "max_objects"}
 	var all []*storage.ObjectAttrs
 	token := ""
 	for {
@@ -50,11 +53,11 @@ func ListObjects(ctx context.Context, bkt *storage.BucketHandle, bucket, prefix 
 			ids[i] = o.Name
 		}
 		if err := pages.Next(p.next, ids...); err != nil {
-			return nil, err
+			return all, err
 		}
 		all = append(all, p.objs...)
 		if len(all) > max {
-			return nil, fmt.Errorf("more than %d objects under gs://%s/%s (max_objects): raise max_objects or list narrower prefixes", max, bucket, prefix)
+			return all, fmt.Errorf("more than %d objects (max_objects): raise max_objects or list narrower prefixes", max)
 		}
 		if p.next == "" {
 			return all, nil
