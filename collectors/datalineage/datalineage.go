@@ -206,16 +206,20 @@ func (c *Collector) collectUnit(ctx context.Context, project, location string, s
 		return fmt.Errorf("datalineage: links in %s: %w", parent, err)
 	}
 	scope := linksScope(project, location)
+	sink.AddRead(scope, "links", len(links), 0)
 	via := map[string]string{} // link name -> its process, when builds are read
 	var builds []model.Build
 	if c.Builds && len(links) > 0 {
-		builds, via, err = c.builds(ctx, parent, links)
+		var processes int
+		builds, via, processes, err = c.builds(ctx, parent, links)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			sink.AddError(runsScope(project, location), fmt.Errorf("datalineage: runs in %s: %w", parent, err))
 			builds, via = nil, map[string]string{}
+		} else {
+			sink.AddRead(runsScope(project, location), "processes", processes, 0)
 		}
 	}
 	for _, l := range links {

@@ -206,6 +206,9 @@ func TestPagerThatDoesNotAdvance(t *testing.T) {
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "p-one/us" || !strings.Contains(sink.Errors[0].Error, "listing is incomplete") {
 		t.Fatalf("errors %+v; want the stuck listing at p-one/us", sink.Errors)
 	}
+	if e := sink.Errors[0].Error; strings.Count(e, us) != 1 || strings.Count(e, orders) != 1 {
+		t.Errorf("error %q: want the location and the table named once each", e)
+	}
 	if n := len(f.searches); n > 5 {
 		t.Errorf("%d searches; the pager should stop at the repeat", n)
 	}
@@ -286,5 +289,27 @@ func TestHugeAnswerRefused(t *testing.T) {
 	}
 	if len(sink.Errors[0].Error) > 2000 || len(sink.Edges) != 3 {
 		t.Errorf("error of %d bytes; %d edges (want us's 3)", len(sink.Errors[0].Error), len(sink.Edges))
+	}
+}
+
+// Each unit says what it read: the links followed from the tables (the
+// unrelated hr link is not reached), and the processes behind them.
+func TestReadsOfEveryUnit(t *testing.T) {
+	f := newFake()
+	graph(f)
+	c := newCollector(t, f.serve(t), []string{"p-one"}, []string{"us", "eu"}, orders)
+	sink := collect(t, c)
+	for _, r := range []struct {
+		scope, what string
+		read        int
+	}{
+		{"p-one/us", "links", 3},
+		{"p-one/us/runs", "processes", 3},
+		{"p-one/eu", "links", 1},
+		{"p-one/eu/runs", "processes", 1},
+	} {
+		if n, p := sink.Read(r.scope, r.what); n != r.read || p != 0 {
+			t.Errorf("%s: read %d %s (%d in part), want %d", r.scope, n, r.what, p, r.read)
+		}
 	}
 }

@@ -111,7 +111,8 @@ func (c *Collector) downstream(ctx context.Context, parent string) ([]*lineagepb
 
 // searchLinks lists the links whose source is the entity.
 func (c *Collector) searchLinks(ctx context.Context, parent, source string) ([]*lineagepb.Link, error) {
-	return listAll(ctx, c, "datalineage.searchLinks "+parent+" source "+source, func(ctx context.Context) fetchFunc[*lineagepb.Link] {
+	// The caller's error names the location and the source.
+	return listAll(ctx, c, "datalineage.searchLinks", func(ctx context.Context) fetchFunc[*lineagepb.Link] {
 		return c.client.SearchLinks(ctx, &lineagepb.SearchLinksRequest{
 			Parent:   parent,
 			Criteria: &lineagepb.SearchLinksRequest_Source{Source: &lineagepb.EntityReference{FullyQualifiedName: source}},

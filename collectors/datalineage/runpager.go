@@ -10,6 +10,7 @@ import (
 
 // runPager reads a process's runs a page at a time, so lastRun can stop
 // at the first page that answers its question; bounded like listAll.
+// lastRun's error names the process.
 type runPager struct {
 	c       *Collector
 	process string
@@ -19,7 +20,7 @@ type runPager struct {
 }
 
 func newRunPager(c *Collector, process string) *runPager {
-	return &runPager{c: c, process: process, pages: remote.Pager{What: "datalineage.listRuns " + process, Max: c.MaxPages, MaxKey: "max_pages"}}
+	return &runPager{c: c, process: process, pages: remote.Pager{What: "datalineage.listRuns", Max: c.MaxPages, MaxKey: "max_pages"}}
 }
 
 type runPage struct {

@@ -25,9 +25,10 @@ type lastRun struct {
 // builds finds the processes behind the links and, for each table the
 // links lead to, the latest completed run of the processes writing it:
 // its Build (At zero when none of them has completed a run). via maps
-// each link to its process, the edge's Via.
-func (c *Collector) builds(ctx context.Context, parent string, links []*lineagepb.Link) ([]model.Build, map[string]string, error) {
-	via := map[string]string{}
+// each link to its process, the edge's Via; processes is how many
+// processes were read (each with its runs).
+func (c *Collector) builds(ctx context.Context, parent string, links []*lineagepb.Link) (_ []model.Build, via map[string]string, processes int, _ error) {
+	via = map[string]string{}
 	writers := map[string][]string{} // target table (TableRef) -> processes
 	for start := 0; start < len(links); start += linksPerBatch {
 		batch := links[start:min(start+linksPerBatch, len(links))]
@@ -37,16 +38,16 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 			names[i] = l.GetName()
 			target[l.GetName()] = model.TableRef(fqn(l.GetTarget()))
 		}
-		found, err := listAll(ctx, c, "datalineage.batchSearchLinkProcesses "+parent, func(ctx context.Context) fetchFunc[*lineagepb.ProcessLinks] {
+		found, err := listAll(ctx, c, "datalineage.batchSearchLinkProcesses", func(ctx context.Context) fetchFunc[*lineagepb.ProcessLinks] {
 			return c.client.BatchSearchLinkProcesses(ctx, &lineagepb.BatchSearchLinkProcessesRequest{Parent: parent, Links: names}, noClientRetry, answerCap).InternalFetch
 		}, (*lineagepb.ProcessLinks).GetProcess)
 		if err != nil {
-			return nil, nil, fmt.Errorf("processes of links: %w", err)
+			return nil, nil, 0, fmt.Errorf("processes of links: %w", err)
 		}
 		for _, pl := range found {
 			p := pl.GetProcess()
 			if p == "" {
-				return nil, nil, fmt.Errorf("processes of links: an entry has no process")
+				return nil, nil, 0, fmt.Errorf("processes of links: an entry has no process")
 			}
 			for _, li := range pl.GetLinks() {
 				t, ok := target[li.GetLink()]
@@ -70,7 +71,7 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 			}
 			r, err := c.lastRun(ctx, p)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, 0, err
 			}
 			runs[p] = r
 		}
@@ -91,7 +92,7 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 		}
 		out = append(out, b)
 	}
-	return out, via, nil
+	return out, via, len(runs), nil
 }
 
 // lastRun reads a process's name and its runs, newest first (the API
