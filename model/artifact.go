@@ -92,6 +92,7 @@ const (
 	AttrCatchup       = "catchup"          // "true" when the scheduler catches up missed intervals
 	AttrStartDate     = "start_date"       // RFC 3339 start date of a scheduled job
 	AttrSchedule      = "schedule"         // schedule expression
+	AttrTriggerOnly   = "trigger_only"     // "true" for a job with no schedule: it runs only when triggered (Airflow schedule=None)
 	AttrPool          = "pool"             // scheduler pool or queue
 	AttrMaxActiveRuns = "max_active_runs"  // run cap
 	AttrRows          = "rows"             // row count or estimate

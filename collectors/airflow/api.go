@@ -196,6 +196,29 @@ func (d *dagJSON) schedule() string {
 	return ""
 }
 
+// triggerOnly reports a DAG with no schedule at all (schedule=None): it
+// runs only when someone triggers it. Airflow 2 gives schedule_interval
+// null and, from 2.3, the description "Never, external triggers only";
+// Airflow 3 gives timetable_summary null or "None" with that description.
+// A DAG scheduled on datasets or assets (schedule_interval null too on
+// Airflow 2, "Triggered by datasets") runs by itself and is not one.
+func (d *dagJSON) triggerOnly() bool {
+	if d.schedule() != "" {
+		return false
+	}
+	if d.TimetableDescription != nil && strings.TrimSpace(*d.TimetableDescription) != "" {
+		return strings.HasPrefix(strings.TrimSpace(*d.TimetableDescription), "Never")
+	}
+	if d.TimetableSummary != nil {
+		switch strings.TrimSpace(*d.TimetableSummary) {
+		case "", "None", "null":
+			return true
+		}
+		return false // an asset or dataset expression
+	}
+	return true // Airflow 2 before 2.3: schedule_interval null is schedule=None
+}
+
 // merge overlays what GET /details says on what the listing said.
 func (d *dagJSON) merge(det dagJSON) {
 	if det.Catchup != nil {
@@ -212,6 +235,9 @@ func (d *dagJSON) merge(det dagJSON) {
 	}
 	if det.MaxActiveRuns != nil {
 		d.MaxActiveRuns = det.MaxActiveRuns
+	}
+	if d.TimetableDescription == nil && det.TimetableDescription != nil {
+		d.TimetableDescription = det.TimetableDescription
 	}
 }
 

@@ -16,6 +16,17 @@ import (
 
 const runTypeBackfill = "backfill"
 
+// Kinds of objects the units report reading (besides pools, connections
+// and variables, which their units are named for).
+const (
+	readDAGs         = "DAGs"          // the DAG listing
+	readDetails      = "DAG details"   // GET /dags/<id>/details, at the DAG
+	readTasks        = "tasks"         // a DAG's tasks, at the DAG
+	readBackfillRuns = "backfill runs" // runs of type backfill, at their DAG's runs
+	readActiveRuns   = "active runs"   // queued or running runs of a matched DAG, at its runs
+	readBackfills    = "backfills"     // Airflow 3 backfill objects, at the DAG's backfills
+)
+
 // dagInfo is what is known of one DAG while collecting. The per-DAG calls
 // write only their own DAG's info, one worker per DAG.
 type dagInfo struct {
@@ -93,6 +104,7 @@ func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 		order = append(order, d.DagID)
 	}
 	dags = nil // the infos hold what is needed
+	sink.AddRead(scopeDAGs, readDAGs, len(order), 0)
 
 	runs := c.backfillRuns(ctx, sink, infos, rs, runsErr)
 	if proj != nil {
@@ -196,10 +208,17 @@ func (c *Airflow) backfillRuns(ctx context.Context, sink collectors.Sink, infos 
 	if c.keep != nil {
 		rs = slices.DeleteFunc(rs, func(r dagRunJSON) bool { return !c.keep(r.DagID) })
 	}
+	perDAG := map[string]int{}
 	for _, r := range rs {
+		perDAG[r.DagID]++
 		if info := infos[r.DagID]; info != nil {
 			info.hasRuns = true
 			info.bfRuns = true
+		}
+	}
+	if err == nil {
+		for id, n := range perDAG {
+			sink.AddRead(runsScope(id), readBackfillRuns, n, 0)
 		}
 	}
 	return rs
@@ -286,6 +305,8 @@ func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, 
 		rs, err := src.listRuns(ctx, id, runFilter{states: []string{"queued", "running"}})
 		if err != nil {
 			sink.AddError(runsScope(id), c.wrap(ctx, "active runs of DAG "+id, err))
+		} else {
+			sink.AddRead(runsScope(id), readActiveRuns, len(rs), 0)
 		}
 		info.activeRuns = rs
 		info.hasRuns = info.hasRuns || len(rs) > 0
@@ -297,6 +318,7 @@ func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, 
 			sink.AddError(dagScope(id), c.wrap(ctx, "details of DAG "+id, err))
 		case det != nil:
 			info.dag.merge(*det)
+			sink.AddRead(dagScope(id), readDetails, 1, 0)
 		}
 	}
 	if info.selected || info.hasRuns {
@@ -305,16 +327,19 @@ func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, 
 			sink.AddError(dagScope(id), c.wrap(ctx, "tasks of DAG "+id, err))
 		} else if ts != nil {
 			info.pools, info.dependsOn, info.tasksKnown = taskPools(ts), dependsOnPast(ts), true
+			sink.AddRead(dagScope(id), readTasks, len(ts), 0)
 		}
 	}
 	if info.selected || info.bfRuns {
-		bs, _, err := src.listBackfills(ctx, id)
+		bs, listed, err := src.listBackfills(ctx, id)
 		if err != nil {
 			err = c.wrap(ctx, "backfills of DAG "+id, err)
 			sink.AddError(backfillsScope(id), err)
 			if info.bfRuns {
 				sink.AddError(runsScope(id), fmt.Errorf("%w (its backfill runs cannot be tied to their backfill objects)", err))
 			}
+		} else if listed { // Airflow 2 has none, an export may hold none
+			sink.AddRead(backfillsScope(id), readBackfills, len(bs), 0)
 		}
 		info.backfills = bs
 	}

@@ -101,6 +101,11 @@ func (c *Airflow) dagArtifact(info *dagInfo) model.Artifact {
 	if s := d.schedule(); s != "" {
 		a.SetAttr(model.AttrSchedule, s)
 	}
+	if d.triggerOnly() {
+		// Not "still scheduled": it runs only when triggered (BF002,
+		// not BF001, once its backfill is over).
+		a.SetAttr(model.AttrTriggerOnly, "true")
+	}
 	if d.Catchup != nil {
 		a.SetAttr(model.AttrCatchup, strconv.FormatBool(*d.Catchup))
 	}

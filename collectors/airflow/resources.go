@@ -136,6 +136,9 @@ func listTied[T any](ctx context.Context, c *Airflow, sink collectors.Sink, on b
 	}
 	items, err := list(ctx)
 	c.resourceError(ctx, sink, unit, err)
+	if err == nil {
+		sink.AddRead(unit, unit, len(items), 0) // the unit is named for what it lists
+	}
 	for _, it := range items {
 		if a, ok := artifact(it); ok {
 			sink.AddArtifact(a)

@@ -98,6 +98,10 @@ var firing = []ruleCase{
 		build: func() *estate { return newEstate().plan(completed).artifact(finishedJob(done.Add(time.Hour))) }},
 	{rule: "BF002", name: "paused job after grace", want: 1,
 		build: func() *estate { return newEstate().plan(completed).artifact(job(model.StatePaused)) }},
+	{rule: "BF002", name: "enabled job with no schedule after grace", want: 1, check: mentions("trigger-only job"),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(job(model.StateEnabled), attr(model.AttrTriggerOnly, "true"))
+		}},
 	{rule: "BF003", name: "grant after completion and grace", want: 1, check: severity(model.SeverityHigh),
 		build: func() *estate { return newEstate().plan(completed).artifact(grant()) }},
 	{rule: "BF003", name: "classified data raises to critical", want: 1, check: severity(model.SeverityCritical),
@@ -267,6 +271,10 @@ var quiet = []ruleCase{
 		build: func() *estate { return newEstate().plan(completed).artifact(finishedJob(time.Time{})) }},
 	{rule: "BF001", name: "paused job is BF002's",
 		build: func() *estate { return newEstate().plan(completed).artifact(job(model.StatePaused)) }},
+	{rule: "BF001", name: "a job with no schedule is not still scheduled",
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(job(model.StateEnabled), attr(model.AttrTriggerOnly, "true"))
+		}},
 	{rule: "BF002", name: "converted into a runbook entry",
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(job(model.StatePaused), attr(model.AttrRunbook, "runbooks/orders.md"))

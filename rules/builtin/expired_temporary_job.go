@@ -26,11 +26,12 @@ func init() {
 }
 
 // expiredTemporaryJob flags enabled backfill jobs past the backfill's expiry
-// or its completion plus grace. Paused and disabled jobs are BF002's.
+// or its completion plus grace. Paused and disabled jobs, and jobs with no
+// schedule (they run only when triggered), are BF002's.
 func expiredTemporaryJob(c *rules.Context) {
 	grace := c.Duration("grace")
 	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
-		if a.State == model.StatePaused || a.State == model.StateDisabled || a.Attr(model.AttrRunbook) != "" {
+		if a.State == model.StatePaused || a.State == model.StateDisabled || a.BoolAttr(model.AttrTriggerOnly) || a.Attr(model.AttrRunbook) != "" {
 			return
 		}
 		var why string

@@ -23,10 +23,14 @@ func init() {
 	})
 }
 
+// lingeringDisabledJob flags a backfill job left in the scheduler that
+// does not run by itself: paused, disabled, or with no schedule (it runs
+// only when someone triggers it).
 func lingeringDisabledJob(c *rules.Context) {
 	grace := c.Duration("grace")
 	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
-		if (a.State != model.StatePaused && a.State != model.StateDisabled) || a.Attr(model.AttrRunbook) != "" {
+		triggerOnly := a.BoolAttr(model.AttrTriggerOnly) && a.State.Live()
+		if (a.State != model.StatePaused && a.State != model.StateDisabled && !triggerOnly) || a.Attr(model.AttrRunbook) != "" {
 			return
 		}
 		over, why := c.GraceOver(b, grace)
@@ -36,8 +40,14 @@ func lingeringDisabledJob(c *rules.Context) {
 		if !over {
 			return
 		}
+		what := string(a.State)
+		ev := []string{stateNote(a), why}
+		if triggerOnly && a.State != model.StatePaused && a.State != model.StateDisabled {
+			what = "trigger-only"
+			ev = []string{stateNote(a), "it has no schedule: it runs only when someone triggers it", why}
+		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a,
-			Message:  fmt.Sprintf("%s job %s is left in the scheduler instead of a runbook entry", a.State, a.Name),
-			Evidence: []string{stateNote(a), why}})
+			Message:  fmt.Sprintf("%s job %s is left in the scheduler instead of a runbook entry", what, a.Name),
+			Evidence: ev})
 	})
 }
