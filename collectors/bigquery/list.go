@@ -17,7 +17,7 @@ const listPageSize = 1000
 // it at the project, the listing's unit.
 func (c *Collector) listDatasets(ctx context.Context, project string) ([]*bq.DatasetListDatasets, error) {
 	var all []*bq.DatasetListDatasets
-	pages := remote.Pager{What: "bigquery.datasets.list projects/" + project, Max: c.maxPages}
+	pages := remote.Pager{What: "bigquery.datasets.list", Max: c.maxPages}
 	token := ""
 	for {
 		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.DatasetList, error) {
@@ -51,7 +51,7 @@ func (c *Collector) listDatasets(ctx context.Context, project string) ([]*bq.Dat
 // and by the totalItems the service announces.
 func (c *Collector) listTables(ctx context.Context, project, dataset string) ([]*bq.TableListTables, error) {
 	var all []*bq.TableListTables
-	pages := remote.Pager{What: "bigquery.tables.list projects/" + project + "/datasets/" + dataset, Max: c.maxPages}
+	pages := remote.Pager{What: "bigquery.tables.list", Max: c.maxPages}
 	token := ""
 	for {
 		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.TableList, error) {

@@ -34,7 +34,7 @@ var noExpiry = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // listing that never stops paging) is the caller's to record at
 // accountsScope(project).
 func (c *Collector) collectAccounts(ctx context.Context, project string, tie iamcond.Matcher, accounts *accountSet, sink collectors.Sink) error {
-	pages := remote.Pager{What: "iam.projects.serviceAccounts.list projects/" + project, Max: c.maxPages}
+	pages := remote.Pager{What: "iam.projects.serviceAccounts.list", Max: c.maxPages}
 	token := ""
 	read := 0
 	for {

@@ -29,24 +29,25 @@ type fetchFunc[T any] func(pageSize int, pageToken string) ([]T, string, error)
 func (c *Collector) listTopics(ctx context.Context, project string) ([]*pubsubpb.Topic, error) {
 	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Topic] {
 		return c.topics.ListTopics(ctx, &pubsubpb.ListTopicsRequest{Project: "projects/" + project}, noClientRetry, answerCap).InternalFetch
-	}, "pubsub.projects.topics.list projects/"+project, (*pubsubpb.Topic).GetName)
+	}, "pubsub.projects.topics.list", (*pubsubpb.Topic).GetName)
 }
 
 func (c *Collector) listSubscriptions(ctx context.Context, project string) ([]*pubsubpb.Subscription, error) {
 	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Subscription] {
 		return c.subs.ListSubscriptions(ctx, &pubsubpb.ListSubscriptionsRequest{Project: "projects/" + project}, noClientRetry, answerCap).InternalFetch
-	}, "pubsub.projects.subscriptions.list projects/"+project, (*pubsubpb.Subscription).GetName)
+	}, "pubsub.projects.subscriptions.list", (*pubsubpb.Subscription).GetName)
 }
 
 func (c *Collector) listSnapshots(ctx context.Context, project string) ([]*pubsubpb.Snapshot, error) {
 	return listAll(ctx, c, func(ctx context.Context) fetchFunc[*pubsubpb.Snapshot] {
 		return c.snaps.ListSnapshots(ctx, &pubsubpb.ListSnapshotsRequest{Project: "projects/" + project}, noClientRetry, answerCap).InternalFetch
-	}, "pubsub.projects.snapshots.list projects/"+project, (*pubsubpb.Snapshot).GetName)
+	}, "pubsub.projects.snapshots.list", (*pubsubpb.Snapshot).GetName)
 }
 
 // listAll reads every page of a list call, each page one call under its
 // own deadline and retried on its own. A listing that never stops paging
-// is an error naming it (what: the API method and the project).
+// is an error naming it (what: the API method; the caller names the
+// project).
 func listAll[T any](ctx context.Context, c *Collector, list func(context.Context) fetchFunc[T], what string, name func(T) string) ([]T, error) {
 	type page struct {
 		items []T

@@ -158,6 +158,9 @@ func TestEndlessPaginationStops(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "listing is incomplete") {
 				t.Fatalf("Collect = %v; want the listing stopped", err)
 			}
+			if strings.Count(err.Error(), "alpha") != 1 {
+				t.Errorf("Collect = %v; want the project named once", err)
+			}
 			if e.n > 50 {
 				t.Errorf("%d pages asked; want at most 50", e.n)
 			}
