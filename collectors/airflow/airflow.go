@@ -271,10 +271,11 @@ func (c *Airflow) authority() string {
 }
 
 // where names the source in errors: the URL (never credentials) or the
-// export directory.
+// export directory as the config writes it (relative to the config file,
+// so no error names this machine's absolute path for it).
 func (c *Airflow) where() string {
 	if c.ExportDir != "" {
-		return "export " + c.exportDir()
+		return "export " + filepath.ToSlash(c.ExportDir)
 	}
 	return redact.URL(c.URL)
 }

@@ -143,7 +143,7 @@ func (c *Airflow) open(ctx context.Context) (api, error) {
 	if c.ExportDir != "" {
 		dir := c.exportDir()
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("export_dir: %q is not a readable directory", dir)
+			return nil, fmt.Errorf("export_dir: %q is not a readable directory", c.ExportDir)
 		}
 		return newDirAPI(dir), nil
 	}

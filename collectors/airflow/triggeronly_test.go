@@ -127,3 +127,30 @@ func TestUnitsSayWhatTheyRead(t *testing.T) {
 		}
 	}
 }
+
+// An export's errors name the export directory as the config writes it
+// (never this machine's absolute path) and the broken file once.
+func TestExportErrorsNameTheirFileOnce(t *testing.T) {
+	dir := copyExport(t)
+	base := filepath.Dir(dir)
+	if err := os.WriteFile(filepath.Join(dir, "dags/bf_3100_ledger_replay/details.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := New()
+	c.ExportDir = filepath.Base(dir)
+	c.SetBaseDir(base)
+	c.Now = func() time.Time { return testNow }
+	c.SetSourceName("scheduler")
+	if err := c.Init(); err != nil {
+		t.Fatal(err)
+	}
+	sink := collectWithin(t, c, 30*time.Second)
+	if len(sink.Errors) != 1 {
+		t.Fatalf("errors: %+v", sink.Errors)
+	}
+	msg := sink.Errors[0].Error
+	if strings.Contains(msg, base) || !strings.HasPrefix(msg, "airflow export "+filepath.Base(dir)+": ") ||
+		strings.Count(msg, "details.json") != 1 {
+		t.Errorf("error %q", msg)
+	}
+}
