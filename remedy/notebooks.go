@@ -38,7 +38,8 @@ func notebookManual(a *model.Artifact, _ model.Step) *Human {
 	return &Human{Step: model.StepAccessRevoked, Where: a.URI, What: what}
 }
 
-// inferNotebook: a notebook's URI is notebooks://<source>/<path>.
+// inferNotebook: a notebook's URI is notebooks:///<path below its root>
+// (older estates: notebooks://<source>/<path>, whose source is dropped).
 func inferNotebook(a *model.Artifact) {
 	if segs, ok := segments(a.URI, "notebooks"); ok && len(segs) > 0 && segs[len(segs)-1] != "" {
 		a.Kind, a.Name = model.KindNotebook, strings.Join(segs, "/")

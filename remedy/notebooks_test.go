@@ -31,6 +31,11 @@ func TestNotebookRemedyIsManual(t *testing.T) {
 			t.Errorf("human %q: want the key id and where each secret is, no hash", h.What)
 		}
 	}
+	// A notebook's URI names no source: its path below the source's root.
+	if got := inferArtifact(model.Finding{RuleID: "BF022", ArtifactURI: "notebooks:///bf-1234/fix%20refunds.ipynb"}); got == nil ||
+		got.Kind != model.KindNotebook || got.Name != "bf-1234/fix refunds.ipynb" {
+		t.Errorf("notebooks:/// inferred %+v", got)
+	}
 	if got := inferArtifact(model.Finding{ArtifactURI: "notebooks://nb/"}); got != nil && got.Kind == model.KindNotebook {
 		t.Errorf("a URI without a path inferred %+v", got)
 	}

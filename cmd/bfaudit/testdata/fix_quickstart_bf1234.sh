@@ -59,9 +59,9 @@ gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runne
 # BF004 critical gcpiam://shop-analytics/serviceAccounts/backfill-runner@shop-analytics.iam.gserviceaccount.com/keys/8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a: credential backfill-runner@shop-analytics.iam.gserviceaccount.com key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a is still valid with no expiry: completed 2026-09-20, grace 2d ended 2026-09-22
 # disable_key: disable key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a of backfill-runner@shop-analytics.iam.gserviceaccount.com
 gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a
-# BF022 critical notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb: notebook notebooks/bf_1234_refund_fix.ipynb of backfill BF-1234 keeps 2 credential(s) in its cells or outputs, and a key among them is still active
-# TODO (by hand): Rotate the key first (it is live until revoked), then clear the outputs with `jupyter nbconvert --clear-output --inplace notebooks/bf_1234_refund_fix.ipynb` and remove the secret from the cell; check the repository history. Service-account key id(s) to delete: 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a. Found at: cell 2 output 1 line 4 (gcp-service-account-key); cell 2 output 1 line 5 (private-key).
-# where: notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb
+# BF022 critical notebooks:///bf_1234_refund_fix.ipynb: notebook notebooks/bf_1234_refund_fix.ipynb of backfill BF-1234 keeps 1 credential(s) in its cells or outputs, and a key among them is still active
+# TODO (by hand): Rotate the key first (it is live until revoked), then clear the outputs with `jupyter nbconvert --clear-output --inplace notebooks/bf_1234_refund_fix.ipynb` and remove the secret from the cell; check the repository history. Service-account key id(s) to delete: 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a. Found at: cell 2 output 1 stdout lines 4, 5 (gcp-service-account-key).
+# where: notebooks:///bf_1234_refund_fix.ipynb
 
 # -- step archived: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 # BF008 medium: decision record records/bf-1234.md:1 is not archived for BF-1234 (completed 2026-09-20, more than 14 days ago)
@@ -125,7 +125,7 @@ gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-anal
 #   - unleash://flags/projects/default/features/bf-1234-suppress-refund-emails
 #   - grafana://dashboards/dashboards/bf-1234-refund-replay
 #   - kafka://events/groups/bf_1234_refund_replay
-# BF014 low notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb: notebook notebooks/bf_1234_refund_fix.ipynb is tied to BF-1234 but not in its plan's assets_to_remove
+# BF014 low notebooks:///bf_1234_refund_fix.ipynb: notebook notebooks/bf_1234_refund_fix.ipynb is tied to BF-1234 but not in its plan's assets_to_remove
 # TODO (by hand): Add the artifact to the plan's assets_to_remove (a grant or credential goes under elevated_access), or take the backfill label off it if it is not backfill machinery.
 # where: plans/bf-1234-refund-fix.yaml
 # assets_to_remove:
@@ -135,4 +135,4 @@ gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-anal
 #   - exports://alerts/refund-backfill-watch
 #   - unleash://flags/projects/default/features/bf-1234-suppress-refund-emails
 #   - grafana://dashboards/dashboards/bf-1234-refund-replay
-#   - notebooks://analytics/notebooks/bf_1234_refund_fix.ipynb
+#   - notebooks:///bf_1234_refund_fix.ipynb
