@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -32,16 +33,24 @@ type piece struct {
 	text         string
 }
 
-// where names a line of a piece, as AttrSecrets writes it: "metadata line
-// 1", "cell 3 source line 2", "cell 3 output 1 text/html line 4".
-func (p piece) where(line int) string {
+// where names lines of a piece, as AttrSecrets writes it: "metadata line
+// 1", "cell 3 source line 2", "cell 3 output 1 text/html lines 4, 9".
+func (p piece) where(lines ...int) string {
+	nums := make([]string, len(lines))
+	for i, l := range lines {
+		nums[i] = strconv.Itoa(l)
+	}
+	at := "line " + strings.Join(nums, ", ")
+	if len(lines) > 1 {
+		at = "lines " + strings.Join(nums, ", ")
+	}
 	switch {
 	case p.cell == 0:
-		return fmt.Sprintf("metadata line %d", line)
+		return "metadata " + at
 	case p.output == 0:
-		return fmt.Sprintf("cell %d source line %d", p.cell, line)
+		return fmt.Sprintf("cell %d source %s", p.cell, at)
 	}
-	return fmt.Sprintf("cell %d output %d %s line %d", p.cell, p.output, p.part, line)
+	return fmt.Sprintf("cell %d output %d %s %s", p.cell, p.output, p.part, at)
 }
 
 // notebook is what a parse keeps of a notebook: the texts to scan, the

@@ -102,12 +102,34 @@ func (ps *places) add(p place) {
 	ps.more++
 }
 
-func (ps places) first() place { return ps.list[0] }
+// first is the place nearest the notebook's top.
+func (ps places) first() place {
+	f := ps.list[0]
+	for _, p := range ps.list[1:] {
+		if p.piece < f.piece || p.piece == f.piece && p.line < f.line {
+			f = p
+		}
+	}
+	return f
+}
 
+// where lists the places in document order, the lines of one text
+// together: "cell 2 source line 1, cell 3 output 1 stdout lines 4, 5".
 func (ps places) where(nb *notebook) string {
-	ws := make([]string, 0, len(ps.list))
-	for _, p := range ps.list {
-		ws = append(ws, nb.pieces[p.piece].where(p.line))
+	sorted := slices.Clone(ps.list)
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		return a.piece < b.piece || a.piece == b.piece && a.line < b.line
+	})
+	var ws []string
+	for i := 0; i < len(sorted); {
+		j := i
+		var lines []int
+		for ; j < len(sorted) && sorted[j].piece == sorted[i].piece; j++ {
+			lines = append(lines, sorted[j].line)
+		}
+		ws = append(ws, nb.pieces[sorted[i].piece].where(lines...))
+		i = j
 	}
 	w := strings.Join(ws, ", ")
 	if ps.more > 0 {
