@@ -25,7 +25,7 @@ var DefaultLabelKeys = []string{"backfill_id", "backfill-id", "backfill"}
 // but bf16 and BF16 are bfloat16, the number format every machine-learning
 // notebook, config and file name spells that way (bf16_model.ipynb,
 // --bf16, fp8/bf16 benchmarks), and none of them is a backfill.
-var DefaultNamePatterns = []string{`(?i)(?:^|[^a-z0-9])(bf(?:[-_]\d+|\d{3,}))(?:[-_.]|$)`}
+var DefaultNamePatterns = []string{`(?i)(?:^|[^a-z0-9])(bf(?:[-_]\d+|\d\d\d+))(?:[-_.]|$)`}
 
 // Selector decides which objects are backfill machinery and which backfill
 // they belong to. Collectors use it to keep only what matters from large
