@@ -120,17 +120,23 @@ func flagdManual(a *model.Artifact, step model.Step) *Human {
 		return &Human{Step: step, Where: a.URI,
 			What: fmt.Sprintf("Delete the %s %s from its flag file.", a.Kind, nameOr(a))}
 	}
-	kind := a.Attr(flagdShapeAttr)
-	spec := "spec.flagSpec.flags"
-	if kind == "FeatureFlagConfiguration" {
-		spec = "spec.featureFlagSpec"
+	var what string
+	switch kind, res := a.Attr(flagdShapeAttr), a.Attr("resource"); kind {
+	case "ConfigMap":
+		what = fmt.Sprintf("Remove flag %s from the definition in data.%s of the ConfigMap %s in %s; then apply the file where it is kept (kubectl apply -f), and flagd reloads it.",
+			e.Flag, a.Attr("entry"), res, e.File)
+	case "FeatureFlag", "FeatureFlagConfiguration":
+		spec := "spec.flagSpec.flags"
+		if kind == "FeatureFlagConfiguration" {
+			spec = "spec.featureFlagSpec"
+		}
+		what = fmt.Sprintf("Remove flag %s from the %s %s in %s (%s), or delete the resource if it holds no other flag; then apply the file where it is kept (kubectl apply -f).",
+			e.Flag, kind, res, e.File, spec)
+	default: // from a report: the URI names the resource, not its kind
+		what = fmt.Sprintf("Remove flag %s from the resource %s in %s (a FeatureFlag's spec.flagSpec.flags, or a ConfigMap's data), or delete the resource if it holds no other flag; then apply the file where it is kept (kubectl apply -f).",
+			e.Flag, e.Resource, e.File)
 	}
-	if kind == "" {
-		kind = "FeatureFlag"
-	}
-	return &Human{Step: step, Where: e.File,
-		What: fmt.Sprintf("Remove flag %s from the %s %s in %s (%s), or delete the resource if it holds no other flag; then apply the file where it is kept (kubectl apply -f).",
-			e.Flag, kind, e.Resource, e.File, spec)}
+	return &Human{Step: step, Where: e.File, What: what}
 }
 
 // inferFlagd: a flagd URI with a fragment names a flag.

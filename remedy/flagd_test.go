@@ -194,12 +194,21 @@ func TestFlagdArrayFormRemoval(t *testing.T) {
 func TestFlagdResourceFlagIsManual(t *testing.T) {
 	a := model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: "simple-flag",
 		URI:        "flagd://flags/deploy/end-to-end.yaml#open-feature-demo/featureflag-sample/simple-flag",
-		Attributes: map[string]string{flagdShapeAttr: "FeatureFlag", flagdFileAttr: "deploy/end-to-end.yaml"}}
-	for _, art := range []*model.Artifact{&a, inferArtifact(model.Finding{RuleID: "BF017", ArtifactURI: a.URI})} {
-		r, _ := buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: art})
-		if len(r.Actions) != 0 || r.Human == nil ||
-			!strings.Contains(r.Human.What, "Remove flag simple-flag from the FeatureFlag open-feature-demo/featureflag-sample in deploy/end-to-end.yaml (spec.flagSpec.flags)") {
-			t.Errorf("%+v %+v", r.Actions, r.Human)
+		Attributes: map[string]string{flagdShapeAttr: "FeatureFlag", flagdFileAttr: "deploy/end-to-end.yaml", "resource": "open-feature-demo/featureflag-sample"}}
+	cm := model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: "myStringFlag",
+		URI:        "flagd://flags/deploy/flagd.yaml#open-feature-flags/flags/myStringFlag",
+		Attributes: map[string]string{flagdShapeAttr: "ConfigMap", "resource": "open-feature-flags", "entry": "flags"}}
+	for _, tc := range []struct {
+		a    *model.Artifact
+		want string
+	}{
+		{&a, "Remove flag simple-flag from the FeatureFlag open-feature-demo/featureflag-sample in deploy/end-to-end.yaml (spec.flagSpec.flags)"},
+		{inferArtifact(model.Finding{RuleID: "BF017", ArtifactURI: a.URI}), "Remove flag simple-flag from the resource open-feature-demo/featureflag-sample in deploy/end-to-end.yaml"},
+		{&cm, "Remove flag myStringFlag from the definition in data.flags of the ConfigMap open-feature-flags in deploy/flagd.yaml"},
+	} {
+		r, _ := buildWith(Remove(model.StepNormalized), model.Finding{}, Facts{Artifact: tc.a})
+		if len(r.Actions) != 0 || r.Human == nil || !strings.Contains(r.Human.What, tc.want) {
+			t.Errorf("%+v %+v, want %q", r.Actions, r.Human, tc.want)
 		}
 	}
 	if got := inferArtifact(model.Finding{RuleID: "BF017", ArtifactURI: a.URI}); got.Name != "simple-flag" {

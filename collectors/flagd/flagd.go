@@ -56,9 +56,11 @@ const (
 	// definition), "FeatureFlag" or "FeatureFlagConfiguration" (an
 	// Operator resource), so the remedy edits the right place.
 	AttrShape = "shape"
-	// AttrResource is the Operator resource holding the flag
-	// (namespace/name, or the name).
+	// AttrResource is the resource holding the flag (namespace/name, or
+	// the name): an Operator resource, or a ConfigMap.
 	AttrResource = "resource"
+	// AttrEntry is the ConfigMap data key holding the flag's definition.
+	AttrEntry = "entry"
 )
 
 // Kinds of objects a file unit reports reading.
@@ -283,11 +285,15 @@ func (f *Flagd) readFile(path string, named bool, sink collectors.Sink) {
 			var holder map[string]string
 			holderName := ""
 			if set.Resource != nil {
-				uri = f.resourceURI(scope, set.Resource, fl.Name)
+				uri = ResourceURI(f.source(), scope, set.Resource, set.Entry, fl.Name)
 				holder, holderName = set.Resource.Labels, set.Resource.Name
 			}
 			if seen[uri] {
-				sink.AddError(scope, fmt.Errorf("flagd: %s:%d: flag %s: defined twice in this file", scope, fl.Line, fl.Name))
+				where := scope
+				if fl.Line > 0 {
+					where += ":" + strconv.Itoa(fl.Line)
+				}
+				sink.AddError(scope, fmt.Errorf("flagd: %s: flag %s: defined twice in this file", where, fl.Name))
 				continue
 			}
 			seen[uri] = true
@@ -302,6 +308,9 @@ func (f *Flagd) readFile(path string, named bool, sink collectors.Sink) {
 			a.SetAttr(AttrShape, set.Shape)
 			if set.Resource != nil {
 				a.SetAttr(AttrResource, set.Resource.Ref())
+			}
+			if set.Entry != "" {
+				a.SetAttr(AttrEntry, set.Entry)
 			}
 			sink.AddArtifact(a)
 		}
@@ -336,15 +345,20 @@ func URI(source, file, flag string) string {
 	return "flagd://" + source + "/" + strings.Join(segs, "/") + "#" + url.PathEscape(flag)
 }
 
-// ResourceURI is the URI of a flag an Operator resource holds in a file:
-// flagd://<source>/<file path>#<namespace>/<name>/<flag> (no namespace
-// segment when the resource names none), each part path-escaped.
-func ResourceURI(source, file, namespace, name, flag string) string {
-	frag := url.PathEscape(name) + "/" + url.PathEscape(flag)
-	if namespace != "" {
-		frag = url.PathEscape(namespace) + "/" + frag
+// ResourceURI is the URI of a flag a resource holds in a file:
+// flagd://<source>/<file path>#<namespace>/<name>/<flag> for an Operator
+// resource, #<namespace>/<name>/<data key>/<flag> for a ConfigMap (no
+// namespace segment when the resource names none), each part
+// path-escaped.
+func ResourceURI(source, file string, r *flagd.Resource, entry, flag string) string {
+	var frag []string
+	for _, part := range []string{r.Namespace, r.Name, entry} {
+		if part != "" {
+			frag = append(frag, url.PathEscape(part))
+		}
 	}
-	return strings.TrimSuffix(URI(source, file, ""), "#") + "#" + frag
+	frag = append(frag, url.PathEscape(flag))
+	return strings.TrimSuffix(URI(source, file, ""), "#") + "#" + strings.Join(frag, "/")
 }
 
 func (f *Flagd) source() string {
@@ -355,10 +369,6 @@ func (f *Flagd) source() string {
 }
 
 func (f *Flagd) uri(file, flag string) string { return URI(f.source(), file, flag) }
-
-func (f *Flagd) resourceURI(file string, r *flagd.Resource, flag string) string {
-	return ResourceURI(f.source(), file, r.Namespace, r.Name, flag)
-}
 
 // unit is the scope path of a file or directory: its path relative to
 // the config file's directory, "/"-separated; the absolute path when it

@@ -325,3 +325,57 @@ func keys(m map[string]model.Artifact) []string {
 	sort.Strings(out)
 	return out
 }
+
+// A ConfigMap whose data entry holds a definition (how flagd's own
+// deployment mounts its flag file) is read, with the lines of the text
+// inside it; a ConfigMap of other data (an nginx.conf) is a document
+// without flags.
+func TestConfigMapDefinitionsAreRead(t *testing.T) {
+	dir := write(t, map[string]string{"deploy/flagd.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: flagd
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: open-feature-flags
+  labels: {backfill_id: BF-5500}
+data:
+  flags: |
+    {
+      "flags": {
+        "myStringFlag": {
+          "state": "ENABLED",
+          "variants": {"key1": "val1", "key2": "val2"},
+          "defaultVariant": "key1"
+        },
+        "broken": {"state": "on", "variants": {"a": 1}}
+      }
+    }
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: nginx-conf
+data:
+  nginx.conf: |
+    events {}
+`})
+	sink := collect(t, dir, "deploy")
+	want := []string{`deploy/flagd.yaml | flagd: deploy/flagd.yaml:20: data.flags: flags.broken.state: "on"; expected ENABLED or DISABLED`}
+	if g := errorsOf(sink); strings.Join(g, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(want, "\n"))
+	}
+	if len(sink.Artifacts) != 1 {
+		t.Fatalf("artifacts %+v", sink.Artifacts)
+	}
+	a := sink.Artifacts[0]
+	if a.URI != "flagd://flags/deploy/flagd.yaml#open-feature-flags/flags/myStringFlag" || a.BackfillID != "BF-5500" ||
+		a.State != model.StateEnabled || a.Attr(AttrShape) != "ConfigMap" || a.Attr(AttrResource) != "open-feature-flags" || a.Attr(AttrEntry) != "flags" {
+		t.Errorf("%+v", a)
+	}
+	if n, _ := sink.Read("deploy/flagd.yaml", "non-flag documents"); n != 2 {
+		t.Errorf("read %d non-flag documents, want 2 (the Deployment, the nginx ConfigMap)", n)
+	}
+}

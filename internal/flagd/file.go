@@ -19,6 +19,9 @@ const (
 	// FeatureFlagConfiguration: spec.featureFlagSpec, JSON text in
 	// v1alpha1, a map from v1alpha2 on.
 	ShapeFeatureFlagConfiguration = "FeatureFlagConfiguration"
+	// ShapeConfigMap is a ConfigMap whose data entry holds a definition
+	// as text (flagd mounts it as its flag file).
+	ShapeConfigMap = "ConfigMap"
 )
 
 const operatorGroup = "core.openfeature.dev"
@@ -48,6 +51,8 @@ type Set struct {
 	// Resource is the resource holding the definition, nil for a flagd
 	// document.
 	Resource *Resource
+	// Entry is the ConfigMap data key holding the definition.
+	Entry string
 }
 
 // File is what one file holds.
@@ -74,7 +79,8 @@ const maxListDepth = 4
 // ParseFile reads every document of a file, JSON or YAML (a stream of
 // documents separated by ---): flagd definitions (flags as a map, or
 // flagd's list form), the Operator's FeatureFlag and
-// FeatureFlagConfiguration resources, and Kubernetes Lists of them.
+// FeatureFlagConfiguration resources, ConfigMaps whose data holds a
+// definition, and Kubernetes Lists of them.
 // Other documents (a Deployment, a Service, a package.json) are
 // described in Other and left alone. where names the file in errors,
 // with the line ("where:12: ..."). The error is fatal: bad YAML, or no
@@ -170,6 +176,11 @@ func readObject(p *parser, top *yaml.Node, apiVersion, kind string, out *File, d
 		specKey = "flagSpec"
 	case group == operatorGroup && kind == ShapeFeatureFlagConfiguration:
 		specKey = "featureFlagSpec"
+	case group == "" && kind == ShapeConfigMap:
+		if readConfigMap(p, top, out) {
+			return
+		}
+		fallthrough
 	default:
 		what := apiVersion + " " + kind
 		if name := objectMeta(top).Name; name != "" {
@@ -194,7 +205,7 @@ func readObject(p *parser, top *yaml.Node, apiVersion, kind string, out *File, d
 	case fs.Kind == yaml.ScalarNode && fs.Tag == "!!str" && kind == ShapeFeatureFlagConfiguration:
 		// v1alpha1: the definition as JSON text. A literal block keeps
 		// its lines, counted from the line after the key.
-		inner := &parser{where: p.where, lines: fs.Style == yaml.LiteralStyle, offset: fs.Line, path: "spec." + specKey + "."}
+		inner := &parser{where: p.where, lines: fs.Style == yaml.LiteralStyle, offset: fs.Line, at: fk.Line, path: "spec." + specKey + "."}
 		var root yaml.Node
 		if err := yaml.Unmarshal([]byte(fs.Value), &root); err != nil {
 			line, msg := syntaxParts(err)
@@ -218,7 +229,45 @@ func readObject(p *parser, top *yaml.Node, apiVersion, kind string, out *File, d
 	}
 }
 
+// readConfigMap reads the data entries of a ConfigMap that hold a flag
+// definition as text (a map with flags, or one naming flagd's schema);
+// other entries (an nginx.conf) are left alone. It says whether any did.
+func readConfigMap(p *parser, top *yaml.Node, out *File) bool {
+	_, data := mapEntry(top, "data")
+	if data == nil || data.Kind != yaml.MappingNode {
+		return false
+	}
+	res := objectMeta(top)
+	res.APIVersion, res.Kind = "v1", ShapeConfigMap
+	found := false
+	for i := 0; i+1 < len(data.Content); i += 2 {
+		k, v := data.Content[i], resolve(data.Content[i+1])
+		if k.Kind != yaml.ScalarNode || v == nil || v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+			continue
+		}
+		var root yaml.Node
+		if yaml.Unmarshal([]byte(v.Value), &root) != nil {
+			continue // not YAML or JSON: not a definition
+		}
+		def := resolve(&root)
+		if def == nil || def.Kind != yaml.MappingNode {
+			continue
+		}
+		if _, flags := mapEntry(def, "flags"); flags == nil && !claimsFlagd(def) {
+			continue
+		}
+		found = true
+		inner := &parser{where: p.where, lines: v.Style == yaml.LiteralStyle, offset: v.Line, at: k.Line, path: "data." + clip(k.Value) + ": "}
+		addEntry(inner, def, res, ShapeConfigMap, k.Value, out)
+	}
+	return found
+}
+
 func addDefinition(p *parser, def *yaml.Node, res *Resource, shape string, out *File) {
+	addEntry(p, def, res, shape, "", out)
+}
+
+func addEntry(p *parser, def *yaml.Node, res *Resource, shape, entry string, out *File) {
 	doc, errs, fatal := p.definition(def)
 	if fatal != nil {
 		out.Errs = append(out.Errs, fatal)
@@ -226,7 +275,7 @@ func addDefinition(p *parser, def *yaml.Node, res *Resource, shape string, out *
 	}
 	out.Errs = append(out.Errs, errs...)
 	out.Notes = append(out.Notes, doc.Notes...)
-	out.Sets = append(out.Sets, Set{Doc: doc, Shape: shape, Resource: res})
+	out.Sets = append(out.Sets, Set{Doc: doc, Shape: shape, Resource: res, Entry: entry})
 }
 
 // objectMeta reads a Kubernetes object's name, namespace, labels and

@@ -46,11 +46,17 @@ type parser struct {
 	// path is the key path to the definition in its document
 	// ("spec.flagSpec."), so an error names the key as the file writes it.
 	path string
+	// at is the line named when the definition's own lines mean nothing
+	// in the file (JSON text in a quoted string): the line of its key.
+	at int
 }
 
 func (p *parser) loc(line int) string {
-	if p.lines && line > 0 {
+	switch {
+	case p.lines && line > 0:
 		return p.where + ":" + strconv.Itoa(line+p.offset)
+	case p.at > 0:
+		return p.where + ":" + strconv.Itoa(p.at)
 	}
 	return p.where
 }
