@@ -76,7 +76,8 @@ func TestHostileWholeServer(t *testing.T) {
 }
 
 // Only one project's flag search misbehaves: the error stays at the
-// project; only one flag's detail: at that flag, the others reported.
+// project; only one flag's detail: at that flag, the others reported;
+// only the search for projects the listing lacks: at the whole source.
 func TestHostileUnits(t *testing.T) {
 	for _, tt := range hostileCases {
 		t.Run("search "+tt.name, func(t *testing.T) {
@@ -92,6 +93,18 @@ func TestHostileUnits(t *testing.T) {
 			sink := collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "default/bf_1234_dual_write", tt.want)
 			if len(sink.Artifacts) != 5 {
 				t.Errorf("%d flags reported, want all 5", len(sink.Artifacts))
+			}
+		})
+		// The search for projects the listing lacks: which projects there
+		// are did not answer (the whole source), and the listed project's
+		// flags are still reported.
+		t.Run("search across projects "+tt.name, func(t *testing.T) {
+			f := newFake(t)
+			f.set("/api/admin/search/features#discover", tt.h())
+			f.token = hostile.Canary
+			sink := collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "", tt.want)
+			if len(sink.Errors) != 1 || sink.Errors[0].Scope != "" || len(sink.Artifacts) != 5 {
+				t.Errorf("errors %+v and %d flags, want one error at the whole source and default's 5 flags", sink.Errors, len(sink.Artifacts))
 			}
 		})
 	}
