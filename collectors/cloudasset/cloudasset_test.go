@@ -152,3 +152,16 @@ func TestCallsDoNotGrowWithProjects(t *testing.T) {
 		t.Errorf("calls %v; want 4 for either size (2 searches, 2 follow-ups)", calls)
 	}
 }
+
+// A search result without its resource data was read only in part.
+func TestReadInPartWithoutData(t *testing.T) {
+	f := newFakeAsset(t, sampleEstate())
+	f.stripped["//bigquery.googleapis.com/projects/proj/datasets/analytics/tables/bf_7001_tmp"] = true
+	sink := collect(t, newCollector(t, f.start().URL, "projects/proj"))
+	if n, p := sink.Read("proj/analytics", "tables"); n != 1 || p != 1 {
+		t.Errorf("proj/analytics: read %d tables (%d in part), want 1 (1 in part)", n, p)
+	}
+	if n, p := sink.Read("proj/topics", "topics"); n != 1 || p != 0 {
+		t.Errorf("proj/topics: read %d topics (%d in part), want the backfill topic", n, p)
+	}
+}

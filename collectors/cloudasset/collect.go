@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
 )
 
 // Collect reads the files, searches each scope, completes what the
@@ -60,6 +61,7 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	for _, e := range b.errs {
 		sink.AddError(e.unit, e.err)
 	}
+	addReads(inv, b, sink)
 	if answered == 0 {
 		return fmt.Errorf("cloudasset: no scope or file answered: %w", errors.Join(failures...))
 	}
@@ -181,4 +183,82 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// readKinds names what an asset of each type read counts as.
+var readKinds = map[string]string{
+	typeDataset: "datasets", typeTable: "tables", typeTopic: "topics", typeSubscription: "subscriptions",
+	typeAccount: "service accounts", typeKey: "service-account keys", typeProject: "projects",
+}
+
+// addReads says at each unit how many assets of each type the searches and
+// files gave, machinery or not (one without its resource data only in
+// part), and how many bindings the IAM policies read there held. A key
+// counts at its account's unit, the one its artifact carries.
+func addReads(inv *inventory, b *built, sink collectors.Sink) {
+	type key struct{ unit, what string }
+	type count struct{ n, partial int }
+	reads := map[key]count{}
+	for _, r := range inv.resources {
+		what, ok := readKinds[r.assetType]
+		if !ok {
+			what = "other assets"
+		}
+		unit := unitOf(r.assetType, r.name)
+		switch r.assetType {
+		case typeProject:
+			unit, _ = projectOfPolicy(inv, r.name)
+		case typeKey:
+			unit = b.keyUnit(r.name, unit)
+		}
+		k := key{unit, what}
+		cnt := reads[k]
+		cnt.n++
+		if r.data == nil {
+			cnt.partial++
+		}
+		reads[k] = cnt
+	}
+	for _, p := range inv.policies {
+		unit := unitOf(p.assetType, p.resource)
+		if p.assetType == typeProject {
+			unit, _ = projectOfPolicy(inv, p.resource)
+		}
+		k := key{unit, "bindings"}
+		cnt := reads[k]
+		cnt.n += len(p.bindings)
+		reads[k] = cnt
+	}
+	keys := make([]key, 0, len(reads))
+	for k := range reads {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].unit != keys[j].unit {
+			return keys[i].unit < keys[j].unit
+		}
+		return keys[i].what < keys[j].what
+	})
+	for _, k := range keys {
+		sink.AddRead(k.unit, k.what, reads[k].n, reads[k].partial)
+	}
+}
+
+// keyUnit is the unit of a key named name: its account's, as its artifact
+// would carry it (an export names the account by unique id, which the
+// accounts read turn into its e-mail), else unit.
+func (b *built) keyUnit(name, unit string) string {
+	n, _ := parseName(name)
+	email := n.segment("serviceAccounts")
+	if e, ok := b.emails[email]; ok {
+		email = e
+	}
+	email = strings.ToLower(email)
+	if a, ok := b.accounts.Get(email); ok {
+		return a.Unit
+	}
+	if unit != "" && strings.Contains(email, "@") {
+		return model.JoinScope(n.segment("projects"), "serviceAccounts", email)
+	}
+	return unit
 }

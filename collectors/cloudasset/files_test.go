@@ -200,3 +200,37 @@ func TestBadExportLine(t *testing.T) {
 		t.Errorf("errors:\n%s\nwant export.json:3 named", all)
 	}
 }
+
+// Every unit says what it read, per asset type, machinery or not: the
+// production table events, topic orders, account etl and its key, the
+// bindings of every policy.
+func TestReadsOfEveryUnit(t *testing.T) {
+	dir := t.TempDir()
+	sink := collect(t, offline(t, dir, writeFile(t, dir, "export.json", exportOutput(sampleEstate(), true))))
+	if len(sink.Errors) != 0 {
+		t.Fatalf("errors: %+v", sink.Errors)
+	}
+	for _, r := range []struct {
+		scope, what string
+		read        int
+	}{
+		{"proj", "projects", 1},
+		{"proj", "bindings", 3},
+		{"proj/analytics", "datasets", 1},
+		{"proj/analytics", "tables", 2},
+		{"proj/analytics", "bindings", 3},
+		{"proj/bf_7001_scratch", "tables", 2},
+		{"proj/topics", "topics", 2},
+		{"proj/subscriptions", "subscriptions", 2},
+		{"other/subscriptions", "subscriptions", 2},
+		{"proj/serviceAccounts", "service accounts", 3},
+		{"proj/serviceAccounts/etl@proj.iam.gserviceaccount.com", "service-account keys", 1},
+		{"proj/serviceAccounts/" + faultAccount, "service-account keys", 2},
+		{"", "service-account keys", 4},
+		{"", "datasets", 3},
+	} {
+		if n, p := sink.Read(r.scope, r.what); n != r.read || p != 0 {
+			t.Errorf("%q: read %d %s (%d in part), want %d", r.scope, n, r.what, p, r.read)
+		}
+	}
+}

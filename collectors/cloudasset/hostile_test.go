@@ -112,6 +112,13 @@ func TestHostileServers(t *testing.T) {
 			if n := bad.N(); n > 110 {
 				t.Errorf("%d requests to the hostile unit; want a bounded number", n)
 			}
+			if strings.HasPrefix(tc.name, "endless") {
+				for _, e := range sink.Errors {
+					if strings.Count(e.Error, "projects/bad") != 1 {
+						t.Errorf("error %q: want the scope named once", e.Error)
+					}
+				}
+			}
 		})
 	}
 }

@@ -57,7 +57,7 @@ type page[T any] struct {
 // fails on any page, or that never stops paging, is an error.
 func (c *Collector) searchResources(ctx context.Context, scope, query string, types []string) ([]*assetpb.ResourceSearchResult, error) {
 	req := &assetpb.SearchAllResourcesRequest{Scope: scope, Query: query, AssetTypes: types, ReadMask: readMask}
-	return pages(ctx, c, "cloudasset.searchAllResources "+scope, func(ctx context.Context, token string) (page[*assetpb.ResourceSearchResult], error) {
+	return pages(ctx, c, "cloudasset.searchAllResources", func(ctx context.Context, token string) (page[*assetpb.ResourceSearchResult], error) {
 		// InternalFetch is one RPC; the iterator's own paging would keep
 		// calling until a page is full, so a server answering empty pages
 		// with fresh tokens would hold one "page" forever.
@@ -69,7 +69,7 @@ func (c *Collector) searchResources(ctx context.Context, scope, query string, ty
 // searchPolicies reads every page of one IAM policy search.
 func (c *Collector) searchPolicies(ctx context.Context, scope, query string, types []string) ([]*assetpb.IamPolicySearchResult, error) {
 	req := &assetpb.SearchAllIamPoliciesRequest{Scope: scope, Query: query, AssetTypes: types}
-	return pages(ctx, c, "cloudasset.searchAllIamPolicies "+scope, func(ctx context.Context, token string) (page[*assetpb.IamPolicySearchResult], error) {
+	return pages(ctx, c, "cloudasset.searchAllIamPolicies", func(ctx context.Context, token string) (page[*assetpb.IamPolicySearchResult], error) {
 		items, next, err := c.client.SearchAllIamPolicies(ctx, req, noClientRetry, gax.WithTimeout(c.Timeout)).InternalFetch(c.PageSize, token)
 		return page[*assetpb.IamPolicySearchResult]{items, next}, err
 	}, (*assetpb.IamPolicySearchResult).GetResource)
@@ -77,7 +77,8 @@ func (c *Collector) searchPolicies(ctx context.Context, scope, query string, typ
 
 // pages calls fetch page after page, each under its own deadline and
 // retried on its own, until the server stops handing out tokens; bounded
-// by a remote.Pager named what (the API method and the scope).
+// by a remote.Pager named what (the API method; the caller names the
+// scope).
 func pages[T any](ctx context.Context, c *Collector, what string, fetch func(ctx context.Context, token string) (page[T], error), id func(T) string) ([]T, error) {
 	var all []T
 	bound := remote.Pager{What: what, Max: c.maxPages}
