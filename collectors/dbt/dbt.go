@@ -148,11 +148,17 @@ func (d *DBT) Collect(ctx context.Context, sink collectors.Sink) error {
 	return nil
 }
 
+// commandNames are the commands whose args.which is not what users type.
+var commandNames = map[string]string{"generate": "docs generate", "freshness": "source freshness"}
+
 // noteOf says what a run that built nothing was.
 func noteOf(scope string, run *RunResults) string {
 	what := "a command that does not say what it was (args.which)"
 	if run.Command != "" {
-		what = "dbt " + run.Command
+		what = "dbt " + commandNames[run.Command]
+		if commandNames[run.Command] == "" {
+			what = "dbt " + run.Command
+		}
 	}
 	n := fmt.Sprintf("%d results", run.Read)
 	if run.Read == 1 {
