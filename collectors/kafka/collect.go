@@ -61,10 +61,12 @@ func (k *Kafka) Collect(ctx context.Context, sink collectors.Sink) error {
 	}
 	type tied struct{ group, uri, id, how string }
 	var found []tied
+	n := 0 // groups listed that the config asks about
 	for _, g := range listed.Groups() { // sorted
 		if !k.allowed(g) {
 			continue
 		}
+		n++
 		uri := URI(k.sourceName(), g)
 		id, how, ok := k.sel.Match(uri, g, nil)
 		if !ok {
@@ -72,23 +74,34 @@ func (k *Kafka) Collect(ctx context.Context, sink collectors.Sink) error {
 		}
 		found = append(found, tied{g, uri, id, how})
 	}
+	// A group read further (or that failed to be) says so at its own
+	// unit, only in part when that read failed; the listing counts the
+	// others.
 	for i, t := range found {
 		if i >= k.MaxGroups {
 			sink.AddError(GroupScope(t.group), fmt.Errorf("kafka source %s: group %s not read: more than max_groups (%d) groups are tied to backfills", k.sourceName(), redact.Line(t.group, 200), k.MaxGroups))
+			sink.AddRead(GroupScope(t.group), readGroups, 1, 1)
 			continue
 		}
 		g, err := k.readGroup(ctx, adm, t.group)
 		if errors.Is(err, errGone) {
+			sink.AddRead(GroupScope(t.group), readGroups, 1, 0)
 			continue // deleted since the listing: the coordinator said so
 		}
 		if err != nil {
 			sink.AddError(GroupScope(t.group), fmt.Errorf("kafka source %s: group %s: %w", k.sourceName(), redact.Line(t.group, 200), err))
+			sink.AddRead(GroupScope(t.group), readGroups, 1, 1)
 			continue
 		}
+		sink.AddRead(GroupScope(t.group), readGroups, 1, 0)
 		sink.AddArtifact(k.artifact(g, t.uri, t.id, t.how))
 	}
+	sink.AddRead("", readGroups, n-len(found), 0)
 	return nil
 }
+
+// readGroups is what the listing and each group's unit say they read.
+const readGroups = "consumer groups"
 
 // errGone says the coordinator does not know the group (any more).
 var errGone = errors.New("group not found")

@@ -234,3 +234,33 @@ func TestBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// The listing says how many groups it read, the untied orders-indexer
+// and billing too; each tied group counts at its own unit, in part when
+// its describe failed.
+func TestReadsOfEveryUnit(t *testing.T) {
+	f := newFakeCluster(t)
+	f.commit("bf_1234_replay", 7)
+	f.commit("bf_2001_replay", 3)
+	f.commit("orders-indexer", 10)
+	f.commit("billing", 1)
+	f.failFor(kmsg.DescribeGroups, "bf_2001_replay")
+	k := newCollector(t, f.c.ListenAddrs())
+	k.Timeout = time.Second
+	sink, err := collectortest.Collect(t, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		scope         string // "" is every unit
+		read, partial int
+	}{
+		{"", 4, 1},
+		{GroupScope("bf_1234_replay"), 1, 0},
+		{GroupScope("bf_2001_replay"), 1, 1},
+	} {
+		if n, p := sink.Read(r.scope, "consumer groups"); n != r.read || p != r.partial {
+			t.Errorf("%q: read %d consumer groups (%d in part), want %d (%d in part): %+v", r.scope, n, p, r.read, r.partial, sink.Reads)
+		}
+	}
+}
