@@ -61,7 +61,8 @@ func (k *Kafka) Collect(ctx context.Context, sink collectors.Sink) error {
 	}
 	type tied struct{ group, uri, id, how string }
 	var found []tied
-	n := 0                              // groups listed that the config asks about
+	// n counts the groups listed that the config asks about.
+	n := 0
 	for _, g := range listed.Groups() { // sorted
 		if !k.allowed(g) {
 			continue
