@@ -31,15 +31,16 @@ import (
 //     v1alpha1, v1beta1, v1 (spec is the classic model) and v2alpha1,
 //     v2beta1, v2 (spec is the v2 schema: elements and layout), as the
 //     /apis API answers and the UI's "export as code" writes; Grizzly's
-//     grizzly.grafana.com resources; a gdg backup wrapping one
-//     ({"resource": ...});
+//     grizzly.grafana.com resources (spec an object or a JSON string); a
+//     gdg backup wrapping one ({"resource": ...});
 //   - a bare v2 spec (elements and layout);
 //   - Kubernetes objects: a ConfigMap whose data keys *.json hold models
 //     (kube-prometheus, the Grafana sidecar), a grafana-operator
 //     GrafanaDashboard (spec.json, spec.gzipJson, or spec.configMapRef to
 //     a ConfigMap of the same file), a GrafanaManifest (spec.template),
 //     and any List of them (ConfigMapList, List, DashboardList);
-//   - a JSON array, or several YAML documents, of any of these.
+//   - a JSON array, or several YAML documents, of any of these; an object
+//     mapping names to them (a jsonnet mixin's grafanaDashboards).
 //
 // Anything else is not a dashboard: it is skipped, and said so.
 
@@ -265,8 +266,51 @@ func (d *decoder) value(raw json.RawMessage, c around, depth int, asDashboard bo
 		d.model(o, "v2", c)
 	case isClassic(o) || asDashboard:
 		d.model(o, "classic", c)
+	case isDashboardMap(o):
+		d.dashboardMap(o, c, depth)
 	default:
 		d.skip(c, "an object with "+keyList(o))
+	}
+}
+
+// looksLikeDashboard says whether an object is one of the shapes above
+// by its own members (a resource, an answer, a model, a v2 spec).
+func looksLikeDashboard(o object) bool {
+	k := o.str("kind")
+	return (k == "Dashboard" && o.has("spec")) || k == "GrafanaDashboard" ||
+		(k == "" && (o.obj("dashboard") != nil || isClassic(o) || isV2Spec(o)))
+}
+
+// isDashboardMap says whether an object maps names to dashboards, as a
+// jsonnet mixin's grafanaDashboards or Grizzly's resources do: every
+// member an object, one or more of them a dashboard.
+func isDashboardMap(o object) bool {
+	found := false
+	for _, raw := range o {
+		m, ok := asObject(raw)
+		if !ok {
+			return false
+		}
+		if looksLikeDashboard(m) {
+			found = true
+		}
+	}
+	return found
+}
+
+// dashboardMap reads each member of a map of dashboards.
+func (d *decoder) dashboardMap(o object, c around, depth int) {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		kc := c.at("member " + clip(k, 80))
+		if kc.fallbackUID == "" {
+			kc.fallbackUID = strings.TrimSuffix(k, path.Ext(k))
+		}
+		d.value(o[k], kc, depth+1, false)
 	}
 }
 
@@ -323,6 +367,10 @@ func (d *decoder) resource(o object, c around) {
 		c.meta.Version = v
 	}
 	spec, ok := asObject(o["spec"])
+	if text := o.str("spec"); !ok && text != "" {
+		// Grizzly takes the model as a JSON string too.
+		spec, ok = asObject(json.RawMessage(text))
+	}
 	if !ok {
 		d.fail(c, fmt.Errorf("Dashboard %s: spec is not an object", clip(c.uid, 80)))
 		return

@@ -336,3 +336,46 @@ func TestQuotedIdentifiersKeepSchema(t *testing.T) {
 		t.Errorf("identifiers = %q", ids)
 	}
 }
+
+// decodeDocs reads each shape as its tools write it; the uid, title and
+// query count of every board, or the error.
+func TestDecodeShapes(t *testing.T) {
+	for _, c := range []struct {
+		name, file, text string
+		want             string // "uid title queries; ..."
+	}{
+		{"a map of dashboards (a mixin's grafanaDashboards)", "m.json",
+			`{"a.json": {"uid": "a", "title": "A", "panels": [{"targets": [{"expr": "up"}]}]}, "b.json": {"title": "B", "schemaVersion": 39}}`,
+			"a A 1; b B 0"},
+		{"Grizzly's map of enveloped resources", "g.yaml",
+			"app_1:\n  dashboard:\n    apiVersion: grizzly.grafana.com/v1alpha1\n    kind: Dashboard\n    metadata: {name: app-1}\n    spec: {title: App, panels: []}\n",
+			"app-1 App 0"},
+		{"a resource whose spec is a JSON string", "s.yml",
+			"apiVersion: grizzly.grafana.com/v1alpha1\nkind: Dashboard\nmetadata:\n  name: spec-as-string\nspec: |\n  {\"title\": \"Spec as String\", \"uid\": \"spec-as-string\"}\n",
+			"spec-as-string Spec as String 0"},
+		{"a JSON array", "a.json", `[{"uid": "x", "title": "X", "panels": []}, {"uid": "y", "title": "Y", "rows": [{"panels": [{"targets": [{"rawSql": "SELECT 1"}]}]}]}]`,
+			"x X 0; y Y 1"},
+		{"YAML documents", "d.yaml", "---\nuid: p\ntitle: P\npanels: []\n---\n# only a comment\n---\nuid: q\ntitle: Q\nschemaVersion: 17\n",
+			"p P 0; q Q 0"},
+		{"a v1 resource (classic spec)", "v1.json",
+			`{"apiVersion": "dashboard.grafana.app/v1beta1", "kind": "Dashboard", "metadata": {"name": "v1-uid"}, "spec": {"title": "V1", "panels": [{"targets": [{"expr": "up"}]}]}}`,
+			"v1-uid V1 1"},
+		{"a v2alpha1 resource", "v2a.json",
+			`{"apiVersion": "dashboard.grafana.app/v2alpha1", "kind": "Dashboard", "metadata": {"name": "v2a"}, "spec": {"title": "V2a", "elements": {"p": {"kind": "Panel", "spec": {"title": "P", "data": {"kind": "QueryGroup", "spec": {"queries": [{"kind": "PanelQuery", "spec": {"refId": "A", "query": {"kind": "prometheus", "spec": {"expr": "up"}}}}]}}}}}}}`,
+			"v2a V2a 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := decodeDocs(c.file, []byte(c.text))
+			if err != nil || d.err() != nil {
+				t.Fatalf("err %v, %v", err, d.err())
+			}
+			var got []string
+			for _, b := range d.boards {
+				got = append(got, b.UID+" "+b.Title+" "+itoa(len(b.Queries)))
+			}
+			if strings.Join(got, "; ") != c.want {
+				t.Errorf("boards %q, want %q (skipped %v)", strings.Join(got, "; "), c.want, d.skipped)
+			}
+		})
+	}
+}
