@@ -166,17 +166,25 @@ func (p *Prometheus) readFile(f ruleFile) (fileRead, error) {
 // lineColumn is the "line:column: " rulefmt starts an error with.
 var lineColumn = regexp.MustCompile(`^(\d+):(\d+): (.*)$`)
 
-// positioned says rulefmt's "5:15: " as "line 5, column 15: ", and drops
-// the "0:0: " it writes when it knows no position.
+// positioned says rulefmt's "5:15: " as "line 5, column 15: " (two
+// positions, "4:17: 5:16: ", as "line 4, column 17 and line 5, column
+// 16: "), and drops the "0:0: " it writes when it knows no position.
 func positioned(msg string) string {
-	m := lineColumn.FindStringSubmatch(msg)
-	switch {
-	case m == nil:
-		return msg
-	case m[1] == "0" && m[2] == "0":
-		return positioned(m[3])
+	var at []string
+	for {
+		m := lineColumn.FindStringSubmatch(msg)
+		if m == nil {
+			break
+		}
+		if m[1] != "0" || m[2] != "0" {
+			at = append(at, "line "+m[1]+", column "+m[2])
+		}
+		msg = m[3]
 	}
-	return "line " + m[1] + ", column " + m[2] + ": " + m[3]
+	if len(at) == 0 {
+		return msg
+	}
+	return strings.Join(at, " and ") + ": " + msg
 }
 
 // plainReadError drops the resolved path from a read error: the message

@@ -239,3 +239,18 @@ func TestNameTiesWithoutASeparator(t *testing.T) {
 		t.Errorf("%s tied to %q by %s, want BF-1234 by name", a.Name, a.BackfillID, a.Correlation)
 	}
 }
+
+// rulefmt's positions are said in words, once each; it writes 0:0 when it
+// knows none.
+func TestPositioned(t *testing.T) {
+	for in, want := range map[string]string{
+		`5:15: group "g", rule 1, "A": could not parse expression: 1:5: parse error`: `line 5, column 15: group "g", rule 1, "A": could not parse expression: 1:5: parse error`,
+		`4:17: 5:16: group "yolo", rule 1, "Hello": only one of 'record' and 'alert' must be set`: `line 4, column 17 and line 5, column 16: group "yolo", rule 1, "Hello": only one of 'record' and 'alert' must be set`,
+		`0:0: 0:0: group "yolo", rule 1, "": one of 'record' or 'alert' must be set`: `group "yolo", rule 1, "": one of 'record' or 'alert' must be set`,
+		`yaml: unmarshal errors`: `yaml: unmarshal errors`,
+	} {
+		if got := positioned(in); got != want {
+			t.Errorf("positioned(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
