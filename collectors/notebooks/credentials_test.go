@@ -130,3 +130,21 @@ func TestWhereInNBFormat3(t *testing.T) {
 		t.Errorf("credentials:\n%s\nwant:\n%s", strings.Join(lines, "\n"), want)
 	}
 }
+
+// nbformat 2 (IPython 0.12 and 0.13) keeps v3's shapes: it is read the
+// same way; a version no Jupyter wrote is an error at its file.
+func TestFilesReadNBFormat2(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "bf-7001-v2.ipynb", []byte(`{"nbformat": 2, "metadata": {"name": "fix"}, "worksheets": [{"cells": [
+	  {"cell_type": "code", "collapsed": false, "input": "print key", "language": "python", "prompt_number": 1,
+	   "outputs": [{"output_type": "stream", "stream": "stdout", "text": "`+canaryAWS+`\n"}]}]}]}`))
+	write(t, dir, "bf-7001-v9.ipynb", []byte(`{"nbformat": 9, "cells": []}`))
+	sink := collect(t, fileCollector(t, dir, "."))
+	lines := secretLines(t, sink.Artifact("notebooks:///bf-7001-v2.ipynb"))
+	if want := "aws-access-token\tcell 1 output 1 stdout line 1\t" + hashOf(canaryAWS); len(lines) != 1 || lines[0] != want {
+		t.Errorf("credentials %q, want %q", lines, want)
+	}
+	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "bf-7001-v9.ipynb" || !strings.Contains(sink.Errors[0].Error, "nbformat 9: only versions 2, 3 and 4") {
+		t.Errorf("errors %+v", sink.Errors)
+	}
+}

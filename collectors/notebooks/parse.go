@@ -85,13 +85,13 @@ func (m *multiline) UnmarshalJSON(b []byte) error {
 type output struct {
 	OutputType string                     `json:"output_type"`
 	Name       string                     `json:"name"`      // a stream's: stdout, stderr (v4)
-	Stream     string                     `json:"stream"`    // a stream's (v3)
-	Text       *multiline                 `json:"text"`      // stream (v3, v4); pyout, display_data (v3: text/plain)
+	Stream     string                     `json:"stream"`    // a stream's (v2, v3)
+	Text       *multiline                 `json:"text"`      // stream (v2 to v4); pyout, display_data (v2, v3: text/plain)
 	Data       map[string]json.RawMessage `json:"data"`      // execute_result, display_data (v4)
-	Traceback  []string                   `json:"traceback"` // error (v4), pyerr (v3)
+	Traceback  []string                   `json:"traceback"` // error (v4), pyerr (v2, v3)
 	EName      string                     `json:"ename"`
 	EValue     string                     `json:"evalue"`
-	// v3 keeps mime data beside the text at the top level (html, latex,
+	// v2 and v3 keep mime data beside the text at the top level (html, latex,
 	// json, javascript) and images too (png, jpeg): text kinds only.
 	HTML  *multiline `json:"html"`
 	LaTeX *multiline `json:"latex"`
@@ -100,8 +100,8 @@ type output struct {
 
 type cell struct {
 	CellType string     `json:"cell_type"`
-	Source   *multiline `json:"source"` // v4; v3 markdown and raw
-	Input    *multiline `json:"input"`  // v3 code
+	Source   *multiline `json:"source"` // v4; v2, v3 markdown and raw
+	Input    *multiline `json:"input"`  // v2, v3 code
 	Outputs  []output   `json:"outputs"`
 	// Attachments (v4 markdown images) are never read: binary data.
 }
@@ -115,7 +115,7 @@ type document struct {
 	} `json:"worksheets"`
 }
 
-// parse reads an nbformat v4 or v3 notebook. Errors never quote the
+// parse reads an nbformat v4, v3 or v2 notebook. Errors never quote the
 // notebook: it may hold a credential.
 func parse(raw []byte) (*notebook, error) {
 	var doc document
@@ -135,12 +135,12 @@ func parse(raw []byte) (*notebook, error) {
 	switch nb.format {
 	case 4:
 		cells = doc.Cells
-	case 3:
+	case 2, 3: // IPython 0.12 to 2: cells in worksheets, the same shapes in both
 		for _, ws := range doc.Worksheets {
 			cells = append(cells, ws.Cells...)
 		}
 	default:
-		return nil, fmt.Errorf("nbformat %d: only versions 3 and 4 are read", nb.format)
+		return nil, fmt.Errorf("nbformat %d: only versions 2, 3 and 4 are read", nb.format)
 	}
 	if len(cells) > maxCells {
 		nb.unscanned += len(cells) - maxCells
@@ -187,7 +187,7 @@ func (nb *notebook) add(p piece) {
 // number and a part name say exactly where a credential is: a stream's
 // text (part: its name), each text kind of its data (text/plain,
 // text/html, any text/*, application/json: never image/png or other
-// binary kinds), v3's text, html, latex and json fields (their MIME
+// binary kinds), v2 and v3's text, html, latex and json fields (their MIME
 // types), and an error's name, value and traceback (part: error).
 func (o output) parts() []piece {
 	var out []piece
@@ -197,8 +197,8 @@ func (o output) parts() []piece {
 		}
 	}
 	if o.Text != nil {
-		part := "text/plain" // v3's pyout and display_data keep text/plain as text
-		if o.OutputType == "stream" {
+		part := "text/plain" // v2 and v3's pyout and display_data keep text/plain as text
+		if o.OutputType == "stream" || o.Name != "" || o.Stream != "" {
 			part = cmp.Or(o.Name, o.Stream, "stream")
 		}
 		add(part, string(*o.Text))
