@@ -91,13 +91,27 @@ func (c Coverage) ReadTotals() []ReadTotal {
 func (c Coverage) ReadSummary() string {
 	var parts []string
 	for _, t := range c.ReadTotals() {
-		s := itoa(t.Read) + " " + t.What
+		s := itoa(t.Read) + " " + countNoun(t.Read, t.What)
 		if t.Partial > 0 {
 			s += " (" + itoa(t.Partial) + " only in part)"
 		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// countNoun is what, plural, in the singular when n is one ("1 project",
+// "1 entry").
+func countNoun(n int, what string) string {
+	switch {
+	case n != 1:
+		return what
+	case strings.HasSuffix(what, "ies"):
+		return strings.TrimSuffix(what, "ies") + "y"
+	case strings.HasSuffix(what, "ss"):
+		return what
+	}
+	return strings.TrimSuffix(what, "s")
 }
 
 // State is how the source answered, as bfaudit reads it: ok only when the

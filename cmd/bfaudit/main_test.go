@@ -107,6 +107,13 @@ func TestCollectThenAuditFrom(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("collect exit %d: %s %s", code, out, stderr)
 	}
+	// collect says what each source read, not only what it kept: the dbt
+	// source keeps no artifact, yet it read the manifest's nodes and edges.
+	for _, want := range []string{"  plans (records): ok; read 3 plans, ", "  dashboards (grafana): ok; read ", " dashboards", " (dbt): ok; read ", " edges"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("collect's output lacks %q:\n%s", want, out)
+		}
+	}
 	_, direct, _ := bfaudit(t, "audit", "-c", quickstart, "--now", "2026-11-30", "-f", "json")
 	code, fromFile, stderr := bfaudit(t, "audit", "--from", estate, "-c", quickstart, "--now", "2026-11-30", "-f", "json")
 	if code != exitFindings {
