@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
@@ -55,6 +56,7 @@ func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
 			sink.AddError(model.JoinScope(ns), fmt.Errorf("kubernetes %s: namespace %s: %w", c.authority(), ns, err))
 			continue
 		}
+		addReads(sink, ns, flags, cronJobs, jobs, featureFlags)
 		for _, cj := range cronJobs {
 			sink.AddArtifact(c.cronJobArtifact(cj))
 		}
@@ -62,16 +64,59 @@ func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
 			sink.AddArtifact(c.jobArtifact(j))
 		}
 		for i := range featureFlags {
-			arts, errs := c.featureFlagArtifacts(&featureFlags[i])
+			unit := model.JoinScope(featureFlags[i].GetNamespace(), featureFlags[i].GetName())
+			arts, errs := c.featureFlagArtifacts(&featureFlags[i], func(read, partial int) {
+				sink.AddRead(unit, "flags", read, partial)
+			})
 			for _, a := range arts {
 				sink.AddArtifact(a)
 			}
 			for _, e := range errs {
-				sink.AddError(model.JoinScope(featureFlags[i].GetNamespace(), featureFlags[i].GetName()), e)
+				sink.AddError(unit, e)
 			}
 		}
 	}
 	return nil
+}
+
+// addReads says what each namespace listed: its labelled CronJobs and
+// Jobs, and its FeatureFlag resources with feature_flags. A namespace
+// that holds none says so; a cluster-wide listing counts each object at
+// its own namespace, and says at the whole source when it found nothing.
+func addReads(sink collectors.Sink, ns string, flags bool, cronJobs []batchv1.CronJob, jobs []batchv1.Job, featureFlags []unstructured.Unstructured) {
+	type key struct{ scope, what string }
+	counts := map[key]int{}
+	kinds := []string{"cronjobs", "jobs"}
+	if flags {
+		kinds = append(kinds, "featureflags")
+	}
+	if ns != metav1.NamespaceAll || len(cronJobs)+len(jobs)+len(featureFlags) == 0 {
+		for _, what := range kinds {
+			counts[key{model.JoinScope(ns), what}] = 0
+		}
+	}
+	for _, cj := range cronJobs {
+		counts[key{model.JoinScope(cj.Namespace), "cronjobs"}]++
+	}
+	for _, j := range jobs {
+		counts[key{model.JoinScope(j.Namespace), "jobs"}]++
+	}
+	for i := range featureFlags {
+		counts[key{model.JoinScope(featureFlags[i].GetNamespace()), "featureflags"}]++
+	}
+	keys := make([]key, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].scope != keys[j].scope {
+			return keys[i].scope < keys[j].scope
+		}
+		return keys[i].what < keys[j].what
+	})
+	for _, k := range keys {
+		sink.AddRead(k.scope, k.what, counts[k], 0)
+	}
 }
 
 func (c *Kubernetes) fail(err error) error {

@@ -66,8 +66,9 @@ func (c *Kubernetes) listFeatureFlags(ctx context.Context, ns string) ([]unstruc
 // spec.flagSpec tied to a backfill, by its own metadata or name or by the
 // resource's labels, annotations or name, is a feature_flag artifact. The
 // unit of what cannot be read, and the scope of its flags, is the
-// resource (<namespace>/<name>), below its namespace.
-func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured) ([]model.Artifact, []error) {
+// resource (<namespace>/<name>), below its namespace. read is told how
+// many flags the resource holds, and how many of them could not be read.
+func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured, read func(n, partial int)) ([]model.Artifact, []error) {
 	ns, name := o.GetNamespace(), o.GetName()
 	where := fmt.Sprintf("kubernetes %s: FeatureFlag %s/%s: spec.flagSpec", c.authority(), ns, name)
 	spec, found, err := unstructured.NestedFieldNoCopy(o.Object, "spec", "flagSpec")
@@ -82,6 +83,7 @@ func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured) ([]model
 	if fatal != nil {
 		return nil, []error{fatal}
 	}
+	read(len(doc.Flags)+len(errs), len(errs))
 	holder := map[string]string{}
 	for k, v := range o.GetAnnotations() {
 		holder[k] = v

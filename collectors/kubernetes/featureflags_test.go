@@ -237,3 +237,54 @@ func TestFeatureFlagsNeedTheDynamicClient(t *testing.T) {
 		t.Errorf("Init: %v", err)
 	}
 }
+
+// Every unit says what it read: each namespace its labelled CronJobs and
+// Jobs and its FeatureFlag resources (none is a count too), each resource
+// its flags, new-checkout (no backfill) too; a flag not understood was
+// read only in part.
+func TestReadsOfEveryUnit(t *testing.T) {
+	c, _ := flagCollector(t, true, []string{"batch", "other"}, featureFlag(t, replayFlags), featureFlag(t, shopFlags), featureFlag(t, brokenFlags))
+	sink := collect(t, c)
+	for _, r := range []struct {
+		scope, what   string
+		read, partial int
+	}{
+		{"batch", "cronjobs", 1, 0},
+		{"batch", "jobs", 4, 0},
+		{"batch", "featureflags", 3, 0},
+		{"batch/replay-flags", "flags", 1, 0},
+		{"batch/shop-flags", "flags", 3, 0},
+		{"batch/broken", "flags", 1, 1},
+		{"other", "cronjobs", 1, 0}, // bf-78-replay is labelled under a key not configured
+		{"other", "jobs", 0, 0},
+		{"other", "featureflags", 0, 0},
+	} {
+		if n, p := sink.Read(r.scope, r.what); n != r.read || p != r.partial {
+			t.Errorf("%s: read %d %s (%d in part), want %d (%d in part)", r.scope, n, r.what, p, r.read, r.partial)
+		}
+	}
+	has := map[string]bool{}
+	for _, r := range sink.Reads {
+		has[r.Scope+" "+r.What] = true
+	}
+	if !has["other jobs"] || !has["other featureflags"] {
+		t.Errorf("a namespace that holds none does not say so: %+v", sink.Reads)
+	}
+}
+
+// Listed cluster-wide, each object counts at its own namespace.
+func TestReadsClusterWide(t *testing.T) {
+	c, _ := newCollector(t, fake.NewClientset(estate()...), nil)
+	sink := collect(t, c)
+	if n, _ := sink.Read("batch", "jobs"); n != 4 {
+		t.Errorf("batch: read %d jobs, want 4: %+v", n, sink.Reads)
+	}
+	if n, _ := sink.Read("secret", "cronjobs"); n != 1 {
+		t.Errorf("secret: read %d cronjobs, want 1: %+v", n, sink.Reads)
+	}
+	for _, r := range sink.Reads {
+		if r.Scope == "" {
+			t.Errorf("a cluster-wide listing that found objects says it read at the whole source: %+v", r)
+		}
+	}
+}
