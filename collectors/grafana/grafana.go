@@ -2,8 +2,10 @@
 // alert rules a backfill left behind, and the live ones that read a
 // backfill's tables or jobs. It reads Grafana's HTTP API with a service
 // account token (GET /api/folders, /api/search, /api/dashboards/uid/{uid},
-// /api/v1/provisioning/alert-rules), or a directory of saved answers
-// (export_dir). A dashboard or rule tied to a backfill by its title, tags
+// /api/v1/provisioning/alert-rules, and the dashboard.grafana.app resource
+// of a dashboard stored in the v2 schema), or files (export_dir): a folder
+// of dashboards in the shapes people keep them in (decode.go), or saved
+// answers. A dashboard or rule tied to a backfill by its title, tags
 // or labels is machinery made for it (temporary); any dashboard or rule
 // whose panel queries name a tied table or job is reported with those
 // reads, untied: it is live and blocks the table's cleanup.
@@ -56,8 +58,9 @@ type Grafana struct {
 	// Tags: dashboards carrying one of them are read wherever they are,
 	// even in a folder outside Folders.
 	Tags []string `mapstructure:"tags"`
-	// ExportDir reads saved API answers from a directory instead of a
-	// server (see dir.go for the layout).
+	// ExportDir reads files instead of a server: a folder of dashboard
+	// files (files.go), or saved API answers when it holds folders.json
+	// (dir.go).
 	ExportDir string `mapstructure:"export_dir"`
 
 	// HTTP is the client; Init builds one when nil, so tests can hand in
