@@ -182,10 +182,21 @@ func (c *Client) Send(ctx context.Context, method, path, contentType string, bod
 	defer cancel()
 	resp, err := c.send(ctx, method, where, contentType, body)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, where, err)
+		return named(method, where, err)
 	}
 	remote.Drain(resp.Body)
 	return nil
+}
+
+// named puts the call in front of err unless err names it already (a
+// *remote.StatusError does: "GET <address>: HTTP 500"), so an error says
+// its address once.
+func named(method, where string, err error) error {
+	var se *remote.StatusError
+	if errors.As(err, &se) {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", method, where, err)
 }
 
 func (c *Client) send(ctx context.Context, method, target, contentType string, body []byte) (*http.Response, error) {
@@ -219,7 +230,7 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 	defer cancel()
 	resp, err := c.Do(ctx, http.MethodGet, path, query)
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", where, err)
+		return named(http.MethodGet, where, err)
 	}
 	defer resp.Body.Close()
 	if err := remote.DecodeJSON(resp.Body, MaxAnswerBytes, out); err != nil {

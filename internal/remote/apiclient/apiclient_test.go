@@ -62,6 +62,8 @@ func TestAnswers(t *testing.T) {
 				t.Errorf("Get = %v, want an error saying %q", err, tt.want)
 			case err != nil && (strings.Contains(err.Error(), marker) || !strings.Contains(err.Error(), url+"/api/x")):
 				t.Errorf("the error quotes the answer or names no address: %v", err)
+			case err != nil && strings.Count(err.Error(), url+"/api/x") != 1:
+				t.Errorf("the error names its address more than once: %v", err)
 			}
 		})
 	}
