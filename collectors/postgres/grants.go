@@ -46,6 +46,7 @@ func (p *Postgres) collectGrants(ctx context.Context, conn *pgx.Conn, db string,
 		roleOIDs = roles.matched
 	}
 	if len(objs.tables) == 0 && len(objs.schemas) == 0 && len(roleOIDs) == 0 {
+		sink.AddRead(grantsScope(db), "grants", 0, 0) // none can concern a backfill
 		return nil
 	}
 	rows, done, err := p.query(ctx, conn, grantsQuery, objs.tableOIDs(), nonNil(roleOIDs), objs.schemaOIDs())
@@ -79,6 +80,7 @@ func (p *Postgres) collectGrants(ctx context.Context, conn *pgx.Conn, db string,
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postgres source %s: list grants in database %q: %w", p.sourceName(), db, err)
 	}
+	sink.AddRead(grantsScope(db), "grants", len(order), 0)
 	for _, key := range order {
 		sink.AddArtifact(p.grantArtifact(db, grants[key], objs, roles))
 	}

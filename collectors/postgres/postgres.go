@@ -198,6 +198,7 @@ func (p *Postgres) Collect(ctx context.Context, sink collectors.Sink) error {
 			sink.AddError(grantsScope(db), fmt.Errorf("postgres source %s: grants held by backfill roles in database %q not read: %w", p.sourceName(), db, err))
 		case !rolesEmitted:
 			rolesEmitted = true
+			sink.AddRead(scopeRoles, "roles", len(roles.byOID), 0)
 			p.emitRoles(roles, sink)
 			if err := p.collectMemberships(ctx, conn, roles, sink); err != nil {
 				sink.AddError(scopeRoles, err)

@@ -162,6 +162,7 @@ WHERE m.member = ANY($1::oid[]) OR m.roleid = ANY($1::oid[])`
 // collectMemberships emits role memberships that involve a backfill role.
 func (p *Postgres) collectMemberships(ctx context.Context, conn *pgx.Conn, rs *roleSet, sink collectors.Sink) error {
 	if len(rs.matched) == 0 {
+		sink.AddRead(scopeRoles, "role memberships", 0, 0)
 		return nil
 	}
 	rows, done, err := p.query(ctx, conn, membershipsQuery, rs.matched)
@@ -169,7 +170,9 @@ func (p *Postgres) collectMemberships(ctx context.Context, conn *pgx.Conn, rs *r
 		return fmt.Errorf("postgres source %s: list role memberships: %w", p.sourceName(), err)
 	}
 	defer done()
+	n := 0
 	for rows.Next() {
+		n++
 		var granted, member uint32
 		var admin bool
 		if err := rows.Scan(&granted, &member, &admin); err != nil {
@@ -201,5 +204,6 @@ func (p *Postgres) collectMemberships(ctx context.Context, conn *pgx.Conn, rs *r
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postgres source %s: list role memberships: %w", p.sourceName(), err)
 	}
+	sink.AddRead(scopeRoles, "role memberships", n, 0)
 	return nil
 }

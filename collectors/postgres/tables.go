@@ -99,7 +99,9 @@ func (p *Postgres) collectTables(ctx context.Context, conn *pgx.Conn, db string,
 	defer done()
 	var found []model.Artifact
 	var oids []uint32
+	listed := 0
 	for rows.Next() {
+		listed++
 		var (
 			oid, nsOID                      uint32
 			schema, name, kind, persistence string
@@ -133,6 +135,7 @@ func (p *Postgres) collectTables(ctx context.Context, conn *pgx.Conn, db string,
 		return objs, fmt.Errorf("postgres source %s: list tables in database %q: %w", p.sourceName(), db, err)
 	}
 	if len(found) == 0 {
+		sink.AddRead(model.JoinScope(db), "tables", listed, 0)
 		return objs, nil
 	}
 	stats, err := p.tableStats(ctx, conn, oids)
@@ -140,6 +143,9 @@ func (p *Postgres) collectTables(ctx context.Context, conn *pgx.Conn, db string,
 		// The tables are known; only their sizes are not. Emit them and
 		// say so, rather than lose them.
 		sink.AddError(model.JoinScope(db), fmt.Errorf("postgres source %s: table sizes in database %q: %w", p.sourceName(), db, err))
+		sink.AddRead(model.JoinScope(db), "tables", listed, len(found))
+	} else {
+		sink.AddRead(model.JoinScope(db), "tables", listed, 0)
 	}
 	for i := range found {
 		stats[oids[i]].apply(&found[i])
@@ -155,7 +161,9 @@ func (p *Postgres) collectSchemas(ctx context.Context, conn *pgx.Conn, db string
 		return fmt.Errorf("postgres source %s: list schemas in database %q: %w", p.sourceName(), db, err)
 	}
 	defer done()
+	listed := 0
 	for rows.Next() {
+		listed++
 		var oid uint32
 		var name, comment, dbOwner string
 		if err := rows.Scan(&oid, &name, &comment, &dbOwner); err != nil {
@@ -176,6 +184,7 @@ func (p *Postgres) collectSchemas(ctx context.Context, conn *pgx.Conn, db string
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postgres source %s: list schemas in database %q: %w", p.sourceName(), db, err)
 	}
+	sink.AddRead(model.JoinScope(db), "schemas", listed, 0)
 	return nil
 }
 

@@ -74,3 +74,60 @@ func TestUnitsOfArtifactsAndErrors(t *testing.T) {
 		t.Errorf("answered: db %v, grants %v, roles %v; want only the tables", cov.Answered(db), cov.Answered(db+"/grants"), cov.Answered("roles"))
 	}
 }
+
+// Every unit says what it read, machinery or not: the database its
+// schemas and tables (orders too), its grants unit the grants concerning
+// a backfill, roles every role of the cluster.
+func TestReadsOfEveryUnit(t *testing.T) {
+	dsn := testDSN(t)
+	n := uniqueN()
+	db, loader := "bfaudit_reads_"+n, "bf_"+n+"_loader"
+	admin := adminConn(t, dsn)
+	t.Cleanup(func() {
+		admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)")
+		admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+loader)
+	})
+	exec(t, admin, "CREATE ROLE "+loader+" LOGIN", "CREATE DATABASE "+db)
+	conf, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.Database = db
+	inDB, err := pgx.ConnectConfig(context.Background(), conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inDB.Close(context.Background())
+	exec(t, inDB,
+		"CREATE TABLE public.bf_"+n+"_tmp (x int)",
+		"CREATE TABLE public.orders (x int)",
+		"CREATE TABLE public.customers (x int)",
+		"CREATE SCHEMA sales",
+		"GRANT SELECT ON public.orders TO "+loader,
+		"GRANT SELECT, INSERT ON public.customers TO "+loader,
+	)
+	u, _ := url.Parse(dsn)
+	u.Path = "/" + db
+	sink := collect(t, newCollector(t, u.String()))
+	if len(sink.Errors) != 0 {
+		t.Fatalf("errors %+v", sink.Errors)
+	}
+	for _, r := range []struct {
+		scope, what string
+		read        int
+	}{
+		{db, "schemas", 2},
+		{db, "tables", 3},
+		{db + "/grants", "grants", 2},
+		{"roles", "role memberships", 0},
+	} {
+		if got, p := sink.Read(r.scope, r.what); got != r.read || p != 0 {
+			t.Errorf("%s: read %d %s (%d in part), want %d", r.scope, got, r.what, p, r.read)
+		}
+	}
+	// Roles are the cluster's, which other tests make and drop meanwhile:
+	// at least the DSN's user and the loader.
+	if got, p := sink.Read("roles", "roles"); got < 2 || p != 0 {
+		t.Errorf("roles: read %d roles (%d in part), want every role of the cluster", got, p)
+	}
+}
