@@ -27,6 +27,9 @@ var sampleConfig string
 // silence mutes. A failed silence listing fails the whole source.
 const ScopeSilences = "silences"
 
+// readSilences is the kind of object the silences unit says it read.
+const readSilences = "silences"
+
 func init() {
 	collectors.Register("alertmanager", func() collectors.Collector { return New() })
 }
@@ -114,11 +117,13 @@ func (a *Alertmanager) Collect(ctx context.Context, sink collectors.Sink) error 
 	}
 	var found []tiedSilence
 	live := false
+	understood := 0
 	for i, s := range list {
 		if err := s.check(); err != nil {
 			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: GET %s/api/v2/silences: entry %d: %w", a.sourceName(), a.client.Base(), i, err))
 			continue
 		}
+		understood++
 		t, ok := a.tie(s)
 		if !ok {
 			continue
@@ -127,14 +132,24 @@ func (a *Alertmanager) Collect(ctx context.Context, sink collectors.Sink) error 
 		live = live || s.Status.State != stateExpired
 	}
 	var muted map[string]mutedCount
+	partial := 0 // tied live silences whose muted alerts are unknown
 	if a.CheckAlerts && live {
 		alerts, err := a.listAlerts(ctx)
 		if err != nil {
 			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: list the alerts silences mute: %w", a.sourceName(), err))
+			for _, t := range found {
+				if t.Status.State != stateExpired {
+					partial++
+				}
+			}
 		} else {
 			muted = countMuted(alerts)
 		}
 	}
+	// Every silence understood was read, tied or not; a live one tied to
+	// a backfill was read only in part when the alerts it mutes could not
+	// be.
+	sink.AddRead(ScopeSilences, readSilences, understood, partial)
 	for _, t := range found {
 		sink.AddArtifact(a.artifact(t, muted))
 	}
