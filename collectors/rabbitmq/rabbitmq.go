@@ -234,6 +234,8 @@ func (r *RabbitMQ) collectVhost(ctx context.Context, vhost string, sink collecto
 	if err != nil {
 		return wrap("list queues", err)
 	}
+	scope := model.JoinScope(vhost)
+	sink.AddRead(scope, "queues", len(queues), 0)
 	var failed error
 	exchanges, err := r.listExchanges(ctx, vhost)
 	if err == nil {
@@ -241,6 +243,8 @@ func (r *RabbitMQ) collectVhost(ctx context.Context, vhost string, sink collecto
 	}
 	if err != nil {
 		failed = wrap("list exchanges", err)
+	} else {
+		sink.AddRead(scope, "exchanges", len(exchanges), 0)
 	}
 	found := r.selectQueues(queues)
 	foundX := r.selectExchanges(exchanges)
@@ -254,6 +258,9 @@ func (r *RabbitMQ) collectVhost(ctx context.Context, vhost string, sink collecto
 		}
 		if err != nil && failed == nil {
 			failed = wrap("list bindings", err)
+		}
+		if err == nil {
+			sink.AddRead(scope, "bindings", len(bindings), 0)
 		}
 	}
 	for _, a := range r.queueArtifacts(found, bindings) {

@@ -2,6 +2,7 @@ package rabbitmq
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -212,3 +213,55 @@ func TestWrongCredentialsFailTheSource(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Every vhost says what it read, machinery or not: its queues (orders
+// too), its exchanges (the broker's own amq.* too) and, since it holds a
+// backfill queue, its bindings; a small page size makes the listings page.
+func TestReadsOfEveryUnit(t *testing.T) {
+	b := testBroker(t)
+	n := uniqueN()
+	vh := "bfaudit_reads_" + n
+	if code, body := b.call(t, http.MethodPut, "/api/vhosts/"+vh, map[string]any{}); code/100 != 2 {
+		t.Fatalf("create vhost: %d %s", code, body)
+	}
+	t.Cleanup(func() { b.call(t, http.MethodDelete, "/api/vhosts/"+vh, nil) })
+	put := func(path string, body any) {
+		t.Helper()
+		if code, out := b.call(t, http.MethodPut, path, body); code/100 != 2 {
+			t.Fatalf("PUT %s: %d %s", path, code, out)
+		}
+	}
+	put("/api/permissions/"+vh+"/"+b.api.User.Username(), map[string]string{"configure": ".*", "write": ".*", "read": ".*"})
+	for _, q := range []string{"bf_" + n + "_retry", "orders", "payments"} {
+		put("/api/queues/"+vh+"/"+q, map[string]any{"durable": true})
+	}
+	put("/api/exchanges/"+vh+"/bfaudit_x_"+n, map[string]any{"type": "direct"})
+	if code, out := b.call(t, http.MethodPost, "/api/bindings/"+vh+"/e/bfaudit_x_"+n+"/q/bf_"+n+"_retry", map[string]any{"routing_key": "r"}); code/100 != 2 {
+		t.Fatalf("bind: %d %s", code, out)
+	}
+	count := func(path string) int {
+		t.Helper()
+		_, body := b.call(t, http.MethodGet, path, nil)
+		var items []json.RawMessage
+		if err := json.Unmarshal(body, &items); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		return len(items)
+	}
+	exchanges, bindings := count("/api/exchanges/"+vh), count("/api/bindings/"+vh)
+	if exchanges < 2 || bindings < 1 {
+		t.Fatalf("the broker lists %d exchanges, %d bindings in %s", exchanges, bindings, vh)
+	}
+	sink := collectors.NewTestSink()
+	if err := newCollector(t, b, func(r *RabbitMQ) { r.Vhosts, r.PageSize = []string{vh}, 2 }).Collect(context.Background(), sink); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if len(sink.Errors) != 0 {
+		t.Fatalf("errors: %+v", sink.Errors)
+	}
+	for what, want := range map[string]int{"queues": 3, "exchanges": exchanges, "bindings": bindings} {
+		if got, p := sink.Read(vh, what); got != want || p != 0 {
+			t.Errorf("%s: read %d %s (%d in part), want %d", vh, got, what, p, want)
+		}
+	}
+}
