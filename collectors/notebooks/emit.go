@@ -47,19 +47,21 @@ func uri(rel string) string {
 // identity.
 type ref struct{ path, rel string }
 
-// emit parses one notebook, says it was read, and, when it is tied to a
-// backfill, scans it and reports it, with the credentials it holds (none
-// is news too: a notebook whose secret was removed resolves its finding,
-// and a finished backfill's notebook still lingers). Untied notebooks are
-// not scanned. A notebook that does not parse is an error at its unit.
+// emit parses one notebook, scans it, says it was read, and reports it
+// when it is tied to a backfill, with the credentials it holds (none is
+// news too: a notebook whose secret was removed resolves its finding, and
+// a finished backfill's notebook still lingers), or when it is tied to
+// none but holds a credential (a secret is a secret whoever forgot the
+// id; untied: ignore leaves such notebooks unscanned). A notebook that
+// does not parse is an error at its unit.
 func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, nbRef ref, raw []byte, modified time.Time) error {
 	nb, err := parse(raw)
 	if err != nil {
 		return err
 	}
 	u := uri(nbRef.rel)
-	id, how, ok := n.tie(u, nbRef.path, nb.labels)
-	if !ok {
+	id, how, tied := n.tie(u, nbRef.path, nb.labels)
+	if !tied && n.Untied == UntiedIgnore {
 		sink.AddRead(scope(nbRef.path), "notebooks", 1, 0)
 		return nil
 	}
@@ -72,6 +74,9 @@ func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, nbRef ref, r
 		partial = 1
 	}
 	sink.AddRead(scope(nbRef.path), "notebooks", 1, partial)
+	if !tied && len(found) == 0 {
+		return nil // not backfill machinery, and no secret in it
+	}
 	art := model.Artifact{Kind: model.KindNotebook, System: "notebooks", URI: u, Name: nbRef.path, Scope: scope(nbRef.path),
 		BackfillID: id, Correlation: how, State: model.StateActive, ModifiedAt: modified}
 	lines := make([]string, 0, len(found))

@@ -19,8 +19,8 @@ func TestJupyterWalksTheContentsAPI(t *testing.T) {
 	f.put("backfills/bf-7003.ipynb", []byte(`{"nbformat": 4, "cells": [`))
 	f.put("scratch.ipynb", v4(nil, code("k = '"+canaryAWS+"'\n")))
 	sink := collect(t, jupyterCollector(t, f.URL()))
-	if len(sink.Artifacts) != 2 {
-		t.Fatalf("artifacts %+v errors %+v", sink.Artifacts, sink.Errors)
+	if len(sink.Artifacts) != 3 || sink.Artifact("notebooks:///scratch.ipynb").BackfillID != "" {
+		t.Fatalf("artifacts %+v errors %+v; want the two tied, and the untied one keeping a key", sink.Artifacts, sink.Errors)
 	}
 	a := sink.Artifact("notebooks:///backfills/bf-7001/fix%20refunds.ipynb")
 	if a == nil || a.Name != "backfills/bf-7001/fix refunds.ipynb" || a.Scope != "backfills/bf-7001/fix refunds.ipynb" ||

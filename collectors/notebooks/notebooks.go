@@ -32,6 +32,12 @@ func init() {
 	collectors.Register("notebooks", func() collectors.Collector { return New() })
 }
 
+// What becomes of a notebook tied to no backfill (Untied).
+const (
+	UntiedReport = "report"
+	UntiedIgnore = "ignore"
+)
+
 // Defaults.
 const (
 	DefaultMaxNotebooks     = 10000
@@ -42,7 +48,7 @@ const (
 
 // New returns a notebooks collector with its defaults filled in.
 func New() *Notebooks {
-	return &Notebooks{Timeout: remote.DefaultCallTimeout, AuthScheme: "token",
+	return &Notebooks{Timeout: remote.DefaultCallTimeout, AuthScheme: "token", Untied: UntiedReport,
 		MaxNotebooks: DefaultMaxNotebooks, MaxNotebookBytes: DefaultMaxNotebookBytes}
 }
 
@@ -66,6 +72,10 @@ type Notebooks struct {
 	remote.TLS `mapstructure:",squash"`
 	// Timeout bounds each call to the server.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// Untied says what becomes of a notebook tied to no backfill: report
+	// (the default) scans it and reports it when it holds a credential;
+	// ignore reads it only to tie it.
+	Untied string `mapstructure:"untied"`
 	// MaxNotebooks bounds the notebooks read per source; MaxNotebookBytes
 	// the size of one notebook file.
 	MaxNotebooks     int   `mapstructure:"max_notebooks"`
@@ -118,6 +128,8 @@ func (n *Notebooks) Init() error {
 		return fmt.Errorf("max_notebooks: %d; must be positive", n.MaxNotebooks)
 	case n.MaxNotebookBytes <= 0:
 		return fmt.Errorf("max_notebook_bytes: %d; must be positive", n.MaxNotebookBytes)
+	case n.Untied != UntiedReport && n.Untied != UntiedIgnore:
+		return fmt.Errorf("untied: %q; expected %s (scan notebooks tied to no backfill, report those holding a credential) or %s", n.Untied, UntiedReport, UntiedIgnore)
 	}
 	for i, p := range n.Paths {
 		if p == "" {

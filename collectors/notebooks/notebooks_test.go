@@ -56,14 +56,16 @@ func TestFilesReportTiedNotebooks(t *testing.T) {
 	if len(sink.Errors) > 0 {
 		t.Fatalf("errors: %+v", sink.Errors)
 	}
-	if len(sink.Artifacts) != 3 {
-		t.Fatalf("got %d artifacts, want the three tied notebooks: %+v", len(sink.Artifacts), sink.Artifacts)
+	if len(sink.Artifacts) != 4 {
+		t.Fatalf("got %d artifacts, want the three tied notebooks and the untied one with a key: %+v", len(sink.Artifacts), sink.Artifacts)
 	}
 	if clean := sink.Artifact("notebooks:///bf-7001_clean.ipynb"); clean == nil || clean.Attr(model.AttrSecrets) != "" {
 		t.Errorf("the tied notebook without a credential should be reported without secrets: %+v", clean)
 	}
-	if sink.Artifact("notebooks:///scratch.ipynb") != nil {
-		t.Error("an untied notebook was reported")
+	// A notebook tied to no backfill is reported when it keeps a secret.
+	if s := sink.Artifact("notebooks:///scratch.ipynb"); s == nil || s.BackfillID != "" ||
+		s.Attr(model.AttrSecrets) != "aws-access-token\tcell 1 source line 1\t"+hashOf(canaryAWS) {
+		t.Errorf("the untied notebook keeping a key: %+v", s)
 	}
 	a := sink.Artifact("notebooks:///bf-7001_fix_refunds.ipynb")
 	if a == nil {
@@ -98,6 +100,17 @@ func TestFilesReportTiedNotebooks(t *testing.T) {
 		t.Errorf("the notebook tied by metadata.backfill_id (a Python dict of the key): %+v", m)
 	}
 	noCanary(t, sink)
+
+	// untied: ignore reads notebooks tied to no backfill only to tie them.
+	n := fileCollector(t, dir, "corrections")
+	n.Untied = UntiedIgnore
+	sink = collect(t, n)
+	if len(sink.Artifacts) != 3 || sink.Artifact("notebooks:///scratch.ipynb") != nil {
+		t.Errorf("untied: ignore reported %+v", sink.Artifacts)
+	}
+	if read, _ := sink.Read("corrections/scratch.ipynb", "notebooks"); read != 1 {
+		t.Errorf("untied: ignore still reads the notebook: %d", read)
+	}
 }
 
 // nbformat 3 (worksheets, input, pyout) is read as well as 4.
@@ -188,6 +201,7 @@ func TestConfigErrors(t *testing.T) {
 		{map[string]any{"type": "notebooks", "paths": []any{"a"}, "jupyter_url": "http://j:8888"}, "paths and jupyter_url"},
 		{map[string]any{"type": "notebooks", "paths": []any{"[a"}}, "paths[0]"},
 		{map[string]any{"type": "notebooks", "paths": []any{"a"}, "max_notebooks": 0}, "max_notebooks"},
+		{map[string]any{"type": "notebooks", "paths": []any{"a"}, "untied": "skip"}, "untied"},
 		{map[string]any{"type": "notebooks", "jupyter_url": "ftp://j"}, "url"},
 		{map[string]any{"type": "notebooks", "jupyter_url": "http://j:8888", "token_env": "BFAUDIT_NB_UNSET_TOKEN"}, "token_env"},
 	} {

@@ -57,8 +57,8 @@ func TestRealJupyter(t *testing.T) {
 		t.Fatal(err)
 	}
 	sink := collect(t, n)
-	if len(sink.Artifacts) != 2 {
-		t.Fatalf("artifacts %+v errors %+v; want the two tied notebooks that read", sink.Artifacts, sink.Errors)
+	if len(sink.Artifacts) != 3 || sink.Artifact("notebooks:///scratch.ipynb") == nil {
+		t.Fatalf("artifacts %+v errors %+v; want the two tied notebooks that read, and the untied one keeping a key", sink.Artifacts, sink.Errors)
 	}
 	if clean := sink.Artifact("notebooks:///bf-7001/clean.ipynb"); clean == nil || clean.Attr(model.AttrSecrets) != "" {
 		t.Errorf("the tied notebook without a credential should be reported without secrets: %+v", clean)

@@ -23,6 +23,13 @@ var notebookFiring = []ruleCase{
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(notebook(withKey("8a1f"), ofUnknown)).artifact(gcpKey("8a1f", model.StateActive))
 		}},
+	{rule: "BF022", name: "a notebook tied to no backfill keeps a key", want: 1,
+		check: all(severity(model.SeverityHigh), mentions("notebook scratch/keys.ipynb, tied to no backfill, keeps 1 credential(s)")),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(notebook(withKey("8a1f"), func(a *model.Artifact) {
+				a.BackfillID, a.URI, a.Name = "", "notebooks:///scratch/keys.ipynb", "scratch/keys.ipynb"
+			}))
+		}},
 	{rule: "BF022", name: "more credentials than the notebook lists are counted", want: 1,
 		check: mentions("keeps 240 credential(s)"),
 		build: func() *estate {

@@ -41,9 +41,10 @@ func init() {
 const attrSecretsTotal = "secrets_total"
 
 // notebookCredential reports a notebook holding a credential, whatever
-// the state of its backfill and whether or not any plan describes it: a
-// secret does not wait for the replay to end, nor for someone to write
-// the plan (an id nobody describes is BF011's as well). It names the
+// the state of its backfill, whether or not any plan describes it, and
+// when it is tied to no backfill at all: a secret does not wait for the
+// replay to end, nor for someone to write the plan or the id (an id
+// nobody describes is BF011's as well). It names the
 // detection rule, where each credential is and a short hash, never the
 // value. A key the IAM collector reports active makes it critical.
 func notebookCredential(c *rules.Context) {
@@ -80,11 +81,15 @@ func notebookCredential(c *rules.Context) {
 		for _, id := range unconfirmed {
 			ev = append(ev, fmt.Sprintf("key %s: not seen, and a source did not answer this run, so it is not known to be revoked", id))
 		}
-		of := "backfill " + a.BackfillID + " (which no plan or record describes)"
-		if b != nil {
-			of = "backfill " + b.ID
+		var msg string
+		switch {
+		case b != nil:
+			msg = fmt.Sprintf("notebook %s of backfill %s keeps %d credential(s) in its cells or outputs", nameOr(a), b.ID, n)
+		case a.BackfillID != "":
+			msg = fmt.Sprintf("notebook %s of backfill %s (which no plan or record describes) keeps %d credential(s) in its cells or outputs", nameOr(a), a.BackfillID, n)
+		default:
+			msg = fmt.Sprintf("notebook %s, tied to no backfill, keeps %d credential(s) in its cells or outputs", nameOr(a), n)
 		}
-		msg := fmt.Sprintf("notebook %s of %s keeps %d credential(s) in its cells or outputs", nameOr(a), of, n)
 		switch {
 		case len(live) > 0:
 			msg += ", and a key among them is still active"
@@ -99,6 +104,11 @@ func notebookCredential(c *rules.Context) {
 			if a.Kind == model.KindNotebook && a.State.Live() {
 				judge(nil, a)
 			}
+		}
+	}
+	for i := range c.Index.Artifacts {
+		if a := &c.Index.Artifacts[i]; a.Kind == model.KindNotebook && a.BackfillID == "" && a.State.Live() {
+			judge(nil, a)
 		}
 	}
 }
