@@ -89,8 +89,15 @@ func (c Coverage) ReadTotals() []ReadTotal {
 // ReadSummary says in words what a source read ("85 dashboards, 3 only in
 // part; 12 alert rules"), or "" when it reported no reads.
 func (c Coverage) ReadSummary() string {
+	totals := c.ReadTotals()
+	if allZero(totals) && len(totals) > 0 {
+		return "0 " + totals[0].What // it looked, and found none
+	}
 	var parts []string
-	for _, t := range c.ReadTotals() {
+	for _, t := range totals {
+		if t.Read == 0 {
+			continue // "0 variables" beside what was read says nothing
+		}
 		s := itoa(t.Read) + " " + countNoun(t.Read, t.What)
 		if t.Partial > 0 {
 			s += " (" + itoa(t.Partial) + " only in part)"
@@ -98,6 +105,15 @@ func (c Coverage) ReadSummary() string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+func allZero(ts []ReadTotal) bool {
+	for _, t := range ts {
+		if t.Read > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // countNoun is what, plural, in the singular when n is one ("1 project",

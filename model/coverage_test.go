@@ -154,12 +154,15 @@ func TestAnswersDescribed(t *testing.T) {
 func TestReadSummary(t *testing.T) {
 	c := Coverage{Reads: []UnitRead{
 		{Scope: "a", What: "dashboards", Read: 80}, {Scope: "b", What: "dashboards", Read: 5, Partial: 3},
-		{Scope: "", What: "projects", Read: 1}, {Scope: "a", What: "entries", Read: 1},
+		{Scope: "", What: "projects", Read: 1}, {Scope: "a", What: "entries", Read: 1}, {Scope: "a", What: "variables"},
 	}}
 	if got, want := c.ReadSummary(), "85 dashboards (3 only in part), 1 project, 1 entry"; got != want {
 		t.Errorf("ReadSummary = %q, want %q", got, want)
 	}
 	if got := (Coverage{}).ReadSummary(); got != "" {
 		t.Errorf("no reads: %q", got)
+	}
+	if got := (Coverage{Reads: []UnitRead{{What: "dashboards"}, {What: "alert rules"}}}).ReadSummary(); got != "0 dashboards" {
+		t.Errorf("read none: %q", got)
 	}
 }
