@@ -238,21 +238,22 @@ func (p *Prometheus) parseFile(unit string, data []byte) (fileRead, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return fileRead{}, errors.New("the file is empty: not a rule file")
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
+	doc, n, err := firstDocument(data)
+	if err != nil || doc == nil && n == 0 {
 		return p.ruleFile(unit, data) // rulefmt says why it is not a rule file
 	}
-	doc := root.Content[0]
 	switch {
-	case doc.Kind == yaml.ScalarNode && doc.Tag == "!!null", doc.Kind == yaml.MappingNode && len(doc.Content) == 0:
-		return fileRead{}, nil
+	case doc == nil, doc.Kind == yaml.MappingNode && len(doc.Content) == 0 && n == 1:
+		return fileRead{}, nil // null (every document) or {}: no group
 	case doc.Kind == yaml.MappingNode:
 		keys := mappingKeys(doc)
 		switch {
-		case keys["groups"]:
-			return p.ruleFile(unit, data)
 		case keys["apiVersion"] || keys["kind"]:
 			return p.manifestFile(unit, data)
+		case keys["groups"] && n > 1:
+			return fileRead{}, fmt.Errorf("the groups: key is in YAML document %d, and Prometheus reads only the first document of a rule file", n)
+		case keys["groups"]:
+			return p.ruleFile(unit, data)
 		case mistypedRuleFile(doc):
 			return fileRead{}, errors.New("no groups: key: not a rule file")
 		}
@@ -261,6 +262,33 @@ func (p *Prometheus) parseFile(unit string, data []byte) (fileRead, error) {
 		return fileRead{skipped: "YAML lists (not rule groups)"}, nil
 	}
 	return p.ruleFile(unit, data)
+}
+
+// firstDocument finds the first YAML document of a stream that is not
+// null, and which one it is (1 for the first). Helm and kustomize write
+// streams that start with an empty document ("---" and a "# Source:"
+// comment). doc is nil when every document is null (n is then how many
+// there were, 0 for a file of only comments).
+func firstDocument(data []byte) (doc *yaml.Node, n int, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for n < maxDocuments {
+		var root yaml.Node
+		err := dec.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			return nil, n, nil
+		}
+		if err != nil {
+			return nil, n, err
+		}
+		n++
+		if len(root.Content) == 0 {
+			continue
+		}
+		if d := root.Content[0]; d.Kind != yaml.ScalarNode || d.Tag != "!!null" {
+			return d, n, nil
+		}
+	}
+	return nil, n, nil
 }
 
 // ruleFile parses a Prometheus rule file.

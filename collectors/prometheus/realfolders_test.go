@@ -254,3 +254,28 @@ func TestPositioned(t *testing.T) {
 		}
 	}
 }
+
+// helm template and kustomize write streams that start with an empty
+// document ("---" and a "# Source:" comment): the PrometheusRule after it
+// is read, not taken for an empty rule file. Rule groups after an empty
+// first document are an error: Prometheus reads only the first.
+func TestStreamsThatStartEmpty(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"rendered/rules.yaml": "---\n# Source: kube-prometheus-stack/templates/prometheus/rules/bf.yaml\n---\n" + strings.TrimPrefix(prometheusRules, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unrelated}\ndata: {a: b}\n---\n"),
+		"rendered/late.yml":   "---\n---\n" + bfRules,
+		"rendered/blank.yml":  "---\n---\n",
+	})
+	sink, err := collectortest.Collect(t, fileCollector(t, dir, "rendered/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := sink.Artifact("prometheus://rules-repo/files/rendered/rules.yaml/monitoring/bf-2001-alerts/replay/alert/ReplayStuck"); a == nil {
+		t.Errorf("the PrometheusRule after an empty document: %v", uris(sink))
+	}
+	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "rendered/late.yml" || !strings.Contains(sink.Errors[0].Error, "document 2") {
+		t.Errorf("errors %+v, want one at rendered/late.yml naming document 2", sink.Errors)
+	}
+	if n, _ := sink.Read("rendered/blank.yml", readRuleFiles); n != 1 {
+		t.Errorf("a stream of empty documents is a rule file with no group: %+v", sink.Reads)
+	}
+}
