@@ -244,9 +244,9 @@ func TestNameTiesWithoutASeparator(t *testing.T) {
 // knows none.
 func TestPositioned(t *testing.T) {
 	for in, want := range map[string]string{
-		`5:15: group "g", rule 1, "A": could not parse expression: 1:5: parse error`: `line 5, column 15: group "g", rule 1, "A": could not parse expression: 1:5: parse error`,
+		`5:15: group "g", rule 1, "A": could not parse expression: 1:5: parse error`:              `line 5, column 15: group "g", rule 1, "A": could not parse expression: 1:5: parse error`,
 		`4:17: 5:16: group "yolo", rule 1, "Hello": only one of 'record' and 'alert' must be set`: `line 4, column 17 and line 5, column 16: group "yolo", rule 1, "Hello": only one of 'record' and 'alert' must be set`,
-		`0:0: 0:0: group "yolo", rule 1, "": one of 'record' or 'alert' must be set`: `group "yolo", rule 1, "": one of 'record' or 'alert' must be set`,
+		`0:0: 0:0: group "yolo", rule 1, "": one of 'record' or 'alert' must be set`:              `group "yolo", rule 1, "": one of 'record' or 'alert' must be set`,
 		`yaml: unmarshal errors`: `yaml: unmarshal errors`,
 	} {
 		if got := positioned(in); got != want {
