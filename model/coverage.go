@@ -28,6 +28,13 @@ type ScopeError struct {
 	Error string `json:"error"`
 }
 
+// Positioned reports whether the error starts with its own unit and a
+// position in it ("plans/x.yaml:4: key: ..."): then it names its unit
+// already, and a report prints it alone.
+func (e ScopeError) Positioned() bool {
+	return e.Scope != "" && strings.HasPrefix(e.Error, e.Scope+":")
+}
+
 // Coverage records how one source answered this run.
 type Coverage struct {
 	Source    string         `json:"source"`

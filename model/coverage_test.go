@@ -166,3 +166,15 @@ func TestReadSummary(t *testing.T) {
 		t.Errorf("read none: %q", got)
 	}
 }
+
+func TestPositionedErrorNamesItsUnit(t *testing.T) {
+	for e, want := range map[ScopeError]bool{
+		{Scope: "plans/x.yaml", Error: "plans/x.yaml:4: key: unknown"}: true,
+		{Scope: "plans/x.yaml", Error: "open: no such file"}:           false,
+		{Scope: "", Error: ":4: x"}:                                    false,
+	} {
+		if got := e.Positioned(); got != want {
+			t.Errorf("%+v: Positioned = %v", e, got)
+		}
+	}
+}

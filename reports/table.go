@@ -61,7 +61,7 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 			}
 			p.f("\n")
 			for _, e := range c.Errors {
-				if e.Scope != "" {
+				if e.Scope != "" && !e.Positioned() {
 					p.f("    - %s: %s\n", e.Scope, oneLine(e.Error))
 				} else {
 					p.f("    - %s\n", oneLine(e.Error))
