@@ -372,7 +372,7 @@ func (d *decoder) resource(o object, c around) {
 		spec, ok = asObject(json.RawMessage(text))
 	}
 	if !ok {
-		d.fail(c, fmt.Errorf("Dashboard %s: spec is not an object", clip(c.uid, 80)))
+		d.fail(c, fmt.Errorf("resource %s: spec is not an object", clip(c.uid, 80)))
 		return
 	}
 	if strings.HasPrefix(schema, "v2") || spec.has("elements") {

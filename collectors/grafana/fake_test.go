@@ -113,9 +113,14 @@ type fakeGrafana struct {
 }
 
 func newFakeGrafana(t testing.TB) *fakeGrafana {
-	f := &fakeGrafana{t: t, dashboards: map[string]map[string]any{}, v2: map[string]map[string]any{},
-		override: map[string]http.Handler{},
-		rec:      &swagger.Recorder{Spec: loadSpec(t)}, apis: &swagger.Recorder{Spec: loadAPIsSpec(t)}}
+	f := &fakeGrafana{
+		t:          t,
+		dashboards: map[string]map[string]any{},
+		v2:         map[string]map[string]any{},
+		override:   map[string]http.Handler{},
+		rec:        &swagger.Recorder{Spec: loadSpec(t)},
+		apis:       &swagger.Recorder{Spec: loadAPIsSpec(t)},
+	}
 	api, apis := f.rec.Wrap(f), f.apis.Wrap(f)
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/apis/") {
