@@ -148,3 +148,19 @@ func TestFilesReadNBFormat2(t *testing.T) {
 		t.Errorf("errors %+v", sink.Errors)
 	}
 }
+
+// Lines saved without their newlines (IPython 0.12 to 1.x) are lines all
+// the same, as nbformat joins them: a credential on the fifth is on line
+// 5, and two lines never run into one.
+func TestLinesWithoutNewlines(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "bf-7001-old.ipynb", []byte(`{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
+	  {"cell_type": "code", "input": ["import os", "key = '`+canaryAWS+`'"], "language": "python", "outputs": [
+	   {"output_type": "stream", "stream": "stdout", "text": ["{", "  \"ip\": \"127.0.0.1\", ", "  \"transport\": \"tcp\", ", "  \"signature_scheme\": \"hmac-sha256\", ", "  \"aws\": \"`+canaryAWS+`\"", "}"]}]}
+	 ]}]}`))
+	sink := collect(t, fileCollector(t, dir, "."))
+	lines := secretLines(t, sink.Artifact("notebooks:///bf-7001-old.ipynb"))
+	if want := "aws-access-token\tcell 1 source line 2, cell 1 output 1 stdout line 5\t" + hashOf(canaryAWS); len(lines) != 1 || lines[0] != want {
+		t.Errorf("credentials %q, want %q", lines, want)
+	}
+}

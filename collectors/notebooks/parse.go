@@ -64,8 +64,11 @@ type notebook struct {
 	scanned   int // bytes of text kept to scan
 }
 
-// multiline is nbformat's text: one string or a list of strings (lines
-// keeping their newlines), joined.
+// multiline is nbformat's text: one string or a list of lines, joined as
+// nbformat joins them: lines that keep their newlines (as Jupyter writes
+// them) end to end, lines without (as IPython 0.12 to 1.x wrote them) with
+// a newline between each, so that line numbers are the notebook's and no
+// two lines run into one.
 type multiline string
 
 func (m *multiline) UnmarshalJSON(b []byte) error {
@@ -78,7 +81,11 @@ func (m *multiline) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &list); err != nil {
 		return errors.New("text is neither a string nor a list of strings")
 	}
-	*m = multiline(strings.Join(list, ""))
+	sep := ""
+	if len(list) > 0 && !strings.HasSuffix(list[0], "\n") && !strings.HasSuffix(list[0], "\r") {
+		sep = "\n"
+	}
+	*m = multiline(strings.Join(list, sep))
 	return nil
 }
 
