@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/redact"
@@ -88,40 +87,6 @@ type apiSource struct {
 	maxPages int
 }
 
-// get is the client's Get, its error naming the address once: apiclient
-// puts "GET <address>: " before an error that names it already (an HTTP
-// status with its query, or net/http's Get "<address>").
-func (s *apiSource) get(ctx context.Context, path string, q url.Values, out any) error {
-	return once(s.c.Get(ctx, path, q, out))
-}
-
-// onceErr is an error whose text names its address once.
-type onceErr struct {
-	text string
-	err  error
-}
-
-func (e *onceErr) Error() string { return e.text }
-func (e *onceErr) Unwrap() error { return e.err }
-
-func once(err error) error {
-	if err == nil {
-		return nil
-	}
-	method, rest, ok := strings.Cut(err.Error(), " ")
-	if !ok {
-		return err
-	}
-	addr, tail, ok := strings.Cut(rest, ": ")
-	if !ok || addr == "" {
-		return err
-	}
-	if strings.Contains(tail, method+" "+addr) || strings.Contains(tail, `Get "`+addr) {
-		return &onceErr{text: tail, err: err}
-	}
-	return err
-}
-
 func (s *apiSource) pager(path string) *remote.Pager {
 	return &remote.Pager{What: "GET " + redact.URL(s.c.Base()+path), Max: s.maxPages, MaxKey: "max_pages"}
 }
@@ -135,7 +100,7 @@ func (s *apiSource) folders(ctx context.Context, parent string) ([]folder, error
 			q.Set("parentUid", parent)
 		}
 		var batch []folder
-		if err := s.get(ctx, "/api/folders", q, &batch); err != nil {
+		if err := s.c.Get(ctx, "/api/folders", q, &batch); err != nil {
 			return nil, err
 		}
 		ids := make([]string, len(batch))
@@ -173,7 +138,7 @@ func (s *apiSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 			q.Set("folderUIDs", folderUID)
 		}
 		var batch []hit
-		if err := s.get(ctx, "/api/search", q, &batch); err != nil {
+		if err := s.c.Get(ctx, "/api/search", q, &batch); err != nil {
 			return nil, err
 		}
 		ids := make([]string, 0, len(batch))
@@ -212,7 +177,7 @@ var v2Path = regexp.MustCompile(`/apis/dashboard\.grafana\.app/(v2[a-z0-9]{0,20}
 // <namespace>/dashboards/<uid>, in Grafana's description of that API).
 func (s *apiSource) dashboard(ctx context.Context, h hit) (answer, error) {
 	var raw json.RawMessage
-	err := s.get(ctx, "/api/dashboards/uid/"+url.PathEscape(h.UID), nil, &raw)
+	err := s.c.Get(ctx, "/api/dashboards/uid/"+url.PathEscape(h.UID), nil, &raw)
 	var se *remote.StatusError
 	if !errors.As(err, &se) || se.Status != http.StatusNotAcceptable {
 		return answer{data: raw}, err
@@ -223,7 +188,7 @@ func (s *apiSource) dashboard(ctx context.Context, h hit) (answer, error) {
 	}
 	raw = nil
 	p := "/apis/dashboard.grafana.app/" + m[1] + "/namespaces/" + url.PathEscape(m[2]) + "/dashboards/" + url.PathEscape(h.UID)
-	if err := s.get(ctx, p, nil, &raw); err != nil {
+	if err := s.c.Get(ctx, p, nil, &raw); err != nil {
 		return answer{}, err
 	}
 	return answer{data: raw}, nil
@@ -231,7 +196,7 @@ func (s *apiSource) dashboard(ctx context.Context, h hit) (answer, error) {
 
 func (s *apiSource) alertRules(ctx context.Context) ([]alertRule, bool, error) {
 	var out []alertRule
-	err := s.get(ctx, "/api/v1/provisioning/alert-rules", nil, &out)
+	err := s.c.Get(ctx, "/api/v1/provisioning/alert-rules", nil, &out)
 	return out, err == nil, err
 }
 
