@@ -125,6 +125,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"rules without groups: above them", "rules:\n  - alert: A\n    expr: up == 0\n", "no groups: key"},
 		{"rule groups as a bare list", "- name: g\n  rules:\n    - alert: A\n      expr: up == 0\n", "cannot unmarshal"},
 		{"rule groups under another key", "rule_groups:\n  - name: g\n    rules: []\n", "no groups: key"},
+		{"a PrometheusRule's spec without the object", "spec:\n  groups:\n    - name: g\n      rules: []\n", "no groups: key"},
 		{"a PrometheusRule without a name", "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nspec: {groups: []}\n", "metadata.name"},
 		{"a PrometheusRule with a bad rule", "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata: {name: x}\nspec:\n  groups:\n    - name: g\n      rules:\n        - alert: A\n          expr: 'sum('\n", "PrometheusRule x"},
 	}

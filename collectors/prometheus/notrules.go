@@ -28,15 +28,19 @@ var ruleKeys = map[string]bool{"rules": true, "alert": true, "record": true, "ex
 
 // mistypedRuleFile reports whether a mapping without groups: looks like a
 // rule file all the same: a key that is a misspelling of groups (group,
-// Groups, grups), a top-level rules: key, or a list of rule groups under
-// another key.
+// Groups, grups), a top-level rules: key, a list of rule groups under
+// another key, or a PrometheusRule's spec: without the object around it.
 func mistypedRuleFile(m *yaml.Node) bool {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(m.Content[i].Value))
 		if ruleKeys[k] || editDistance(k, "groups") <= 2 || k == "rulegroups" {
 			return true
 		}
-		if v := m.Content[i+1]; v.Kind == yaml.SequenceNode && holdsRuleGroups(v) {
+		v := m.Content[i+1]
+		if v.Kind == yaml.SequenceNode && holdsRuleGroups(v) {
+			return true
+		}
+		if k == "spec" && v.Kind == yaml.MappingNode && mappingKeys(v)["groups"] {
 			return true
 		}
 	}
