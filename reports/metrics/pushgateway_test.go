@@ -62,7 +62,8 @@ func TestPushMethodFollowsCompleteness(t *testing.T) {
 func TestPushFailureSaysPushgateway(t *testing.T) {
 	url, _ := fakeGateway(t, http.StatusServiceUnavailable)
 	err := pusher(t, url).Push(context.Background(), report(), Run{Complete: true})
-	if err == nil || !strings.HasPrefix(err.Error(), "metrics: pushgateway: PUT "+url+"/metrics/job/nightly") {
+	if err == nil || !strings.HasPrefix(err.Error(), "metrics: pushgateway: ") ||
+		strings.Count(err.Error(), "PUT "+url+"/metrics/job/nightly") != 1 {
 		t.Errorf("err = %v", err)
 	}
 }
