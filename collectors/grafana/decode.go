@@ -521,12 +521,13 @@ func gunzip(text string) ([]byte, error) {
 	if err != nil {
 		return nil, errors.New("not gzip")
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxGzipBytes+1))
-	if err != nil {
-		return nil, errors.New("not gzip: " + clip(err.Error(), 100))
-	}
-	if len(out) > maxGzipBytes {
+	out, err := remote.ReadAll(zr, maxGzipBytes)
+	var tooLarge *remote.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("larger than %d MiB inflated", maxGzipBytes>>20)
+	case err != nil:
+		return nil, errors.New("not gzip: " + clip(err.Error(), 100))
 	}
 	return out, nil
 }
