@@ -75,7 +75,8 @@ type ReadTotal struct {
 	Units         int
 }
 
-// ReadTotals sums c.Reads by kind, in the order the kinds first appear.
+// ReadTotals sums c.Reads by kind, most read first and skipped objects
+// ("skipped files") last.
 func (c Coverage) ReadTotals() []ReadTotal {
 	var out []ReadTotal
 	at := map[string]int{}
@@ -90,6 +91,16 @@ func (c Coverage) ReadTotals() []ReadTotal {
 		out[i].Partial += r.Partial
 		out[i].Units++
 	}
+	// What a source is about first: the most read, what it skipped last.
+	slices.SortStableFunc(out, func(a, b ReadTotal) int {
+		if sa, sb := strings.HasPrefix(a.What, "skipped"), strings.HasPrefix(b.What, "skipped"); sa != sb {
+			if sa {
+				return 1
+			}
+			return -1
+		}
+		return b.Read - a.Read
+	})
 	return out
 }
 

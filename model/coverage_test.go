@@ -155,8 +155,9 @@ func TestReadSummary(t *testing.T) {
 	c := Coverage{Reads: []UnitRead{
 		{Scope: "a", What: "dashboards", Read: 80}, {Scope: "b", What: "dashboards", Read: 5, Partial: 3},
 		{Scope: "", What: "projects", Read: 1}, {Scope: "a", What: "entries", Read: 1}, {Scope: "a", What: "variables"},
+		{Scope: "0", What: "skipped files", Read: 214},
 	}}
-	if got, want := c.ReadSummary(), "85 dashboards (3 only in part), 1 project, 1 entry"; got != want {
+	if got, want := c.ReadSummary(), "85 dashboards (3 only in part), 1 project, 1 entry, 214 skipped files"; got != want {
 		t.Errorf("ReadSummary = %q, want %q", got, want)
 	}
 	if got := (Coverage{}).ReadSummary(); got != "" {
