@@ -41,19 +41,20 @@ type realWorldCase struct {
 }
 
 // findingMatch picks findings: by rule, backfill (any spelling), a part of
-// the artifact's URI and the severity, each optional; Count, when set, is
+// the artifact's URI, the severity and a part of the message, each optional; Count, when set, is
 // how many findings must match.
 type findingMatch struct {
 	Rule     string `yaml:"rule"`
 	Backfill string `yaml:"backfill"`
 	URI      string `yaml:"uri"`
 	Severity string `yaml:"severity"`
+	Message  string `yaml:"message"`
 	Count    *int   `yaml:"count"`
 }
 
 func (m findingMatch) String() string {
 	var parts []string
-	for _, p := range [][2]string{{"rule", m.Rule}, {"backfill", m.Backfill}, {"uri", m.URI}, {"severity", m.Severity}} {
+	for _, p := range [][2]string{{"rule", m.Rule}, {"backfill", m.Backfill}, {"uri", m.URI}, {"severity", m.Severity}, {"message", m.Message}} {
 		if p[1] != "" {
 			parts = append(parts, p[0]+"="+p[1])
 		}
@@ -65,7 +66,8 @@ func (m findingMatch) matches(f model.Finding) bool {
 	return (m.Rule == "" || f.RuleID == m.Rule) &&
 		(m.Backfill == "" || model.SameID(m.Backfill, f.BackfillID)) &&
 		(m.URI == "" || strings.Contains(f.ArtifactURI, m.URI)) &&
-		(m.Severity == "" || f.Severity.String() == m.Severity)
+		(m.Severity == "" || f.Severity.String() == m.Severity) &&
+		(m.Message == "" || strings.Contains(f.Message, m.Message))
 }
 
 func (m findingMatch) count(fs []model.Finding) int {
