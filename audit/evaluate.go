@@ -22,11 +22,18 @@ type Audit struct {
 // Evaluate correlates an estate, runs the rules and builds the report. It
 // touches no system: `audit --from estate.json` is this alone.
 func Evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time) *Audit {
+	return evaluate(est, sel, eng, now, false)
+}
+
+// evaluate is Evaluate; remembered says a history store will carry what
+// silent units last held (see correlate.Index.Remembered).
+func evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time, remembered bool) *Audit {
 	// The index keeps its own copy of the artifacts, tied to backfills;
 	// its estate lists those, so the caller's list is not held twice once
 	// the caller lets it go (a million artifacts are 270 MB a copy).
 	view := *est
 	ix := correlate.Correlate(&view, sel)
+	ix.Remembered = remembered
 	view.Artifacts = ix.Artifacts
 	findings := eng.Evaluate(ix, now)
 	return &Audit{Report: BuildReport(ix, findings, now), index: ix}

@@ -32,7 +32,7 @@ func EvaluateWith(ctx context.Context, est *model.Estate, sel *correlate.Selecto
 	if _, err := mem.Restore(ctx, est); err != nil {
 		return Evaluate(est, sel, eng, now), fmt.Errorf("restore last known backfills: %w", err)
 	}
-	a := Evaluate(est, sel, eng, now)
+	a := evaluate(est, sel, eng, now, true)
 	n, err := mem.Carry(ctx, a.Report)
 	if n > 0 {
 		rules.SortFindings(a.Report.Findings)

@@ -30,9 +30,14 @@ type Index struct {
 	AllRecords []model.DecisionRecord
 	// Unknown lists ids found on artifacts that no plan, record or
 	// scheduler object describes, sorted.
-	Unknown  []model.BackfillID
-	coverage map[string]model.Coverage
-	lineage  lazyLineage
+	Unknown []model.BackfillID
+	// Remembered says a history store carried into this run what the units
+	// that did not answer last held (their open findings). Without one, a
+	// unit that did not answer may hide machinery nobody can name, so no
+	// backfill is concluded retired while one is silent.
+	Remembered bool
+	coverage   map[string]model.Coverage
+	lineage    lazyLineage
 }
 
 // Correlate builds the index. The selector ties artifacts that collectors

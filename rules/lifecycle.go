@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
@@ -32,6 +33,11 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 			break
 		}
 	}
+	if silent := silentSources(ix); len(silent) > 0 && !ix.Remembered {
+		evidence[model.StepRetired] = append(evidence[model.StepRetired],
+			fmt.Sprintf("source %s did not answer fully and no history store says what it held: cannot confirm this backfill's machinery there is gone",
+				strings.Join(silent, ", ")))
+	}
 	blocks := func(f *model.Finding, s model.Step) bool { return !f.Waived() && f.Step == s }
 	lc := model.Lifecycle{Reached: model.StepPlan}
 	for _, s := range model.Steps() {
@@ -55,6 +61,17 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 	}
 	lc.Next, lc.Done = model.StepRetired, true
 	return lc
+}
+
+// silentSources names the sources of the run that did not answer fully.
+func silentSources(ix *correlate.Index) []string {
+	var out []string
+	for _, c := range ix.Estate.Coverage {
+		if !c.Full() {
+			out = append(out, c.Source)
+		}
+	}
+	return out
 }
 
 func orUnknown(s model.Status) string {
