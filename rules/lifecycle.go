@@ -34,9 +34,12 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 		}
 	}
 	if silent := silentSources(ix); len(silent) > 0 && !ix.Remembered {
+		what, it := "source "+silent[0], "it"
+		if len(silent) > 1 {
+			what, it = "sources "+strings.Join(silent, ", "), "they"
+		}
 		evidence[model.StepRetired] = append(evidence[model.StepRetired],
-			fmt.Sprintf("source %s did not answer fully and no history store says what it held: cannot confirm this backfill's machinery there is gone",
-				strings.Join(silent, ", ")))
+			fmt.Sprintf("%s did not answer fully and no history store says what %s held: cannot confirm this backfill's machinery there is gone", what, it))
 	}
 	blocks := func(f *model.Finding, s model.Step) bool { return !f.Waived() && f.Step == s }
 	lc := model.Lifecycle{Reached: model.StepPlan}
