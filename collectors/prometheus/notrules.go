@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bfaudit/bfaudit/internal/decodeerr"
 )
 
 // A rules folder holds more than rules: promtool unit tests beside the
@@ -33,7 +35,7 @@ var ruleKeys = map[string]bool{"rules": true, "alert": true, "record": true, "ex
 func mistypedRuleFile(m *yaml.Node) bool {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(m.Content[i].Value))
-		if ruleKeys[k] || editDistance(k, "groups") <= 2 || k == "rulegroups" {
+		if ruleKeys[k] || decodeerr.Distance(k, "groups") <= 2 || k == "rulegroups" {
 			return true
 		}
 		v := m.Content[i+1]
@@ -117,25 +119,4 @@ func listSome(names []string, n int) string {
 		return strings.Join(names, ", ")
 	}
 	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
-}
-
-// editDistance is the Levenshtein distance of two short ASCII words.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

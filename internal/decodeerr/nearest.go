@@ -33,6 +33,10 @@ func normalize(s string) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")
 }
 
+// Distance is the edit distance of two short ASCII words (Levenshtein, a
+// swap of neighbours counting as one edit), for telling a misspelt key.
+func Distance(a, b string) int { return distance(a, b) }
+
 // distance is the Levenshtein distance between a and b, in bytes (keys
 // are ASCII), counting a swap of neighbours as one edit.
 func distance(a, b string) int {
