@@ -54,4 +54,21 @@ type Lifecycle struct {
 	Done bool `json:"done"`
 	// Blockers say what keeps Next from being reached.
 	Blockers []string `json:"blockers,omitempty"`
+	// Unknown names the sources that did not answer for Next when nothing
+	// else blocks it: the step may well be done, but nobody can tell, so it
+	// is neither reached nor "not done". Reports show it as unknown.
+	Unknown []string `json:"unknown,omitempty"`
+}
+
+// State is the word for Next in reports: "done" when every step is
+// complete, "unknown" when only silent sources keep Next open, else
+// "open".
+func (l Lifecycle) State() string {
+	switch {
+	case l.Done:
+		return "done"
+	case len(l.Unknown) > 0:
+		return "unknown"
+	}
+	return "open"
 }
