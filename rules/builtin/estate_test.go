@@ -39,7 +39,11 @@ const (
 func newEstate() *estate {
 	e := &estate{est: model.Estate{Version: model.EstateVersion}}
 	for _, s := range []string{srcPlans, srcWH, srcSched, srcIAM} {
-		e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: s, System: s, Status: model.CoverageOK})
+		sys := s
+		if s == srcIAM {
+			sys = "gcpiam" // a system that lists cloud keys (BF022)
+		}
+		e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: s, System: sys, Status: model.CoverageOK})
 	}
 	return e
 }
