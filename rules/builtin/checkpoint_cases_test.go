@@ -96,9 +96,13 @@ var checkpointFiring = []ruleCase{
 	{rule: "BF021", name: "a group at the log end with no members is low", want: 1, check: all(severity(model.SeverityLow), mentions("nothing is left to replay")),
 		build: func() *estate { return newEstate().plan(completed).artifact(group(attr(model.AttrLag, "0"))) }},
 	{rule: "BF021", name: "behind the log end on customer data is high", want: 1, check: all(severity(model.SeverityHigh), mentions("touches customer data")),
-		build: func() *estate { return newEstate().plan(completed, sensitive).artifact(group(attr(model.AttrLag, "870"))) }},
+		build: func() *estate {
+			return newEstate().plan(completed, sensitive).artifact(group(attr(model.AttrLag, "870")))
+		}},
 	{rule: "BF021", name: "at the log end on customer data stays low", want: 1, check: severity(model.SeverityLow),
-		build: func() *estate { return newEstate().plan(completed, sensitive).artifact(group(attr(model.AttrLag, "0"))) }},
+		build: func() *estate {
+			return newEstate().plan(completed, sensitive).artifact(group(attr(model.AttrLag, "0")))
+		}},
 	{rule: "BF021", name: "a replay consumer still running on customer data is critical", want: 1, check: severity(model.SeverityCritical),
 		build: func() *estate {
 			return newEstate().plan(completed, sensitive).artifact(group(attr(model.AttrMembers, "1"), attr(model.AttrLag, "0")))

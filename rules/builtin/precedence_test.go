@@ -102,7 +102,9 @@ type pair struct {
 }
 
 var pairs = []pair{
-	{"BF003", "BF102", func() *estate { return newEstate().plan(completed).artifact(grant(), attr(model.AttrTimeBound, "false")) },
+	{"BF003", "BF102", func() *estate {
+		return newEstate().plan(completed).artifact(grant(), attr(model.AttrTimeBound, "false"))
+	},
 		"not time-bound (BF102): no expiry condition"},
 	{"BF004", "BF102", func() *estate {
 		return newEstate().plan(completed).artifact(credential(), attr(model.AttrTimeBound, "false"))
