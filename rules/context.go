@@ -69,8 +69,11 @@ type Issue struct {
 	Record   *model.DecisionRecord
 	Message  string
 	Evidence []string
-	// Raise lifts the severity one level (classified data).
-	Raise bool
+	// Severity is the rung of the rule's ladder (Rule.Ladder) the finding
+	// stands on, as the artifact's state and the backfill's classification
+	// put it; zero is the rule's default. A severity override in config
+	// moves the whole ladder: the rung is taken relative to the default.
+	Severity model.Severity
 	// Location overrides where the finding points (a plan file and line).
 	Location *model.Location
 	// Part names which part of a plan a backfill-level finding is about
@@ -92,8 +95,8 @@ func (c *Context) Report(is Issue) {
 		RuleID: c.rule.ID, RuleName: c.rule.Name, Title: c.rule.Title, Step: c.rule.Step,
 		Severity: c.severity, Message: is.Message, Evidence: is.Evidence, Remediation: c.rule.Remediation,
 	}
-	if is.Raise && f.Severity < model.SeverityCritical {
-		f.Severity++
+	if is.Severity != 0 {
+		f.Severity = min(max(f.Severity+is.Severity-c.rule.Severity, model.SeverityInfo), model.SeverityCritical)
 	}
 	switch {
 	case is.Artifact != nil:

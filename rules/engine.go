@@ -44,6 +44,7 @@ type Engine struct {
 	waivers  []Waiver
 	keyLines KeyLines
 	partial  bool // Only was set: not every rule runs
+	prec     precedence
 }
 
 // New checks the options against the registered rules and builds an
@@ -125,6 +126,7 @@ func New(opts Options) (*Engine, error) {
 			e.user = append(e.user, r)
 		}
 	}
+	e.prec = newPrecedence(e.rules)
 	for i, w := range opts.Waivers {
 		if err := w.compile(); err != nil {
 			return nil, fmt.Errorf("waivers[%d]: %v", i, err)
@@ -155,7 +157,9 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 // Evaluate runs every enabled rule over the index, applies the waivers and
 // returns the findings in report order: most severe first, then by
 // backfill, rule and artifact. A finding reported twice (same fingerprint)
-// is kept once. Every built-in rule is one pass over the index, and the
+// is kept once, and a finding of a rule that another rule's finding on the
+// same artifact supersedes is folded into it (Rule.Supersedes), before
+// waivers apply: a waiver of the surviving finding covers the problem. Every built-in rule is one pass over the index, and the
 // user rules share one pass over the artifacts and one over the backfills,
 // so the cost is linear in the estate.
 //
@@ -189,6 +193,7 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	for i := range user {
 		keep(&user[i])
 	}
+	out = e.prec.fold(out)
 	out = e.applyWaivers(ix, out, now)
 	SortFindings(out)
 	return out

@@ -2,7 +2,9 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
@@ -11,8 +13,20 @@ import (
 // Lifecycle places a backfill in the cleanup order of backfill-cleanup.txt
 // ("Close the loop in order"): a step is reached when nothing blocks it or
 // any step before it. Blockers are the unwaived findings of each step plus
-// missing evidence (no verification yet, no archived record, a source that
-// did not answer, so nothing can be confirmed gone).
+// missing evidence (no verification yet, no archived record) and silence:
+// a unit that did not answer may hold machinery, so nothing can be
+// confirmed gone there. A step is done only when every unit that could
+// hold its machinery answered. When silence alone keeps the next step
+// open (no finding, no other missing evidence), the step is neither done
+// nor known to be open: Unknown names the sources whose answer is
+// missing, and the lifecycle's State is "unknown".
+//
+// Which step silence keeps open: with a history store, an artifact
+// remembered from a unit that did not answer keeps the earliest step that
+// a rule removing its kind blocks (a grant: access revoked; a consumer
+// group: archived, its range is recorded first); without one, nobody can
+// say what a silent source held, and it keeps the last step, retired,
+// open for every completed backfill.
 func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding) model.Lifecycle {
 	if !b.Status.Completed() {
 		return model.Lifecycle{Reached: model.StepPlan, Next: model.StepVerified,
@@ -26,11 +40,19 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 	if r := ix.Record(b.Key); r == nil || !r.Archived() {
 		evidence[model.StepArchived] = append(evidence[model.StepArchived], "decision record not archived")
 	}
+	// Silence, by step: what it says and which sources.
+	silence := map[model.Step][]string{}
+	silentBy := map[model.Step][]string{}
+	hush := func(s model.Step, source, text string) {
+		if !slices.Contains(silentBy[s], source) {
+			silentBy[s] = append(silentBy[s], source)
+			silence[s] = append(silence[s], text)
+		}
+	}
 	for _, a := range ix.ArtifactsOf(b.Key) {
 		if !ix.Answered(a.Source, a.Scope) {
-			evidence[model.StepRetired] = append(evidence[model.StepRetired],
+			hush(stepOfKind(a.Kind), a.Source,
 				fmt.Sprintf("source %s did not answer for %s: cannot confirm its machinery is gone", a.Source, orAll(a.Scope)))
-			break
 		}
 	}
 	if silent := silentSources(ix); len(silent) > 0 && !ix.Remembered {
@@ -38,17 +60,23 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 		if len(silent) > 1 {
 			what, it = "sources "+strings.Join(silent, ", "), "they"
 		}
-		evidence[model.StepRetired] = append(evidence[model.StepRetired],
-			fmt.Sprintf("%s did not answer fully and no history store says what %s held: cannot confirm this backfill's machinery there is gone", what, it))
+		text := fmt.Sprintf("%s did not answer fully and no history store says what %s held: cannot confirm this backfill's machinery there is gone", what, it)
+		for i, src := range silent {
+			if i == 0 {
+				hush(model.StepRetired, src, text)
+			} else if !slices.Contains(silentBy[model.StepRetired], src) {
+				silentBy[model.StepRetired] = append(silentBy[model.StepRetired], src)
+			}
+		}
 	}
 	blocks := func(f *model.Finding, s model.Step) bool { return !f.Waived() && f.Step == s }
 	lc := model.Lifecycle{Reached: model.StepPlan}
 	for _, s := range model.Steps() {
-		blocked := len(evidence[s]) > 0
-		for i := 0; i < len(findings) && !blocked; i++ {
-			blocked = blocks(&findings[i], s)
+		byFinding := false
+		for i := 0; i < len(findings) && !byFinding; i++ {
+			byFinding = blocks(&findings[i], s)
 		}
-		if blocked {
+		if byFinding || len(evidence[s]) > 0 || len(silence[s]) > 0 {
 			// Only the blocking step's findings are put in words: a
 			// backfill can have thousands.
 			var list []string
@@ -57,13 +85,41 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 					list = append(list, f.RuleID+" "+f.Message)
 				}
 			}
-			lc.Next, lc.Blockers = s, append(list, evidence[s]...)
+			lc.Next, lc.Blockers = s, append(append(list, evidence[s]...), silence[s]...)
+			if !byFinding && len(evidence[s]) == 0 {
+				lc.Unknown = slices.Sorted(slices.Values(silentBy[s]))
+			}
 			return lc
 		}
 		lc.Reached = s
 	}
 	lc.Next, lc.Done = model.StepRetired, true
 	return lc
+}
+
+// kindSteps is, for each kind of machinery, the earliest cleanup step a
+// rule that removes it blocks (its remedy's kind), read once from the
+// registered rules.
+var kindSteps = sync.OnceValue(func() map[model.Kind]model.Step {
+	out := map[model.Kind]model.Step{}
+	for _, r := range All() {
+		if r.Remedy == nil || r.Remedy.Kind == "" || r.Step == model.StepPlan {
+			continue
+		}
+		if s, ok := out[r.Remedy.Kind]; !ok || r.Step < s {
+			out[r.Remedy.Kind] = r.Step
+		}
+	}
+	return out
+})
+
+// stepOfKind is the step silence about an artifact of kind k keeps open:
+// the earliest a rule removing that kind blocks, else retired.
+func stepOfKind(k model.Kind) model.Step {
+	if s, ok := kindSteps()[k]; ok {
+		return s
+	}
+	return model.StepRetired
 }
 
 // silentSources names the sources of the run that did not answer fully.

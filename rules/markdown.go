@@ -27,6 +27,12 @@ func Markdown(rs []*Rule) []byte {
 	p("- `bfaudit plan check` runs the governance rules on plan files: [rules/plan-check.md](rules/plan-check.md).\n\n")
 	p("Deadlines are over at their exact instant (an expiry of 2026-10-01T00:00Z has passed at that instant). ")
 	p("No rule concludes that something is gone from a source that did not answer (degraded or failed coverage).\n\n")
+	p("Severity is a ladder: each rule's findings take the rung that the artifact's state and the backfill's classification put them on, ")
+	p("and a severity override moves the whole ladder (`rules.severity.BF021: high` puts each rung one level higher). ")
+	p("\"Classified data\" is financial, customer, security or compliance data; \"customer-visible data\" is financial or customer data.\n\n")
+	p("One problem is one finding: where two rules judge the same artifact for the same reason, the finding of the one that is superseded ")
+	p("is folded into the other's on the same artifact, as one line of its evidence, and the finding keeps the more severe of the two severities ")
+	p("(\"Precedence\" below). A waiver of the folded rule's finding then matches nothing: waive the surviving finding.\n\n")
 
 	groups := []struct {
 		title string
@@ -52,7 +58,17 @@ func Markdown(rs []*Rule) []byte {
 			}
 			p("\n### %s %s\n\n", r.ID, r.Name)
 			p("**%s**\n\n", r.Title)
-			p("- Severity: %s\n", severityText(r))
+			if len(r.Ladder) > 0 {
+				p("- Severity: %s by default\n", r.Severity)
+				for _, g := range r.Ladder {
+					p("  - %s: %s\n", g.Severity, g.When)
+				}
+			} else {
+				p("- Severity: %s\n", severityText(r))
+			}
+			if line := precedenceText(r, rs); line != "" {
+				p("- Precedence: %s\n", line)
+			}
 			p("- Lifecycle step: %s\n", r.Step)
 			if r.Governance {
 				p("- Governance: yes, run by `bfaudit plan check`\n")
@@ -76,6 +92,29 @@ func severityText(r *Rule) string {
 		return fmt.Sprintf("%s (%s)", r.Severity, r.Raised)
 	}
 	return r.Severity.String()
+}
+
+// precedenceText says what the rule folds in and what it is folded into.
+func precedenceText(r *Rule, rs []*Rule) string {
+	var folds, into []string
+	for _, s := range r.Supersedes {
+		folds = append(folds, fmt.Sprintf("%s (%s)", s.Rule, s.As))
+	}
+	for _, o := range rs {
+		for _, s := range o.Supersedes {
+			if s.Rule == r.ID {
+				into = append(into, o.ID)
+			}
+		}
+	}
+	var parts []string
+	if len(folds) > 0 {
+		parts = append(parts, "folds in the finding of "+strings.Join(folds, ", ")+" on the same artifact")
+	}
+	if len(into) > 0 {
+		parts = append(parts, "folded into the finding of "+strings.Join(into, ", ")+" when one of them reports the same artifact")
+	}
+	return strings.Join(parts, "; ")
 }
 
 func anchor(r *Rule) string { return strings.ToLower(r.ID + "-" + r.Name) }

@@ -7,6 +7,7 @@ package rules
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -30,9 +31,20 @@ type Rule struct {
 	Seed        string         `json:"seed"` // the seed document the rule comes from
 	Remediation string         `json:"remediation"`
 	Severity    model.Severity `json:"severity"`
-	// Raised documents when a finding is raised above Severity (e.g. on
-	// classified data); empty when never.
+	// Ladder is the rule's severity as a function of the artifact's state
+	// and the backfill's classification: its rungs from least to most
+	// severe, Severity (the default) among them. A check reports the rung
+	// a finding stands on (Issue.Severity); a severity override in config
+	// moves the whole ladder. Empty: every finding has Severity.
+	Ladder []Rung `json:"ladder,omitempty"`
+	// Raised sums up the rungs other than the default, for one-line
+	// listings; Register writes it from Ladder.
 	Raised string `json:"raised,omitempty"`
+	// Supersedes lists the rules whose finding on the same artifact (same
+	// backfill and artifact URI) this rule's finding absorbs: the engine
+	// folds it into this finding's evidence after every check ran, so one
+	// problem is one finding (see Engine.Evaluate).
+	Supersedes []Supersede `json:"supersedes,omitempty"`
 	// Step is the lifecycle step a finding of this rule blocks.
 	Step model.Step `json:"step"`
 	// Governance rules judge plans before and during the replay; they are
@@ -57,6 +69,48 @@ type Rule struct {
 	meta bool
 }
 
+// Rung is one step of a rule's severity ladder: the severity a finding
+// takes When the artifact's state or the backfill's classification says so.
+type Rung struct {
+	Severity model.Severity `json:"severity"`
+	When     string         `json:"when"`
+}
+
+// Supersede names a rule whose finding on an artifact is folded into this
+// rule's finding on the same artifact.
+type Supersede struct {
+	Rule string `json:"rule"`
+	// As is how the folded finding reads in the evidence line it becomes
+	// ("not time-bound"), followed by what it said that the finding does
+	// not already say.
+	As string `json:"as"`
+}
+
+// OnLadder reports whether sev is one of the rule's rungs (the default
+// severity when the rule has no ladder).
+func (r *Rule) OnLadder(sev model.Severity) bool {
+	if len(r.Ladder) == 0 {
+		return sev == r.Severity
+	}
+	for _, g := range r.Ladder {
+		if g.Severity == sev {
+			return true
+		}
+	}
+	return false
+}
+
+// raisedText sums up the rungs other than the default.
+func (r *Rule) raisedText() string {
+	var parts []string
+	for _, g := range r.Ladder {
+		if g.Severity != r.Severity {
+			parts = append(parts, g.Severity.String()+" "+g.When)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // User reports whether the rule is a user rule from config.
 func (r *Rule) User() bool { return r.program != nil }
 
@@ -71,6 +125,24 @@ func (r *Rule) Validate() error {
 		return fmt.Errorf("rule %s: invalid default severity", r.ID)
 	case r.Check == nil && r.program == nil:
 		return fmt.Errorf("rule %s: no check", r.ID)
+	}
+	if len(r.Ladder) > 0 {
+		if !r.OnLadder(r.Severity) {
+			return fmt.Errorf("rule %s: default severity %s is not a rung of its ladder", r.ID, r.Severity)
+		}
+		for i, g := range r.Ladder {
+			switch {
+			case !g.Severity.IsValid() || g.When == "":
+				return fmt.Errorf("rule %s: ladder rung %d needs a valid severity and a when", r.ID, i)
+			case i > 0 && g.Severity <= r.Ladder[i-1].Severity:
+				return fmt.Errorf("rule %s: ladder rungs go from least to most severe", r.ID)
+			}
+		}
+	}
+	for _, s := range r.Supersedes {
+		if s.Rule == "" || s.As == "" || s.Rule == r.ID {
+			return fmt.Errorf("rule %s: a superseded rule needs another rule's id and how it reads (As)", r.ID)
+		}
 	}
 	for _, p := range r.Params {
 		if p.Name == "" || p.Default == "" || p.Description == "" {
@@ -95,6 +167,9 @@ func Register(r *Rule) {
 	defer mu.Unlock()
 	if _, dup := registry[r.ID]; dup {
 		panic(fmt.Sprintf("rules: %s registered twice", r.ID))
+	}
+	if len(r.Ladder) > 0 && r.Raised == "" {
+		r.Raised = r.raisedText()
 	}
 	registry[r.ID] = r
 	if r.Remedy != nil {

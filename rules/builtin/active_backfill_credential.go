@@ -15,10 +15,11 @@ func init() {
 			"as the third step of closing the loop, because a correction notebook that keeps credentials long after the data was fixed is a standing way in.",
 		Seed:        seedCleanup,
 		Remediation: "Delete the service-account key or drop the login role (or set NOLOGIN / VALID UNTIL in the past); give future backfill credentials an expiry when they are created.",
-		Severity:    model.SeverityHigh, Raised: "critical on classified data: financial, customer, security, compliance",
-		Step:   model.StepAccessRevoked,
-		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill credential counts as lingering"}},
-		Check:  activeBackfillCredential,
+		Severity:    model.SeverityHigh, Ladder: accessLadder("a credential"),
+		Supersedes: []rules.Supersede{foldsNotTimeBound, foldsUndeclared},
+		Step:       model.StepAccessRevoked,
+		Params:     []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill credential counts as lingering"}},
+		Check:      activeBackfillCredential,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepAccessRevoked), Kind: model.KindCredential,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("pg-role"), remedy.ExampleOn("gcp-key")}},
 	})
@@ -55,7 +56,7 @@ func activeBackfillCredential(c *rules.Context) {
 		if b.Classification.Classified() {
 			ev = append(ev, classifiedNote(b))
 		}
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: b.Classification.Classified(), Evidence: ev,
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Severity: accessSeverity(b), Evidence: ev,
 			Message: fmt.Sprintf("credential %s is still valid %s: %s", nameOr(a), validity, why)})
 	})
 }

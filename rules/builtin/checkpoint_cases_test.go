@@ -1,6 +1,9 @@
 package builtin_test
 
 import (
+	"slices"
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -81,11 +84,75 @@ var checkpointFiring = []ruleCase{
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))).degrade(srcIAM, "p")
 		}},
-	{rule: "BF023", name: "notebook of a finished backfill", want: 1,
-		build: func() *estate { return newEstate().plan(completed).artifact(notebook()) }},
+	{rule: "BF023", name: "notebook its plan lists in assets_to_remove", want: 1, check: mentions("lists it in assets_to_remove"),
+		build: func() *estate {
+			return newEstate().plan(completed, func(b *model.Backfill) {
+				b.AssetsToRemove = append(b.AssetsToRemove, "notebooks://w/fix/bf_1.ipynb")
+			}).artifact(notebook())
+		}},
+	{rule: "BF023", name: "notebook in part too large to scan", want: 1, check: mentions("nobody can say it keeps no credential"),
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook(attr("unscanned", "2"))) }},
+	// BF021's ladder, rung by rung.
+	{rule: "BF021", name: "a group at the log end with no members is low", want: 1, check: all(severity(model.SeverityLow), mentions("nothing is left to replay")),
+		build: func() *estate { return newEstate().plan(completed).artifact(group(attr(model.AttrLag, "0"))) }},
+	{rule: "BF021", name: "behind the log end on customer data is high", want: 1, check: all(severity(model.SeverityHigh), mentions("touches customer data")),
+		build: func() *estate {
+			return newEstate().plan(completed, sensitive).artifact(group(attr(model.AttrLag, "870")))
+		}},
+	{rule: "BF021", name: "at the log end on customer data stays low", want: 1, check: severity(model.SeverityLow),
+		build: func() *estate {
+			return newEstate().plan(completed, sensitive).artifact(group(attr(model.AttrLag, "0")))
+		}},
+	{rule: "BF021", name: "a replay consumer still running on customer data is critical", want: 1, check: severity(model.SeverityCritical),
+		build: func() *estate {
+			return newEstate().plan(completed, sensitive).artifact(group(attr(model.AttrMembers, "1"), attr(model.AttrLag, "0")))
+		}},
+	{rule: "BF021", name: "a group whose lag was not read is medium", want: 1, check: severity(model.SeverityMedium),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) { delete(a.Attributes, model.AttrLag) }))
+		}},
+	// BF022's ladder and the sources it asks.
+	{rule: "BF022", name: "a revoked key on classified data is critical, like BF004", want: 1, check: all(severity(model.SeverityCritical), mentions("touches financial data")),
+		build: func() *estate {
+			return newEstate().plan(completed, classified).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateDisabled))
+		}},
+	{rule: "BF022", name: "a source that lists no keys failing says nothing about the key: high", want: 1,
+		check: func(t *testing.T, fs []model.Finding) {
+			severity(model.SeverityHigh)(t, fs)
+			for _, f := range fs {
+				if strings.Contains(f.Message+strings.Join(f.Evidence, " "), "not known to be revoked") {
+					t.Errorf("BF022 blames an unrelated source: %s %v", f.Message, f.Evidence)
+				}
+			}
+		},
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))).degrade(srcSched, "").degrade(srcWH, "p")
+		}},
+	{rule: "BF022", name: "no source lists cloud keys: unknown, said so, severity from the notebook", want: 1,
+		check: all(severity(model.SeverityHigh), mentions("whether it is revoked is unknown")),
+		build: func() *estate {
+			e := newEstate().plan(completed).artifact(notebook(withKey("8a1f")))
+			e.est.Coverage = slices.DeleteFunc(e.est.Coverage, func(c model.Coverage) bool { return c.Source == srcIAM })
+			return e
+		}},
+	{rule: "BF022", name: "an inventory that exported keys can see them: failing, the key is not known to be revoked", want: 1,
+		check: all(severity(model.SeverityCritical), mentions("source exports")),
+		build: func() *estate {
+			e := newEstate().plan(completed).artifact(notebook(withKey("8a1f")))
+			e.est.Coverage = slices.DeleteFunc(e.est.Coverage, func(c model.Coverage) bool { return c.Source == srcIAM })
+			e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: "exports", System: "inventory", Status: model.CoverageDegraded,
+				Errors: []model.ScopeError{{Scope: "inventory/iam.yaml", Error: "unreadable"}}})
+			k := gcpKey("other", model.StateActive)
+			k.Source = "exports"
+			return e.artifact(k)
+		}},
 }
 
 var checkpointQuiet = []ruleCase{
+	{rule: "BF023", name: "a notebook without credentials is the fix's evidence",
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook()) }},
+	{rule: "BF014", name: "a notebook is not machinery to list",
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook()) }},
 	{rule: "BF020", name: "the record holds the range and replay id",
 		build: func() *estate {
 			return newEstate().plan(completed).record(fullRecord("BF-1"), checkpointRecord).artifact(group())

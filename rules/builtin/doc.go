@@ -9,6 +9,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/rules"
 )
 
 // Seeds, cited by every rule's metadata.
@@ -120,4 +121,50 @@ func joinOr(items []string) string {
 		return joinAnd(items)
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// Precedence shared by several rules (rules.Rule.Supersedes): BF102's "no
+// expiry" on a grant or credential that BF003 or BF004 already asks to
+// revoke, and BF014's "missing from the plan" on machinery that a rule
+// already asks to remove, are one more line of that finding's evidence.
+var (
+	foldsNotTimeBound = rules.Supersede{Rule: "BF102", As: "not time-bound"}
+	foldsUndeclared   = rules.Supersede{Rule: "BF014", As: "missing from the plan"}
+)
+
+// accessLadder is the ladder of the rules on elevated access left in
+// place (BF003, BF004, BF022): high, critical on classified data.
+func accessLadder(what string) []rules.Rung {
+	return []rules.Rung{
+		{Severity: model.SeverityHigh, When: "while " + what + " made for a backfill is still usable after it"},
+		{Severity: model.SeverityCritical, When: "on classified data: financial, customer, security, compliance"},
+	}
+}
+
+// accessSeverity is the rung of accessLadder a backfill puts a finding on.
+func accessSeverity(b *model.Backfill) model.Severity {
+	if b != nil && b.Classification.Classified() {
+		return model.SeverityCritical
+	}
+	return model.SeverityHigh
+}
+
+// visibleData reports whether a backfill is on customer-visible data
+// (financial or customer), the rung up of the rules about effects on data
+// people see (BF018, BF021, BF024, BF025).
+func visibleData(b *model.Backfill) bool {
+	return b != nil && (b.Classification == model.ClassFinancial || b.Classification == model.ClassCustomer)
+}
+
+// upRung is a two-rung ladder: base when, one level up when raised.
+func upRung(base model.Severity, when, raised string) []rules.Rung {
+	return []rules.Rung{{Severity: base, When: when}, {Severity: base + 1, When: raised}}
+}
+
+// up is the rung of an upRung ladder: one level above base when raised.
+func up(raised bool, base model.Severity) model.Severity {
+	if raised {
+		return base + 1
+	}
+	return base
 }

@@ -39,7 +39,11 @@ const (
 func newEstate() *estate {
 	e := &estate{est: model.Estate{Version: model.EstateVersion}}
 	for _, s := range []string{srcPlans, srcWH, srcSched, srcIAM} {
-		e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: s, System: s, Status: model.CoverageOK})
+		sys := s
+		if s == srcIAM {
+			sys = "gcpiam" // a system that lists cloud keys (BF022)
+		}
+		e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: s, System: sys, Status: model.CoverageOK})
 	}
 	return e
 }
@@ -148,7 +152,17 @@ func evaluate(t *testing.T, e *estate, when time.Time, opts rules.Options) []mod
 	if err != nil {
 		t.Fatalf("rules.New: %v", err)
 	}
-	return eng.Evaluate(correlate.Correlate(&e.est, correlate.MustSelector()), when)
+	fs := eng.Evaluate(correlate.Correlate(&e.est, correlate.MustSelector()), when)
+	if len(opts.Severity) == 0 {
+		// Every finding stands on a rung of its rule's ladder: the ladder
+		// in docs/rules.md is what the rules do.
+		for _, f := range fs {
+			if r, ok := rules.Lookup(f.RuleID); ok && !r.User() && !r.OnLadder(f.Severity) {
+				t.Errorf("%s finding is %s, not a rung of its ladder %v: %s", f.RuleID, f.Severity, r.Ladder, f.Message)
+			}
+		}
+	}
+	return fs
 }
 
 func ofRule(fs []model.Finding, id string) []model.Finding {

@@ -18,8 +18,9 @@ func init() {
 		Seed:        seedCleanup,
 		Remediation: "Delete the job from the scheduler, or convert it into an owned, tested runbook entry (set the runbook attribute) if it is needed for future recovery.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
-		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a backfill job counts as lingering"}},
-		Check:  expiredTemporaryJob,
+		Supersedes: []rules.Supersede{foldsUndeclared},
+		Params:     []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a backfill job counts as lingering"}},
+		Check:      expiredTemporaryJob,
 		Remedy: &remedy.Recipe{Build: remedy.ExpiredJob, Kind: model.KindSchedulerJob, State: model.StateEnabled,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("airflow-dag"), remedy.ExampleOn("k8s-cronjob"), remedy.ExampleOn("k8s-job")}},
 	})

@@ -18,8 +18,13 @@ func init() {
 		Seed:        seedScheduling + `, "Running backfills safely"`,
 		Remediation: "Put the flag back in its normal position now (side effects on) and check that the job sends again; then remove the flag (rule BF017 gives the command).",
 		Severity:    model.SeverityHigh, Step: model.StepNormalized,
-		Params: []rules.Param{{Name: "grace", Default: "1d", Description: "time after completion before a guard still in its replay position is reported"}},
-		Check:  guardFlagInReplayPosition,
+		Ladder: upRung(model.SeverityHigh, "while a guard is still in its replay position after the replay",
+			"on customer-visible data: financial or customer"),
+		// The guard's lingering (BF017) is the same flag and the same fix,
+		// after the by-hand check this rule asks for.
+		Supersedes: []rules.Supersede{{Rule: "BF017", As: "lingering flag"}, foldsUndeclared},
+		Params:     []rules.Param{{Name: "grace", Default: "1d", Description: "time after completion before a guard still in its replay position is reported"}},
+		Check:      guardFlagInReplayPosition,
 		Remedy: &remedy.Recipe{Build: remedy.RestoreGuard, Kind: model.KindFeatureFlag,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("flag")}},
 	})
@@ -69,12 +74,12 @@ func guardFlagInReplayPosition(c *rules.Context) {
 		ev := append([]string{why, fmt.Sprintf("position %s, the replay's position %s", now, replay), stateNote(a)}, when...)
 		sensitive := false
 		for _, sb := range bs {
-			if sb.Classification == model.ClassFinancial || sb.Classification == model.ClassCustomer {
+			if visibleData(sb) {
 				sensitive = true
 				ev = append(ev, classifiedNote(sb))
 			}
 		}
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: sensitive, Evidence: ev,
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Severity: up(sensitive, model.SeverityHigh), Evidence: ev,
 			Message: fmt.Sprintf("side-effect guard %s of %s is still %s, as for the replay: production's side effects stay held back", nameOr(a), backfillNames(bs), now)})
 	})
 }

@@ -57,7 +57,7 @@ func eachDownstream(c *rules.Context, fn func(d downstream)) {
 			all[d.Table] = d
 		}
 		fn(downstream{b: b, rebuild: rebuild, all: all, at: when, done: day(when),
-			visible: b.Classification == model.ClassFinancial || b.Classification == model.ClassCustomer})
+			visible: visibleData(b)})
 	}
 }
 

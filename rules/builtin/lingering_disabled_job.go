@@ -16,8 +16,9 @@ func init() {
 		Seed:        seedCleanup,
 		Remediation: "Delete the paused job, or convert it into an owned, tested runbook entry and record it (runbook attribute).",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
-		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a paused job counts as left behind"}},
-		Check:  lingeringDisabledJob,
+		Supersedes: []rules.Supersede{foldsUndeclared},
+		Params:     []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a paused job counts as left behind"}},
+		Check:      lingeringDisabledJob,
 		Remedy: &remedy.Recipe{Build: remedy.DisabledJob, Kind: model.KindSchedulerJob, State: model.StatePaused,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("airflow-paused")}},
 	})

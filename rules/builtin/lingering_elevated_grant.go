@@ -16,10 +16,11 @@ func init() {
 			"the seed puts revoking it before the decision record is archived.",
 		Seed:        seedCleanup,
 		Remediation: "Revoke the grant or binding; for future backfills make elevated access time-bound (an IAM condition on request.time, VALID UNTIL).",
-		Severity:    model.SeverityHigh, Raised: "critical on classified data: financial, customer, security, compliance",
-		Step:   model.StepAccessRevoked,
-		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill grant counts as lingering"}},
-		Check:  lingeringElevatedGrant,
+		Severity:    model.SeverityHigh, Ladder: accessLadder("a grant"),
+		Supersedes: []rules.Supersede{foldsNotTimeBound, foldsUndeclared},
+		Step:       model.StepAccessRevoked,
+		Params:     []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill grant counts as lingering"}},
+		Check:      lingeringElevatedGrant,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepAccessRevoked), Kind: model.KindGrant,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("pg-grant"), remedy.ExampleOn("gcp-binding"), remedy.ExampleOn("bq-acl")}},
 	})
@@ -43,7 +44,7 @@ func lingeringElevatedGrant(c *rules.Context) {
 		if b.Classification.Classified() {
 			ev = append(ev, fmt.Sprintf("backfill touches %s data", b.Classification))
 		}
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Message: msg + ": " + why, Evidence: ev, Raise: b.Classification.Classified()})
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Message: msg + ": " + why, Evidence: ev, Severity: accessSeverity(b)})
 	})
 }
 

@@ -15,8 +15,9 @@ func init() {
 		Seed:        seedCleanup,
 		Remediation: "Drain and delete the queue or detach and delete the subscription; remove bindings and exchanges that only served it.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
-		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill queue counts as lingering"}},
-		Check:  lingeringQueue,
+		Supersedes: []rules.Supersede{foldsUndeclared},
+		Params:     []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill queue counts as lingering"}},
+		Check:      lingeringQueue,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepRetired), Kind: model.KindQueue,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("pubsub-sub"), remedy.ExampleOn("rabbit-queue")}},
 	})

@@ -17,8 +17,9 @@ func init() {
 		Seed:        seedCleanup,
 		Remediation: "Delete the pool or variable once no job uses it (airflow pools delete, airflow variables delete).",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
-		Params: []rules.Param{{Name: "grace", Default: "3d", Description: "time after completion before a backfill's pool or variable counts as left behind"}},
-		Check:  lingeringSchedulerSetting,
+		Supersedes: []rules.Supersede{foldsUndeclared},
+		Params:     []rules.Param{{Name: "grace", Default: "3d", Description: "time after completion before a backfill's pool or variable counts as left behind"}},
+		Check:      lingeringSchedulerSetting,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepRetired), Kind: model.KindPool,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("airflow-pool"), remedy.ExampleOn("airflow-variable")}},
 	})

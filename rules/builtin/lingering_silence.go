@@ -19,8 +19,10 @@ func init() {
 		Seed: seedCleanup + `, "Close the loop in order"`,
 		Remediation: "Expire the silence: `amtool silence expire <id>` (the finding's evidence has the exact command, with the Alertmanager's address), " +
 			"or DELETE /api/v2/silence/<id>. For the next backfill, give the silence an end inside the plan's window.",
-		Severity: model.SeverityHigh, Raised: `critical when the silence mutes a severity="critical" alert (its matchers select one, or Alertmanager holds one it mutes)`,
-		Step: model.StepNormalized,
+		Severity: model.SeverityHigh, Ladder: upRung(model.SeverityHigh, "while a silence made for a backfill still mutes alerts after it",
+			`when the silence mutes a severity="critical" alert (its matchers select one, or Alertmanager holds one it mutes)`),
+		Step:       model.StepNormalized,
+		Supersedes: []rules.Supersede{foldsUndeclared},
 		Params: []rules.Param{
 			{Name: "grace", Default: "2d", Description: "time after completion before a silence still active counts as lingering"},
 			{Name: "max_overrun", Default: "7d", Description: "how long after the backfill's expiry a silence may be set to end"},
@@ -69,7 +71,7 @@ func lingeringSilence(c *rules.Context) {
 			ev = append(ev, `it mutes a severity="critical" alert`)
 		}
 		ev = append(ev, "expire it: "+expireCommand(a))
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: crit, Evidence: ev,
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Severity: up(crit, model.SeverityHigh), Evidence: ev,
 			Message: fmt.Sprintf("%s still mutes %s after %s: %s", describeSilence(a), orAnyAlert(a), backfillNames(bs), why)})
 	})
 }

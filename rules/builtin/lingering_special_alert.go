@@ -17,8 +17,9 @@ func init() {
 		Remediation: "Delete the alert or dashboard once the normal schedule and alerting are back (a Prometheus rule: remove it from its rule file or PrometheusRule and reload); " +
 			"if it is worth keeping, take it off the backfill (remove the label) and give it an owner.",
 		Severity: model.SeverityLow, Step: model.StepNormalized,
-		Params: []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill-only alert counts as lingering"}},
-		Check:  lingeringSpecialAlert,
+		Supersedes: []rules.Supersede{foldsUndeclared},
+		Params:     []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill-only alert counts as lingering"}},
+		Check:      lingeringSpecialAlert,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepNormalized), Kind: model.KindAlert,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("prom-alert"), remedy.ExampleOn("grafana-dashboard")}},
 	})

@@ -17,8 +17,9 @@ func init() {
 		Seed:        seedCleanup,
 		Remediation: "Archive, merge or drop the table after validation; set a table expiration on temporary tables when they are created.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
-		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a temporary table with no expiration counts as lingering"}},
-		Check:  lingeringTempTable,
+		Supersedes: []rules.Supersede{foldsUndeclared},
+		Params:     []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before a temporary table with no expiration counts as lingering"}},
+		Check:      lingeringTempTable,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepRetired), Kind: model.KindTable,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("bq-table"), remedy.ExampleOn("pg-table")}},
 	})

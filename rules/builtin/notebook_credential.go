@@ -15,17 +15,25 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF022", Name: "notebook-credential", Title: "Correction notebook keeps a credential",
 		Rationale: "A correction notebook keeps credentials long after the data has been fixed: in a cell or a saved output, it is read by everyone who can open the notebook or its repository. " +
-			"A credential that still works (a key the IAM collector reports active) is critical; one that may no longer work is high until it is proven revoked.",
+			"A credential that still works (a key a source of cloud keys reports active), or one whose key is not known to be revoked because the source that lists cloud keys did not answer, is critical, and so is any credential on classified data, as for its sibling BF004. " +
+			"Whether a key is revoked is asked only of the sources that can list cloud keys (gcpiam, cloudasset, or any source that reported one this run, such as an inventory): another source failing says nothing about a key. " +
+			"With no such source at all the finding says the key's state is unknown, and its severity comes from the notebook's own content and its backfill's classification.",
 		Seed:        seedCleanup + " (its opening: a correction notebook keeps credentials long after the data has been fixed)",
 		Remediation: "Rotate or revoke the credential first, then clear the notebook's outputs (jupyter nbconvert --clear-output --inplace) and remove the secret from its cells and the repository's history.",
 		Severity:    model.SeverityHigh, Step: model.StepAccessRevoked,
+		Ladder: []rules.Rung{
+			{Severity: model.SeverityHigh, When: "when the notebook keeps a credential not known to work: its key is revoked, it names no cloud key, or no source of the run lists cloud keys (the finding says so)"},
+			{Severity: model.SeverityCritical, When: "when a key it names is still active, or not known to be revoked because a source that lists cloud keys did not answer fully; or on classified data: financial, customer, security, compliance"},
+		},
 		Check: notebookCredential,
 		Remedy: &remedy.Recipe{Build: remedy.Remove(model.StepAccessRevoked), Kind: model.KindNotebook,
 			Examples: []remedy.ExampleOf{remedy.ExampleOn("notebook-key")}},
 	})
 	rules.Register(&rules.Rule{
 		ID: "BF023", Name: "lingering-notebook", Title: "Correction notebook of a finished backfill left in place",
-		Rationale:   "A correction notebook is replay machinery like the job: once the backfill is done it is archived with the decision record or removed, not left where it can be run again.",
+		Rationale: "A correction notebook without credentials is the fix's evidence, kept with the decision record, not machinery: it is not reported for being there (nor as an undeclared asset, BF014). " +
+			"It is reported only where there is a reason to move it: its plan lists it in assets_to_remove, so the team decided it goes once the backfill is done and it is still where it can be run again; " +
+			"or part of it was too large to scan, so nobody can say it keeps no credential. A notebook with a credential is BF022's.",
 		Seed:        seedCleanup + `, "Inventory the replay surface"`,
 		Remediation: "Move the notebook next to the decision record (outputs cleared) or delete it.",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
@@ -40,6 +48,10 @@ func init() {
 // a notebook holds when there are more than its secrets attribute lists.
 const attrSecretsTotal = "secrets_total"
 
+// attrUnscanned is the notebooks collector's count of the cells, outputs
+// or texts past its scan bounds, left unscanned.
+const attrUnscanned = "unscanned"
+
 // notebookCredential reports a notebook holding a credential, whatever
 // the state of its backfill, whether or not any plan describes it, and
 // when it is tied to no backfill at all: a secret does not wait for the
@@ -49,6 +61,7 @@ const attrSecretsTotal = "secrets_total"
 // value. A key the IAM collector reports active makes it critical.
 func notebookCredential(c *rules.Context) {
 	var keys map[string][]*model.Artifact // cloud keys by id, read once when a notebook names one
+	var sources keySourceSet
 	judge := func(b *model.Backfill, a *model.Artifact) {
 		secrets := a.Attr(model.AttrSecrets)
 		if secrets == "" {
@@ -73,13 +86,17 @@ func notebookCredential(c *rules.Context) {
 		}
 		if keys == nil && a.Attr(model.AttrKeyIDs) != "" {
 			keys = cloudKeys(c)
+			sources = keySources(c, keys)
 		}
-		live, unconfirmed := keyStates(c, keys, a.Attr(model.AttrKeyIDs))
-		for _, k := range live {
+		ks := keyStates(keys, sources, a.Attr(model.AttrKeyIDs))
+		for _, k := range ks.live {
 			ev = append(ev, fmt.Sprintf("key %s is still active (%s)", keyID(k.URI), k.URI))
 		}
-		for _, id := range unconfirmed {
-			ev = append(ev, fmt.Sprintf("key %s: not seen, and a source did not answer this run, so it is not known to be revoked", id))
+		for _, id := range ks.unconfirmed {
+			ev = append(ev, fmt.Sprintf("key %s: not seen, and %s, which can list cloud keys, did not answer fully this run, so it is not known to be revoked", id, sourcesText(sources.silent)))
+		}
+		for _, id := range ks.unknown {
+			ev = append(ev, fmt.Sprintf("key %s: no source of this run lists cloud keys, so whether it is revoked is unknown", id))
 		}
 		var msg string
 		switch {
@@ -91,12 +108,21 @@ func notebookCredential(c *rules.Context) {
 			msg = fmt.Sprintf("notebook %s, tied to no backfill, keeps %d credential(s) in its cells or outputs", nameOr(a), n)
 		}
 		switch {
-		case len(live) > 0:
+		case len(ks.live) > 0:
 			msg += ", and a key among them is still active"
-		case len(unconfirmed) > 0:
+		case len(ks.unconfirmed) > 0:
 			msg += ", and a key among them is not known to be revoked"
+		case len(ks.unknown) > 0:
+			msg += ", and whether its key is revoked is unknown (no source lists cloud keys)"
 		}
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Raise: len(live)+len(unconfirmed) > 0, Message: msg, Evidence: append(ev, stateNote(a))})
+		sev := accessSeverity(b)
+		if len(ks.live)+len(ks.unconfirmed) > 0 {
+			sev = model.SeverityCritical
+		}
+		if b != nil && b.Classification.Classified() {
+			ev = append(ev, classifiedNote(b))
+		}
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Severity: sev, Message: msg, Evidence: append(ev, stateNote(a))})
 	}
 	tied(c.Index, []model.Kind{model.KindNotebook}, judge)
 	for _, id := range c.Index.Unknown {
@@ -127,30 +153,85 @@ func cloudKeys(c *rules.Context) map[string][]*model.Artifact {
 	return out
 }
 
-// keyStates sorts the cloud key ids of a notebook (comma-separated): the
-// live credentials among keys, and the ids seen nowhere while a source
-// did not answer. A key not seen is taken as revoked only when every
-// source answered: never conclude "gone" from a source that did not.
-func keyStates(c *rules.Context, keys map[string][]*model.Artifact, ids string) (live []*model.Artifact, unconfirmed []string) {
-	complete := model.CoverageComplete(c.Index.Estate.Coverage)
+// keySystems are the systems whose collectors list cloud keys.
+var keySystems = map[string]bool{"gcpiam": true, "cloudasset": true}
+
+// keySourceSet is what the run says about who can see cloud keys: whether
+// any source can, and which of them did not answer fully.
+type keySourceSet struct {
+	any    bool
+	silent []string
+}
+
+// keySources finds the sources that can list cloud keys: those of a
+// system that lists them, and any source that reported one this run (an
+// inventory exporting keys). Only they can say a key is gone; a source of
+// flags or of consumer groups failing says nothing about a key. A key's
+// unit within them is not known from the notebook (it names the key's id,
+// not its project), so any of their units not answering leaves a key not
+// seen unconfirmed.
+func keySources(c *rules.Context, keys map[string][]*model.Artifact) keySourceSet {
+	listed := map[string]bool{}
+	for _, ks := range keys {
+		for _, k := range ks {
+			listed[k.Source] = true
+		}
+	}
+	var out keySourceSet
+	for _, cv := range c.Index.Estate.Coverage {
+		if !keySystems[cv.System] && !listed[cv.Source] {
+			continue
+		}
+		out.any = true
+		if !cv.Full() {
+			out.silent = append(out.silent, cv.Source)
+		}
+	}
+	sort.Strings(out.silent)
+	return out
+}
+
+// keyState sorts the cloud key ids a notebook names.
+type keyState struct {
+	live        []*model.Artifact // seen, and still usable
+	unconfirmed []string          // not seen while a source of keys did not answer fully
+	unknown     []string          // not seen, and no source of the run lists keys
+}
+
+// keyStates sorts the cloud key ids of a notebook (comma-separated). A key
+// not seen is taken as revoked only when every source that can list keys
+// answered fully: never conclude "gone" from a source that did not.
+func keyStates(keys map[string][]*model.Artifact, sources keySourceSet, ids string) keyState {
+	var out keyState
 	for _, id := range strings.Split(ids, ",") {
 		if id = strings.TrimSpace(id); id == "" {
 			continue
 		}
 		if len(keys[id]) == 0 {
-			if !complete {
-				unconfirmed = append(unconfirmed, id)
+			switch {
+			case !sources.any:
+				out.unknown = append(out.unknown, id)
+			case len(sources.silent) > 0:
+				out.unconfirmed = append(out.unconfirmed, id)
 			}
 			continue
 		}
 		for _, k := range keys[id] {
 			if k.State.Live() && k.State != model.StateDisabled {
-				live = append(live, k)
+				out.live = append(out.live, k)
 			}
 		}
 	}
-	sort.Strings(unconfirmed)
-	return live, unconfirmed
+	sort.Strings(out.unconfirmed)
+	sort.Strings(out.unknown)
+	return out
+}
+
+func sourcesText(names []string) string {
+	if len(names) == 1 {
+		return "source " + names[0]
+	}
+	return "sources " + joinAnd(names)
 }
 
 func keyID(uri string) string {
@@ -162,18 +243,30 @@ func keyID(uri string) string {
 }
 
 // lingeringNotebook reports a notebook without credentials tied to a
-// completed backfill past grace (one with credentials is BF022's).
+// completed backfill past grace (one with credentials is BF022's), only
+// where there is a reason to move it: its plan lists it in
+// assets_to_remove, or part of it was left unscanned. Otherwise it is the
+// fix's evidence.
 func lingeringNotebook(c *rules.Context) {
 	grace := c.Duration("grace")
 	tied(c.Index, []model.Kind{model.KindNotebook}, func(b *model.Backfill, a *model.Artifact) {
 		if a.Attr(model.AttrSecrets) != "" {
 			return
 		}
+		var reason string
+		switch n, _ := strconv.Atoi(a.Attr(attrUnscanned)); {
+		case declared(b, a):
+			reason = fmt.Sprintf("plan %s lists it in assets_to_remove", b.Source)
+		case n > 0:
+			reason = fmt.Sprintf("%d part(s) too large to scan: nobody can say it keeps no credential", n)
+		default:
+			return // the fix's evidence, not machinery
+		}
 		over, why := c.GraceOver(b, grace)
 		if !over {
 			return
 		}
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Evidence: []string{stateNote(a), why},
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Evidence: []string{stateNote(a), why, reason},
 			Message: fmt.Sprintf("notebook %s of backfill %s is still in place", nameOr(a), b.ID)})
 	})
 }

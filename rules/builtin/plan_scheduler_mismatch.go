@@ -18,7 +18,8 @@ func init() {
 			"When the scheduler's own backfill object says otherwise, the scheduler is what runs.",
 		Seed:        seedScheduling,
 		Remediation: "Make the scheduler's backfill match the plan (max_active_runs, pool, depends_on_past, reprocess behaviour), or change the plan and have it approved again.",
-		Severity:    model.SeverityMedium, Raised: "high when the scheduler allows more concurrent runs than the plan, or reruns intervals that already succeeded",
+		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when the scheduler runs the backfill otherwise than its plan says",
+			"when the scheduler allows more concurrent runs than the plan, or reruns intervals that already succeeded"),
 		Step: model.StepPlan, Governance: true,
 		Check:  planSchedulerMismatch,
 		Remedy: &remedy.Recipe{Build: remedy.SchedulerMismatch, Examples: []remedy.ExampleOf{remedy.ExamplePlan}},
@@ -36,7 +37,7 @@ func planSchedulerMismatch(c *rules.Context) {
 			}
 			report := func(key, planned, runs string, raise bool) {
 				unit := v.Source
-				c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, key), Unit: &unit, Raise: raise,
+				c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, key), Unit: &unit, Severity: up(raise, model.SeverityMedium),
 					Object:   "scheduler:" + v.Source.String() + "#" + key,
 					Message:  fmt.Sprintf("plan for %s says %s %s, but %s runs it with %s", b.ID, key, planned, objectName(v), runs),
 					Evidence: []string{fmt.Sprintf("plan %s: %s: %s", b.Source, key, planned), viewText(v)}})

@@ -16,7 +16,7 @@ func init() {
 			"so the stack ends up in a state where two tables disagree (backfills-and-reprocessing.txt, \"When it breaks\").",
 		Seed:        seedReprocess,
 		Remediation: "Rebuild the table again, after its parents, in the order given.",
-		Severity:    model.SeverityMedium, Raised: "high for financial or customer-visible data",
+		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when a derived table was rebuilt before its parent", "on customer-visible data: financial or customer"),
 		Step:   model.StepVerified,
 		Check:  rebuiltOutOfOrder,
 		Remedy: &remedy.Recipe{Build: remedy.Rebuild, Examples: []remedy.ExampleOf{remedy.ExampleRebuild}},
@@ -60,7 +60,7 @@ func rebuiltOutOfOrder(c *rules.Context) {
 			if d.visible {
 				ev = append(ev, classifiedNote(d.b))
 			}
-			c.Report(rules.Issue{Backfill: d.b, Object: lineageObject(t.Table), Unit: lineageUnit(t), Raise: d.visible, Evidence: ev,
+			c.Report(rules.Issue{Backfill: d.b, Object: lineageObject(t.Table), Unit: lineageUnit(t), Severity: up(d.visible, model.SeverityMedium), Evidence: ev,
 				Message: fmt.Sprintf("%s was rebuilt after %s completed but before its parent: %s", t.Table, d.b.ID, strings.Join(late, "; "))})
 		}
 	})

@@ -19,7 +19,7 @@ func init() {
 			"(backfill-cleanup.txt, \"Inventory the replay surface\").",
 		Seed:        seedReprocess + ", " + seedCleanup,
 		Remediation: "Rebuild every derived table in the order given (each after its parents), then re-run the audit; lineage comes from dbt artifacts, the warehouse's job history or a lineage service.",
-		Severity:    model.SeverityMedium, Raised: "high for financial or customer-visible data",
+		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when a derived table is not rebuilt since the backfill", "on customer-visible data: financial or customer"),
 		Step:   model.StepVerified,
 		Params: []rules.Param{{Name: "grace", Default: "1d", Description: "time after completion a derived table may take to be rebuilt on its own schedule"}},
 		Check:  staleDownstream,
@@ -53,7 +53,7 @@ func staleDownstream(c *rules.Context) {
 			if d.visible {
 				ev = append(ev, classifiedNote(d.b))
 			}
-			c.Report(rules.Issue{Backfill: d.b, Object: lineageObject(t.Table), Unit: lineageUnit(t), Raise: d.visible,
+			c.Report(rules.Issue{Backfill: d.b, Object: lineageObject(t.Table), Unit: lineageUnit(t), Severity: up(d.visible, model.SeverityMedium),
 				Message: fmt.Sprintf("%s is derived from %s, rewritten by %s (completed %s), and %s: it still holds numbers from before the fix (rebuild %d of %d)",
 					t.Table, t.Chain[0], d.b.ID, d.done, sinceText(t), slices.Index(order, t.Table)+1, len(order)),
 				Evidence: ev})

@@ -12,7 +12,10 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF014", Name: "undeclared-asset", Title: "Backfill machinery missing from the plan's assets to remove",
 		Rationale: "The plan's cleanup section lists every asset created only for the backfill, so that nothing is forgotten when the loop is closed. " +
-			"Machinery tagged with the backfill but absent from that list is what lingers after everything on the list is gone.",
+			"Machinery tagged with the backfill but absent from that list is what lingers after everything on the list is gone. " +
+			"Elevated access (a grant, a login role, a key) belongs in the plan's elevated_access, not in assets_to_remove: the finding says which list it is missing from. " +
+			"A correction notebook is the fix's evidence, not machinery, and is not reported here. " +
+			"Once a rule asks to remove or revoke the artifact itself (a lingering grant, table, consumer group, flag), this finding is one line of that finding's evidence instead of a second finding.",
 		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
 		Remediation: "Add the artifact's URI to the plan's assets_to_remove (elevated access goes under elevated_access), or take the backfill label off if it is not backfill machinery.",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
@@ -23,8 +26,9 @@ func init() {
 
 // undeclaredAsset flags live machinery of a planned backfill that its plan
 // does not list. Runs go with their job, grants of a principal the plan
-// declares under elevated_access are declared, and the table the record
-// names as the final data location is not temporary.
+// declares under elevated_access are declared, the table the record
+// names as the final data location is not temporary, and a notebook is
+// evidence, not machinery.
 func undeclaredAsset(c *rules.Context) {
 	for _, id := range c.Index.IDs {
 		b := c.Index.Backfills[id]
@@ -50,11 +54,15 @@ func undeclaredAsset(c *rules.Context) {
 				continue
 			case (a.Kind == model.KindGrant || a.Kind == model.KindCredential) && principals[a.Attr(model.AttrPrincipal)]:
 				continue
-			case isFinalData(rec, a), declaredByOther(c, a):
+			case isFinalData(rec, a), declaredByOther(c, a), a.Kind == model.KindNotebook:
 				continue
 			}
+			list := "assets_to_remove"
+			if a.Kind == model.KindGrant || a.Kind == model.KindCredential {
+				list = "elevated_access"
+			}
 			c.Report(rules.Issue{Backfill: b, Artifact: a,
-				Message:  fmt.Sprintf("%s %s is tied to %s but not in its plan's assets_to_remove", a.Kind, nameOr(a), b.ID),
+				Message:  fmt.Sprintf("%s %s is tied to %s but not in its plan's %s", a.Kind, nameOr(a), b.ID, list),
 				Evidence: []string{stateNote(a), fmt.Sprintf("tied by %s", a.Correlation), fmt.Sprintf("plan %s lists %d asset(s)", b.Source, len(b.AssetsToRemove))}})
 		}
 	}

@@ -16,7 +16,7 @@ func init() {
 			"(backfill-cleanup.txt, \"Close the loop in order\"). A replay the scheduler runs that nobody planned has none of that.",
 		Seed:        seedScheduling + ", " + seedCleanup,
 		Remediation: "Find who started it; pause it until a plan with range, owner, concurrency, pool and side effects is written and approved, or write that plan now.",
-		Severity:    model.SeverityMedium, Raised: "high while it runs",
+		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when it is paused or queued", "while it runs"),
 		Step:   model.StepPlan,
 		Check:  unplannedBackfill,
 		Remedy: &remedy.Recipe{Build: remedy.MissingPlan, Examples: []remedy.ExampleOf{remedy.ExampleNoRecord}},
@@ -39,7 +39,7 @@ func unplannedBackfill(c *rules.Context) {
 			run = run || v.Running
 		}
 		ev = append(ev, "no plan file and no decision record names "+b.ID)
-		c.Report(rules.Issue{Backfill: b, Raise: run, Evidence: ev,
+		c.Report(rules.Issue{Backfill: b, Severity: up(run, model.SeverityMedium), Evidence: ev,
 			Message: fmt.Sprintf("backfill %s %s in the scheduler, but no plan or decision record describes it", b.ID, runningText(run))})
 	}
 	for _, id := range c.Index.Unknown {
@@ -57,7 +57,7 @@ func unplannedBackfill(c *rules.Context) {
 		if first == nil {
 			continue
 		}
-		c.Report(rules.Issue{Artifact: first, Raise: active,
+		c.Report(rules.Issue{Artifact: first, Severity: up(active, model.SeverityMedium),
 			Evidence: []string{stateNote(first), fmt.Sprintf("tied to %s by %s", first.BackfillID, first.Correlation), "no plan file and no decision record names " + first.BackfillID},
 			Message:  fmt.Sprintf("backfill %s %s in the scheduler (%s), but no plan or decision record describes it", first.BackfillID, runningText(active), nameOr(first))})
 	}
