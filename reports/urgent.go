@@ -183,7 +183,7 @@ const noTeam = "(no team)"
 // overdueByTeam groups the open, overdue findings by team: the teams with
 // the most critical ones first, then the most overdue, then by name. The
 // second result lists the critical overdue findings, longest overdue
-// first.
+// first, then in the order of moreUrgent.
 func overdueByTeam(r *model.Report) ([]TeamOverdue, []model.Finding) {
 	by := map[string]*TeamOverdue{}
 	var crit []model.Finding
@@ -225,7 +225,7 @@ func overdueByTeam(r *model.Report) ([]TeamOverdue, []model.Finding) {
 		if !crit[i].DueAt.Equal(crit[j].DueAt) {
 			return crit[i].DueAt.Before(crit[j].DueAt)
 		}
-		return crit[i].Fingerprint < crit[j].Fingerprint
+		return moreUrgent(&crit[i], &crit[j], r.Now)
 	})
 	return out, crit
 }
