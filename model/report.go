@@ -26,11 +26,14 @@ type Report struct {
 
 // Summary counts the report's findings.
 type Summary struct {
-	Backfills  int            `json:"backfills"`
-	Artifacts  int            `json:"artifacts"`
-	Records    int            `json:"records"`
-	Findings   int            `json:"findings"` // not waived
-	Waived     int            `json:"waived"`
+	Backfills int `json:"backfills"`
+	Artifacts int `json:"artifacts"`
+	Records   int `json:"records"`
+	Findings  int `json:"findings"` // not waived
+	Waived    int `json:"waived"`
+	// Overdue counts the open (unwaived) findings past their due date at
+	// Now; the report writers count it from the findings.
+	Overdue    int            `json:"overdue"`
 	BySeverity map[string]int `json:"by_severity"` // not waived
 	ByOwner    map[string]int `json:"by_owner"`    // not waived
 	Complete   bool           `json:"complete"`    // every source answered, every sink delivered, the run finished

@@ -16,8 +16,8 @@ type Weekly struct {
 	// Weeks are the weeks of the last WeeklyWeeks that have a run, oldest
 	// first, the current week last.
 	Weeks []WeekPoint `json:"weeks"`
-	// Oldest are the open unwaived findings seen first longest ago (at
-	// most 10), oldest first.
+	// Oldest are the open unwaived findings (at most 10), most severe
+	// first, then seen first longest ago.
 	Oldest []OldFinding `json:"oldest,omitempty"`
 	// CloseByOwner and CloseByTeam are the median times to close of the
 	// findings resolved in those weeks, slowest first. Owners in no team

@@ -107,25 +107,41 @@ func TrendChart(r *model.Report) string {
 	return sb.String()
 }
 
-// LifecycleChart draws the five cleanup steps as filled or empty dots.
+// LifecycleChart draws the five cleanup steps as dots: filled green when
+// reached, amber when open next, and, when only silent sources keep the
+// next step open, a dashed grey ring with a "?" (neither reached nor open:
+// nobody can tell). Each dot's title says its state in words.
 func LifecycleChart(b model.BackfillReport) string {
 	var sb strings.Builder
+	lc := b.Lifecycle
 	// The text beside the dots says the same in words; the label names
 	// the chart for a screen reader.
 	label := "lifecycle: not tracked"
 	if b.Known {
-		label = fmt.Sprintf("lifecycle: %d of %d steps reached", b.Lifecycle.Reached, len(model.Steps())-1)
-	}
-	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="%s" width="110" height="16" viewBox="0 0 110 16">`, label)
-	for i, s := range model.Steps() {
-		fill, stroke := "#fff", "#9ca3af"
-		switch {
-		case b.Known && b.Lifecycle.Reached >= s:
-			fill, stroke = "#16a34a", "#16a34a"
-		case b.Known && b.Lifecycle.Next == s && !b.Lifecycle.Done:
-			fill, stroke = "#fde68a", "#d97706"
+		label = fmt.Sprintf("lifecycle: %d of %d steps reached", lc.Reached, len(model.Steps()))
+		if len(lc.Unknown) > 0 && !lc.Done {
+			label += fmt.Sprintf(", %s unknown (%s did not answer)", lc.Next, strings.Join(lc.Unknown, ", "))
 		}
-		fmt.Fprintf(&sb, `<circle cx="%d" cy="8" r="6" fill="%s" stroke="%s"><title>%d %s</title></circle>`, 10+i*22, fill, stroke, int(s), s)
+	}
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="%s" width="110" height="16" viewBox="0 0 110 16">`, html.EscapeString(label))
+	for i, s := range model.Steps() {
+		fill, stroke, dash, mark, state := "#fff", "#9ca3af", "", "", "not reached"
+		switch {
+		case !b.Known:
+			state = "not tracked"
+		case lc.Reached >= s:
+			fill, stroke, state = "#16a34a", "#16a34a", "reached"
+		case lc.Next == s && !lc.Done && len(lc.Unknown) > 0:
+			fill, stroke, dash, mark, state = "#f3f4f6", "#4b5563", ` stroke-dasharray="2 2"`, "?", "unknown"
+		case lc.Next == s && !lc.Done:
+			fill, stroke, state = "#fde68a", "#d97706", "open"
+		}
+		cx := 10 + i*22
+		fmt.Fprintf(&sb, `<g class="step-%s"><circle cx="%d" cy="8" r="6" fill="%s" stroke="%s"%s/>`, strings.ReplaceAll(state, " ", "-"), cx, fill, stroke, dash)
+		if mark != "" {
+			fmt.Fprintf(&sb, `<text x="%d" y="12" text-anchor="middle" font-size="10" font-family="sans-serif" fill="#111" style="fill:#111">%s</text>`, cx, mark)
+		}
+		fmt.Fprintf(&sb, `<title>%d %s: %s</title></g>`, int(s), s, state)
 	}
 	sb.WriteString(`</svg>`)
 	return sb.String()

@@ -16,5 +16,9 @@ type JSON struct{}
 
 // Write implements Writer.
 func (JSON) Write(_ context.Context, w io.Writer, r *model.Report) error {
-	return jsonstream.Encode(w, r, jsonstream.Elem(appendFinding))
+	// The overdue count is the findings' at the report's time, whoever
+	// set their due dates; a shallow copy carries it without touching r.
+	c := *r
+	c.Summary.Overdue = OverdueCount(r)
+	return jsonstream.Encode(w, &c, jsonstream.Elem(appendFinding))
 }

@@ -19,6 +19,10 @@ import (
 // line per backfill with its lifecycle position, then the findings.
 type Table struct {
 	Color bool
+	// Width is the terminal's width in columns: a table wider than it
+	// wraps its last column, or is written one block per row when even
+	// that would not fit. 0 means no limit (a file, a pipe).
+	Width int
 }
 
 var severityColor = map[model.Severity]string{
@@ -29,12 +33,15 @@ var severityColor = map[model.Severity]string{
 // Write implements Writer.
 func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	p := &printer{w: bw}
+	p := &printer{w: bw, width: t.Width}
 	s := r.Summary
 	p.f("bfaudit report as of %s\n", r.Now.Format("2006-01-02 15:04 MST"))
 	p.f("%d backfills, %d artifacts, %d decision records; %d open findings", s.Backfills, s.Artifacts, s.Records, s.Findings)
 	if s.Waived > 0 {
 		p.f(" (%d waived)", s.Waived)
+	}
+	if n := OverdueCount(r); n > 0 {
+		p.f(", %d overdue", n)
 	}
 	p.f("\n")
 	var sev []string
@@ -71,10 +78,11 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	}
 	if len(r.Backfills) > 0 {
 		p.f("\nBACKFILLS\n")
-		p.table([]string{"ID", "STATUS", "LIFECYCLE", "FINDINGS", "OWNER", "NEXT"}, len(r.Backfills), func(i int, row []string) {
+		u := newUrgency(r)
+		p.table([]string{"ID", "LIFECYCLE", "OPEN", "OWNER", "NEXT"}, len(r.Backfills), func(i int, row []string) {
 			b := &r.Backfills[i]
-			row[0], row[1], row[2] = b.Backfill.ID, orDash(string(b.Backfill.Status)), LifecycleLabel(*b)
-			row[3], row[4], row[5] = strconv.Itoa(b.Findings), orDash(b.Backfill.Owner), nextStep(*b)
+			row[0], row[1], row[2] = b.Backfill.ID, LifecycleLabel(*b), strconv.Itoa(b.Findings)
+			row[3], row[4] = orDash(b.Backfill.Owner), u.next(*b).String()
 		})
 	}
 	if len(r.Findings) > 0 {
@@ -176,32 +184,53 @@ func hasDue(fs []model.Finding) bool {
 	return false
 }
 
-// LifecycleLabel shows a backfill's position as "3/5 access revoked".
+// LifecycleLabel shows a backfill's position as the audit found it:
+// "3/5 access revoked", "0/5 not verified"; "2/5 normalized, access
+// revoked unknown" when only silent sources keep the next step open. A
+// plan that declares more than was found is quoted as the plan's word,
+// "0/5, plan says verified", so the label never reads "verified" beside
+// "not verified".
 func LifecycleLabel(b model.BackfillReport) string {
 	if !b.Known {
 		return "unknown backfill"
 	}
-	if b.Lifecycle.Reached == model.StepPlan {
-		return "0/5 not verified"
+	lc := b.Lifecycle
+	var s string
+	switch {
+	case lc.Done:
+		return fmt.Sprintf("%d/5 %s", int(lc.Reached), lc.Reached)
+	case lc.Reached == model.StepPlan:
+		s = "0/5"
+	default:
+		s = fmt.Sprintf("%d/5 %s", int(lc.Reached), lc.Reached)
 	}
-	return fmt.Sprintf("%d/5 %s", int(b.Lifecycle.Reached), b.Lifecycle.Reached)
+	claim := PlanClaims(b)
+	switch {
+	case len(lc.Unknown) > 0:
+		s += ", " + lc.Next.String() + " unknown"
+	case lc.Reached == model.StepPlan && claim == "":
+		s += " not verified"
+	}
+	if claim != "" {
+		s += ", plan says " + claim
+	}
+	return s
 }
 
-func nextStep(b model.BackfillReport) string {
-	if b.Lifecycle.Done {
-		return "done"
+// planSteps are the plan statuses that declare a lifecycle step done.
+var planSteps = map[model.Status]model.Step{
+	model.StatusVerified: model.StepVerified, model.StatusArchived: model.StepArchived, model.StatusRetired: model.StepRetired,
+}
+
+// PlanClaims is the plan's declared status when it claims a step the
+// audit did not find reached ("verified" on a plan whose replay is not
+// verified); "" when the plan claims no more than was found.
+func PlanClaims(b model.BackfillReport) string {
+	st, ok := planSteps[b.Backfill.Status]
+	if !ok || !b.Known || b.Lifecycle.Done || st <= b.Lifecycle.Reached {
+		return ""
 	}
-	if len(b.Lifecycle.Blockers) == 0 {
-		return "-"
-	}
-	next := b.Lifecycle.Blockers[0]
-	if n := len(b.Lifecycle.Blockers); n > 1 {
-		next += fmt.Sprintf(" (+%d more)", n-1)
-	}
-	if !b.Known {
-		return oneLine(next)
-	}
-	return b.Lifecycle.Next.String() + ": " + oneLine(next)
+	return string(b.Backfill.Status)
 }
 
 // Where says where a finding points: the artifact or the file and line.
@@ -260,6 +289,8 @@ func isOneLine(s string) bool {
 type printer struct {
 	w   *bufio.Writer
 	err error
+	// width is the columns a table must fit in; 0 for no limit.
+	width int
 }
 
 func (p *printer) f(format string, args ...any) {
@@ -274,36 +305,69 @@ func (p *printer) s(s string) {
 	}
 }
 
+func (p *printer) pad(n int) {
+	for ; n > 0; n -= len(spaces) {
+		p.s(spaces[:min(n, len(spaces))])
+	}
+}
+
+// minLast is the narrowest the last column of a table may be wrapped to
+// before the table is written as one block per row instead.
+const minLast = 30
+
 // table writes a header and n rows in columns, as text/tabwriter does with
 // two spaces of padding (widths counted in runes, the last cell not
 // padded), but without holding the rows: a first pass measures them and a
 // second writes them, each made by row(i, cells) into the same cells.
 // Tabs and line breaks in a cell become spaces: they would break the
 // columns.
+//
+// With a width, a table wider than it wraps its last cell under its
+// column; when the other columns leave less than minLast for it, each row
+// is written as a block instead: its first cell, then one indented line
+// per other cell, "HEADER  value", wrapped to the width.
 func (p *printer) table(header []string, n int, row func(i int, cells []string)) {
 	widths := make([]int, len(header)-1)
 	cells := make([]string, len(header))
+	last := 0
 	measure := func() {
 		for j := range widths {
 			cells[j] = cellText(cells[j])
 			widths[j] = max(widths[j], utf8.RuneCountInString(cells[j]))
 		}
-	}
-	line := func() {
-		for j, w := range widths {
-			p.s(cells[j])
-			for pad := w + 2 - utf8.RuneCountInString(cells[j]); pad > 0; pad -= len(spaces) {
-				p.s(spaces[:min(pad, len(spaces))])
-			}
-		}
-		p.s(cellText(cells[len(widths)]))
-		p.s("\n")
+		last = max(last, utf8.RuneCountInString(cellText(cells[len(widths)])))
 	}
 	copy(cells, header)
 	measure()
 	for i := range n {
 		row(i, cells)
 		measure()
+	}
+	prefix := 0
+	for _, w := range widths {
+		prefix += w + 2
+	}
+	if p.width > 0 && prefix+last > p.width && p.width-prefix < minLast {
+		p.blocks(header, n, row, cells)
+		return
+	}
+	wrap := 0 // the last column's width, when it must wrap
+	if p.width > 0 && prefix+last > p.width {
+		wrap = p.width - prefix
+	}
+	line := func() {
+		for j, w := range widths {
+			p.s(cells[j])
+			p.pad(w + 2 - utf8.RuneCountInString(cells[j]))
+		}
+		for k, l := range wrapText(cellText(cells[len(widths)]), wrap) {
+			if k > 0 {
+				p.s("\n")
+				p.pad(prefix)
+			}
+			p.s(l)
+		}
+		p.s("\n")
 	}
 	copy(cells, header)
 	measure()
@@ -313,6 +377,63 @@ func (p *printer) table(header []string, n int, row func(i int, cells []string))
 		measure()
 		line()
 	}
+}
+
+// blocks writes a table too wide for the width one row at a time: the
+// first cell alone, then "  HEADER  value" for each other cell, the value
+// wrapped to the width under itself.
+func (p *printer) blocks(header []string, n int, row func(i int, cells []string), cells []string) {
+	hw := 0
+	for _, h := range header[1:] {
+		hw = max(hw, utf8.RuneCountInString(h))
+	}
+	indent := 2 + hw + 2
+	for i := range n {
+		row(i, cells)
+		p.s(cellText(cells[0]))
+		p.s("\n")
+		for j := 1; j < len(header); j++ {
+			p.s("  ")
+			p.s(header[j])
+			p.pad(hw + 2 - utf8.RuneCountInString(header[j]))
+			for k, l := range wrapText(cellText(cells[j]), max(minLast, p.width-indent)) {
+				if k > 0 {
+					p.s("\n")
+					p.pad(indent)
+				}
+				p.s(l)
+			}
+			p.s("\n")
+		}
+	}
+}
+
+// wrapText breaks s into lines of at most w runes at spaces, cutting a
+// word longer than a line; w <= 0 keeps s whole.
+func wrapText(s string, w int) []string {
+	if w <= 0 || utf8.RuneCountInString(s) <= w {
+		return []string{s}
+	}
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(s) {
+		r := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(r) > w {
+			lines, cur = append(lines, string(cur)), cur[:0]
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		for len(cur)+len(r) > w {
+			k := w - len(cur)
+			lines, cur, r = append(lines, string(append(cur, r[:k]...))), cur[:0], r[k:]
+		}
+		cur = append(cur, r...)
+	}
+	if len(cur) > 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
 }
 
 const spaces = "                                "

@@ -101,8 +101,25 @@ type View struct {
 	Incomplete []model.Coverage
 	// WithDue says some finding has a due date: the tables get a due column.
 	WithDue bool
+	// Overdue counts the open findings past their due date.
+	Overdue int
+	// OverdueTeams are the teams with overdue open findings, those with
+	// the most critical ones first; CriticalOverdue are the critical
+	// overdue findings, longest overdue first. The weekly review opens
+	// with them.
+	OverdueTeams    []TeamOverdue
+	CriticalOverdue []model.Finding
 
 	byBackfill map[string][]model.Finding
+	urgency    *urgency
+}
+
+// NextOf is a backfill's most urgent open item (see Next).
+func (v *View) NextOf(b model.BackfillReport) Next {
+	if v.urgency == nil {
+		v.urgency = newUrgency(v.Report)
+	}
+	return v.urgency.next(b)
 }
 
 // ByBackfill groups findings by backfill id ("" for those with none). It
@@ -124,7 +141,9 @@ type OwnerCount struct {
 }
 
 func newView(r *model.Report) *View {
-	v := &View{Report: r, Steps: model.Steps(), Severities: model.Severities(), Listed: r.Findings, WithDue: hasDue(r.Findings)}
+	v := &View{Report: r, Steps: model.Steps(), Severities: model.Severities(), Listed: r.Findings, WithDue: hasDue(r.Findings),
+		Overdue: OverdueCount(r)}
+	v.OverdueTeams, v.CriticalOverdue = overdueByTeam(r)
 	if len(v.Listed) > MaxRows {
 		v.Listed, v.Unlisted = v.Listed[:MaxRows], len(v.Listed)-MaxRows
 	}
@@ -150,6 +169,8 @@ func commonFuncs() map[string]any {
 		"where":      Where,
 		"read":       ReadCell,
 		"lifecycle":  LifecycleLabel,
+		"planSays":   PlanClaims,
+		"overdue":    IsOverdue,
 		"date":       func(t interface{ Format(string) string }) string { return t.Format("2006-01-02") },
 		"datetime":   func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04 MST") },
 		"join":       strings.Join,

@@ -77,7 +77,7 @@ func TestHTMLWeeklySection(t *testing.T) {
 		"<desc>2026-W47: 7 new, 0 resolved; 2026-W48: 2 new, 5 resolved</desc>",
 		"<title>Backfills per lifecycle step reached</title>",
 		`<div class="scroll"><table>`,
-		"Oldest open items", "Time to close", "Overdue by team",
+		"Oldest open items", "Time to close", "Overdue, by team",
 		`<td class="num">12.5</td>`, `<td class="num">9.3</td>`,
 		"<td>2026-W48</td><td>2026-11-23</td>",
 	} {

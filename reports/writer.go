@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -22,6 +23,9 @@ type Writer interface {
 type Options struct {
 	// Color enables ANSI colour in the table (only on a terminal).
 	Color bool
+	// Width is the terminal's width for the table (Table.Width); 0 for no
+	// limit. ColumnsFrom reads it from $COLUMNS.
+	Width int
 	// Templates overrides a format's template ("markdown", "html") with
 	// "@path" or another embedded template name.
 	Templates map[string]string
@@ -33,7 +37,7 @@ var writers = []struct {
 	name string
 	new  func(Options) Writer
 }{
-	{"table", func(o Options) Writer { return &Table{Color: o.Color} }},
+	{"table", func(o Options) Writer { return &Table{Color: o.Color, Width: o.Width} }},
 	{"json", func(Options) Writer { return JSON{} }},
 	{"markdown", func(o Options) Writer {
 		return &Template{Name: pick(o.Templates["markdown"], "report.md.tmpl"), HTML: false}
@@ -66,6 +70,16 @@ func Formats() []string {
 // IsFormat reports whether bfaudit writes format.
 func IsFormat(format string) bool {
 	return slices.Contains(Formats(), format)
+}
+
+// ColumnsFrom reads the terminal width from $COLUMNS, as ls and git do:
+// 0 (no limit) when it is unset or not a number from 20 to 10000.
+func ColumnsFrom(getenv func(string) string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS")))
+	if err != nil || n < 20 || n > 10000 {
+		return 0
+	}
+	return n
 }
 
 func pick(v, def string) string {

@@ -74,7 +74,7 @@ func TestMarkdownEscapesTableBreakers(t *testing.T) {
 
 func TestTableShowsIncompleteAndLifecycle(t *testing.T) {
 	out := render(t, "table")
-	for _, want := range []string{"INCOMPLETE", "403 forbidden", "1/5 verified", "normalized: BF007", "waived", "plans/bf-1.yaml:4"} {
+	for _, want := range []string{"INCOMPLETE", "403 forbidden", "1/5 verified", "high BF003: grant", "(+1 more)", "waived", "plans/bf-1.yaml:4"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -68,7 +68,11 @@ func planOutputs(cfg *config.Config, formats, outputs []string) ([]output, error
 // (stderr while a dry run's plan has stdout).
 func writeReports(ctx context.Context, g *globals, stdout io.Writer, cfg *config.Config, plan []output, r *model.Report) error {
 	for _, o := range plan {
-		w, err := reports.New(o.format, reports.Options{Color: o.path == "" && isTerminal(stdout), Templates: cfg.Report.Templates})
+		opts := reports.Options{Color: o.path == "" && isTerminal(stdout), Templates: cfg.Report.Templates}
+		if o.path == "" {
+			opts.Width = reports.ColumnsFrom(os.Getenv)
+		}
+		w, err := reports.New(o.format, opts)
 		if err != nil {
 			return err
 		}

@@ -102,10 +102,16 @@ func (s *Store) weeks(ctx context.Context, tx *sql.Tx, from, now time.Time) ([]m
 	return weeks, nil
 }
 
-// oldest reads the open, unwaived findings first seen longest ago.
+// severityRank orders the stored severity names most severe first (an
+// unknown name last), so "oldest open items" never lists lows while
+// criticals of the same age wait (issue 35).
+const severityRank = `CASE severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 WHEN 'info' THEN 4 ELSE 5 END`
+
+// oldest reads the open, unwaived findings most severe first, then first
+// seen longest ago.
 func (s *Store) oldest(ctx context.Context, tx *sql.Tx, now time.Time) ([]model.OldFinding, error) {
 	rows, err := tx.QueryContext(ctx, s.bind(`SELECT fingerprint, rule_id, backfill_id, owner, severity, first_seen FROM findings
-		WHERE resolved_at IS NULL AND waived = 0 ORDER BY first_seen, fingerprint LIMIT ?`), weeklyOldest)
+		WHERE resolved_at IS NULL AND waived = 0 ORDER BY `+severityRank+`, first_seen, fingerprint LIMIT ?`), weeklyOldest)
 	if err != nil {
 		return nil, fmt.Errorf("history: %s: oldest findings: %w", s.dbLabel, err)
 	}

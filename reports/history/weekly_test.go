@@ -193,3 +193,33 @@ func TestMedianOddEvenEmpty(t *testing.T) {
 		}
 	}
 }
+
+// Oldest open items list the most severe first, then the oldest: twelve
+// lows first seen on day 0 do not push out a critical seen on day 3, and
+// among equals the order is by age then fingerprint.
+func TestWeeklyOldestMostSevereFirst(t *testing.T) {
+	eachBackend(t, func(t *testing.T, cfg Config) {
+		s := openStore(t, cfg)
+		cov := okCoverage("bq")
+		var fs []model.Finding
+		for i := range 12 {
+			fs = append(fs, weeklyFinding(i, "", model.SeverityLow))
+		}
+		record(t, s, report(day(0), cov, fs...))
+		fs = append(fs, weeklyFinding(100, "", model.SeverityCritical), weeklyFinding(101, "", model.SeverityMedium))
+		record(t, s, report(day(3), cov, fs...))
+		last := record(t, s, report(day(4), cov, fs...))
+		w := last.History.Weekly
+		if w == nil || len(w.Oldest) != weeklyOldest {
+			t.Fatalf("Weekly = %+v, want %d oldest", w, weeklyOldest)
+		}
+		if w.Oldest[0].BackfillID != "BF-100" || w.Oldest[1].BackfillID != "BF-101" {
+			t.Errorf("Oldest starts %+v, %+v; want the critical BF-100, then the medium BF-101", w.Oldest[0], w.Oldest[1])
+		}
+		for i := 3; i < len(w.Oldest); i++ {
+			if a, b := w.Oldest[i-1], w.Oldest[i]; a.Severity == b.Severity && a.Fingerprint > b.Fingerprint {
+				t.Errorf("lows of one age out of fingerprint order: %s before %s", a.Fingerprint, b.Fingerprint)
+			}
+		}
+	})
+}
