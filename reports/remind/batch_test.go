@@ -35,7 +35,7 @@ func batchEstate(t *testing.T, store *history.Store, now, dueAt, told time.Time)
 	return Input{Report: &model.Report{Now: now, Findings: fs}, Policy: due.DefaultPolicy(), Store: store,
 		Owners: model.Owners{"alice@example.com": {GitHub: "alice", Email: "alice@example.com"},
 			"bob@example.com": {GitHub: "bob", Email: "bob@example.com"}, "carol@example.com": {GitHub: "carol"}},
-		Teams: model.Teams{"payments": {Members: []string{"alice@example.com", "bob@example.com"}, Lead: "carol@example.com", Channel: "#payments-data"}},
+		Teams:  model.Teams{"payments": {Members: []string{"alice@example.com", "bob@example.com"}, Lead: "carol@example.com", Channel: "#payments-data"}},
 		Issues: map[string]string{"BF-1": "https://github.com/acme/cleanup/issues/4", "BF-2": "https://github.com/acme/cleanup/issues/5"}}
 }
 
