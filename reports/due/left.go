@@ -41,23 +41,3 @@ func span(d time.Duration) string {
 	}
 	return "<1h"
 }
-
-// LeftDays is Left in whole days ("due in 3d", "due in <1d", "overdue by
-// 2d"), for text that should change at most once a day, such as a GitHub
-// issue body, which is rewritten whenever it changes.
-func LeftDays(f model.Finding, now time.Time) string {
-	if f.DueAt.IsZero() {
-		return ""
-	}
-	if !now.Before(f.DueAt) {
-		return "overdue by " + days(now.Sub(f.DueAt))
-	}
-	return "due in " + days(f.DueAt.Sub(now))
-}
-
-func days(d time.Duration) string {
-	if d < Day {
-		return "<1d"
-	}
-	return fmt.Sprintf("%dd", d/Day)
-}

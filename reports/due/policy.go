@@ -29,8 +29,8 @@ type Policy struct {
 	RemindBefore time.Duration
 	// EscalateAfter is how long after the due date the team is told.
 	EscalateAfter time.Duration
-	// NoticeDays is how many days before acting the owner must have been
-	// told (`fix --apply --due`).
+	// NoticeDays is how many days before acting (`fix --apply --due`) or
+	// reminding the owner must have been told.
 	NoticeDays int
 }
 

@@ -8,9 +8,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// Each open item says when it is due and how long is left, in whole days;
-// past its due date it says by how much, in bold.
-func TestChecklistItemShowsTimeLeft(t *testing.T) {
+// Each open item says the day it is due; past it, since when it is
+// overdue, in bold. Dates only: the body is the same every day until an
+// item falls due, so an unchanged estate costs no write.
+func TestChecklistItemShowsDueDates(t *testing.T) {
 	r, err := newRenderer(DefaultTitleTemplate, DefaultBodyTemplate)
 	if err != nil {
 		t.Fatal(err)
@@ -40,8 +41,8 @@ func TestChecklistItemShowsTimeLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"**BF003** (high) BF003 title · due in 3d (by 2026-12-04)\n",
-		"**BF005** (high) BF005 title · **overdue by 2d** (due 2026-11-29)\n",
+		"**BF003** (high) BF003 title · due 2026-12-04\n",
+		"**BF005** (high) BF005 title · **overdue since 2026-11-29**\n",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
@@ -50,9 +51,16 @@ func TestChecklistItemShowsTimeLeft(t *testing.T) {
 	if strings.Contains(body, "2026-12-06") {
 		t.Errorf("a waived item shows a due date:\n%s", body)
 	}
-	// An hour later the body is the same: it changes once a day.
-	v2, _ := view("BF-7", now.Add(time.Hour), br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, items, nil, marker{Backfill: "BF-7"})
-	if _, body2, _ := r.render(v2); body2 != body {
-		t.Errorf("the body changed within the day")
+	// An hour and each day later, until BF003 falls due, the body is the
+	// same; on its due date it changes, once.
+	for _, later := range []time.Duration{time.Hour, 24 * time.Hour, 48 * time.Hour, 72 * time.Hour} {
+		v2, _ := view("BF-7", now.Add(later), br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, items, nil, marker{Backfill: "BF-7"})
+		if _, body2, _ := r.render(v2); body2 != body {
+			t.Errorf("%v later the body changed, with no item falling due:\n%s", later, body2)
+		}
+	}
+	v3, _ := view("BF-7", now.Add(4*24*time.Hour), br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, items, nil, marker{Backfill: "BF-7"})
+	if _, body3, _ := r.render(v3); !strings.Contains(body3, "BF003 title · **overdue since 2026-12-04**") {
+		t.Errorf("on its due date BF003 is not marked overdue:\n%s", body3)
 	}
 }

@@ -19,3 +19,11 @@ func markdownText(s string) string { return mdsafe.Text(s) }
 // codeSpan renders names and URIs as inline code: nothing expands there,
 // and they stay copyable.
 func codeSpan(s string) string { return mdsafe.Code(s) }
+
+// Text and Code are the same neutraliser for GitHub text other packages
+// write (reminder and escalation comments): estate text in prose, and
+// names and URIs as inline code.
+func Text(s string) string { return markdownText(s) }
+
+// Code renders a name or URI as inline code; see Text.
+func Code(s string) string { return codeSpan(s) }

@@ -68,10 +68,10 @@ type itemView struct {
 	AcceptedBy    string
 	AcceptedOn    string
 	AcceptedUntil string
-	// Due is the open item's due date and Left the time left in whole days
-	// ("due in 3d", "overdue by 2d"); Overdue once past it.
+	// Due is the open item's due date, and Overdue says it is past. The
+	// body shows dates only, never the time left: that would change the
+	// body, and cost a write, every day.
 	Due     string
-	Left    string
 	Overdue bool
 }
 
@@ -104,6 +104,8 @@ func position(lc model.Lifecycle) string {
 		switch {
 		case lc.Done || (lc.Reached != model.StepPlan && s <= lc.Reached):
 			parts = append(parts, s.String()+" ✓")
+		case s == lc.Next && lc.State() == "unknown":
+			parts = append(parts, "**"+s.String()+"** (unknown)")
 		case s == lc.Next:
 			parts = append(parts, "**"+s.String()+"** (next)")
 		default:
@@ -229,7 +231,7 @@ func view(id string, now time.Time, br *model.BackfillReport, owner, assignee st
 				iv.Note = f.Waiver.Reason
 			}
 			if !f.DueAt.IsZero() && f.Waiver == nil {
-				iv.Due, iv.Left, iv.Overdue = due.Date(f.DueAt), due.LeftDays(*f, now), !now.Before(f.DueAt)
+				iv.Due, iv.Overdue = due.Date(f.DueAt), !now.Before(f.DueAt)
 			}
 		}
 		if a := it.Accepted; a != nil && it.State == stateAccepted {

@@ -45,3 +45,35 @@ func TestBodyShowsLifecyclePosition(t *testing.T) {
 		})
 	}
 }
+
+// A next step that only silent sources keep open is unknown, not "not
+// done": the body says which sources did not answer instead of listing
+// their silence as something that blocks the step.
+func TestBodyShowsUnknownStep(t *testing.T) {
+	r, err := newRenderer(DefaultTitleTemplate, DefaultBodyTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := model.Lifecycle{Reached: model.StepArchived, Next: model.StepRetired, Unknown: []string{"flags", "kafka-@ops"},
+		Blockers: []string{"sources flags, kafka-@ops did not answer for what they held"}}
+	br := &model.BackfillReport{Backfill: model.Backfill{ID: "BF-7"}, Lifecycle: lc}
+	v, err := view("BF-7", time.Time{}, br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, nil, nil, marker{Backfill: "BF-7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, err := r.render(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| Lifecycle | verified ✓ → normalized ✓ → access revoked ✓ → archived ✓ → **retired** (unknown) |\n",
+		"| Next step | unknown: sources `flags`, `kafka-@ops` did not answer, so whether it is done cannot be told; bfaudit looks again on the next run |\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "Blocks next step") || strings.Contains(body, "(next)") {
+		t.Errorf("an unknown step reads as one not done:\n%s", body)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ var (
 type fakes struct {
 	landed    map[string]int // "github:" or "slack:" + key -> times landed
 	to        map[string]string
+	text      map[string]string // key -> the comment's or message's text
 	down      bool
 	killAfter func()
 }
@@ -35,12 +37,23 @@ type fakes struct {
 var errOutage = errors.New("503 Service Unavailable")
 
 func (f *fakes) CommentOnce(ctx context.Context, number int, kind, key, body string, since time.Time) (bool, error) {
-	return f.send(ctx, "github:"+key, "#"+body)
+	return f.sendText(ctx, "github:"+key, "#"+body, body)
 }
 
 func (f *fakes) SendOnce(ctx context.Context, event, key, channel, text string, _ []slack.Block) (bfslack.Delivery, error) {
-	sent, err := f.send(ctx, "slack:"+key, channel)
+	sent, err := f.sendText(ctx, "slack:"+key, channel, text)
 	return bfslack.Delivery{Sent: sent, Already: !sent && err == nil}, err
+}
+
+func (f *fakes) sendText(ctx context.Context, key, to, text string) (bool, error) {
+	sent, err := f.send(ctx, key, to)
+	if f.landed[key] == 1 && f.text[key] == "" {
+		if f.text == nil {
+			f.text = map[string]string{}
+		}
+		f.text[key] = text
+	}
+	return sent, err
 }
 
 func (f *fakes) send(ctx context.Context, key, to string) (bool, error) {
@@ -60,6 +73,21 @@ func (f *fakes) send(ctx context.Context, key, to string) (bool, error) {
 		return false, context.Canceled
 	}
 	return true, nil
+}
+
+// sentTo is where the one message whose key has that prefix and suffix
+// went ("" when none or several).
+func (f *fakes) sentTo(prefix, suffix string) string {
+	var out []string
+	for k, to := range f.to {
+		if strings.HasPrefix(k, prefix) && strings.HasSuffix(k, suffix) {
+			out = append(out, to)
+		}
+	}
+	if len(out) != 1 {
+		return ""
+	}
+	return out[0]
 }
 
 func (f *fakes) LookupUser(ctx context.Context, email string) (string, error) {
@@ -146,13 +174,13 @@ func TestRemindOverdueEscalateOnceOver20Days(t *testing.T) {
 	if len(fk.landed) != 4 {
 		t.Errorf("landed %v, want the two reminders and the two escalations", fk.landed)
 	}
-	if got := fk.to["slack:"+f.Fingerprint+":escalation"]; got != "#payments-data" {
+	if got := fk.sentTo("slack:", ":escalation"); got != "#payments-data" {
 		t.Errorf("escalation went to %q, want the team's channel", got)
 	}
-	if got := fk.to["slack:"+f.Fingerprint+":reminder"]; got != "U-alice@example.com" {
+	if got := fk.sentTo("slack:", ":reminder"); got != "U-alice@example.com" {
 		t.Errorf("reminder went to %q, want alice's DM", got)
 	}
-	if got := fk.to["github:"+f.Fingerprint+":escalation"]; got == "" || got[:8] != "#@carol " {
+	if got := fk.sentTo("github:", ":escalation"); !strings.HasPrefix(got, "#@carol ") {
 		t.Errorf("escalation comment %q does not mention the lead", got)
 	}
 }

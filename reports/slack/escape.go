@@ -44,3 +44,7 @@ func safeURL(u string) bool {
 
 // runes counts characters the way Slack's limits do.
 func runes(s string) int { return utf8.RuneCountInString(s) }
+
+// Escape is esc for Slack text other packages write (reminders and
+// escalations): the same neutraliser, clipped to 200 characters.
+func Escape(s string) string { return esc(s, 200) }
