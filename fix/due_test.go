@@ -183,13 +183,7 @@ func TestDueDryRunAndScript(t *testing.T) {
 			t.Errorf("script lacks %q:\n%s", want, s)
 		}
 	}
-	var live []string
-	for _, line := range strings.Split(s, "\n") {
-		if line != "" && !strings.HasPrefix(line, "#") && line != "set -eu" {
-			live = append(live, line)
-		}
-	}
-	if got := strings.Join(live, "\n"); len(live) != 1 || !strings.Contains(got, "airflow dags pause") {
-		t.Errorf("the pause should be the only live line:\n%s", got)
+	if live := liveCommands(s); len(live) != 1 || !strings.Contains(live[0], "airflow dags pause") {
+		t.Errorf("the pause should be the only live command:\n%s", strings.Join(live, "\n"))
 	}
 }

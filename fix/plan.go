@@ -53,6 +53,11 @@ type StepPlan struct {
 	// (see securityFirst), so the step runs ahead of it.
 	Ahead string `json:"ahead,omitempty"`
 	Items []Item `json:"items"`
+
+	// relies says the step's commands are ready only because the earlier
+	// steps' commands of the same plan are counted as done: in the script
+	// they are skipped when one of those did not run.
+	relies bool
 }
 
 // Item is one command or human act, for one finding.
@@ -70,7 +75,8 @@ type Item struct {
 	Alternatives []string       `json:"alternatives,omitempty"`
 	Notes        []string       `json:"notes,omitempty"`
 	// Waits, when set, holds this item back whatever its step: its
-	// backfill is unknown, so nothing orders its removal.
+	// backfill is unknown, so nothing orders its removal, or a by-hand
+	// check on its artifact is still open (see holdForChecks).
 	Waits string `json:"waits,omitempty"`
 	// Hold, under --due, holds this item back for its finding: not due,
 	// its owner not told in time, or waived (see DueGate).
@@ -190,6 +196,7 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings, waived []model.
 		}
 		items = append(items, its...)
 	}
+	holdForChecks(items)
 	if !br.Known && br.Backfill.ID != "" {
 		for i := range items {
 			items[i].Waits = fmt.Sprintf("no plan or decision record describes %s: make sure nobody needs it first, or write its plan", br.Backfill.ID)
@@ -203,6 +210,10 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings, waived []model.
 	// a step waits while the lifecycle with those findings gone is still
 	// blocked before it.
 	cleared := map[string]bool{}
+	var before model.Lifecycle // the lifecycle with no command run
+	if b != nil {
+		before = rules.Lifecycle(in.Index, b, findings)
+	}
 	for _, s := range append([]model.Step{model.StepPlan}, model.Steps()...) {
 		its := steps[s]
 		if len(its) == 0 {
@@ -220,6 +231,7 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings, waived []model.
 					sp.Waits = blocked
 				}
 			}
+			sp.relies = sp.Waits == "" && sp.Ahead == "" && before.Reached < s-1 && !(securityFirst(s) && b.Status.Completed())
 		}
 		sortItems(sp.Items)
 		bp.Steps = append(bp.Steps, sp)
@@ -230,6 +242,40 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings, waived []model.
 		}
 	}
 	return bp
+}
+
+// holdForChecks holds back the commands on an artifact while a by-hand
+// check on it is open (a Human with Check: the side effects a guard flag
+// holds back are safe to release): archiving the flag before the check
+// returns its callers to their code's default unchecked. Only the
+// commands on that artifact wait, whichever finding carries them (BF017's
+// archive next to BF018's check, or BF018 carrying both); the rest of the
+// plan does not. The check's finding goes once the check is done (the flag
+// back in its normal position), and the next plan has them live.
+func holdForChecks(items []Item) {
+	checks := map[string]string{}
+	for _, it := range items {
+		if it.Human != nil && it.Human.Check && it.ArtifactURI != "" && (it.Hold == nil || it.Hold.Status != StatusWaived) {
+			if _, seen := checks[it.ArtifactURI]; !seen {
+				checks[it.ArtifactURI] = fmt.Sprintf("by-hand check %s on this %s first (its TODO at step %s); run bfaudit fix again once it is done",
+					it.RuleID, kindOf(it), it.Human.Step)
+			}
+		}
+	}
+	for i := range items {
+		if why, ok := checks[items[i].ArtifactURI]; ok && items[i].Action != nil && items[i].Waits == "" {
+			items[i].Waits = why
+		}
+	}
+}
+
+// kindOf names what an item is about: its artifact's kind, else
+// "artifact".
+func kindOf(it Item) string {
+	if it.artifact != nil && it.artifact.Kind != "" {
+		return strings.ReplaceAll(string(it.artifact.Kind), "_", " ")
+	}
+	return "artifact"
 }
 
 // securityFirst reports whether a step's acts remove access: grants

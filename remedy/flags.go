@@ -10,13 +10,14 @@ import (
 // RestoreGuard puts a side-effect guard back in its normal position. It is
 // a human act, not a command: only a person can say the job's side
 // effects may run again and check they do. Removing the flag afterwards is
-// the lingering flag's remedy.
+// the lingering flag's remedy, whichever finding carries it: the check
+// holds back the commands on the same flag (fix plans them waiting).
 func RestoreGuard(r *Remedy, _ model.Finding, facts Facts) {
 	a := facts.Artifact
 	if a == nil {
 		return
 	}
-	r.Human = &Human{Step: model.StepNormalized, Where: pageOf(a),
+	r.Human = &Human{Step: model.StepNormalized, Where: pageOf(a), Check: true,
 		What: fmt.Sprintf("Make sure flag %s is back in its normal position (side effects on) in every environment, and check the job sends again. "+
 			"Removing the flag (BF017's command) returns its callers to the default in their code: check that default is the normal position.", nameOr(a))}
 }
@@ -45,7 +46,7 @@ func RepointReader(r *Remedy, _ model.Finding, facts Facts) {
 	if len(reads) > 0 {
 		what += ": " + strings.Join(reads, ", ")
 	}
-	r.Human = &Human{Step: model.StepNormalized, Where: pageOf(a),
+	r.Human = &Human{Step: model.StepNormalized, Where: pageOf(a), Check: true,
 		What: what + ". The temporary table is dropped only after this."}
 }
 

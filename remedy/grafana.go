@@ -39,12 +39,14 @@ func grafanaRemoval(r *Remedy, a *model.Artifact) {
 		return
 	}
 	target := "\"$" + grafanaURLVar + "\"" + Quote(path+url.PathEscape(uid))
+	needs := []string{grafanaTokenVar, grafanaURLVar}
 	if base := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); base != "" {
 		target = Quote(base + path + url.PathEscape(uid))
+		needs = needs[:1]
 	}
 	shell := "curl -fsS -X DELETE -H \"Authorization: Bearer $" + grafanaTokenVar + "\" " + target
 	r.Actions = append(r.Actions, Action{Name: name, Step: model.StepNormalized, Resolves: true,
-		Summary: what + a.Name, Shell: shell})
+		Summary: what + a.Name, Shell: shell, Needs: needs})
 }
 
 // inferGrafana: the URI names the kind and the uid.

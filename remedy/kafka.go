@@ -38,9 +38,9 @@ func kafkaRemoval(r *Remedy, a *model.Artifact) {
 	if !ok {
 		return
 	}
-	bootstrap := kafkaBootstrapVar
+	bootstrap, needs := kafkaBootstrapVar, []string{"KAFKA_BOOTSTRAP"}
 	if b := a.Attr("bootstrap"); b != "" {
-		bootstrap = Quote(b)
+		bootstrap, needs = Quote(b), nil
 	}
 	// A group name starting with '-' could be read as an option: it is
 	// then glued to its option (--group=-name), which the tool's parser
@@ -51,7 +51,7 @@ func kafkaRemoval(r *Remedy, a *model.Artifact) {
 	}
 	r.Actions = append(r.Actions, Action{Name: DeleteGroup, Step: model.StepRetired, Resolves: true,
 		Summary: "delete consumer group " + g.Group + " of Kafka cluster " + g.Cluster,
-		Shell:   strings.Join(append([]string{"kafka-consumer-groups", "--bootstrap-server", bootstrap, "--delete"}, group...), " ")})
+		Shell:   strings.Join(append([]string{"kafka-consumer-groups", "--bootstrap-server", bootstrap, "--delete"}, group...), " "), Needs: needs})
 	note := "the group's committed offsets are lost with it: record them (the artifact's offsets) in the decision record's checkpoint (final_range, replay_id, location) first"
 	if o := a.Attr(model.AttrOffsets); o != "" {
 		note += "; at the audit they were " + o

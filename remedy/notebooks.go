@@ -7,20 +7,32 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// A notebook that keeps a credential has no command: the key is rotated
-// where it was issued, then the notebook cleaned by hand. There is no
-// fix --apply for it.
+// A notebook has no command: one that keeps a credential has its key
+// rotated where it was issued, then is cleaned by hand; one without is
+// moved next to the decision record or deleted by hand. There is no fix
+// --apply for either.
 func init() {
 	registerSystem("notebooks", commands{manual: notebookManual, infer: inferNotebook})
 }
 
-// notebookManual says what to do with a notebook holding a credential, at
-// the access-revoked step whatever the rule's step: the key works until
-// it is revoked, wherever else it was copied.
-func notebookManual(a *model.Artifact, _ model.Step) *Human {
+// notebookManual says what to do with a notebook by hand. One that keeps
+// a credential (the collector found a secret or a key id in it, or the
+// rule asks at the access-revoked step, as BF022 does about the
+// credential) is fixed at the access-revoked step whatever the rule's
+// step: the key works until it is revoked, wherever else it was copied.
+// One known to keep none (BF023's lingering notebook) is evidence to
+// archive with the decision record or machinery to delete: nothing to
+// rotate.
+func notebookManual(a *model.Artifact, step model.Step) *Human {
 	file := nameOr(a)
-	what := "Rotate the key first (it is live until revoked), then clear the outputs with `jupyter nbconvert --clear-output --inplace " +
-		Quote(file) + "` and remove the secret from the cell; check the repository history."
+	clear := "`jupyter nbconvert --clear-output --inplace " + Quote(file) + "`"
+	if a.Attr(model.AttrSecrets) == "" && a.Attr(model.AttrKeyIDs) == "" && step != model.StepAccessRevoked {
+		return &Human{Step: step, Where: a.URI,
+			What: "Move the notebook next to the decision record, its outputs cleared with " + clear +
+				", or delete it: once the backfill is done it is not left where it can be run again."}
+	}
+	what := "Rotate the key first (it is live until revoked), then clear the outputs with " + clear +
+		" and remove the secret from the cell; check the repository history."
 	if ids := a.Attr(model.AttrKeyIDs); ids != "" {
 		what += fmt.Sprintf(" Service-account key id(s) to delete: %s.", strings.ReplaceAll(ids, ",", ", "))
 	}

@@ -17,8 +17,14 @@ func TestNotebookRemedyIsManual(t *testing.T) {
 	a.SetAttr(model.AttrSecrets, "aws-access-token\tcell 2 line 1\t0123456789ab\ngcp-service-account-key\tcell 3 output 1 line 2\tba9876543210")
 	a.SetAttr(model.AttrKeyIDs, "7c0ffee1d2b3")
 	f := model.Finding{RuleID: "BF014", BackfillID: "BF-1234", ArtifactURI: uri}
-	for _, facts := range []Facts{{Artifact: &a}, {Artifact: inferArtifact(f)}} {
-		r, ok := buildWith(Remove(model.StepRetired), f, facts)
+	// BF014 on the notebook as collected (its secrets known) and BF022's
+	// remedy (asked at the access step) from the finding alone.
+	for _, c := range []struct {
+		facts Facts
+		step  model.Step
+	}{{Facts{Artifact: &a}, model.StepRetired}, {Facts{Artifact: inferArtifact(f)}, model.StepAccessRevoked}} {
+		facts := c.facts
+		r, ok := buildWith(Remove(c.step), f, facts)
 		if !ok || len(r.Actions) != 0 || r.Human == nil {
 			t.Fatalf("remedy %+v", r)
 		}
@@ -38,5 +44,26 @@ func TestNotebookRemedyIsManual(t *testing.T) {
 	}
 	if got := inferArtifact(model.Finding{ArtifactURI: "notebooks://nb/"}); got != nil && got.Kind == model.KindNotebook {
 		t.Errorf("a URI without a path inferred %+v", got)
+	}
+}
+
+// A notebook known to keep no credential (BF023's lingering notebook,
+// kept as the fix's evidence) is archived with the record or deleted: its
+// remedy, at the rule's step, says nothing of a key to rotate, whether the
+// artifact was collected or read back from the finding's URI.
+func TestLingeringNotebookHasNoKeyToRotate(t *testing.T) {
+	uri := "notebooks:///bf-1234/fix%20refunds.ipynb"
+	a := model.Artifact{Kind: model.KindNotebook, System: "notebooks", URI: uri, Name: "bf-1234/fix refunds.ipynb"}
+	f := model.Finding{RuleID: "BF023", BackfillID: "BF-1234", ArtifactURI: uri}
+	for _, facts := range []Facts{{Artifact: &a}, {Artifact: inferArtifact(f)}} {
+		r, ok := buildWith(Remove(model.StepRetired), f, facts)
+		if !ok || r.Human == nil {
+			t.Fatalf("remedy %+v", r)
+		}
+		h := r.Human
+		if h.Step != model.StepRetired || strings.Contains(strings.ToLower(h.What), "rotate") || strings.Contains(h.What, "secret") ||
+			!strings.HasPrefix(h.What, "Move the notebook next to the decision record, its outputs cleared with `jupyter nbconvert --clear-output --inplace 'bf-1234/fix refunds.ipynb'`, or delete it") {
+			t.Errorf("lingering notebook: %+v", h)
+		}
 	}
 }

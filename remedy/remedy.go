@@ -108,6 +108,10 @@ type Action struct {
 	// Order places the action among its step's others: a derived table's
 	// rebuild at its position in the rebuild order (0: no order).
 	Order int `json:"order,omitempty"`
+	// Needs are the environment variables Shell reads (a token, an
+	// address the artifact did not record): the script skips the command,
+	// saying which is not set, rather than run it without them.
+	Needs []string `json:"needs,omitempty"`
 }
 
 // Human is a fix only a person can make: what to write, where, and a
@@ -117,6 +121,11 @@ type Human struct {
 	What     string     `json:"what"`
 	Where    string     `json:"where,omitempty"`
 	Template string     `json:"template,omitempty"`
+	// Check says the act is a check the artifact's own commands wait for
+	// (the side effects a guard flag holds back are safe to release
+	// before the flag is archived): they are held until its finding is
+	// gone, the other commands of the plan are not.
+	Check bool `json:"check,omitempty"`
 }
 
 // Facts are what a remedy is built from besides the finding: its artifact

@@ -1,7 +1,9 @@
 package remedy_test
 
 import (
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -129,6 +131,49 @@ func TestForFromFindingAlone(t *testing.T) {
 		r, ok := remedy.For(f, nil)
 		if ok && len(r.Actions) > 0 {
 			t.Errorf("%s %s: commands %q from nothing", f.RuleID, f.ArtifactURI, r.Commands())
+		}
+	}
+}
+
+// envRef is a variable a command reads from the environment: upper case,
+// as tokens and addresses are named (lower case ones are the command's
+// own, or jq's inside quotes).
+var envRef = regexp.MustCompile(`\$\{?([A-Z][A-Z0-9_]*)`)
+
+// Every variable a command reads (a token, an address the artifact did
+// not record) is in its Needs, so that the script can skip it, saying
+// which is not set, instead of running it without: on every rule's
+// examples, as collected and from the finding alone.
+func TestActionsDeclareWhatTheyNeed(t *testing.T) {
+	read := map[string]bool{}
+	// No example is an Unleash flag: one read back from its URI.
+	unleash := remedy.Example{Finding: model.Finding{RuleID: "BF017", ArtifactURI: "unleash://flags/projects/default/features/bf-1234-guard"}}
+	for _, r := range rules.All() {
+		examples := remedy.Examples(r.ID)
+		if r.ID == unleash.Finding.RuleID {
+			examples = append(examples, unleash)
+		}
+		for _, e := range examples {
+			built, _ := remedy.Build(e.Finding, e.Facts)
+			inferred, _ := remedy.For(e.Finding, nil)
+			for _, a := range append(built.Actions, inferred.Actions...) {
+				for _, m := range envRef.FindAllStringSubmatch(a.Shell, -1) {
+					read[m[1]] = true
+					if !slices.Contains(a.Needs, m[1]) {
+						t.Errorf("%s %s on %s reads $%s, needs only %q:\n%s", r.ID, a.Name, e.Finding.ArtifactURI, m[1], a.Needs, a.Shell)
+					}
+				}
+				for _, v := range a.Needs {
+					if !strings.Contains(a.Shell, "$"+v) && !strings.Contains(a.Shell, "${"+v) {
+						t.Errorf("%s %s needs %s, which its command does not read:\n%s", r.ID, a.Name, v, a.Shell)
+					}
+				}
+			}
+		}
+	}
+	for _, v := range []string{"UNLEASH_TOKEN", "UNLEASH_URL", "GRAFANA_TOKEN", "GRAFANA_URL", "KAFKA_BOOTSTRAP"} {
+		if !read[v] {
+			t.Errorf("no example command reads $%s: the examples no longer cover it", v)
 		}
 	}
 }

@@ -31,14 +31,23 @@ func unleashFlagPath(project, name string) string {
 // archiveFlagCommand is the curl call that archives a flag through the
 // Admin API the flag was read from (or $UNLEASH_URL when unknown). The
 // token stays in the environment: the command names the variable only.
-func archiveFlagCommand(a *model.Artifact, project string) string {
+func archiveFlagCommand(a *model.Artifact, project string) (shell string, needs []string) {
 	path := unleashFlagPath(project, a.Name)
 	target := `"${UNLEASH_URL:?set UNLEASH_URL to the Unleash address}"` + Quote(path)
+	needs = []string{unleashTokenVar, unleashURLVar}
 	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
 		target = Quote(u + path)
+		needs = needs[:1]
 	}
-	return "curl -fsS -X DELETE " + unleashAuth + " " + target
+	return "curl -fsS -X DELETE " + unleashAuth + " " + target, needs
 }
+
+// The variables the command reads: the admin token, and the address
+// when the artifact did not record it.
+const (
+	unleashTokenVar = "UNLEASH_TOKEN"
+	unleashURLVar   = "UNLEASH_URL"
+)
 
 // unleashAuth sends the admin token from $UNLEASH_TOKEN alone, as the
 // Admin API takes it.
@@ -57,8 +66,9 @@ func flagRemoval(r *Remedy, a *model.Artifact) {
 	if a.Kind != model.KindFeatureFlag || a.Name == "" || project == "" || a.Attr(model.AttrArchived) == "true" {
 		return
 	}
+	shell, needs := archiveFlagCommand(a, project)
 	r.Actions = append(r.Actions, Action{Name: ArchiveFlag, Step: model.StepNormalized, Resolves: true,
-		Summary: "archive flag " + a.Name + " in project " + project, Shell: archiveFlagCommand(a, project)})
+		Summary: "archive flag " + a.Name + " in project " + project, Shell: shell, Needs: needs})
 }
 
 // inferUnleash: a flag's URI names its project and name.
