@@ -35,10 +35,19 @@ func dueInputs(t *testing.T) Inputs {
 		case "BF006":
 			f.DueAt = testNow
 			g.Notified[f.Fingerprint] = testNow.Add(-due.Day)
-		case "BF102":
-			f.Waiver = &model.Waiver{Reason: "kept for the audit", Origin: "config", Expires: testNow.AddDate(0, 1, 0)}
 		case "BF101":
 			f.DueAt = testNow.Add(-due.Day) // a human act: never held
+		}
+	}
+	// A waived plan finding: the plan's elevated access has no expiry
+	// (BF102 on a live grant is folded into BF003, so it is made here).
+	for _, f := range in.Report.Findings {
+		if f.RuleID == "BF101" {
+			f.RuleID, f.ArtifactURI, f.Message = "BF102", "plan#elevated_access[0]", "elevated access of BF-1234 is not time-bound"
+			f.Fingerprint = model.Fingerprint(f.RuleID, f.Key, f.ArtifactURI)
+			f.Waiver = &model.Waiver{Reason: "kept for the audit", Origin: "config", Expires: testNow.AddDate(0, 1, 0)}
+			in.Report.Findings = append(in.Report.Findings, f)
+			break
 		}
 	}
 	in.Due = g
