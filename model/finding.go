@@ -17,9 +17,13 @@ type Finding struct {
 	ArtifactURI string   `json:"artifact_uri,omitempty"`
 	Owner       string   `json:"owner,omitempty"`
 	// Team is the owner's team from the config's teams (docs/reports/due.md).
-	Team        string   `json:"team,omitempty"`
-	Message     string   `json:"message"`
-	Evidence    []string `json:"evidence,omitempty"`
+	Team     string   `json:"team,omitempty"`
+	Message  string   `json:"message"`
+	Evidence []string `json:"evidence,omitempty"`
+	// Folded are the rules whose findings on the same artifact were folded
+	// into this one (the rules' precedence): one problem, one finding; their
+	// fixes are part of its remedy.
+	Folded      []string `json:"folded,omitempty"`
 	Remediation string   `json:"remediation,omitempty"`
 	Fingerprint string   `json:"fingerprint"`
 	// Source is the collector instance whose data the finding rests on, and

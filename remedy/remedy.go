@@ -13,6 +13,7 @@
 package remedy
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,7 +159,31 @@ func For(f model.Finding, a *model.Artifact) (Remedy, bool) {
 // Build returns the remedy of a finding from what is known of it.
 func Build(f model.Finding, facts Facts) (Remedy, bool) {
 	rc, _ := recipeOf(f.RuleID)
-	return buildWith(rc.Build, f, facts)
+	r, ok := buildWith(rc.Build, f, facts)
+	for _, id := range f.Folded {
+		// A finding folded into this one (BF017's lingering flag into
+		// BF018's guard) keeps its commands: they join this remedy's. Its
+		// by-hand acts do not: putting a revoked grant under a time
+		// condition (BF102) or listing a deleted group in the plan (BF014)
+		// is moot once this remedy has run.
+		frc, found := recipeOf(id)
+		if !found {
+			continue
+		}
+		ff := f
+		ff.RuleID, ff.Folded = id, nil
+		fr, fok := buildWith(frc.Build, ff, facts)
+		if !fok {
+			continue
+		}
+		for _, a := range fr.Actions {
+			if !slices.ContainsFunc(r.Actions, func(b Action) bool { return b.Shell == a.Shell }) {
+				r.Actions = append(r.Actions, a)
+			}
+		}
+		ok = ok || len(fr.Actions) > 0
+	}
+	return r, ok
 }
 
 // buildWith builds a finding's remedy with its rule's builder (nil: the

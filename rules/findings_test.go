@@ -10,11 +10,11 @@ import (
 
 // Staging a finding in the engine's blocks keeps every field Report sets:
 // a field added to model.Finding and set by Report must be staged too, or
-// this fails. Only the fields later stages set (waiver, history) are
+// this fails. Only the fields later stages set (waiver, history, the precedence fold) are
 // left out, and the rule's own fields come back from the rule.
 func TestStagingKeepsEveryField(t *testing.T) {
 	// Team comes from the config's teams, set by the command after the rules.
-	later := map[string]bool{"Unread": true, "FirstSeen": true, "LastSeen": true, "DueAt": true, "Overdue": true, "Waiver": true, "Team": true}
+	later := map[string]bool{"Unread": true, "FirstSeen": true, "LastSeen": true, "DueAt": true, "Overdue": true, "Waiver": true, "Team": true, "Folded": true}
 	r := &Rule{ID: "BF999", Name: "n", Title: "t", Step: model.StepArchived, Remediation: "fix"}
 	var f model.Finding
 	v := reflect.ValueOf(&f).Elem()

@@ -162,4 +162,9 @@ func foldInto(a, b *model.Finding, as string) {
 	}
 	a.Evidence = append(slices.Clip(a.Evidence), as+" ("+b.RuleID+"): "+what)
 	a.Severity = max(a.Severity, b.Severity)
+	for _, id := range append([]string{b.RuleID}, b.Folded...) {
+		if !slices.Contains(a.Folded, id) {
+			a.Folded = append(slices.Clip(a.Folded), id)
+		}
+	}
 }

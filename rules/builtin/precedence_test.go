@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 )
 
@@ -152,6 +153,19 @@ func TestPrecedencePairs(t *testing.T) {
 			}
 			if f.Severity < under[0].Severity {
 				t.Errorf("%s is %s, below the %s it absorbed (%s)", p.over, f.Severity, p.under, under[0].Severity)
+			}
+			// Its fix is not lost: every command of the folded finding is
+			// in the remedy of the one that absorbed it (BF017's archive
+			// in BF018's).
+			if !slices.Contains(f.Folded, p.under) {
+				t.Errorf("%s does not list %s as folded: %v", p.over, p.under, f.Folded)
+			}
+			was, _ := remedy.For(under[0], nil)
+			is, _ := remedy.For(f, nil)
+			for _, c := range was.Commands() {
+				if !slices.Contains(is.Commands(), c) {
+					t.Errorf("%s's command is gone from %s's remedy: %s", p.under, p.over, c)
+				}
 			}
 		})
 	}

@@ -48,7 +48,7 @@ bf_missed() {
 
 # == BF-1234: lifecycle reached plan, next verified: access first
 
-# -- step access revoked: runs now (the replay is finished: access goes first) although step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF017 feature flag bf-1234-suppress-refund-emails made for backfill BF-1234 still exists (on in production); BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
+# -- step access revoked: runs now (the replay is finished: access goes first) although step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 bf_at access-revoked
 # BF003 critical gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com is still in force: the plan's elevated access expired 2026-09-30
 # revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com in project shop-analytics
@@ -67,11 +67,6 @@ gcloud iam service-accounts keys disable --iam-account=backfill-runner@shop-anal
 # == BF-1234: lifecycle reached plan, next verified: the other steps, in lifecycle order
 
 # -- plan and governance (before the next backfill)
-# BF102 high gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com: grant roles/bigquery.dataEditor to serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com of BF-1234 is not time-bound: no expiry condition
-# TODO (by hand): Give the grant an end, so it lapses by itself if cleanup is forgotten. Add the binding again with a time condition, then remove the one without.
-# where: gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com
-# gcloud projects add-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition='expression=request.time < timestamp("2026-10-15T00:00:00Z"),title=expires-2026-10-15' shop-analytics
-# gcloud projects remove-iam-policy-binding --member=serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com --role=roles/bigquery.dataEditor --condition=None shop-analytics
 # BF028 low pubsub://shop-analytics/subscriptions/bf-1234-retries: keep label on subscription bf-1234-retries waives nothing: keep-reason: missing: say why the artifact is kept
 # TODO (by hand): Give the keep label an end date within the longest keep allowed and a reason (bfaudit-keep-until and bfaudit-keep-reason), or remove it and let the cleanup go ahead.
 # where: the keep label on pubsub://shop-analytics/subscriptions/bf-1234-retries
@@ -99,7 +94,7 @@ dbt build --select fct_revenue
 
 # -- step normalized
 bf_at normalized verified
-# BF017 high unleash://flags/projects/default/features/bf-1234-suppress-refund-emails: feature flag bf-1234-suppress-refund-emails made for backfill BF-1234 still exists (on in production)
+# BF018 critical unleash://flags/projects/default/features/bf-1234-suppress-refund-emails: side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back
 # archive_flag: archive flag bf-1234-suppress-refund-emails in project default
 # waits: by-hand check BF018 on this feature flag first (its TODO at step normalized); run bfaudit fix again once it is done
 # curl -fsS -X DELETE -H "Authorization: ${UNLEASH_TOKEN:?set UNLEASH_TOKEN to an Unleash admin API token}" "${UNLEASH_URL:?set UNLEASH_URL to the Unleash address}"/api/admin/projects/default/features/bf-1234-suppress-refund-emails
@@ -118,7 +113,7 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # TODO (by hand): Delete the alert refund-backfill-watch in monitoring: bfaudit has no command for this system.
 # where: exports://alerts/refund-backfill-watch
 
-# -- step archived: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF017 feature flag bf-1234-suppress-refund-emails made for backfill BF-1234 still exists (on in production); BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
+# -- step archived: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 # BF008 medium: decision record records/bf-1234.md:1 is not archived for BF-1234 (completed 2026-09-20, more than 14 days ago)
 # TODO (by hand): Complete the decision record and archive it: set archived_at once every field is right.
 # where: records/bf-1234.md:1
@@ -148,7 +143,7 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # where: records/bf-1234.md:1
 # final_data_location: # TODO: where the final data lives now (project.dataset.table, schema.table)
 
-# -- step retired: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF017 feature flag bf-1234-suppress-refund-emails made for backfill BF-1234 still exists (on in production); BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
+# -- step retired: WAITS, step normalized is not done: BF018 side-effect guard bf-1234-suppress-refund-emails of backfill BF-1234 is still enabled, as for the replay: production's side effects stay held back; BF019 dashboard Revenue daily reads shop-analytics.revenue.bf_1234_refunds_tmp of backfill BF-1234: repoint or retire it before the table is dropped; BF007 alert refund-backfill-watch was made for backfill BF-1234 (listed in the assets_to_remove of plan BF-1234 and watches only backfill series) and is still active
 # BF004 critical gcpiam://shop-analytics/serviceAccounts/backfill-runner@shop-analytics.iam.gserviceaccount.com/keys/8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a: credential backfill-runner@shop-analytics.iam.gserviceaccount.com key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a is still valid with no expiry: completed 2026-09-20, grace 2d ended 2026-09-22
 # delete_key: delete key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a of backfill-runner@shop-analytics.iam.gserviceaccount.com
 # gcloud iam service-accounts keys delete --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a
@@ -169,28 +164,6 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # note: if the job is needed for future recovery, convert it into an owned, tested runbook entry instead of deleting it, and set its runbook attribute
 # delete_job: delete DAG bf_1234_refund_replay and its run history
 # airflow dags delete --yes bf_1234_refund_replay
-# BF014 low kafka://events/groups/bf_1234_refund_replay: checkpoint bf_1234_refund_replay is tied to BF-1234 but not in its plan's assets_to_remove
-# TODO (by hand): Add the artifact to the plan's assets_to_remove (a grant or credential goes under elevated_access), or take the backfill label off it if it is not backfill machinery.
-# where: plans/bf-1234-refund-fix.yaml
-# assets_to_remove:
-#   - bigquery://shop-analytics/revenue/bf_1234_refunds_tmp
-#   - airflow://scheduler/dags/bf_1234_refund_replay
-#   - pubsub://shop-analytics/subscriptions/bf-1234-retries
-#   - exports://alerts/refund-backfill-watch
-#   - unleash://flags/projects/default/features/bf-1234-suppress-refund-emails
-#   - grafana://dashboards/dashboards/bf-1234-refund-replay
-#   - kafka://events/groups/bf_1234_refund_replay
-# BF014 low notebooks:///bf_1234_refund_fix.ipynb: notebook notebooks/bf_1234_refund_fix.ipynb is tied to BF-1234 but not in its plan's assets_to_remove
-# TODO (by hand): Add the artifact to the plan's assets_to_remove (a grant or credential goes under elevated_access), or take the backfill label off it if it is not backfill machinery.
-# where: plans/bf-1234-refund-fix.yaml
-# assets_to_remove:
-#   - bigquery://shop-analytics/revenue/bf_1234_refunds_tmp
-#   - airflow://scheduler/dags/bf_1234_refund_replay
-#   - pubsub://shop-analytics/subscriptions/bf-1234-retries
-#   - exports://alerts/refund-backfill-watch
-#   - unleash://flags/projects/default/features/bf-1234-suppress-refund-emails
-#   - grafana://dashboards/dashboards/bf-1234-refund-replay
-#   - notebooks:///bf_1234_refund_fix.ipynb
 
 # -- the end: what did not run
 if [ -n "$bf_not_run" ]; then
