@@ -70,6 +70,7 @@ func appendFinding(b []byte, f *model.Finding, depth int) ([]byte, error) {
 	str("team", f.Team, true)
 	str("message", f.Message, false)
 	list("evidence", f.Evidence)
+	list("folded", f.Folded)
 	str("remediation", f.Remediation, true)
 	str("fingerprint", f.Fingerprint, false)
 	str("source", f.Source, true)
