@@ -1,5 +1,5 @@
 // Package fix turns an audit's findings into the cleanup of a backfill, in
-// the order of backfill-cleanup.txt ("Close the loop in order"): a plan of
+// the order of docs/practice.md ("Close the loop in order"): a plan of
 // remedies step by step, where a step whose earlier steps are not done
 // waits, with the reason. It renders the plan as an sh script or JSON, and
 // applies its safe part through the systems' APIs.
@@ -285,7 +285,7 @@ func kindOf(it Item) string {
 // such a step waits only for the replay to finish, never for the steps
 // between (a special alert still to remove, a rebuild still to run).
 // Deleting tables and job definitions keeps waiting for every step
-// before it, as backfill-cleanup.txt requires.
+// before it, as docs/practice.md requires.
 func securityFirst(s model.Step) bool { return s == model.StepAccessRevoked }
 
 // untiedArtifacts indexes, once per plan, the artifacts tied to no

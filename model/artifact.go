@@ -9,7 +9,7 @@ import (
 // Kind is what sort of machinery an artifact is.
 type Kind string
 
-// Artifact kinds (backfill-cleanup.txt, "Inventory the replay surface").
+// Artifact kinds (docs/practice.md, "Inventory the machinery").
 const (
 	KindSchedulerJob Kind = "scheduler_job"
 	KindJobRun       Kind = "job_run"
@@ -29,7 +29,7 @@ const (
 	KindSilence Kind = "silence"
 	// KindPool is a scheduler's slot pool (an Airflow pool) and
 	// KindVariable a scheduler's stored parameter (an Airflow variable):
-	// the seed's "parameters" a replay may have been given.
+	// the practice's "parameters" a replay may have been given.
 	KindPool     Kind = "pool"
 	KindVariable Kind = "variable"
 )

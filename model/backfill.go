@@ -32,7 +32,7 @@ func (s Status) IsValid() bool { return statusOrder[s] > 0 }
 // Completed reports whether the replay itself has finished (replayed or later).
 func (s Status) Completed() bool { return s.Rank() >= StatusReplayed.Rank() }
 
-// Trigger is why a backfill was run (backfill-scheduling.txt, "Common reasons").
+// Trigger is why a backfill was run (docs/practice.md, "What a backfill is").
 type Trigger string
 
 // Triggers.
@@ -44,7 +44,7 @@ const (
 	TriggerDefinitionChange Trigger = "definition_change"
 )
 
-// Strategy is how the replay runs (backfill-scheduling.txt, "Backfill strategies").
+// Strategy is how the replay runs (docs/practice.md, "Strategies").
 type Strategy string
 
 // Strategies.
@@ -66,7 +66,7 @@ const (
 )
 
 // Classification marks data whose cleanup must not be rushed
-// (backfill-cleanup.txt, "What makes backfill cleanup unsafe").
+// (docs/practice.md, "Sensitive data and special semantics").
 type Classification string
 
 // Classifications. The empty classification means none.

@@ -1,16 +1,16 @@
 package model
 
-// Step is a position in the cleanup lifecycle of backfill-cleanup.txt,
+// Step is a position in the cleanup lifecycle of docs/practice.md,
 // "Close the loop in order". A rule names the step its findings block.
 type Step int
 
-// Steps in the order the seed requires them.
+// Steps in the order the practice requires them.
 const (
 	StepPlan          Step = iota // before and during the replay: governance
 	StepVerified                  // corrected range exists and matches the requirement
 	StepNormalized                // pipeline back on its normal schedule and alerting
 	StepAccessRevoked             // temporary write paths and elevated credentials gone
-	StepArchived                  // decision record holds what the seed lists
+	StepArchived                  // decision record holds what the practice lists
 	StepRetired                   // temporary tables and job definitions deleted
 )
 

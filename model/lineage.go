@@ -6,8 +6,8 @@ import (
 )
 
 // Lineage is what a backfill's rewrite reaches downstream
-// (backfills-and-reprocessing.txt: "every derived table needs rebuilding,
-// in dependency order"). Lineage sources (dbt artifacts, warehouse job
+// (docs/practice.md, "Downstream tables and consumers": every derived
+// table is rebuilt, parents before children). Lineage sources (dbt artifacts, warehouse job
 // history, a lineage service) emit edges between tables and what they know
 // of each table's last build; both are saved in the estate and merged like
 // artifacts. Tables are named by TableRef, so sources that spell a table

@@ -3,7 +3,7 @@ package model
 import "time"
 
 // DecisionRecord is the archived account of a backfill
-// (backfill-cleanup.txt, "Close the loop in order", fourth step).
+// (docs/practice.md, "Close the loop in order", fourth step).
 type DecisionRecord struct {
 	BackfillID        string   `json:"backfill_id"`
 	Purpose           string   `json:"purpose,omitempty"`
@@ -13,8 +13,8 @@ type DecisionRecord struct {
 	ApprovingOwner    string   `json:"approving_owner,omitempty"`
 	FinalDataLocation string   `json:"final_data_location,omitempty"`
 	// Checkpoint is what the replay's checkpoint state held when it ended
-	// (backfill-cleanup.txt: "Checkpoint state: final processed range and
-	// replay id; store in decision record if needed").
+	// (docs/practice.md, "Inventory the machinery": its final range and
+	// replay id go into the decision record).
 	Checkpoint *CheckpointRecord `json:"checkpoint,omitempty"`
 	ArchivedAt time.Time         `json:"archived_at,omitzero"`
 	Source     Location          `json:"source,omitzero"`
@@ -41,7 +41,7 @@ func (r DecisionRecord) HoldsCheckpoint() bool {
 // Archived reports whether the record has been archived.
 func (r DecisionRecord) Archived() bool { return !r.ArchivedAt.IsZero() }
 
-// MissingFields names the fields the seed requires that the record lacks.
+// MissingFields names the fields the practice requires that the record lacks.
 func (r DecisionRecord) MissingFields() []string {
 	var missing []string
 	add := func(ok bool, name string) {

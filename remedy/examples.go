@@ -13,7 +13,7 @@ type Example struct {
 	Facts   Facts
 }
 
-// exampleBackfill is the seed's BF-1234, as a plan describes it.
+// exampleBackfill is the quickstart's BF-1234, as a plan describes it.
 func exampleBackfill() *model.Backfill {
 	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
 	return &model.Backfill{ID: "BF-1234", Origin: model.OriginPlan, Trigger: model.TriggerBugFix,

@@ -14,7 +14,7 @@ import (
 // the rest are left blank with a TODO saying what goes there.
 
 // recordTemplate is a decision record's front matter (the fields the seed
-// lists, backfill-cleanup.txt "Close the loop in order") filled from the
+// lists, docs/practice.md "Close the loop in order") filled from the
 // record when there is one, else from the plan.
 func recordTemplate(id string, b *model.Backfill, rec *model.DecisionRecord, only []string) string {
 	var v model.DecisionRecord

@@ -2,7 +2,7 @@
 // cleanup in the system that holds the artifact: the bq, gcloud, kubectl,
 // airflow, amtool and rabbitmqadmin commands and the SQL that clear it,
 // with the real names filled in and quoted for their shell or SQL dialect,
-// each placed at its step of the cleanup order of backfill-cleanup.txt
+// each placed at its step of the cleanup order of docs/practice.md
 // ("Close the loop in order"). Findings whose fix is a human act (write the
 // decision record, tell consumers) get what to write and where, as a
 // filled-in template.

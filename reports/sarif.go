@@ -96,7 +96,7 @@ func (SARIF) Write(_ context.Context, w io.Writer, r *model.Report) error {
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID: rule.ID, Name: rule.Name, ShortDescription: sarifText{rule.Title},
 			FullDescription: sarifText{rule.Rationale}, Help: sarifText{rule.Remediation},
-			Properties: map[string]any{"severity": rule.Severity.String(), "seed": rule.Seed},
+			Properties: map[string]any{"severity": rule.Severity.String(), "practice": rule.Practice},
 		})
 	}
 	// {"$schema", "version", "runs": [{"tool", "results": [...]}]}

@@ -10,7 +10,7 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// Lifecycle places a backfill in the cleanup order of backfill-cleanup.txt
+// Lifecycle places a backfill in the cleanup order of docs/practice.md
 // ("Close the loop in order"): a step is reached when nothing blocks it or
 // any step before it. Blockers are the unwaived findings of each step plus
 // missing evidence (no verification yet, no archived record) and silence:

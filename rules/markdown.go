@@ -17,8 +17,8 @@ func Markdown(rs []*Rule) []byte {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Rules\n\n")
 	p("<!-- Generated from the rules' metadata; do not edit. Regenerate with:\n     %s -->\n\n", DocsRegenerate)
-	p("bfaudit judges every backfill against the cleanup discipline of the seed documents. ")
-	p("Each rule below cites the seed it comes from. `bfaudit rules list` lists them and ")
+	p("bfaudit judges every backfill against the backfill discipline stated in [practice.md](practice.md). ")
+	p("Each rule below cites the section of that page it checks. `bfaudit rules list` lists them and ")
 	p("`bfaudit rules explain ID` prints one.\n\n")
 	p("- Severity overrides: `rules.severity.<ID>: high`; disabling: `rules.disabled: [<ID>]`; ")
 	p("parameters: `rules.params.<ID>.<name>`.\n")
@@ -73,7 +73,7 @@ func Markdown(rs []*Rule) []byte {
 			if r.Governance {
 				p("- Governance: yes, run by `bfaudit plan check`\n")
 			}
-			p("- Seed: %s\n\n", r.Seed)
+			p("- Practice: [%s](practice.md#%s)\n\n", PracticeTitles[r.Practice], r.Practice)
 			p("Why: %s\n\n", r.Rationale)
 			p("Fix: %s\n", r.Remediation)
 			if len(r.Params) > 0 {

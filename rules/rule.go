@@ -28,7 +28,7 @@ type Rule struct {
 	Name        string         `json:"name"`  // lingering-elevated-grant
 	Title       string         `json:"title"` // one line, for reports
 	Rationale   string         `json:"rationale"`
-	Seed        string         `json:"seed"` // the seed document the rule comes from
+	Practice    string         `json:"practice"` // the section of docs/practice.md it checks (an anchor; "" for user rules)
 	Remediation string         `json:"remediation"`
 	Severity    model.Severity `json:"severity"`
 	// Ladder is the rule's severity as a function of the artifact's state
@@ -119,8 +119,10 @@ func (r *Rule) Validate() error {
 	switch {
 	case r.ID == "" || r.Name == "" || r.Title == "":
 		return fmt.Errorf("rule %q: id, name and title are required", r.ID)
-	case r.Rationale == "" || r.Seed == "" || r.Remediation == "":
-		return fmt.Errorf("rule %s: rationale, seed and remediation are required", r.ID)
+	case r.Rationale == "" || r.Remediation == "":
+		return fmt.Errorf("rule %s: rationale and remediation are required", r.ID)
+	case r.program == nil && PracticeTitles[r.Practice] == "":
+		return fmt.Errorf("rule %s: practice %q is not a section of docs/practice.md", r.ID, r.Practice)
 	case !r.Severity.IsValid():
 		return fmt.Errorf("rule %s: invalid default severity", r.ID)
 	case r.Check == nil && r.program == nil:

@@ -157,7 +157,7 @@ func compileUserRules(specs []UserRuleSpec, limits UserLimits) ([]*Rule, error) 
 			rationale = "User rule from config."
 		}
 		out = append(out, &Rule{
-			ID: s.ID, Name: name, Title: s.Title, Rationale: rationale, Seed: "config (rules.custom)",
+			ID: s.ID, Name: name, Title: s.Title, Rationale: rationale,
 			Remediation: s.Remediation, Severity: s.Severity, Step: model.StepPlan,
 			Expr: s.Expr, AppliesTo: s.AppliesTo, program: &userProgram{prg: prg, limits: limits, loops: hasLoop(checked), kinds: artifactKinds(checked)},
 		})

@@ -37,7 +37,7 @@ func newFixCmd(g *globals) *cobra.Command {
 		Short: "Print the cleanup of a backfill as a script, in lifecycle order; --apply does its safe part",
 		Long: `Audit as bfaudit audit does (or read a saved estate with --from), then print the
 exact commands that clear each open finding (bq, gcloud, kubectl, airflow,
-amtool, rabbitmqadmin, SQL for psql), names quoted, in the order of the seed's
+amtool, rabbitmqadmin, SQL for psql), names quoted, in the practice's order,
 "Close the loop in order": verify, normalize, revoke access, archive the
 decision record, and only then delete temporary tables and job definitions.
 Steps that must wait are printed commented out, with the reason; what only a

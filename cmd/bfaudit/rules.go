@@ -65,7 +65,11 @@ func explain(r *rules.Rule) string {
 	if r.Governance {
 		b.WriteString("Governance:  yes (run by `bfaudit plan check`)\n")
 	}
-	fmt.Fprintf(&b, "Source:      %s\n\nWhy:\n  %s\n\nFix:\n  %s\n", r.Seed, r.Rationale, r.Remediation)
+	source := "config (rules.custom)"
+	if !r.User() {
+		source = rules.PracticeRef(r.Practice)
+	}
+	fmt.Fprintf(&b, "Practice:    %s\n\nWhy:\n  %s\n\nFix:\n  %s\n", source, r.Rationale, r.Remediation)
 	if r.User() {
 		fmt.Fprintf(&b, "\nExpression (once per %s):\n  %s\n", r.AppliesTo, strings.ReplaceAll(strings.TrimSpace(r.Expr), "\n", "\n  "))
 	}

@@ -63,7 +63,7 @@ func (c *Airflow) matchDAG(d dagJSON, labels map[string]string) (id, how string,
 
 // catchupRisk reports a scheduled, live DAG with catchup on and a start
 // date older than CatchupMaxAge: unpausing or deploying it replays every
-// missed interval (backfill-scheduling.txt, BF106).
+// missed interval (docs/practice.md, BF106).
 func (c *Airflow) catchupRisk(d dagJSON, now time.Time) bool {
 	return !d.stale() && d.schedule() != "" && d.Catchup != nil && *d.Catchup &&
 		d.StartDate != nil && now.Sub(*d.StartDate) > c.CatchupMaxAge

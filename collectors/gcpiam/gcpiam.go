@@ -1,7 +1,7 @@
 // Package gcpiam collects the access a backfill was given in Google Cloud:
 // project IAM bindings held by a backfill's principals or labelled for a
 // backfill in their condition, and the user-managed keys of its service
-// accounts (backfill-cleanup.txt, "Elevated access").
+// accounts (docs/practice.md, "Plan before you run").
 package gcpiam
 
 import (

@@ -90,7 +90,7 @@ func TestVerify(t *testing.T) {
 			},
 		},
 		{
-			name: "the seed's single-row completeness query",
+			name: "the practice's single-row completeness query",
 			query: "SELECT backfill_id, MIN(event_time), MAX(event_time), COUNT(*) FROM " + table +
 				" WHERE backfill_id = 'BF-1' GROUP BY backfill_id",
 			rng: rng,

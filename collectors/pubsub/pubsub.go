@@ -1,7 +1,7 @@
 // Package pubsub collects the Pub/Sub topics, subscriptions and snapshots
 // a backfill left behind: a retry topic, a replay subscription still
 // attached to a production topic after the replay finished
-// (backfill-cleanup.txt, "a temporary queue remains subscribed"; rule
+// (docs/practice.md, "Inventory the machinery"; rule
 // BF006), the snapshot a replay's seek was made from (a checkpoint that
 // keeps the topic's messages until it expires).
 package pubsub

@@ -13,7 +13,7 @@ import (
 )
 
 // recordDoc is the YAML front matter of a decision record
-// (backfill-cleanup.txt: purpose, range, job id, validation query,
+// (docs/practice.md: purpose, range, job id, validation query,
 // approving owner, and where final data now lives).
 type recordDoc struct {
 	BackfillID        string         `yaml:"backfill_id"`

@@ -75,7 +75,7 @@ type itemView struct {
 	Overdue bool
 }
 
-// stepHeadings name the lifecycle steps of backfill-cleanup.txt.
+// stepHeadings name the lifecycle steps ("Close the loop in order" in docs/practice.md).
 var stepHeadings = map[model.Step]string{
 	model.StepPlan:          "0. Plan: governance before and during the replay",
 	model.StepVerified:      "1. Verified: the corrected range exists and matches the requirement",

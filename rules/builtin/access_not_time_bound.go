@@ -13,7 +13,7 @@ func init() {
 		ID: "BF102", Name: "access-not-time-bound", Title: "Elevated access without an expiry",
 		Rationale: "If the replay needs elevated permissions, make those permissions time-bound by default: access that ends by itself cannot linger when cleanup is forgotten. " +
 			"This flags a plan's elevated access with no expiry, and backfill grants with no time condition (an IAM binding without request.time < timestamp(...), a role without VALID UNTIL).",
-		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
+		Practice:    rules.PracticePlan,
 		Remediation: "Give every elevated_access entry an expiry in the plan, and grant it with an end: an IAM condition such as request.time < timestamp(\"2026-03-01T00:00:00Z\"), or VALID UNTIL on a login role.",
 		Severity:    model.SeverityHigh, Step: model.StepPlan, Governance: true,
 		Check: accessNotTimeBound,

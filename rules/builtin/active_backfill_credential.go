@@ -11,9 +11,9 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF004", Name: "active-backfill-credential", Title: "Credential made for a backfill is still valid",
-		Rationale: "Service-account keys and login roles created for a replay are elevated access: the seed revokes them after audit and exports are complete, " +
+		Rationale: "Service-account keys and login roles created for a replay are elevated access: the practice revokes them once audit and exports are complete, " +
 			"as the third step of closing the loop, because a correction notebook that keeps credentials long after the data was fixed is a standing way in.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Delete the service-account key or drop the login role (or set NOLOGIN / VALID UNTIL in the past); give future backfill credentials an expiry when they are created.",
 		Severity:    model.SeverityHigh, Ladder: accessLadder("a credential"),
 		Supersedes: []rules.Supersede{foldsNotTimeBound, foldsUndeclared},

@@ -13,7 +13,7 @@ func init() {
 		ID: "BF107", Name: "append-only-write", Title: "Backfill appends instead of overwriting partitions",
 		Rationale: "Each run must fully replace the output partition for its input range, so rerunning any partition converges to the same state. " +
 			"Append-only outputs are not backfillable without a separate deletion step, which is where duplicates come from.",
-		Seed:        seedReprocess + `, "Making a pipeline backfillable"`,
+		Practice:    rules.PracticeRunSafely,
 		Remediation: "Write by partition with overwrite semantics (write_mode: partition_overwrite); if the target cannot do that, delete the interval's rows in the same transaction before writing.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check:  appendOnlyWrite,

@@ -12,7 +12,7 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF106", Name: "catchup-risk", Title: "Scheduled job with catch-up on and an old start date",
 		Rationale:   "An unintended backfill often starts when a job with catch-up enabled and an old start date is deployed or unpaused: the scheduler immediately creates runs for every missed interval.",
-		Seed:        seedScheduling + `, "Running backfills safely"`,
+		Practice:    rules.PracticeRunSafely,
 		Remediation: "Set an explicit, recent start date and disable automatic catch-up for jobs that do not need history (Airflow: catchup=False).",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Params: []rules.Param{{Name: "days", Default: "30", Description: "a start date more than this many days before the audit counts as old"}},

@@ -13,7 +13,7 @@ func init() {
 		ID: "BF020", Name: "checkpoint-not-recorded", Title: "Checkpoint state held, and the decision record lacks its final range and replay id",
 		Rationale: "Checkpoint state (consumer group offsets, checkpoint objects, snapshots) is the only account of how far a replay got. " +
 			"Before it is deleted, its final processed range and replay id go into the decision record; deleted first, nobody can say what was replayed.",
-		Seed:        seedCleanup + `, "Inventory the replay surface" (Checkpoint state: final processed range and replay id)`,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Write the checkpoint's final_range, replay_id and location into the decision record's checkpoint section; then the state can be deleted.",
 		Severity:    model.SeverityMedium, Step: model.StepArchived,
 		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before held checkpoint state must be recorded"}},

@@ -13,7 +13,7 @@ func init() {
 		ID: "BF108", Name: "classified-without-evidence", Title: "Classified data without a plan to keep the evidence",
 		Rationale: "Do not rush when the backfill corrected financial records, customer-visible history, security evidence or compliance data: " +
 			"you may need the replay manifest and validation queries longer than you need the job itself.",
-		Seed:        seedCleanup + `, "What makes backfill cleanup unsafe"`,
+		Practice:    rules.PracticeSensitive,
 		Remediation: "Plan to keep the replay manifest and the validation evidence (keep_evidence: true) and say where they will live in the decision record.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check:  classifiedWithoutEvidence,

@@ -11,9 +11,9 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF010", Name: "cleanup-out-of-order", Title: "Backfill cleanup done out of order",
-		Rationale: "The seed closes the loop in order: verify, normalize, revoke temporary access, archive the decision record, and only then delete temporary tables or job definitions. " +
+		Rationale: "Cleanup closes the loop in order: verify, normalize, revoke temporary access, archive the decision record, and only then delete temporary tables or job definitions. " +
 			"Deleting tables or jobs before the record is archived loses the evidence the record needs; leaving credentials live after the tables are gone keeps access that no longer has a purpose.",
-		Seed:        seedCleanup + `, "Close the loop in order"`,
+		Practice:    rules.PracticeCloseTheLoop,
 		Remediation: "Archive the decision record now with what is left (purpose, range, job id, validation query, approving owner, final data location); revoke the remaining credentials and grants; follow the lifecycle order next time.",
 		Severity:    model.SeverityMedium, Step: model.StepArchived,
 		Check: cleanupOutOfOrder,
@@ -22,7 +22,7 @@ func init() {
 	})
 }
 
-// cleanupOutOfOrder looks for two orderings the seed forbids. Deletion is
+// cleanupOutOfOrder looks for two orderings the practice forbids. Deletion is
 // only ever taken from a source that answered for the artifact's scope and
 // reported it deleted: absence, or a source that failed, proves nothing.
 func cleanupOutOfOrder(c *rules.Context) {

@@ -11,10 +11,10 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF111", Name: "consumers-not-informed", Title: "Bug-fix or definition-change backfill without downstream notice",
-		Rationale: "A backfill after a bug fix or a definition change alters numbers people have already seen: downstream consumers must be informed " +
-			"(backfill-scheduling.txt, \"Common reasons\"), and the plan must include what happens to consumers rather than only to the table " +
-			"(backfills-and-reprocessing.txt, \"Why it is not just a fast run\").",
-		Seed:        seedScheduling + ", " + seedReprocess,
+		Rationale: "A backfill after a bug fix or a definition change alters numbers people have already seen: downstream consumers must be informed" +
+			", and the plan must include what happens to consumers rather than only to the table" +
+			".",
+		Practice:    rules.PracticeDownstream,
 		Remediation: "Tell downstream consumers which intervals change and why (keep the previous version for comparison), then set consumers_notified: true.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check:  consumersNotInformed,

@@ -16,7 +16,7 @@ func init() {
 		Rationale: "A validation query does not prove that downstream models, exports or dashboards consumed the corrected data. " +
 			"A dashboard still reading a backfill's temporary table shows numbers that are not the final data, and breaks the day the table is dropped: " +
 			"the panel is repointed or retired before the table goes.",
-		Seed:        seedCleanup + `, "Inventory the replay surface" (a temporary table's downstream reads)`,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Repoint the panel or alert query to the final table named in the decision record, or retire it; only then drop the temporary table.",
 		Severity:    model.SeverityMedium, Step: model.StepNormalized,
 		Check: dashboardReadsTempTable,

@@ -12,13 +12,6 @@ import (
 	"github.com/bfaudit/bfaudit/rules"
 )
 
-// Seeds, cited by every rule's metadata.
-const (
-	seedCleanup    = "backfill-cleanup.txt"
-	seedScheduling = "backfill-scheduling.txt"
-	seedReprocess  = "backfills-and-reprocessing.txt"
-)
-
 // tied calls fn for every live artifact of the given kinds that is tied to
 // a known backfill. It walks the index's per-backfill lists, so a rule
 // costs one pass over the artifacts.

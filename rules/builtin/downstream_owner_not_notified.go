@@ -13,10 +13,10 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF114", Name: "downstream-owner-not-notified", Title: "Downstream owner missing from those notified",
-		Rationale: "The plan must include what happens to consumers rather than only to the table (backfills-and-reprocessing.txt, \"Why it is not just a fast run\"), " +
-			"and a backfill after a bug fix or definition change must inform downstream consumers (backfill-scheduling.txt, \"Common reasons\"). " +
+		Rationale: "The plan must include what happens to consumers rather than only to the table, " +
+			"and a backfill after a bug fix or definition change must inform downstream consumers. " +
 			"A plan that says consumers were notified and lists who, while lineage shows a derived table owned by someone else, missed a consumer.",
-		Seed:        seedReprocess + ", " + seedScheduling,
+		Practice:    rules.PracticeDownstream,
 		Remediation: "Tell the owners named of the change (which intervals, why, where the previous version is), then add them to notified in the plan.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check:  downstreamOwnerNotNotified,

@@ -109,7 +109,7 @@ func running(b *model.Backfill) {
 	b.Timeline.StartedAt = done.Add(-48 * time.Hour)
 }
 
-// fullRecord is an archived decision record with every field the seed asks for.
+// fullRecord is an archived decision record with every field the practice asks for.
 func fullRecord(id string) model.DecisionRecord {
 	return model.DecisionRecord{
 		BackfillID: id, Purpose: "replay after outage", Range: model.Interval{Start: at("2026-08-01T00:00:00Z"), End: at("2026-08-08T00:00:00Z")},

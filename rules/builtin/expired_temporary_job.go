@@ -15,7 +15,7 @@ func init() {
 		Rationale: "A replay job copied into the scheduler looks permanent surprisingly fast; while it stays enabled it can run again over production data. " +
 			"Plans must carry an expiry date for temporary jobs, and the job goes once the replay is verified. " +
 			"A finished run object that stays in the cluster (a Kubernetes Job without ttlSecondsAfterFinished) is the same leftover machinery.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Delete the job from the scheduler, or convert it into an owned, tested runbook entry (set the runbook attribute) if it is needed for future recovery.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},

@@ -15,7 +15,7 @@ func init() {
 		ID: "BF018", Name: "guard-flag-in-replay-position", Title: "Side-effect guard flag still in its replay position",
 		Rationale: "Side effects (customer e-mails, invoices, alerts) are disabled for historical intervals, and teams do that with a flag. " +
 			"Left in its replay position after the replay, the flag keeps production from sending what it should: customers get no e-mail, invoices are not issued. On financial or customer-visible data it is critical.",
-		Seed:        seedScheduling + `, "Running backfills safely"`,
+		Practice:    rules.PracticeRunSafely,
 		Remediation: "Put the flag back in its normal position now (side effects on) and check that the job sends again; then remove the flag (rule BF017 gives the command).",
 		Severity:    model.SeverityHigh, Step: model.StepNormalized,
 		Ladder: upRung(model.SeverityHigh, "while a guard is still in its replay position after the replay",

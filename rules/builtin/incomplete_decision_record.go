@@ -13,7 +13,7 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF009", Name: "incomplete-decision-record", Title: "Decision record is missing required fields",
 		Rationale:   "The record must hold purpose, range, job id, validation query, approving owner, and where final data now lives; a record without them cannot answer the questions it exists for.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeCloseTheLoop,
 		Remediation: "Fill in the missing fields of the decision record's front matter.",
 		Severity:    model.SeverityLow, Step: model.StepArchived,
 		Check:  incompleteDecisionRecord,

@@ -16,7 +16,7 @@ func init() {
 			"the audit then waives the findings on it until that date, like a waiver in the config. " +
 			"A label without a reason, without a readable date, or asking for longer than the longest keep allowed would turn lingering machinery into permanent machinery, " +
 			"so it waives nothing and is reported instead.",
-		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
+		Practice:    rules.PracticeNotDone,
 		Remediation: "Set bfaudit-keep-until to a date (2027-01-31) within the longest keep allowed and bfaudit-keep-reason to why the artifact stays, or remove the label.",
 		Severity:    model.SeverityLow, Step: model.StepPlan,
 		Params: []rules.Param{{Name: rules.MaxKeepParam, Default: rules.DefaultMaxKeep,

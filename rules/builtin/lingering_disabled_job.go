@@ -13,7 +13,7 @@ func init() {
 		ID: "BF002", Name: "lingering-disabled-job", Title: "Paused one-off backfill job left in the scheduler",
 		Rationale: "A disabled one-off job is not a recovery tool: nobody owns or tests it, and unpausing it replays old intervals. " +
 			"If the job is useful for future recovery it should become an owned, tested runbook entry instead.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Delete the paused job, or convert it into an owned, tested runbook entry and record it (runbook attribute).",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},

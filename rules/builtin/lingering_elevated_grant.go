@@ -13,8 +13,8 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF003", Name: "lingering-elevated-grant", Title: "Elevated grant still in force after the backfill",
 		Rationale: "Elevated access given for a replay (warehouse grants, IAM bindings, dataset ACLs) must be removed with the other temporary write paths; " +
-			"the seed puts revoking it before the decision record is archived.",
-		Seed:        seedCleanup,
+			"the practice revokes it before the decision record is archived.",
+		Practice:    rules.PracticeInventory,
 		Remediation: "Revoke the grant or binding; for future backfills make elevated access time-bound (an IAM condition on request.time, VALID UNTIL).",
 		Severity:    model.SeverityHigh, Ladder: accessLadder("a grant"),
 		Supersedes: []rules.Supersede{foldsNotTimeBound, foldsUndeclared},

@@ -14,7 +14,7 @@ func init() {
 		ID: "BF017", Name: "lingering-feature-flag", Title: "Feature flag made for the backfill still exists after the replay",
 		Rationale: "The replay surface includes the feature flags a backfill switched (skip e-mails, replay mode, a special write path). " +
 			"Once the replay is over a flag made for it has no purpose; left in place it keeps a special path one click away, and left on it keeps production in replay mode. Its severity is where it is on: off in every environment nothing runs through it (archive it, low); on in production, production still runs the replay's path (high).",
-		Seed: seedCleanup + `, "Inventory the replay surface"`,
+		Practice: rules.PracticeInventory,
 		Remediation: "Switch the flag back to its normal position, then archive or delete it (Unleash: archive; flagd: remove its entry; OpenFeature: delete the FeatureFlag or its entry). " +
 			"If it is to stay, take it off the backfill (remove the tag or id) and give it an owner.",
 		Severity: model.SeverityMedium, Step: model.StepNormalized,

@@ -12,7 +12,7 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF006", Name: "lingering-queue", Title: "Temporary queue or subscription still there after the backfill",
 		Rationale:   "A temporary retry queue that stays subscribed keeps receiving and holding messages, and its consumers keep acting on them long after the replay is over.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Drain and delete the queue or detach and delete the subscription; remove bindings and exchanges that only served it.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},

@@ -14,7 +14,7 @@ func init() {
 		ID: "BF021", Name: "lingering-replay-state", Title: "Replay consumer group, snapshot or checkpoint still there after the backfill",
 		Rationale: "A streaming backfill replays a log from an old offset: its consumer group, the snapshot it seeked to and its checkpoint folders stay parked at old positions. " +
 			"Left behind, a group can be resumed by mistake and replay again, a group with members is a replay consumer still running, and a group far behind the log end reprocesses everything when anything joins it.",
-		Seed:        seedReprocess + `; ` + seedCleanup + `, "Inventory the replay surface"`,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Once the decision record holds the final range and replay id, delete the consumer group, snapshot or checkpoint folder; stop a replay consumer still running first.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Ladder: []rules.Rung{

@@ -11,10 +11,10 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF026", Name: "lingering-scheduler-setting", Title: "Scheduler pool or variable made for a backfill still exists",
-		Rationale: "The replay surface includes the parameters a replay was given and the slots it ran in (backfill-cleanup.txt, \"Inventory the replay surface\"): " +
+		Rationale: "The replay surface includes the parameters a replay was given and the slots it ran in: " +
 			"a backfill's pool or variable left in the scheduler is read by the next run that finds it, long after the backfill is over. " +
 			"Connections made for a replay are credentials and are judged by BF004.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Delete the pool or variable once no job uses it (airflow pools delete, airflow variables delete).",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},

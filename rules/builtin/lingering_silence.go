@@ -16,7 +16,7 @@ func init() {
 		ID: "BF016", Name: "lingering-silence", Title: "Alertmanager silence made for the backfill outlives it",
 		Rationale: "A backfill that replays months of data mutes the production alerts it would trip. Returning the pipeline to its normal alerting is the second step of closing the loop; " +
 			"a silence still active after the replay, or set to end long after the backfill's expiry, is a production alert nobody will hear.",
-		Seed: seedCleanup + `, "Close the loop in order"`,
+		Practice: rules.PracticeCloseTheLoop,
 		Remediation: "Expire the silence: `amtool silence expire <id>` (the finding's evidence has the exact command, with the Alertmanager's address), " +
 			"or DELETE /api/v2/silence/<id>. For the next backfill, give the silence an end inside the plan's window.",
 		Severity: model.SeverityHigh, Ladder: upRung(model.SeverityHigh, "while a silence made for a backfill still mutes alerts after it",

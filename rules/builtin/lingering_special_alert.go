@@ -13,7 +13,7 @@ func init() {
 		ID: "BF007", Name: "lingering-special-alert", Title: "Alert or dashboard made for the backfill is still active",
 		Rationale: "A special alert that only watched the backfill is removed once normal pipeline alerting covers the path; left active it pages people about a replay that is over, " +
 			"and a dashboard made for it shows a replay nobody watches any more. (Feature flags: BF017.)",
-		Seed: seedCleanup,
+		Practice: rules.PracticeCloseTheLoop,
 		Remediation: "Delete the alert or dashboard once the normal schedule and alerting are back (a Prometheus rule: remove it from its rule file or PrometheusRule and reload); " +
 			"if it is worth keeping, take it off the backfill (remove the label) and give it an owner.",
 		Severity: model.SeverityLow, Step: model.StepNormalized,

@@ -14,7 +14,7 @@ func init() {
 		ID: "BF005", Name: "lingering-temp-table", Title: "Temporary backfill table left behind",
 		Rationale: "Temporary tables hold partial or superseded copies of corrected data; left behind they get read by mistake and cost storage. " +
 			"They are archived, merged or dropped once the range is validated and the decision record says where the final data lives.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Archive, merge or drop the table after validation; set a table expiration on temporary tables when they are created.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},

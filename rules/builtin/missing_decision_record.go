@@ -13,7 +13,7 @@ func init() {
 		ID: "BF008", Name: "missing-decision-record", Title: "Completed backfill without an archived decision record",
 		Rationale: "Completion of the replay is not completion of cleanup: the decision record (purpose, range, job id, validation query, approving owner, where the final data lives) " +
 			"is what lets anyone later explain why numbers changed, and it must be archived before temporary tables and jobs are deleted.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeCloseTheLoop,
 		Remediation: "Write and archive the decision record with purpose, range, job id, validation query, approving owner and final data location.",
 		Severity:    model.SeverityMedium, Step: model.StepArchived,
 		Params: []rules.Param{{Name: "days", Default: "14", Description: "days after completion by which the decision record must be archived"}},

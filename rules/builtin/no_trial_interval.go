@@ -12,7 +12,7 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF110", Name: "no-trial-interval", Title: "Whole range launched without a trial interval",
 		Rationale:   "Start with one interval, verify the output, then widen the range gradually; running one partition first also measures the cost before a bill arrives as a surprise.",
-		Seed:        seedScheduling + `, "Running backfills safely"; ` + seedReprocess + `, "When it breaks"`,
+		Practice:    rules.PracticeRunSafely,
 		Remediation: "Run one interval first, check its output against the requirement, then launch the rest (trial_interval: true in the plan).",
 		Severity:    model.SeverityLow, Step: model.StepPlan, Governance: true,
 		Check:  noTrialInterval,

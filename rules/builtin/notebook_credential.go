@@ -18,7 +18,7 @@ func init() {
 			"A credential that still works (a key a source of cloud keys reports active), or one whose key is not known to be revoked because the source that lists cloud keys did not answer, is critical, and so is any credential on classified data, as for its sibling BF004. " +
 			"Whether a key is revoked is asked only of the sources that can list cloud keys (gcpiam, cloudasset, or any source that reported one this run, such as an inventory): another source failing says nothing about a key. " +
 			"With no such source at all the finding says the key's state is unknown, and its severity comes from the notebook's own content and its backfill's classification.",
-		Seed:        seedCleanup + " (its opening: a correction notebook keeps credentials long after the data has been fixed)",
+		Practice:    rules.PracticeInventory,
 		Remediation: "Rotate or revoke the credential first, then clear the notebook's outputs (jupyter nbconvert --clear-output --inplace) and remove the secret from its cells and the repository's history.",
 		Severity:    model.SeverityHigh, Step: model.StepAccessRevoked,
 		Ladder: []rules.Rung{
@@ -34,7 +34,7 @@ func init() {
 		Rationale: "A correction notebook without credentials is the fix's evidence, kept with the decision record, not machinery: it is not reported for being there (nor as an undeclared asset, BF014). " +
 			"It is reported only where there is a reason to move it: its plan lists it in assets_to_remove, so the team decided it goes once the backfill is done and it is still where it can be run again; " +
 			"or part of it was too large to scan, so nobody can say it keeps no credential. A notebook with a credential is BF022's.",
-		Seed:        seedCleanup + `, "Inventory the replay surface"`,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Move the notebook next to the decision record (outputs cleared) or delete it.",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Params: []rules.Param{{Name: "grace", Default: "14d", Description: "time after completion before a backfill's notebook counts as lingering"}},

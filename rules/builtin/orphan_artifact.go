@@ -12,7 +12,7 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF011", Name: "orphan-artifact", Title: "Artifact tagged with a backfill nobody knows",
 		Rationale:   "Every asset created for a backfill belongs on its inventory; machinery tagged with an id that no plan or record describes has no owner approval, no expiry and no cleanup checklist.",
-		Seed:        seedCleanup,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Find the backfill the artifact came from and add its plan and decision record, or retire the artifact.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Check:  orphanArtifact,

@@ -13,7 +13,7 @@ func init() {
 		ID: "BF015", Name: "overdue-backfill", Title: "Backfill past its expiry and still running",
 		Rationale: "The expiry date in the plan bounds how long temporary machinery may run. A backfill still running or with runs queued after it has passed is " +
 			"an unplanned load on production systems and shared pools, and nobody agreed to it.",
-		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
+		Practice:    rules.PracticePlan,
 		Remediation: "Stop the backfill and clear its queued runs, or, if it must finish, extend the plan's expiry with the approver's consent.",
 		Severity:    model.SeverityHigh, Step: model.StepVerified,
 		Check:  overdueBackfill,

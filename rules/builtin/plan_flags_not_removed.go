@@ -14,7 +14,7 @@ func init() {
 		ID: "BF113", Name: "plan-flags-not-removed", Title: "Plan names flags or dashboards it does not plan to remove",
 		Rationale: "The replay surface includes the feature flags and dashboards a backfill switches or makes. " +
 			"A plan that names them but leaves them out of assets_to_remove has no cleanup for them, and they linger after the replay.",
-		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
+		Practice:    rules.PracticePlan,
 		Remediation: "List every flag and dashboard the plan names under assets_to_remove (their URIs), or take them out of the plan if they are not the backfill's.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check:  planFlagsNotRemoved,

@@ -12,7 +12,7 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF101", Name: "plan-missing-cleanup", Title: "Plan has no cleanup section",
 		Rationale:   "Backfill plans should include a cleanup section before the job runs: an expiry date for temporary jobs, a named validation query, a list of assets to remove, and a person responsible for closing access.",
-		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
+		Practice:    rules.PracticePlan,
 		Remediation: "Add expiry, validation_query, assets_to_remove and cleanup_owner to the plan.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check:  planMissingCleanup,

@@ -13,10 +13,10 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF115", Name: "plan-scheduler-mismatch", Title: "The scheduler runs the backfill differently from its plan",
-		Rationale: "The plan's concurrency cap, pool, ordering and reprocessing choice are what made the backfill safe to approve " +
-			"(backfill-scheduling.txt, \"Running backfills safely\" and \"Backfill strategies and their trade-offs\"); a single backfill command can launch hundreds of runs. " +
+		Rationale: "The plan's concurrency cap, pool, ordering and reprocessing choice are what made the backfill safe to approve" +
+			"; a single backfill command can launch hundreds of runs. " +
 			"When the scheduler's own backfill object says otherwise, the scheduler is what runs.",
-		Seed:        seedScheduling,
+		Practice:    rules.PracticeRunSafely,
 		Remediation: "Make the scheduler's backfill match the plan (max_active_runs, pool, depends_on_past, reprocess behaviour), or change the plan and have it approved again.",
 		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when the scheduler runs the backfill otherwise than its plan says",
 			"when the scheduler allows more concurrent runs than the plan, or reruns intervals that already succeeded"),

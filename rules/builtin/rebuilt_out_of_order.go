@@ -13,8 +13,8 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF025", Name: "rebuilt-out-of-order", Title: "Derived table rebuilt before its parent",
 		Rationale: "Derived tables must be rebuilt in dependency order: a child rebuilt before its parent read the parent's old numbers, " +
-			"so the stack ends up in a state where two tables disagree (backfills-and-reprocessing.txt, \"When it breaks\").",
-		Seed:        seedReprocess,
+			"so the stack ends up in a state where two tables disagree.",
+		Practice:    rules.PracticeDownstream,
 		Remediation: "Rebuild the table again, after its parents, in the order given.",
 		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when a derived table was rebuilt before its parent", "on customer-visible data: financial or customer"),
 		Step:   model.StepVerified,

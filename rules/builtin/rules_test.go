@@ -61,8 +61,8 @@ func TestEveryRuleIsTested(t *testing.T) {
 		if err := r.Validate(); err != nil {
 			t.Error(err)
 		}
-		if !strings.Contains(r.Seed, ".txt") {
-			t.Errorf("%s cites no seed document: %q", r.ID, r.Seed)
+		if rules.PracticeTitles[r.Practice] == "" {
+			t.Errorf("%s cites no section of docs/practice.md: %q", r.ID, r.Practice)
 		}
 		if !fires[r.ID] {
 			t.Errorf("%s has no firing case", r.ID)

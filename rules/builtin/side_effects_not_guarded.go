@@ -14,7 +14,7 @@ func init() {
 		ID: "BF105", Name: "side-effects-not-guarded", Title: "Side effects not disabled for historical intervals",
 		Rationale: "A job that sends a notification for each processed day can send months of stale messages within minutes if it is backfilled without a guard; " +
 			"customer emails, invoices and alerts must be disabled for historical intervals.",
-		Seed:        seedScheduling + `, "Running backfills safely"`,
+		Practice:    rules.PracticeRunSafely,
 		Remediation: "Make the job skip external side effects when it runs as part of a backfill, and set side_effects_disabled: true in the plan.",
 		Severity:    model.SeverityHigh, Step: model.StepPlan, Governance: true,
 		Check:  sideEffectsNotGuarded,

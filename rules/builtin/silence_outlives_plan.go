@@ -15,7 +15,7 @@ func init() {
 			"keeps production alerts muted past the date the backfill is meant to be over, however the replay goes. " +
 			"It applies only until the replay is over (for a silence naming several backfills, while any of them still replays, against the latest of their expiries); " +
 			"from then on BF016 (lingering-silence) judges the silence.",
-		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
+		Practice:    rules.PracticePlan,
 		Remediation: "Shorten the silence to end by the plan's expiry (recreate it with `amtool silence add --duration` or an end time; the old one with `amtool silence expire <id>`), or move the plan's expiry if the replay truly needs longer.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check: silenceOutlivesPlan,

@@ -14,10 +14,10 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF024", Name: "stale-downstream-table", Title: "Table derived from a backfilled table not rebuilt since",
 		Rationale: "Fixing a table means every derived table needs rebuilding, in dependency order; without lineage that ordering is reconstructed by hand, " +
-			"something is missed, and two tables end up disagreeing (backfills-and-reprocessing.txt, \"When it breaks\"). " +
-			"The validation query proves the corrected range exists, not that downstream models, exports or dashboards consumed it " +
-			"(backfill-cleanup.txt, \"Inventory the replay surface\").",
-		Seed:        seedReprocess + ", " + seedCleanup,
+			"something is missed, and two tables end up disagreeing. " +
+			"The validation query proves the corrected range exists, not that downstream models, exports or dashboards consumed it" +
+			".",
+		Practice:    rules.PracticeDownstream,
 		Remediation: "Rebuild every derived table in the order given (each after its parents), then re-run the audit; lineage comes from dbt artifacts, the warehouse's job history or a lineage service.",
 		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when a derived table is not rebuilt since the backfill", "on customer-visible data: financial or customer"),
 		Step:   model.StepVerified,

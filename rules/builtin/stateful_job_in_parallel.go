@@ -13,7 +13,7 @@ func init() {
 		ID: "BF104", Name: "stateful-job-in-parallel", Title: "Stateful job backfilled in parallel or in reverse",
 		Rationale: "Jobs that depend on the previous interval, such as running balances or cumulative counters, must be backfilled in strict chronological order with a concurrency limit of one; " +
 			"reverse chronological order breaks jobs that depend on prior state.",
-		Seed:        seedScheduling + `, "Backfill strategies and their trade-offs"`,
+		Practice:    rules.PracticeRunSafely,
 		Remediation: "Use the interval strategy with concurrency 1 for depends-on-past jobs.",
 		Severity:    model.SeverityHigh, Step: model.StepPlan, Governance: true,
 		Check:  statefulJobInParallel,

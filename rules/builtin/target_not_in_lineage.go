@@ -14,10 +14,10 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF029", Name: "target-not-in-lineage", Title: "Plan target names no table the lineage knows",
-		Rationale: "Every table derived from a fixed table needs rebuilding, in dependency order (backfills-and-reprocessing.txt, \"When it breaks\"). " +
+		Rationale: "Every table derived from a fixed table needs rebuilding, in dependency order. " +
 			"The lineage rules find those tables from the plan's targets: a target that names no table of the lineage, or several, " +
 			"checks nothing downstream of it, and the audit says nothing about tables still holding the old numbers.",
-		Seed:        seedReprocess,
+		Practice:    rules.PracticeDownstream,
 		Remediation: "Write the target as the lineage names the table: database.schema.table, schema.table, a bare table or model name that only one table has, or its dbt unique id (model.shop.orders, seed.shop.raw_orders, source.shop.raw.payments).",
 		Severity:    model.SeverityMedium, Step: model.StepPlan,
 		Check:  targetNotInLineage,

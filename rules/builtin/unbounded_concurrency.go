@@ -12,10 +12,10 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF103", Name: "unbounded-concurrency", Title: "Backfill without a concurrency cap or a dedicated pool",
-		Rationale: "A single backfill command can launch hundreds of runs against production systems. Cap concurrency with a dedicated queue or pool so historical runs do not starve current ones " +
-			"(backfill-scheduling.txt, \"Running backfills safely\"); backfills need bounded parallelism and isolated compute, or every backfill is also an availability risk " +
-			"(backfills-and-reprocessing.txt, \"Making a pipeline backfillable\").",
-		Seed:        seedScheduling + ", " + seedReprocess,
+		Rationale: "A single backfill command can launch hundreds of runs against production systems. Cap concurrency with a dedicated queue or pool so historical runs do not starve current ones" +
+			"; backfills need bounded parallelism and isolated compute, or every backfill is also an availability risk" +
+			".",
+		Practice:    rules.PracticeRunSafely,
 		Remediation: "Set concurrency (a small number; 1 for stateful jobs) and a dedicated low-priority pool or queue in the plan, and on the scheduler's job (max_active_runs, pool).",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Params: []rules.Param{{Name: "max_concurrency", Default: "16", Description: "a concurrency cap above this counts as no cap"}},

@@ -16,7 +16,7 @@ func init() {
 			"Elevated access (a grant, a login role, a key) belongs in the plan's elevated_access, not in assets_to_remove: the finding says which list it is missing from. " +
 			"A correction notebook is the fix's evidence, not machinery, and is not reported here. " +
 			"Once a rule asks to remove or revoke the artifact itself (a lingering grant, table, consumer group, flag), this finding is one line of that finding's evidence instead of a second finding.",
-		Seed:        seedCleanup + `, "Prevent lingering backfill machinery"`,
+		Practice:    rules.PracticePlan,
 		Remediation: "Add the artifact's URI to the plan's assets_to_remove (elevated access goes under elevated_access), or take the backfill label off if it is not backfill machinery.",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Check:  undeclaredAsset,

@@ -13,7 +13,7 @@ func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF109", Name: "undocumented-special-semantics", Title: "Special replay semantics without a note",
 		Rationale:   "If the backfill skipped deduplication, bypassed normal validation, or wrote directly to a warehouse table, cleanup should include a note explaining why that path must not become the new normal.",
-		Seed:        seedCleanup + `, "What makes backfill cleanup unsafe"`,
+		Practice:    rules.PracticeSensitive,
 		Remediation: "Add special_semantics.note to the plan: why the shortcut was needed and why it must not become the normal path.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check:  undocumentedSpecialSemantics,

@@ -11,9 +11,9 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF012", Name: "unowned-artifact", Title: "Backfill machinery with no owner",
-		Rationale: "Every retirement decision in the seed needs an owner's approval, and the plan names a person responsible for closing access. " +
+		Rationale: "Every retirement decision needs an owner's approval, and the plan names a person responsible for closing access. " +
 			"Machinery with no owner on the artifact, no plan owner, no approving owner on the record and no CODEOWNERS owner of either file has nobody to drive its cleanup.",
-		Seed:        seedCleanup + `, "Inventory the replay surface"`,
+		Practice:    rules.PracticeInventory,
 		Remediation: "Set an owner label on the artifact, or an owner in the backfill's plan (or an approving owner in its decision record, or a CODEOWNERS line for the plan's file).",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Check:  unownedArtifact,

@@ -11,10 +11,10 @@ import (
 func init() {
 	rules.Register(&rules.Rule{
 		ID: "BF027", Name: "unplanned-backfill", Title: "Backfill run by the scheduler that no plan or record describes",
-		Rationale: "A backfill should start from a written plan: the range, the owner, the concurrency cap, the side effects to disable and the cleanup " +
-			"(backfill-scheduling.txt, \"Running backfills safely\"); the decision record is how the organisation knows what was replayed and why " +
-			"(backfill-cleanup.txt, \"Close the loop in order\"). A replay the scheduler runs that nobody planned has none of that.",
-		Seed:        seedScheduling + ", " + seedCleanup,
+		Rationale: "A backfill should start from a written plan: the range, the owner, the concurrency cap, the side effects to disable and the cleanup" +
+			"; the decision record is how the organisation knows what was replayed and why" +
+			". A replay the scheduler runs that nobody planned has none of that.",
+		Practice:    rules.PracticePlan,
 		Remediation: "Find who started it; pause it until a plan with range, owner, concurrency, pool and side effects is written and approved, or write that plan now.",
 		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when it is paused or queued", "while it runs"),
 		Step:   model.StepPlan,

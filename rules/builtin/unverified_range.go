@@ -14,7 +14,7 @@ func init() {
 		ID: "BF013", Name: "unverified-range", Title: "Validation query does not cover the declared range",
 		Rationale: "The first step of closing the loop is to verify the corrected range and compare it against the requirement. " +
 			"A completeness query that returns no rows, has missing partitions, or whose MIN/MAX fall outside or short of the declared half-open range [start, end) shows the replay did not produce what was asked.",
-		Seed:        seedCleanup + `, "Close the loop in order"`,
+		Practice:    rules.PracticeCloseTheLoop,
 		Remediation: "Re-run the missing intervals (or correct the range in the plan if the requirement changed), then run the validation query again.",
 		Severity:    model.SeverityHigh, Step: model.StepVerified,
 		Params: []rules.Param{{Name: "edge", Default: "1d",
