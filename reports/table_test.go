@@ -264,3 +264,21 @@ func TestTableIncompleteFirst(t *testing.T) {
 		}
 	}
 }
+
+// A file or a pipe has no width unless COLUMNS says one.
+func TestWidthFor(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if n := WidthFor(f, getenv); n != 0 {
+		t.Errorf("a file: width %d, want 0", n)
+	}
+	env["COLUMNS"] = "100"
+	if n := WidthFor(f, getenv); n != 100 {
+		t.Errorf("COLUMNS=100: width %d", n)
+	}
+}
