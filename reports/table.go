@@ -5,23 +5,25 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/due"
 )
 
 // Table writes a report for a terminal: coverage problems first, then one
-// line per backfill with its lifecycle position, then the findings.
+// line per backfill with its lifecycle position, then the findings, the
+// most urgent first and the waived last (docs/reports/terminal.md).
 type Table struct {
+	// Color paints severities (only on a terminal); it never moves a column.
 	Color bool
-	// Width is the terminal's width in columns: a table wider than it
-	// wraps its last column, or is written one block per row when even
-	// that would not fit. 0 means no limit (a file, a pipe).
+	// Width is the terminal's width in columns: columns are shortened,
+	// wrapped or left out, the least important first, to fit it. 0 means
+	// no limit (a file, a pipe): every cell whole, one line per row.
 	Width int
 }
 
@@ -30,20 +32,23 @@ var severityColor = map[model.Severity]string{
 	model.SeverityMedium: "\x1b[33m", model.SeverityLow: "\x1b[36m", model.SeverityInfo: "\x1b[2m",
 }
 
+// waivedColor dims a waived finding's mark: accepted, not to do.
+const waivedColor = "\x1b[2m"
+
 // Write implements Writer.
 func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	p := &printer{w: bw, width: t.Width}
 	s := r.Summary
 	p.f("bfaudit report as of %s\n", r.Now.Format("2006-01-02 15:04 MST"))
-	p.f("%d backfills, %d artifacts, %d decision records; %d open findings", s.Backfills, s.Artifacts, s.Records, s.Findings)
+	head := fmt.Sprintf("%d backfills, %d artifacts, %d decision records; %d open findings", s.Backfills, s.Artifacts, s.Records, s.Findings)
 	if s.Waived > 0 {
-		p.f(" (%d waived)", s.Waived)
+		head += fmt.Sprintf(" (%d waived)", s.Waived)
 	}
 	if n := OverdueCount(r); n > 0 {
-		p.f(", %d overdue", n)
+		head += fmt.Sprintf(", %d overdue", n)
 	}
-	p.f("\n")
+	p.para(0, head)
 	var sev []string
 	for _, v := range model.Severities() {
 		if n := s.BySeverity[v.String()]; n > 0 {
@@ -54,79 +59,153 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 		p.f("by severity: %s\n", strings.Join(sev, ", "))
 	}
 	for _, pr := range r.Problems {
-		p.f("\nINCOMPLETE RUN: %s\n", oneLine(pr))
+		p.s("\n")
+		p.para(2, "INCOMPLETE RUN: "+pr)
 	}
 	if !s.Complete && !model.AnswersOf(r.Coverage).All() {
-		p.f("\nINCOMPLETE: some sources did not answer; nothing is concluded gone from them.\n")
+		p.s("\n")
+		p.para(0, "INCOMPLETE: some sources did not answer; nothing is concluded gone from them.")
 		for _, c := range r.Coverage {
 			if c.Full() {
 				continue
 			}
-			p.f("  %s (%s): %s", c.Source, c.System, c.State())
+			line := fmt.Sprintf("%s (%s): %s", c.Source, c.System, c.State())
 			if c.Error != "" {
-				p.f(": %s", c.Error)
+				line += ": " + c.Error
 			}
-			p.f("\n")
+			p.pad(2)
+			p.para(4, line)
 			for _, e := range c.Errors {
+				p.pad(4)
 				if e.Scope != "" && !e.Positioned() {
-					p.f("    - %s: %s\n", e.Scope, oneLine(e.Error))
+					p.para(6, "- "+e.Scope+": "+e.Error)
 				} else {
-					p.f("    - %s\n", oneLine(e.Error))
+					p.para(6, "- "+e.Error)
 				}
 			}
 		}
 	}
 	if len(r.Backfills) > 0 {
-		p.f("\nBACKFILLS\n")
-		u := newUrgency(r)
-		p.table([]string{"ID", "LIFECYCLE", "OPEN", "OWNER", "NEXT"}, len(r.Backfills), func(i int, row []string) {
-			b := &r.Backfills[i]
-			row[0], row[1], row[2] = b.Backfill.ID, LifecycleLabel(*b), strconv.Itoa(b.Findings)
-			row[3], row[4] = orDash(b.Backfill.Owner), u.next(*b).String()
-		})
+		p.s("\nBACKFILLS\n")
+		t.backfills(p, r)
 	}
 	if len(r.Findings) > 0 {
-		p.f("\nFINDINGS\n")
-		// Ages are known once a history store remembers first sightings.
-		withAge, withDue := r.History != nil, hasDue(r.Findings)
-		header := []string{"SEVERITY", "RULE", "BACKFILL"}
-		if withAge {
-			header = append(header, "AGE")
-		}
-		if withDue {
-			header = append(header, "DUE")
-		}
-		header = append(header, "WHERE", "MESSAGE")
-		p.table(header, len(r.Findings), func(i int, row []string) {
-			f := &r.Findings[i]
-			sevText := f.Severity.String()
-			if f.Waived() {
-				sevText = "waived"
-			}
-			row[0], row[1], row[2] = t.paint(f.Severity, sevText), f.RuleID, orDash(f.BackfillID)
-			k := 3
-			if withAge {
-				row[k], k = orDash(Age(*f, r.Now)), k+1
-			}
-			if withDue {
-				row[k], k = orDash(DueCell(*f, r.Now)), k+1
-			}
-			row[k], row[k+1] = shorten(Where(*f), 64), oneLine(f.Message)
-		})
+		p.s("\nFINDINGS\n")
+		t.findings(p, r)
 	} else {
-		p.f("\nNo findings.\n")
+		p.s("\nNo findings.\n")
 	}
 	if len(r.Coverage) > 0 {
-		p.f("\nSOURCES\n")
-		p.table([]string{"SOURCE", "SYSTEM", "STATE", "READ"}, len(r.Coverage), func(i int, row []string) {
+		p.s("\nSOURCES\n")
+		cols := []column{
+			{header: "SOURCE", give: middle, min: 10, max: 32},
+			{header: "SYSTEM", rank: 1},
+			{header: "STATE", rank: 2},
+			{header: "READ", give: wrap, rank: 3, drop: true, min: 20},
+		}
+		p.leftOut(p.grid(cols, len(r.Coverage), func(i int, row []cell) {
 			c := &r.Coverage[i]
-			row[0], row[1], row[2], row[3] = c.Source, c.System, string(c.State()), orDash(ReadCell(*c))
-		})
+			row[0].text, row[1].text, row[2].text, row[3].text = c.Source, c.System, string(c.State()), orDash(ReadCell(*c))
+		}))
 	}
 	if p.err == nil {
 		p.err = bw.Flush()
 	}
 	return p.err
+}
+
+// backfills writes one row per backfill: where its lifecycle stands and
+// the one most urgent thing open, cut to the width, with how many more.
+func (t *Table) backfills(p *printer, r *model.Report) {
+	u := newUrgency(r)
+	cols := []column{
+		{header: "ID", give: middle, min: 10, comfy: 16, max: 24},
+		{header: "LIFECYCLE", rank: 1},
+		{header: "OPEN", rank: 2},
+		{header: "OWNER", give: end, rank: 3, drop: true, min: 10, comfy: 20, max: 24},
+		{header: "NEXT", give: end, rank: 4, min: 20},
+	}
+	p.leftOut(p.grid(cols, len(r.Backfills), func(i int, row []cell) {
+		b := &r.Backfills[i]
+		n := u.next(*b)
+		row[0].text, row[1].text, row[2].text = b.Backfill.ID, LifecycleLabel(*b), strconv.Itoa(b.Findings)
+		row[3].text, row[4].text, row[4].more = orDash(b.Backfill.Owner), n.Item(), n.MoreText()
+	}))
+}
+
+// findings writes one row per finding, open ones most urgent first, then
+// the waived, marked as such.
+func (t *Table) findings(p *printer, r *model.Report) {
+	// Ages are known once a history store remembers first sightings.
+	withAge, withDue := r.History != nil, hasDue(r.Findings)
+	cols := []column{
+		{header: "SEVERITY"},
+		{header: "RULE", rank: 1},
+		{header: "BACKFILL", give: middle, rank: 2, drop: true, min: 10, comfy: 16, max: 24},
+		{header: "OWNER", give: end, rank: 3, drop: true, min: 10, comfy: 20, max: 24},
+	}
+	if withDue {
+		cols = append(cols, column{header: "DUE", rank: 6, drop: true})
+	}
+	if withAge {
+		cols = append(cols, column{header: "AGE", rank: 7, drop: true})
+	}
+	cols = append(cols,
+		column{header: "WHERE", give: middle, rank: 4, drop: true, min: 16, comfy: 40, max: 64},
+		column{header: "MESSAGE", give: wrap, rank: 5, drop: true, min: 40, comfy: 60})
+	order := tableOrder(r)
+	p.leftOut(p.grid(cols, len(order), func(i int, row []cell) {
+		f := &r.Findings[order[i]]
+		row[0] = cell{text: f.Severity.String(), color: t.color(f.Severity)}
+		if f.Waived() {
+			row[0].text = "waived"
+			if t.Color {
+				row[0].color = waivedColor
+			}
+		}
+		row[1].text, row[2].text, row[3].text = f.RuleID, orDash(f.BackfillID), orDash(f.Owner)
+		k := 4
+		if withDue {
+			row[k].text, k = orDash(DueCell(*f, r.Now)), k+1
+		}
+		if withAge {
+			row[k].text, k = orDash(Age(*f, r.Now)), k+1
+		}
+		row[k].text, row[k+1].text = Where(*f), oneLine(f.Message)
+	}))
+}
+
+// tableOrder is the order the table lists findings in, as indexes: the
+// open ones most urgent first (moreUrgent), then the waived, so nothing
+// accepted sits among what is to be done.
+func tableOrder(r *model.Report) []int32 {
+	order := make([]int32, len(r.Findings))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(i, j int32) int {
+		a, b := &r.Findings[i], &r.Findings[j]
+		switch {
+		case a.Waived() != b.Waived():
+			if a.Waived() {
+				return 1
+			}
+			return -1
+		case moreUrgent(a, b, r.Now):
+			return -1
+		case moreUrgent(b, a, r.Now):
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
+// leftOut says which columns a table left out to fit the width.
+func (p *printer) leftOut(headers []string) {
+	if len(headers) > 0 {
+		p.f("(%s left out to fit %d columns)\n", strings.Join(headers, ", "), p.width)
+	}
 }
 
 // ReadCell says what a source read, for a coverage table: its reads by
@@ -152,6 +231,14 @@ func (t *Table) paint(s model.Severity, text string) string {
 		return text
 	}
 	return severityColor[s] + text + "\x1b[0m"
+}
+
+// color is a severity's ANSI code, "" without colour.
+func (t *Table) color(s model.Severity) string {
+	if !t.Color {
+		return ""
+	}
+	return severityColor[s]
 }
 
 // Age says how long a finding has been seen, in days ("" when unknown).
@@ -244,17 +331,6 @@ func Where(f model.Finding) string {
 	return "-"
 }
 
-// shorten keeps a long URI readable in a table: its start and its end,
-// which name the system and the object. JSON and HTML keep it whole.
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	head := n / 3
-	return string(r[:head]) + "…" + string(r[len(r)-(n-head-1):])
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -309,131 +385,6 @@ func (p *printer) pad(n int) {
 	for ; n > 0; n -= len(spaces) {
 		p.s(spaces[:min(n, len(spaces))])
 	}
-}
-
-// minLast is the narrowest the last column of a table may be wrapped to
-// before the table is written as one block per row instead.
-const minLast = 30
-
-// table writes a header and n rows in columns, as text/tabwriter does with
-// two spaces of padding (widths counted in runes, the last cell not
-// padded), but without holding the rows: a first pass measures them and a
-// second writes them, each made by row(i, cells) into the same cells.
-// Tabs and line breaks in a cell become spaces: they would break the
-// columns.
-//
-// With a width, a table wider than it wraps its last cell under its
-// column; when the other columns leave less than minLast for it, each row
-// is written as a block instead: its first cell, then one indented line
-// per other cell, "HEADER  value", wrapped to the width.
-func (p *printer) table(header []string, n int, row func(i int, cells []string)) {
-	widths := make([]int, len(header)-1)
-	cells := make([]string, len(header))
-	last := 0
-	measure := func() {
-		for j := range widths {
-			cells[j] = cellText(cells[j])
-			widths[j] = max(widths[j], utf8.RuneCountInString(cells[j]))
-		}
-		last = max(last, utf8.RuneCountInString(cellText(cells[len(widths)])))
-	}
-	copy(cells, header)
-	measure()
-	for i := range n {
-		row(i, cells)
-		measure()
-	}
-	prefix := 0
-	for _, w := range widths {
-		prefix += w + 2
-	}
-	if p.width > 0 && prefix+last > p.width && p.width-prefix < minLast {
-		p.blocks(header, n, row, cells)
-		return
-	}
-	wrap := 0 // the last column's width, when it must wrap
-	if p.width > 0 && prefix+last > p.width {
-		wrap = p.width - prefix
-	}
-	line := func() {
-		for j, w := range widths {
-			p.s(cells[j])
-			p.pad(w + 2 - utf8.RuneCountInString(cells[j]))
-		}
-		for k, l := range wrapText(cellText(cells[len(widths)]), wrap) {
-			if k > 0 {
-				p.s("\n")
-				p.pad(prefix)
-			}
-			p.s(l)
-		}
-		p.s("\n")
-	}
-	copy(cells, header)
-	measure()
-	line()
-	for i := range n {
-		row(i, cells)
-		measure()
-		line()
-	}
-}
-
-// blocks writes a table too wide for the width one row at a time: the
-// first cell alone, then "  HEADER  value" for each other cell, the value
-// wrapped to the width under itself.
-func (p *printer) blocks(header []string, n int, row func(i int, cells []string), cells []string) {
-	hw := 0
-	for _, h := range header[1:] {
-		hw = max(hw, utf8.RuneCountInString(h))
-	}
-	indent := 2 + hw + 2
-	for i := range n {
-		row(i, cells)
-		p.s(cellText(cells[0]))
-		p.s("\n")
-		for j := 1; j < len(header); j++ {
-			p.s("  ")
-			p.s(header[j])
-			p.pad(hw + 2 - utf8.RuneCountInString(header[j]))
-			for k, l := range wrapText(cellText(cells[j]), max(minLast, p.width-indent)) {
-				if k > 0 {
-					p.s("\n")
-					p.pad(indent)
-				}
-				p.s(l)
-			}
-			p.s("\n")
-		}
-	}
-}
-
-// wrapText breaks s into lines of at most w runes at spaces, cutting a
-// word longer than a line; w <= 0 keeps s whole.
-func wrapText(s string, w int) []string {
-	if w <= 0 || utf8.RuneCountInString(s) <= w {
-		return []string{s}
-	}
-	var lines []string
-	var cur []rune
-	for _, word := range strings.Fields(s) {
-		r := []rune(word)
-		if len(cur) > 0 && len(cur)+1+len(r) > w {
-			lines, cur = append(lines, string(cur)), cur[:0]
-		}
-		if len(cur) > 0 {
-			cur = append(cur, ' ')
-		}
-		for len(cur)+len(r) > w {
-			k := w - len(cur)
-			lines, cur, r = append(lines, string(append(cur, r[:k]...))), cur[:0], r[k:]
-		}
-		cur = append(cur, r...)
-	}
-	if len(cur) > 0 {
-		lines = append(lines, string(cur))
-	}
-	return lines
 }
 
 const spaces = "                                "

@@ -83,30 +83,42 @@ type Next struct {
 // grant ... (+21 more)"; "retired unknown: kafka did not answer";
 // "done".
 func (n Next) String() string {
-	var s string
+	s := n.Item()
+	if m := n.MoreText(); m != "" {
+		s += " " + m
+	}
+	return s
+}
+
+// Item is the next item without the count of the others.
+func (n Next) Item() string {
 	switch {
 	case n.Finding != nil:
-		s = n.Finding.Severity.String() + " " + n.Finding.RuleID
+		s := n.Finding.Severity.String() + " " + n.Finding.RuleID
 		if n.Overdue {
 			s += ", " + n.Left
 		}
-		s += ": " + oneLine(n.Finding.Message)
+		return s + ": " + oneLine(n.Finding.Message)
 	case n.Done:
 		return "done"
 	case len(n.Unknown) > 0:
-		s = n.Step.String() + " unknown: " + strings.Join(n.Unknown, ", ") + " did not answer"
+		return n.Step.String() + " unknown: " + strings.Join(n.Unknown, ", ") + " did not answer"
 	case n.Text != "":
-		s = oneLine(n.Text)
 		if n.Step != model.StepPlan {
-			s = n.Step.String() + ": " + s
+			return n.Step.String() + ": " + oneLine(n.Text)
 		}
-	default:
-		return "-"
+		return oneLine(n.Text)
 	}
-	if n.More > 0 {
-		s += fmt.Sprintf(" (+%d more)", n.More)
+	return "-"
+}
+
+// MoreText counts the other open items, "(+3 more)"; "" when there are
+// none. A table that cuts the item keeps it.
+func (n Next) MoreText() string {
+	if n.More <= 0 || n.Done || (n.Finding == nil && len(n.Unknown) == 0 && n.Text == "") {
+		return ""
 	}
-	return s
+	return fmt.Sprintf("(+%d more)", n.More)
 }
 
 // urgency indexes the report's open findings by backfill, built in one

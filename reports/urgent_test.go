@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -212,14 +211,13 @@ func TestTableFitsWidth(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := b.String()
-		for _, l := range strings.Split(out, "\n") {
-			if n := utf8.RuneCountInString(l); n > width {
-				t.Errorf("width %d: a line of %d columns:\n%s", width, n, l)
-			}
+		if n, l := widest(out); n > width {
+			t.Errorf("width %d: a line of %d columns:\n%s", width, n, l)
 		}
-		// Nothing is cut: the urgent item is whole, if wrapped.
-		if !strings.Contains(strings.Join(strings.Fields(out), " "), "critical BF004, overdue by 3d: key still valid (+3 more)") {
-			t.Errorf("width %d: the next item is cut:\n%s", width, out)
+		// The next item is cut to its row, but it leads with the urgent
+		// finding and keeps the count of the others.
+		if row := rowOf(t, out, "BF-1234"); !strings.Contains(row, "critical BF004, ") || !strings.HasSuffix(row, " (+3 more)") {
+			t.Errorf("width %d: the next item lost its start or its count:\n%s", width, out)
 		}
 	}
 	// No width, no wrapping: one line per row, as in a file.

@@ -7,11 +7,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
+	"golang.org/x/term"
 )
 
 // Writer renders a report to w.
@@ -80,6 +82,24 @@ func ColumnsFrom(getenv func(string) string) int {
 		return 0
 	}
 	return n
+}
+
+// WidthFor is the width to give the table written to w: $COLUMNS when it
+// is set (ColumnsFrom), else the terminal's width when w is a terminal,
+// else 0, no limit (a file, a pipe). Shells set COLUMNS without exporting
+// it, so a terminal is asked for its size.
+func WidthFor(w io.Writer, getenv func(string) string) int {
+	if n := ColumnsFrom(getenv); n > 0 {
+		return n
+	}
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	if n, _, err := term.GetSize(int(f.Fd())); err == nil && n >= 20 {
+		return n
+	}
+	return 0
 }
 
 func pick(v, def string) string {
