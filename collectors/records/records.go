@@ -66,6 +66,15 @@ func (r *Records) Init() error {
 	return nil
 }
 
+// Inputs are the plan and record folders and the CODEOWNERS file.
+func (r *Records) Inputs() []collectors.Input {
+	in := append(collectors.Inputs(r.Base, "plans", r.Plans), collectors.Inputs(r.Base, "records", r.Records)...)
+	if r.CodeOwners != "" {
+		in = append(in, collectors.Input{Key: "codeowners", Path: collectors.Resolve(r.Base, r.CodeOwners)})
+	}
+	return in
+}
+
 // Collect reads every plan and record. It fails the source only when no
 // configured path could be listed at all.
 func (r *Records) Collect(ctx context.Context, sink collectors.Sink) error {
