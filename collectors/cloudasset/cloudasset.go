@@ -163,7 +163,9 @@ func (c *Collector) Init() error {
 }
 
 // Inputs are the exported asset files.
-func (c *Collector) Inputs() []collectors.Input { return collectors.Inputs(c.baseDir, "files", c.Files) }
+func (c *Collector) Inputs() []collectors.Input {
+	return collectors.Inputs(c.baseDir, "files", c.Files)
+}
 
 // checkPrefixes fills the name prefixes from the default name pattern, or
 // asks for them when the patterns were changed.

@@ -117,7 +117,9 @@ func (n *Notebooks) sourceName() string {
 }
 
 // Inputs are the notebook files, folders or globs.
-func (n *Notebooks) Inputs() []collectors.Input { return collectors.Inputs(n.baseDir, "paths", n.Paths) }
+func (n *Notebooks) Inputs() []collectors.Input {
+	return collectors.Inputs(n.baseDir, "paths", n.Paths)
+}
 
 // Init validates the config and, for a Jupyter server, reads the token
 // and builds the client. It reads no file and calls no server.
