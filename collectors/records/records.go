@@ -172,8 +172,13 @@ func (r *Records) files(sink collectors.Sink, failed *[]string, key string, path
 		p = r.resolve(p)
 		st, err := os.Stat(p)
 		if err != nil {
-			sink.AddError(r.display(p), r.configuredPathError(fmt.Sprintf("%s[%d]", key, i), p, err))
-			*failed = append(*failed, r.display(p))
+			what := r.configuredPathError(fmt.Sprintf("%s[%d]", key, i), p, err)
+			sink.AddError(r.display(p), fmt.Errorf("records: %w", what))
+			if r.where != nil {
+				*failed = append(*failed, what.Error())
+			} else {
+				*failed = append(*failed, r.display(p))
+			}
 			continue
 		}
 		if !st.IsDir() {
@@ -231,12 +236,12 @@ func (r *Records) files(sink collectors.Sink, failed *[]string, key string, path
 // the config's key and line when the loader said where they are.
 func (r *Records) configuredPathError(key, path string, err error) error {
 	if r.where == nil {
-		return fmt.Errorf("records: %s: %w", r.display(path), unitErr(path, err))
+		return fmt.Errorf("%s: %w", r.display(path), unitErr(path, err))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("records: %s: no such file or folder: %s", r.where(key), path)
+		return fmt.Errorf("%s: no such file or folder: %s", r.where(key), path)
 	}
-	return fmt.Errorf("records: %s: %s: %w", r.where(key), path, unitErr(path, err))
+	return fmt.Errorf("%s: %s: %w", r.where(key), path, unitErr(path, err))
 }
 
 // notRegular says what an odd entry is, without its absolute path.

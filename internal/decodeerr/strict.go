@@ -64,6 +64,8 @@ func (w *walker) weak(n *yaml.Node, t reflect.Type, path string, line, depth int
 			msg := "expected " + expected(t, "mapstructure") + ", got " + gotNode(n)
 			if n.Tag == "!!str" {
 				msg += fmt.Sprintf(" (write [%s] for a list of one)", n.Value)
+			} else {
+				msg = "expected " + expected(t, "mapstructure") + ", got " + n.Value
 			}
 			w.ps = append(w.ps, &Problem{Key: path, Line: line, Msg: msg})
 			return
