@@ -63,9 +63,9 @@ func TestValidateCases(t *testing.T) {
 	}{
 		{"missing plans folder", "sources:\n  - type: records\n    plans: [nosuch]\n", ":3: sources[0].plans[0]: no such file or folder: "},
 		{"a number for a list of paths", "sources:\n  - type: records\n    plans: 5\n", ":3: sources[0].plans: expected a list of text values, got 5"},
-		{"a number in a list of paths", "sources:\n  - type: records\n    plans: [5]\n", ":3: sources[0].plans[0]: expected text, got a number 5"},
+		{"a number in a list of paths", "sources:\n  - type: records\n    plans: [5]\n", ":3: sources[0].plans[0]: expected text, got the number 5"},
 		{"text for a list", "sources:\n  - type: postgres\n    dsn_env: PG\n    schemas: newcomer_shop\n", ":4: sources[0].schemas: expected a list of text values"},
-		{"true/false for text", "sources:\n  - type: inventory\n    files: [bfaudit.yaml]\n    system: false\n", ":4: sources[0].system: expected text, got true/false false"},
+		{"true/false for text", "sources:\n  - type: inventory\n    files: [bfaudit.yaml]\n    system: false\n", ":4: sources[0].system: expected text, got the value false"},
 		{"text for a top-level list", "report:\n  formats: table\n", ":2: report.formats: expected a list of text values"},
 		{"missing export_dir", "sources:\n  - type: grafana\n    export_dir: saved\n", ":3: sources[0].export_dir: no such file or folder: "},
 		{"glob matching nothing", "sources:\n  - type: dbt\n    manifests: [target/*.json]\n", ":3: sources[0].manifests[0]: no such file or folder matches "},

@@ -82,9 +82,9 @@ func (w *walker) weak(n *yaml.Node, t reflect.Type, path string, line, depth int
 		}
 		switch n.Tag {
 		case "!!int", "!!float", "!!bool":
-			what := "a number"
+			what := "the number"
 			if n.Tag == "!!bool" {
-				what = "true/false"
+				what = "the value"
 			}
 			w.ps = append(w.ps, &Problem{Key: path, Line: line,
 				Msg: fmt.Sprintf("expected %s, got %s %s (quote it if you mean the text: %q)", expected(t, "mapstructure"), what, n.Value, n.Value)})
