@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
@@ -178,13 +180,29 @@ func (e *Error) head(line int) string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Load reads path (when set) into v, decodes and validates everything, and
-// builds the collectors, selector and rule engine.
-func Load(v *viper.Viper, path string) (*Config, error) {
-	c, err := decode(v, path)
+// builds the collectors, selector and rule engine. The error is a
+// Problems with every problem found, not only the first.
+func Load(v *viper.Viper, path string) (*Config, error) { return loadChecked(v, path, false) }
+
+// Validate is Load, and then checks that every local file and folder the
+// config names is there: each source's inputs (plan folders, exports,
+// globs that must match something) and, for the files a run writes
+// (report outputs, the SQLite history store), a folder that is or can be
+// made. `config validate` uses it; the audit does not, so that `audit
+// --from` runs where the sources' files are not, and a folder missing at
+// run time is a failed source (exit 3), not a refusal to run.
+func Validate(v *viper.Viper, path string) (*Config, error) { return loadChecked(v, path, true) }
+
+func loadChecked(v *viper.Viper, path string, checkPaths bool) (*Config, error) {
+	c, col, err := decode(v, path)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.build(); err != nil {
+	c.build(col)
+	if checkPaths {
+		c.checkPaths(col)
+	}
+	if err := col.err(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -194,15 +212,17 @@ func Load(v *viper.Viper, path string) (*Config, error) {
 var sinkSections = []string{"github", "slack", "history", "metrics"}
 
 // decode reads path (when set) into v and decodes the file, env vars and
-// defaults into a Config, unchecked.
-func decode(v *viper.Viper, path string) (*Config, error) {
-	var raw []byte
+// defaults into a Config, unchecked. The problems with the values go to
+// the collector; the error is for a file that could not be read at all.
+func decode(v *viper.Viper, path string) (*Config, *collector, error) {
+	c := &Config{File: path}
+	col := &collector{c: c}
 	if path != "" {
 		data, err := readFile(v, path)
 		if err != nil {
-			return nil, &Error{File: path, Err: err}
+			return nil, nil, flatten(col, path, err)
 		}
-		raw = data
+		c.raw = data
 	}
 	settings := v.AllSettings()
 	// An env var sets a key of a sink the file has; it does not turn on a
@@ -217,36 +237,29 @@ func decode(v *viper.Viper, path string) (*Config, error) {
 	}
 	// Secrets are registered before anything can put them in an error.
 	registerSecrets("", settings, getenv)
-	var c Config
 	// Unknown keys are errors: a misspelt section is not silently ignored.
 	// Durations read as everywhere else in the config (30d), range-checked.
-	// Otherwise as viper's Unmarshal: weakly typed, lists from "a,b".
+	// Otherwise as viper's Unmarshal: weakly typed, lists from "a,b", for
+	// env vars; what the file writes is checked strictly first.
+	for _, p := range decodeerr.Weak(c.yamlRoot(), reflect.TypeOf(Config{}), "") {
+		// A rule parameter's type is the rule's to check.
+		if !under(p.Key, "rules.params") {
+			col.add("", p)
+		}
+	}
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
-		Result:           &c,
+		Result:           c,
 		WeaklyTypedInput: true,
 		ErrorUnused:      true,
 		DecodeHook:       mapstructure.ComposeDecodeHookFunc(duration.Hook, mapstructure.StringToSliceHookFunc(",")),
 	})
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, nil, &Error{File: path, Err: err}
 	}
 	if err := dec.Decode(settings); err != nil {
-		err = decodeerr.Mapstructure(err, &c)
-		// Each problem names the line of its key, where the file writes it.
-		lines := &Config{File: path, raw: raw}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			for _, e := range j.Unwrap() {
-				var p *decodeerr.Problem
-				if errors.As(e, &p) && p.Line == 0 {
-					p.Line = lines.lineOf(p.Key)
-				}
-			}
-		} else if p := (*decodeerr.Problem)(nil); errors.As(err, &p) && p.Line == 0 {
-			p.Line = lines.lineOf(p.Key)
-		}
-		return nil, &Error{File: path, Err: err}
+		col.add("", decodeerr.Mapstructure(err, c))
 	}
-	c.File, c.raw = path, raw
+	c.File = path
 	// An owner written with nothing under it (`team-x:` or `team-x: {}`)
 	// decodes to nothing; keep it, empty, so build refuses it by name
 	// rather than accept an owner nobody can be told about.
@@ -265,96 +278,136 @@ func decode(v *viper.Viper, path string) (*Config, error) {
 	if c.History == nil && v.InConfig("history") {
 		c.History = &history.Config{}
 	}
-	return &c, nil
+	return c, col, nil
 }
 
-func (c *Config) build() error {
-	fail := func(key string, err error) error {
-		return &Error{File: c.File, Line: c.lineOf(key), Key: key, Err: err}
+// flatten makes a file that could not be read a Problems too, one
+// problem per line the parser named.
+func flatten(col *collector, path string, err error) error {
+	var ps []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		ps = j.Unwrap()
+	} else {
+		ps = []error{err}
+	}
+	out := Problems{}
+	for _, e := range ps {
+		out = append(out, &Error{File: path, Err: e})
+	}
+	col.ps = out
+	return col.err()
+}
+
+// build checks every section and builds what the run needs from them,
+// recording each problem in col and going on to the next.
+func (c *Config) build(col *collector) {
+	fail := func(key string, err error) {
+		if err != nil && !col.failed(key) {
+			col.add(key, err)
+		}
 	}
 	sel, err := correlate.NewSelector(c.Correlation.LabelKeys, c.Correlation.NamePatterns)
-	if err != nil {
-		return fail("correlation", err)
-	}
+	fail("correlation", err)
 	c.Selector = sel
 	if c.Concurrency < 1 {
-		return fail("concurrency", fmt.Errorf("must be 1 or more, got %d", c.Concurrency))
+		fail("concurrency", fmt.Errorf("must be 1 or more, got %d", c.Concurrency))
 	}
 	if c.Deadline <= 0 || c.Deadline > 24*time.Hour {
-		return fail("deadline", fmt.Errorf("must be a duration between 1s and 24h such as 30m, got %s", c.Deadline))
+		fail("deadline", fmt.Errorf("must be a duration between 1s and 24h such as 30m, got %s", c.Deadline))
 	}
 	base := ""
 	if c.File != "" {
 		base = filepath.Dir(c.File)
 	}
-	names := map[string]bool{}
-	for i, entry := range c.Sources {
-		in, err := collectors.Decode(entry, sel)
-		key := fmt.Sprintf("sources[%d]", i)
-		if n, ok := entry["name"].(string); ok && n != "" {
-			key += " (" + n + ")"
+	c.buildSources(col, sel, base)
+	fail("fix", c.Fix.Validate())
+	fail("", c.Sinks.validate(base, c.Owners))
+	c.registerSinkSecrets(getenv)
+	sev, err := model.ParseSeverity(c.Report.FailOn)
+	fail("report.fail_on", err)
+	c.FailOn = sev
+	for i, f := range c.Report.Formats {
+		if !reports.IsFormat(f) {
+			fail(fmt.Sprintf("report.formats[%d]", i), fmt.Errorf("unknown format %q (expected %s)", f, strings.Join(reports.Formats(), ", ")))
 		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(c.Report.Outputs)) {
+		if !reports.IsFormat(f) {
+			fail("report.outputs."+f, fmt.Errorf("unknown format (expected %s)", strings.Join(reports.Formats(), ", ")))
+		}
+	}
+	fail("", c.Report.resolveTemplates(base))
+	opts, err := c.ruleOptions()
+	if err != nil {
+		fail("", err)
+		return
+	}
+	eng, err := rules.New(opts)
+	if err != nil {
+		fail("", err)
+		return
+	}
+	c.Engine, c.RuleOptions = eng, opts
+	pol, kerr := c.Due.policy(eng)
+	if kerr != nil {
+		fail(kerr.key, kerr.err)
+	}
+	c.DuePolicy = pol
+	if kerr := checkTeams(c.Teams); kerr != nil {
+		fail(kerr.key, kerr.err)
+	}
+	for _, owner := range slices.Sorted(maps.Keys(c.Owners)) {
+		if ct := c.Owners[owner]; strings.TrimSpace(ct.GitHub) == "" && strings.TrimSpace(ct.Email) == "" {
+			fail("owners."+owner, errors.New("no contact (set github, email or both)"))
+		}
+	}
+}
+
+// buildSources decodes every source entry into its collector; a problem
+// inside an entry is at its own key (sources[2].schemas) and line.
+func (c *Config) buildSources(col *collector, sel *correlate.Selector, base string) {
+	names := map[string]bool{}
+	entries := sourceNodes(c.yamlRoot())
+	for i, entry := range c.Sources {
+		key := fmt.Sprintf("sources[%d]", i)
+		if f, ok := collectors.Lookup(fmt.Sprint(entry["type"])); ok && i < len(entries) {
+			for _, p := range decodeerr.Weak(entries[i], reflect.TypeOf(f()), key) {
+				col.add("", p)
+			}
+		}
+		in, err := collectors.Decode(entry, sel)
 		if err != nil {
-			return fail(key, err)
+			if !col.failed(key) {
+				col.add(key, err)
+			}
+			continue
 		}
 		registerStruct(in.Collector, getenv)
 		if names[in.Name] {
-			return fail(key, fmt.Errorf("name %q is used by another source; give each source its own name", in.Name))
+			col.add(key+".name", fmt.Errorf("%q is used by another source; give each source its own name", in.Name))
 		}
 		names[in.Name] = true
 		if bu, ok := in.Collector.(collectors.BaseDirUser); ok && base != "" {
 			bu.SetBaseDir(base)
 		}
+		if l, ok := in.Collector.(collectors.Locator); ok && c.File != "" {
+			l.SetLocator(func(k string) string { return c.where(joinKey(key, k)) })
+		}
 		c.Instances = append(c.Instances, in)
 	}
-	if err := c.Fix.Validate(); err != nil {
-		return &Error{File: c.File, Err: err}
+}
+
+// sourceNodes are the YAML nodes of the source entries, nil when the file
+// is not YAML.
+func sourceNodes(root *yaml.Node) []*yaml.Node {
+	if root == nil {
+		return nil
 	}
-	if err := c.Sinks.validate(base, c.Owners); err != nil {
-		return &Error{File: c.File, Err: err}
+	n, _ := mapValue(root, "sources")
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
 	}
-	c.registerSinkSecrets(getenv)
-	sev, err := model.ParseSeverity(c.Report.FailOn)
-	if err != nil {
-		return fail("report.fail_on", err)
-	}
-	c.FailOn = sev
-	for _, f := range c.Report.Formats {
-		if !reports.IsFormat(f) {
-			return fail("report.formats", fmt.Errorf("unknown format %q (expected %s)", f, strings.Join(reports.Formats(), ", ")))
-		}
-	}
-	for f := range c.Report.Outputs {
-		if !reports.IsFormat(f) {
-			return fail("report.outputs."+f, fmt.Errorf("unknown format (expected %s)", strings.Join(reports.Formats(), ", ")))
-		}
-	}
-	if err := c.Report.resolveTemplates(base); err != nil {
-		return &Error{File: c.File, Err: err}
-	}
-	opts, err := c.ruleOptions()
-	if err != nil {
-		return err
-	}
-	eng, err := rules.New(opts)
-	if err != nil {
-		return &Error{File: c.File, Err: err}
-	}
-	c.Engine, c.RuleOptions = eng, opts
-	pol, kerr := c.Due.policy(eng)
-	if kerr != nil {
-		return fail(kerr.key, kerr.err)
-	}
-	c.DuePolicy = pol
-	if kerr := checkTeams(c.Teams); kerr != nil {
-		return fail(kerr.key, kerr.err)
-	}
-	for _, owner := range slices.Sorted(maps.Keys(c.Owners)) {
-		if ct := c.Owners[owner]; strings.TrimSpace(ct.GitHub) == "" && strings.TrimSpace(ct.Email) == "" {
-			return fail("owners."+owner, errors.New("no contact (set github, email or both)"))
-		}
-	}
-	return nil
+	return n.Content
 }
 
 // readError makes viper's parse errors say what they are.

@@ -95,7 +95,10 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			env, want := envValue(typ)
 			t.Setenv(EnvVar(strings.Split(key, ".")...), env)
-			c, err := decode(NewViper(), path)
+			c, col, err := decode(NewViper(), path)
+			if err == nil {
+				err = col.err()
+			}
 			if err != nil {
 				t.Fatalf("%s=%s: %v", EnvVar(strings.Split(key, ".")...), env, err)
 			}

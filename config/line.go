@@ -12,11 +12,18 @@ import (
 // nearest enclosing key that is written there; 0 when the file is not YAML
 // or the key's first segment is not in it (an env var or a default set it).
 func (c *Config) lineOf(key string) int {
+	line, _ := c.locate(key)
+	return line
+}
+
+// locate is lineOf, and whether the key itself (not only an enclosing
+// one) is written in the file.
+func (c *Config) locate(key string) (line int, exact bool) {
 	root := c.yamlRoot()
 	if key == "" || root == nil {
-		return 0
+		return 0, false
 	}
-	n, line := root, 0
+	n := root
 	segs := strings.Split(key, ".")
 	for i := 0; i < len(segs); i++ {
 		name, rest, _ := strings.Cut(segs[i], "[")
@@ -31,7 +38,7 @@ func (c *Config) lineOf(key string) int {
 				}
 			}
 			if v == nil {
-				return line
+				return line, false
 			}
 			n, line = v, l
 		}
@@ -39,7 +46,7 @@ func (c *Config) lineOf(key string) int {
 			idx, after, _ := strings.Cut(rest, "]")
 			i, err := strconv.Atoi(idx)
 			if err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
-				return line
+				return line, false
 			}
 			n, line = n.Content[i], n.Content[i].Line
 			// What follows an index is another index, or a name shown
@@ -50,7 +57,7 @@ func (c *Config) lineOf(key string) int {
 			}
 		}
 	}
-	return line
+	return line, true
 }
 
 // yamlRoot is the top node of the config file as read, nil when the file

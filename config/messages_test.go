@@ -21,10 +21,10 @@ func TestLoadErrorsSayWhatWasMeant(t *testing.T) {
 		}},
 		{"number", "concurrency: four\n", []string{`1: concurrency: expected a whole number, got "four"`}},
 		{"source key typo", "sources:\n  - {type: inventory, name: inv, file: [a]}\n", []string{
-			"2: sources[0] (inv): file: unknown key; did you mean files?",
+			"2: sources[0].file: unknown key; did you mean files?",
 		}},
 		{"waiver key typo", "waivers:\n  - {rule: BF005, backfil: BF-1, reason: r, approver: a, expires: 2027-01-01}\n", []string{
-			"2: waivers[0]: backfil: unknown key; did you mean backfill?",
+			"2: waivers[0].backfil: unknown key; did you mean backfill?",
 		}},
 		{"owner key typo", "owners:\n  a@b.c: {gihub: x}\n", []string{"2: owners.a@b.c.gihub: unknown key; did you mean github?"}},
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,9 +81,7 @@ func TestEmptyConfigIsAnError(t *testing.T) {
 }
 
 func asError(err error, target **Error) bool {
-	ce, ok := err.(*Error)
-	*target = ce
-	return ok
+	return errors.As(err, target)
 }
 
 // A named pipe as the config would block the audit forever.

@@ -73,7 +73,7 @@ func TestBadTemplateIsConfigError(t *testing.T) {
 			if err == nil {
 				t.Fatal("a bad template loaded")
 			}
-			if !strings.HasPrefix(err.Error(), p+": ") || !strings.Contains(err.Error(), tt.want) {
+			if !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q: want the file and %q", err, tt.want)
 			}
 		})

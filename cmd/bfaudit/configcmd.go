@@ -2,12 +2,14 @@ package main
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/config"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/reports/metrics"
 	"github.com/bfaudit/bfaudit/reports/slack"
@@ -20,12 +22,20 @@ func newConfigCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "config", Short: "Validate or print a sample config"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "validate",
-		Short: "Check the config file: every section, source, rule setting and template",
-		Args:  cobra.NoArgs,
+		Short: "Check the config file: every section, source, rule setting, template and named file or folder",
+		Long: `Check the config file as the audit would read it, and every local file and
+folder it names (plan folders, exports, globs, template files; for report
+outputs and the history store, that their folder can be made). Every
+problem is printed, one a line as file:line: key: what is wrong, then
+their count; exit 2 when there is any.`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			cfg, err := g.loadConfig(false)
+			if g.configPath == "" {
+				return usageError(errors.New("no config: pass --config FILE (see `bfaudit config sample`)"))
+			}
+			cfg, err := config.Validate(g.v, g.configPath)
 			if err != nil {
-				return err
+				return usageError(fmt.Errorf("%w\n%s in %s", err, problems(config.Count(err)), g.configPath))
 			}
 			fmt.Fprintf(g.stdout, "%s: ok (%d sources, %d rules enabled)\n", cfg.File, len(cfg.Instances), len(cfg.Engine.Rules()))
 			return nil
@@ -63,6 +73,14 @@ github:
   # base_url: https://ghe.example.com   # GitHub Enterprise Server
   rate_limit_wait: 5m            # longest total wait for rate limits, then exit 3
 `
+
+// problems is "1 problem" or "3 problems".
+func problems(n int) string {
+	if n == 1 {
+		return "1 problem"
+	}
+	return fmt.Sprintf("%d problems", n)
+}
 
 func indent(s, prefix string) string {
 	lines := strings.Split(s, "\n")

@@ -295,8 +295,25 @@ func TestSampleConfigLoads(t *testing.T) {
 	}
 	doc["sources"] = keep
 	b, _ := yaml.Marshal(doc)
-	cfg := filepath.Join(t.TempDir(), "sample.yaml")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "sample.yaml")
 	os.WriteFile(cfg, b, 0o644)
+	// validate checks that the folders and files the sources name are
+	// there: make them, as a real checkout would have them.
+	for _, s := range keep {
+		for key, v := range s.(map[string]any) {
+			paths, _ := v.([]any)
+			for _, p := range paths {
+				p := filepath.Join(dir, p.(string))
+				if key == "files" {
+					os.MkdirAll(filepath.Dir(p), 0o755)
+					os.WriteFile(p, nil, 0o644)
+				} else {
+					os.MkdirAll(p, 0o755)
+				}
+			}
+		}
+	}
 	if code, out, stderr := bfaudit(t, "config", "validate", "-c", cfg); code != exitOK {
 		t.Errorf("sample does not validate: %s %s", out, stderr)
 	}

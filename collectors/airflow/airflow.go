@@ -160,6 +160,14 @@ func (c *Airflow) exportDir() string {
 	return c.ExportDir
 }
 
+// Inputs is the folder of saved API answers, when set.
+func (c *Airflow) Inputs() []collectors.Input {
+	if c.ExportDir == "" {
+		return nil
+	}
+	return []collectors.Input{{Key: "export_dir", Path: c.exportDir()}}
+}
+
 // Init validates the config, reads the secrets it names and builds the
 // HTTP client when none was handed in.
 func (c *Airflow) Init() error {

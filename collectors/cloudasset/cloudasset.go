@@ -162,6 +162,11 @@ func (c *Collector) Init() error {
 	return c.newClient()
 }
 
+// Inputs are the exported asset files.
+func (c *Collector) Inputs() []collectors.Input {
+	return collectors.Inputs(c.baseDir, "files", c.Files)
+}
+
 // checkPrefixes fills the name prefixes from the default name pattern, or
 // asks for them when the patterns were changed.
 func (c *Collector) checkPrefixes() error {

@@ -93,6 +93,11 @@ func (d *DBT) Init() error {
 	return nil
 }
 
+// Inputs are the manifests and run results, files, folders or globs.
+func (d *DBT) Inputs() []collectors.Input {
+	return append(collectors.Inputs(d.Base, "manifests", d.Manifests), collectors.Inputs(d.Base, "run_results", d.RunResults)...)
+}
+
 // Collect reads every run, then every manifest, and reports each
 // manifest's edges and builds. A unit that fails is recorded at its path.
 //

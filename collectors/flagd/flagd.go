@@ -106,6 +106,9 @@ func (f *Flagd) Notes() []string {
 	return out
 }
 
+// Inputs are the flag files, files, folders or globs.
+func (f *Flagd) Inputs() []collectors.Input { return collectors.Inputs(f.Base, "files", f.Files) }
+
 func (f *Flagd) note(s string) {
 	if len(f.notes) >= maxNotes {
 		f.unnoted++

@@ -100,6 +100,14 @@ func (g *Grafana) exportDir() string {
 	return g.ExportDir
 }
 
+// Inputs is the folder of saved API answers, when set.
+func (g *Grafana) Inputs() []collectors.Input {
+	if g.ExportDir == "" {
+		return nil
+	}
+	return []collectors.Input{{Key: "export_dir", Path: g.exportDir()}}
+}
+
 func (g *Grafana) sourceName() string {
 	if g.name != "" {
 		return g.name

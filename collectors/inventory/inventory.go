@@ -63,6 +63,9 @@ func (i *Inventory) Init() error {
 	return nil
 }
 
+// Inputs are the inventory files.
+func (i *Inventory) Inputs() []collectors.Input { return collectors.Inputs(i.Base, "files", i.Files) }
+
 // Collect reads each file; a bad file or entry is reported against that
 // file and the rest are read.
 func (i *Inventory) Collect(ctx context.Context, sink collectors.Sink) error {

@@ -116,6 +116,11 @@ func (n *Notebooks) sourceName() string {
 	return "notebooks"
 }
 
+// Inputs are the notebook files, folders or globs.
+func (n *Notebooks) Inputs() []collectors.Input {
+	return collectors.Inputs(n.baseDir, "paths", n.Paths)
+}
+
 // Init validates the config and, for a Jupyter server, reads the token
 // and builds the client. It reads no file and calls no server.
 func (n *Notebooks) Init() error {

@@ -105,6 +105,11 @@ func (p *Prometheus) sourceName() string {
 	return "prometheus"
 }
 
+// Inputs are the rule files, files, folders or globs.
+func (p *Prometheus) Inputs() []collectors.Input {
+	return collectors.Inputs(p.baseDir, "rule_files", p.RuleFiles)
+}
+
 // Init validates the config and builds the client. It reads no file and
 // calls no server: what cannot be read fails the run's coverage, not the
 // config.

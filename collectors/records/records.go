@@ -50,7 +50,12 @@ type Records struct {
 	CodeOwners string `mapstructure:"codeowners"`
 	// Base resolves relative paths: the config file's directory.
 	Base string `mapstructure:"-"`
+	// where names a key's place in the config file (SetLocator).
+	where func(key string) string
 }
+
+// SetLocator lets a missing configured folder name its line in the config.
+func (r *Records) SetLocator(where func(key string) string) { r.where = where }
 
 // SetBaseDir resolves relative paths against the config file's directory.
 func (r *Records) SetBaseDir(dir string) { r.Base = dir }
@@ -66,15 +71,24 @@ func (r *Records) Init() error {
 	return nil
 }
 
+// Inputs are the plan and record folders and the CODEOWNERS file.
+func (r *Records) Inputs() []collectors.Input {
+	in := append(collectors.Inputs(r.Base, "plans", r.Plans), collectors.Inputs(r.Base, "records", r.Records)...)
+	if r.CodeOwners != "" {
+		in = append(in, collectors.Input{Key: "codeowners", Path: collectors.Resolve(r.Base, r.CodeOwners)})
+	}
+	return in
+}
+
 // Collect reads every plan and record. It fails the source only when no
 // configured path could be listed at all.
 func (r *Records) Collect(ctx context.Context, sink collectors.Sink) error {
 	var failed []string
-	planFiles, planOK, err := r.files(sink, &failed, r.Plans, ".yaml", ".yml")
+	planFiles, planOK, err := r.files(sink, &failed, "plans", r.Plans, ".yaml", ".yml")
 	if err != nil {
 		return err
 	}
-	recordFiles, recordOK, err := r.files(sink, &failed, r.Records, ".md", ".markdown")
+	recordFiles, recordOK, err := r.files(sink, &failed, "records", r.Records, ".md", ".markdown")
 	if err != nil {
 		return err
 	}
@@ -153,13 +167,18 @@ func unitErr(path string, err error) error {
 // is not a regular file (a named pipe, a device) are errors at their own
 // path; ok counts the configured paths that could be listed, and failed
 // gets the others.
-func (r *Records) files(sink collectors.Sink, failed *[]string, paths []string, exts ...string) (out []string, ok int, err error) {
-	for _, p := range paths {
+func (r *Records) files(sink collectors.Sink, failed *[]string, key string, paths []string, exts ...string) (out []string, ok int, err error) {
+	for i, p := range paths {
 		p = r.resolve(p)
 		st, err := os.Stat(p)
 		if err != nil {
-			sink.AddError(r.display(p), fmt.Errorf("records: %s: %w", r.display(p), unitErr(p, err)))
-			*failed = append(*failed, r.display(p))
+			what := r.configuredPathError(fmt.Sprintf("%s[%d]", key, i), p, err)
+			sink.AddError(r.display(p), fmt.Errorf("records: %w", what))
+			if r.where != nil {
+				*failed = append(*failed, what.Error())
+			} else {
+				*failed = append(*failed, r.display(p))
+			}
 			continue
 		}
 		if !st.IsDir() {
@@ -211,6 +230,18 @@ func (r *Records) files(sink collectors.Sink, failed *[]string, paths []string, 
 	}
 	slices.Sort(out)
 	return slices.Compact(out), ok, nil
+}
+
+// configuredPathError says that a configured path cannot be read, naming
+// the config's key and line when the loader said where they are.
+func (r *Records) configuredPathError(key, path string, err error) error {
+	if r.where == nil {
+		return fmt.Errorf("%s: %w", r.display(path), unitErr(path, err))
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no such file or folder: %s", r.where(key), path)
+	}
+	return fmt.Errorf("%s: %s: %w", r.where(key), path, unitErr(path, err))
 }
 
 // notRegular says what an odd entry is, without its absolute path.

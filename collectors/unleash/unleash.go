@@ -121,6 +121,14 @@ func (u *Unleash) exportDir() string {
 	return u.ExportDir
 }
 
+// Inputs is the folder of saved API answers, when set.
+func (u *Unleash) Inputs() []collectors.Input {
+	if u.ExportDir == "" {
+		return nil
+	}
+	return []collectors.Input{{Key: "export_dir", Path: u.exportDir()}}
+}
+
 func (u *Unleash) sourceName() string {
 	if u.name != "" {
 		return u.name
