@@ -13,7 +13,7 @@ import (
 // bfaudit knows (from the plan, the record, the artifact) are filled in;
 // the rest are left blank with a TODO saying what goes there.
 
-// recordTemplate is a decision record's front matter (the fields the seed
+// recordTemplate is a decision record's front matter (the fields the practice
 // lists, docs/practice.md "Close the loop in order") filled from the
 // record when there is one, else from the plan.
 func recordTemplate(id string, b *model.Backfill, rec *model.DecisionRecord, only []string) string {

@@ -39,7 +39,7 @@ func noFindingOn(table string) func(*testing.T, []model.Finding) {
 }
 
 // paymentsEstate is a dbt project as its manifest names it: the source
-// raw.raw_payments (source.shop.raw.payments), the seed raw_orders
+// raw.raw_payments (source.shop.raw.payments), the dbt seed raw_orders
 // (seed.shop.raw_orders), stg_payments built from both, payments from
 // stg_payments. Every table was built before the backfill completed.
 func paymentsEstate() *estate {
