@@ -16,9 +16,10 @@ import (
 // stalledConfig writes a config whose every network source is a server
 // that accepts and never answers, with per-call timeouts far longer than
 // the run's deadline, plus the quickstart's plans.
-func stalledConfig(t *testing.T) (cfg, reportPath string) {
+func stalledConfig(t *testing.T) (cfg, reportPath string, stalled *hostile.Counter) {
 	t.Helper()
-	stall := hostile.Server(t, hostile.Stall())
+	stalled = hostile.Count(hostile.Stall())
+	stall := hostile.Server(t, stalled)
 	dir := t.TempDir()
 	t.Setenv("BFAUDIT_TEST_AIRFLOW_TOKEN", hostile.Canary)
 	cfg = filepath.Join(dir, "c.yaml")
@@ -27,14 +28,26 @@ func stalledConfig(t *testing.T) (cfg, reportPath string) {
   - {type: airflow, name: airflow-a, url: `+stall.URL+`, api_version: "1", token_env: BFAUDIT_TEST_AIRFLOW_TOKEN, timeout: 10m}
   - {type: airflow, name: airflow-b, url: `+stall.URL+`, api_version: "2", token_env: BFAUDIT_TEST_AIRFLOW_TOKEN, timeout: 10m}
 `)
-	return cfg, filepath.Join(dir, "report.json")
+	return cfg, filepath.Join(dir, "report.json"), stalled
+}
+
+// awaitStalled waits until both stalled sources have called, so the child
+// is collecting (its signal handler set) before the test signals it: a
+// fixed sleep raced the child's start on a loaded machine.
+func awaitStalled(t *testing.T, stalled *hostile.Counter) {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); stalled.N() < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the child never called the stalled sources")
+		}
+	}
 }
 
 // An audit whose sources all stall ends at its deadline, not theirs: the
 // report is written, marked incomplete, with the stalled sources failed,
 // and the exit code is 3 (issue 12).
 func TestDeadlineEndsAStalledAudit(t *testing.T) {
-	cfg, out := stalledConfig(t)
+	cfg, out, _ := stalledConfig(t)
 	start := time.Now()
 	code, _, stderr := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30", "--deadline", "2s", "-f", "json", "-o", "json="+out)
 	took := time.Since(start)
@@ -71,7 +84,7 @@ func TestSIGTERMWritesReports(t *testing.T) {
 	if os.Getenv("BFAUDIT_TEST_CHILD") != "" {
 		return // the child is run by the test itself (TestMain-free re-exec)
 	}
-	cfg, out := stalledConfig(t)
+	cfg, out, stalled := stalledConfig(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildAudit$")
 	cmd.Env = append(os.Environ(), "BFAUDIT_TEST_CHILD=1",
 		"BFAUDIT_TEST_CHILD_ARGS=audit\n-c\n"+cfg+"\n--now\n2026-11-30\n-f\njson\n-o\njson="+out)
@@ -80,7 +93,7 @@ func TestSIGTERMWritesReports(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond) // the sources are stalled by now
+	awaitStalled(t, stalled)
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -125,7 +138,7 @@ func TestFinishBudgetCountsFromTheSignal(t *testing.T) {
 	if os.Getenv("BFAUDIT_TEST_CHILD") != "" {
 		return
 	}
-	cfg, out := stalledConfig(t)
+	cfg, out, stalled := stalledConfig(t)
 	b, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +155,7 @@ func TestFinishBudgetCountsFromTheSignal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	awaitStalled(t, stalled)
 	cmd.Process.Signal(syscall.SIGTERM)
 	signalled := time.Now()
 	done := make(chan error, 1)
