@@ -67,7 +67,7 @@ or closes anything it does not show.`,
 	fl := cmd.Flags()
 	// A backquoted word in a usage is the flag's value name in --help.
 	fl.StringArrayVar(&f.from, "from", nil, "audit the estate in `FILE` (written by bfaudit collect --out) without touching any system; "+
-		"repeat it, or name a directory (every *.json in it), to merge estates, such as the shards of collect --shard")
+		"repeat it, name a directory (every *.json in it) or a quoted glob, to merge estates, such as the shards of collect --shard")
 	fl.StringSliceVarP(&f.formats, "format", "f", nil, "report `FORMAT`s: "+formatList()+" (comma-separated or repeated; default report.formats in the config, table)")
 	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "write a format to a file: `FORMAT=PATH` (repeatable; its folder is made if missing); "+
 		"a bare PATH takes the only --format, or without --format the one its extension names (.json, .html, .md, .sarif, .txt)")

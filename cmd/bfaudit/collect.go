@@ -78,8 +78,8 @@ answered, never resolved.`,
 			if err := audit.SaveEstate(out, est); err != nil {
 				return usageError(err)
 			}
-			fmt.Fprintf(g.stdout, "saved %d backfills (%d plan and scheduler entries), %d artifacts, %d records from %d sources to %s\n",
-				countBackfills(est, cfg.Selector), len(est.Backfills), len(est.Artifacts), len(est.Records), len(est.Coverage), out)
+			fmt.Fprintf(g.stdout, "saved %d backfills, %d artifacts, %d records from %d sources to %s\n",
+				countBackfills(est, cfg.Selector), len(est.Artifacts), len(est.Records), len(est.Coverage), out)
 			for _, c := range ownSources(est).Coverage {
 				read := reports.ReadCell(c)
 				if read == "" {

@@ -15,20 +15,12 @@ import (
 // or directory that holds nothing is an error: checking nothing would
 // read as a clean bill.
 func expandPaths(args []string, exts ...string) ([]string, error) {
+	args, err := expandGlobs(args)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, a := range args {
-		if strings.ContainsAny(a, "*?[") {
-			matches, err := filepath.Glob(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", a, err)
-			}
-			if len(matches) == 0 {
-				return nil, fmt.Errorf("%s: matches no file", a)
-			}
-			slices.Sort(matches)
-			out = append(out, matches...)
-			continue
-		}
 		st, err := os.Stat(a)
 		if err != nil || !st.IsDir() {
 			out = append(out, a)
@@ -58,4 +50,25 @@ func hasExt(name string, exts []string) bool {
 		}
 	}
 	return false
+}
+
+// expandGlobs replaces each glob among args by its matches, sorted.
+func expandGlobs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if !strings.ContainsAny(a, "*?[") {
+			out = append(out, a)
+			continue
+		}
+		matches, err := filepath.Glob(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("%s: matches no file", a)
+		}
+		slices.Sort(matches)
+		out = append(out, matches...)
+	}
+	return out, nil
 }
