@@ -54,7 +54,9 @@ func TestAuditFilters(t *testing.T) {
 		{"severity", []string{"--severity", "high"}, func(f model.Finding) bool { return f.Severity >= model.SeverityHigh }, exitFindings},
 		{"owner by local part", []string{"--owner", "dana"}, func(f model.Finding) bool { return f.Owner == "dana@example.com" }, exitFindings},
 		{"backfills, comma and repeat", []string{"--backfill", "bf_1234,BF-4242", "--backfill", "BF-3100"},
-			func(f model.Finding) bool { return f.BackfillID == "BF-1234" || f.BackfillID == "BF-4242" || f.BackfillID == "BF-3100" }, exitFindings},
+			func(f model.Finding) bool {
+				return f.BackfillID == "BF-1234" || f.BackfillID == "BF-4242" || f.BackfillID == "BF-3100"
+			}, exitFindings},
 		{"a clean backfill passes", []string{"--backfill", "BF-2001"}, func(f model.Finding) bool { return f.BackfillID == "BF-2001" }, exitOK},
 		{"only low shown, fail-on high passes", []string{"--severity", "low", "--backfill", "BF-4242"},
 			func(f model.Finding) bool { return f.BackfillID == "BF-4242" }, exitOK},

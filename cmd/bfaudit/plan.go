@@ -83,7 +83,7 @@ whatever the findings), 2 when a file cannot be read or parsed.`,
 			// A plan that could not be read was not checked: "no findings"
 			// (or an empty report) would read as a clean bill.
 			if len(findings) > 0 || len(parseErrs) == 0 {
-				if err := printPlanFindings(cmd, g, format, findings, len(est.Backfills), parseErrs, now); err != nil {
+				if err := printPlanFindings(cmd, g, format, findings, est.Backfills, parseErrs, now); err != nil {
 					return usageError(err)
 				}
 			}
@@ -141,9 +141,10 @@ func planFindings(g *globals, eng *rules.Engine, est *model.Estate, now time.Tim
 	return out
 }
 
-// printPlanFindings writes the findings of plans plan files: text (one
-// line per finding) or a report whose summary counts them.
-func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings []model.Finding, plans int, parseErrs []error, now time.Time) error {
+// printPlanFindings writes the findings of the plans checked: text (one
+// line per finding) or a report with a row per plan and a summary that
+// counts them.
+func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings []model.Finding, plans []model.Backfill, parseErrs []error, now time.Time) error {
 	switch format {
 	case "table":
 		for _, f := range findings {
@@ -164,11 +165,19 @@ func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings [
 		if r.Findings == nil {
 			r.Findings = []model.Finding{}
 		}
+		open := map[model.BackfillID]int{}
+		for _, f := range findings {
+			if !f.Waived() {
+				open[model.ParseID(f.BackfillID)]++
+			}
+		}
+		for _, b := range plans {
+			r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: b, Known: true, Findings: open[model.ParseID(b.ID)]})
+		}
 		for _, e := range parseErrs {
 			r.Problems = append(r.Problems, e.Error())
 		}
 		audit.Summarize(r, nil)
-		r.Summary.Backfills = plans
 		return w.Write(cmd.Context(), g.stdout, r)
 	}
 	return fmt.Errorf("--format: %q is not text, json or sarif", format)
