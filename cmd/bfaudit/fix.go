@@ -39,9 +39,9 @@ func newFixCmd(g *globals) *cobra.Command {
 		Short: "Print the cleanup of a backfill as a script, in lifecycle order; --apply does its safe part",
 		Long: `Audit as bfaudit audit does (or read a saved estate with --from), then print the
 exact commands that clear each open finding (bq, gcloud, kubectl, airflow,
-amtool, rabbitmqadmin, SQL for psql), names quoted, in the order of the seed's
-"Close the loop in order": verify, normalize, revoke access, archive the
-decision record, and only then delete temporary tables and job definitions.
+amtool, rabbitmqadmin, SQL for psql), names quoted, in lifecycle order:
+verify, normalize, revoke access, archive the decision record, and only
+then delete temporary tables and job definitions.
 Steps that must wait are printed commented out, with the reason; what only a
 person can do (write the decision record) comes with a filled template.
 Waived findings get nothing (--due lists them, held).
@@ -60,20 +60,28 @@ due.notice_days before, as the history store proves (due dates and notices
 as of today, or --now). The others are held with the reason: not due (due
 in 3d), not announced (owner never notified, or notified only 1d ago),
 waived; a step blocked by the lifecycle order still waits. Human acts are
-unaffected. --due needs a history: section.`,
+unaffected. --due needs a history: section.
+
+--backfill (repeat it or comma-separate), --owner and --severity narrow the
+plan to the findings shown; a step still waits on earlier steps blocked by
+findings left out. --format text and table name the script too; with no
+--format, an --output ending in .json gets JSON.`,
 		Example: `  bfaudit fix --config bfaudit.yaml --backfill BF-1234 > cleanup.sh
   bfaudit fix --from estate.json --backfill BF-1234 --format json
   bfaudit fix --config bfaudit.yaml --backfill BF-1234 --apply
   bfaudit fix --config bfaudit.yaml --due --dry-run
-  bfaudit fix --config bfaudit.yaml --due --apply`,
+  bfaudit fix --config bfaudit.yaml --due --apply
+  bfaudit fix --config bfaudit.yaml --owner alice --severity high -o out/plan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, g, f) },
 	}
 	fl := cmd.Flags()
 	f.filter.register(fl)
 	fl.Lookup("backfill").Usage = "clean up this backfill `ID` (default: every backfill with open findings); repeat or comma-separate"
-	fl.StringArrayVar(&f.from, "from", nil, "plan from the estate in `FILE` (written by bfaudit collect --out); repeat it, or name a directory "+
-		"(every *.json in it), to merge estates such as the shards of collect --shard; --apply still reads each artifact again")
+	fl.Lookup("owner").Usage = "plan only the findings of this `OWNER` (the owner as written, or its part before @); repeat or comma-separate"
+	fl.Lookup("severity").Usage = "plan only the findings at or above this `SEVERITY` (critical, high, medium, low, info)"
+	fl.StringArrayVar(&f.from, "from", nil, "plan from the estate in `FILE` (written by bfaudit collect --out); repeat it, name a directory "+
+		"(every *.json in it) or a quoted glob, to merge estates such as the shards of collect --shard; --apply still reads each artifact again")
 	fl.StringVarP(&f.format, "format", "f", "", "`FORMAT` of the plan: sh (a script; text and table name it too) or json; "+
 		"default json when --output ends in .json, else sh")
 	fl.StringVarP(&f.output, "output", "o", "", "write the plan to `FILE` instead of stdout (its folder is made if missing)")
