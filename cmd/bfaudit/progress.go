@@ -48,7 +48,9 @@ const redrawEvery = 150 * time.Millisecond
 
 // startProgress starts showing a collection from total sources.
 func (g *globals) startProgress(total int) *progress {
-	p := &progress{w: g.stderr, off: g.quiet, live: isTerminal(g.stderr), total: total, start: time.Now(),
+	// --verbose logs every HTTP call to stderr while sources run: a redraw
+	// would wipe those lines, so they get the plain lines instead.
+	p := &progress{w: g.stderr, off: g.quiet, live: isTerminal(g.stderr) && !g.verbose, total: total, start: time.Now(),
 		told: map[string]model.Coverage{}}
 	if p.live && !p.off {
 		p.width = terminalWidth(g.stderr)
