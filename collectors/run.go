@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -31,22 +32,25 @@ var StopGrace = 5 * time.Second
 // coverage. When ctx ends (the run's deadline, a signal) Run still returns
 // what was collected, with every source that had not finished marked
 // failed, together with ctx's error: the audit reports what it has, marked
-// incomplete, instead of nothing.
+// incomplete, instead of nothing. An Observer in ctx (WithObserver) hears
+// each source start, read and finish.
 func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*model.Estate, error) {
 	if limit <= 0 {
 		limit = len(instances)
 	}
+	obs := observerOf(ctx)
 	sinks := make([]*sourceSink, len(instances))
 	sem := make(chan struct{}, max(limit, 1))
 	var wg sync.WaitGroup
 	for i, inst := range instances {
-		sinks[i] = &sourceSink{source: inst.Name, system: inst.Type}
+		sinks[i] = &sourceSink{source: inst.Name, system: inst.Type, obs: obs}
 		wg.Add(1)
 		go func(s *sourceSink, inst Instance) {
 			defer wg.Done()
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
+				s.start()
 				s.fail(stopped(ctx))
 				s.finish()
 				return
@@ -55,8 +59,10 @@ func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*
 			defer func() {
 				if r := recover(); r != nil {
 					s.fail(fmt.Errorf("collector panicked: %v", r))
+					s.finish()
 				}
 			}()
+			s.start()
 			err := inst.Collector.Collect(ctx, s)
 			if n, ok := inst.Collector.(Noter); ok {
 				s.note(n.Notes())
@@ -82,7 +88,10 @@ func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*
 	}
 	est := &model.Estate{Version: model.EstateVersion, CollectedAt: now}
 	for _, s := range sinks {
-		s.freeze(ctx)
+		if s.freeze(ctx) {
+			s.start()
+			s.obs.Finished(s.coverage(), time.Since(s.started))
+		}
 		s.mergeInto(est)
 	}
 	Sort(est)
@@ -140,6 +149,8 @@ func stable[T any](s []T, less func(a, b *T) bool) {
 // sourceSink gathers one source's output and its coverage.
 type sourceSink struct {
 	source, system string
+	obs            Observer
+	started        time.Time // set by start, before the collector runs
 
 	mu        sync.Mutex
 	backfills []model.Backfill
@@ -153,6 +164,21 @@ type sourceSink struct {
 	failed    error
 	finished  bool
 	frozen    bool // abandoned after the run ended: later adds are dropped
+	units     map[string]bool
+	objects   int
+}
+
+// start tells the observer the source began, once.
+func (s *sourceSink) start() {
+	s.mu.Lock()
+	first := s.started.IsZero()
+	if first {
+		s.started = time.Now()
+	}
+	s.mu.Unlock()
+	if first {
+		s.obs.Started(s.source, s.system)
+	}
 }
 
 // note keeps what the collector noted about its run.
@@ -164,22 +190,28 @@ func (s *sourceSink) note(notes []string) {
 	}
 }
 
-// finish marks the collector as returned.
+// finish marks the collector as returned, once, and tells the observer.
 func (s *sourceSink) finish() {
 	s.mu.Lock()
+	already := s.finished
 	s.finished = true
 	s.mu.Unlock()
+	if !already {
+		s.obs.Finished(s.coverage(), time.Since(s.started))
+	}
 }
 
 // freeze stops the sink taking more, and marks a source that had not
 // finished when the run ended as failed: part of its answer is missing.
-func (s *sourceSink) freeze(ctx context.Context) {
+// It reports whether the source was abandoned so.
+func (s *sourceSink) freeze(ctx context.Context) (abandoned bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.frozen = true
 	if !s.finished && s.failed == nil {
 		s.failed = stopped(ctx)
 	}
+	return !s.finished
 }
 
 func (s *sourceSink) AddBackfill(b model.Backfill) {
@@ -271,10 +303,19 @@ func unrepeated(msg, system, scope string) string {
 
 func (s *sourceSink) AddRead(scope, what string, n, partial int) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.frozen {
-		s.reads = addRead(s.reads, scope, what, n, partial)
+	if s.frozen {
+		s.mu.Unlock()
+		return
 	}
+	s.reads = addRead(s.reads, scope, what, n, partial)
+	if s.units == nil {
+		s.units = map[string]bool{}
+	}
+	s.units[scope] = true
+	s.objects += n
+	units, objects := len(s.units), s.objects
+	s.mu.Unlock()
+	s.obs.Read(s.source, units, objects)
 }
 
 // addRead adds n objects of one kind read at scope to reads.
@@ -296,6 +337,19 @@ func (s *sourceSink) fail(err error) {
 }
 
 func (s *sourceSink) mergeInto(est *model.Estate) {
+	c := s.coverage()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	est.Backfills = append(est.Backfills, s.backfills...)
+	est.Artifacts = append(est.Artifacts, s.artifacts...)
+	est.Records = append(est.Records, s.records...)
+	est.Edges = append(est.Edges, s.edges...)
+	est.Builds = append(est.Builds, s.builds...)
+	est.Coverage = append(est.Coverage, c)
+}
+
+// coverage is the source's coverage as it stands.
+func (s *sourceSink) coverage() model.Coverage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Collectors report concurrently; sorted errors keep reports stable.
@@ -306,7 +360,7 @@ func (s *sourceSink) mergeInto(est *model.Estate) {
 		return s.errs[i].Error < s.errs[j].Error
 	})
 	c := model.Coverage{
-		Source: s.source, System: s.system, Status: model.CoverageOK, Errors: s.errs,
+		Source: s.source, System: s.system, Status: model.CoverageOK, Errors: slices.Clone(s.errs),
 		Artifacts: len(s.artifacts), Backfills: len(s.backfills), Records: len(s.records),
 	}
 	for _, n := range s.notes {
@@ -318,7 +372,7 @@ func (s *sourceSink) mergeInto(est *model.Estate) {
 		}
 		return s.reads[i].What < s.reads[j].What
 	})
-	c.Reads = s.reads
+	c.Reads = slices.Clone(s.reads)
 	switch {
 	case s.failed != nil:
 		c.Status = model.CoverageFailed
@@ -326,12 +380,7 @@ func (s *sourceSink) mergeInto(est *model.Estate) {
 	case len(s.errs) > 0:
 		c.Status = model.CoverageDegraded
 	}
-	est.Backfills = append(est.Backfills, s.backfills...)
-	est.Artifacts = append(est.Artifacts, s.artifacts...)
-	est.Records = append(est.Records, s.records...)
-	est.Edges = append(est.Edges, s.edges...)
-	est.Builds = append(est.Builds, s.builds...)
-	est.Coverage = append(est.Coverage, c)
+	return c
 }
 
 // NewTestSink returns a Sink that keeps everything, for collectors' tests.

@@ -50,8 +50,22 @@ var writers = []struct {
 	{"sarif", func(Options) Writer { return SARIF{} }},
 }
 
-// New returns the writer for a format.
+// aliases are other names of a format: "text" is the terminal table,
+// the name plan check used first.
+var aliases = map[string]string{"text": "table"}
+
+// Canonical returns a format's own name for an alias ("text" is "table"),
+// and any other name unchanged.
+func Canonical(format string) string {
+	if c, ok := aliases[format]; ok {
+		return c
+	}
+	return format
+}
+
+// New returns the writer for a format or one of its aliases.
 func New(format string, o Options) (Writer, error) {
+	format = Canonical(format)
 	for _, w := range writers {
 		if w.name == format {
 			return w.new(o), nil
@@ -69,9 +83,9 @@ func Formats() []string {
 	return out
 }
 
-// IsFormat reports whether bfaudit writes format.
+// IsFormat reports whether bfaudit writes format (or an alias of it).
 func IsFormat(format string) bool {
-	return slices.Contains(Formats(), format)
+	return slices.Contains(Formats(), Canonical(format))
 }
 
 // ColumnsFrom reads the terminal width from $COLUMNS, as ls and git do:

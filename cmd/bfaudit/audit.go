@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/audit"
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports/due"
@@ -18,6 +19,7 @@ import (
 )
 
 type auditFlags struct {
+	filter   filterFlags
 	from     []string
 	formats  []string
 	outputs  []string
@@ -40,9 +42,16 @@ The run has a deadline (--deadline, or deadline: in the config; default 30m).
 When it passes, or on SIGINT or SIGTERM, collection stops, the reports are
 written from what was collected (sources that had not finished count as not
 answered, so nothing of theirs is ticked, closed or resolved), the reports
-say the run is incomplete, and the exit code is 3.`,
+say the run is incomplete, and the exit code is 3.
+
+--severity, --owner and --backfill narrow what the reports show, and the
+exit status judges only what is shown; the history store, GitHub, Slack
+and the metrics still get every finding, so a narrowed run never resolves
+or closes anything it does not show.`,
 		Example: `  bfaudit audit --config bfaudit.yaml
   bfaudit audit --config bfaudit.yaml --format table,json --output json=report.json --fail-on medium
+  bfaudit audit --config bfaudit.yaml -o out/report.html
+  bfaudit audit --config bfaudit.yaml --severity high --owner alice --fail-on never
   bfaudit audit --config bfaudit.yaml --deadline 10m
   bfaudit audit --from estate.json --now 2026-11-30
   bfaudit audit --from shard-0.json --from shard-1.json
@@ -58,10 +67,12 @@ say the run is incomplete, and the exit code is 3.`,
 	fl := cmd.Flags()
 	// A backquoted word in a usage is the flag's value name in --help.
 	fl.StringArrayVar(&f.from, "from", nil, "audit the estate in `FILE` (written by bfaudit collect --out) without touching any system; "+
-		"repeat it, or name a directory (every *.json in it), to merge estates, such as the shards of collect --shard")
-	fl.StringSliceVarP(&f.formats, "format", "f", nil, "report `FORMAT`s: table, json, markdown, html, sarif (comma-separated or repeated)")
-	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "write a format to a file: `FORMAT=PATH` (repeatable); a bare PATH applies to the only format")
-	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a finding is at or above this `SEVERITY` (critical, high, medium, low, info)")
+		"repeat it, name a directory (every *.json in it) or a quoted glob, to merge estates, such as the shards of collect --shard")
+	fl.StringSliceVarP(&f.formats, "format", "f", nil, "report `FORMAT`s: "+formatList()+" (comma-separated or repeated; default report.formats in the config, table)")
+	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "write a format to a file: `FORMAT=PATH` (repeatable; its folder is made if missing); "+
+		"a bare PATH takes the only --format, or without --format the one its extension names (.json, .html, .md, .sarif, .txt)")
+	fl.StringVar(&f.failOn, "fail-on", "", failOnUsage)
+	f.filter.register(fl)
 	fl.Var(&f.dryRun, "dry-run", "print what the sinks (GitHub, Slack) would do as JSON Lines and do none of it, nor record the run in history; "+
 		"bare, the plan goes to stdout (the report meant for stdout to stderr); --dry-run=FILE writes it to FILE")
 	fl.Lookup("dry-run").NoOptDefVal = "true"
@@ -91,11 +102,13 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	if err != nil {
 		return err
 	}
-	failOn := cfg.FailOn
-	if f.failOn != "" {
-		if failOn, err = model.ParseSeverity(f.failOn); err != nil {
-			return usageError(fmt.Errorf("--fail-on: %w", err))
-		}
+	failOn, err := resolveFailOn(f.failOn, cfg)
+	if err != nil {
+		return err
+	}
+	filt, err := f.filter.parse()
+	if err != nil {
+		return usageError(err)
 	}
 	deadline := cfg.Deadline
 	if cmd.Flags().Changed("deadline") {
@@ -109,6 +122,9 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 		return usageError(err)
 	}
 	if f.metrics != "" {
+		if err := makeDir(f.metrics); err != nil {
+			return usageError(fmt.Errorf("--metrics: %w", err))
+		}
 		if err := metrics.CheckFile(f.metrics); err != nil {
 			return usageError(fmt.Errorf("--metrics: %w", err))
 		}
@@ -139,22 +155,22 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	var problems []string
 	var errs []error
 	var est *model.Estate
+	var prog *progress
 	if len(f.from) > 0 {
 		if est, err = loadEstates(g, f.from); err != nil {
 			return usageError(err)
 		}
 	} else {
 		g.log.Debug("collecting", slog.Int("sources", len(cfg.Instances)), slog.Duration("deadline", deadline))
-		progress(g, "collecting from %d sources...", len(cfg.Instances))
-		est, err = audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
-		progress(g, "")
+		prog = g.startProgress(len(cfg.Instances))
+		est, err = audit.Collect(collectors.WithObserver(ctx, prog), cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+		prog.close()
 		if err != nil {
 			p := stopReason(cmd.Context(), deadline)
 			problems = append(problems, p)
 			errs = append(errs, errors.New(p))
 		}
 	}
-	logCoverage(g, est)
 
 	var store *history.Store
 	if cfg.History != nil {
@@ -204,21 +220,41 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	if err := dry.close(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := writeReports(finish, g, reportOut, cfg, plan, report); err != nil {
+	// Everything above saw every finding; the filters narrow only what
+	// is shown, and what the exit status judges.
+	shown := filt.apply(report)
+	if err := writeReports(finish, g, reportOut, cfg, plan, shown); err != nil {
 		return usageError(err)
 	}
-	for _, c := range report.Coverage {
-		if !c.Full() {
-			errs = append(errs, coverageError(c))
-		}
-	}
+	errs = append(errs, coverageErrors(report.Coverage, prog)...)
 	switch {
 	case !report.Summary.Complete || len(errs) > 0:
 		return &exitError{code: exitIncomplete, err: errors.Join(errs...)}
-	case report.Failing(failOn):
+	case failOn.failing(shown.Findings):
 		return &exitError{code: exitFindings}
 	}
 	return nil
+}
+
+// coverageErrors are the sources that did not answer fully, one error
+// each for stderr, but for those whose progress line said why already:
+// one line for all of those.
+func coverageErrors(cov []model.Coverage, p *progress) []error {
+	var errs []error
+	told := 0
+	for _, c := range cov {
+		switch {
+		case c.Full():
+		case p.toldOf(c):
+			told++
+		default:
+			errs = append(errs, coverageError(c))
+		}
+	}
+	if told > 0 {
+		errs = append(errs, fmt.Errorf("%s did not answer fully (see above): the reports are incomplete", plural(told, "source")))
+	}
+	return errs
 }
 
 // stopReason says, for the report and the log, why collection stopped.
@@ -247,30 +283,4 @@ func orWhole(scope string) string {
 		return "the whole source"
 	}
 	return scope
-}
-
-func logCoverage(g *globals, est *model.Estate) {
-	for _, c := range est.Coverage {
-		for _, n := range c.Notes {
-			g.log.Info("source note", slog.String("source", c.Source), slog.String("note", n))
-		}
-		switch c.State() {
-		case model.CoverageFailed:
-			g.log.Warn("source failed", slog.String("source", c.Source), slog.String("error", c.Error))
-		case model.CoverageDegraded:
-			g.log.Warn("source degraded", slog.String("source", c.Source), slog.Int("errors", len(c.Errors)))
-		}
-	}
-}
-
-// progress shows collection progress on a terminal only, never in CI logs.
-func progress(g *globals, format string, args ...any) {
-	if !isTerminal(g.stderr) {
-		return
-	}
-	if format == "" {
-		fmt.Fprint(g.stderr, "\r\x1b[K")
-		return
-	}
-	fmt.Fprintf(g.stderr, "\r\x1b[K"+format, args...)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports"
 )
@@ -54,9 +55,13 @@ answered, never resolved.`,
 			if err != nil {
 				return err
 			}
+			if err := makeDir(out); err != nil {
+				return usageError(fmt.Errorf("--out: %w", err))
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), cfg.Deadline)
 			defer cancel()
-			progress(g, "collecting from %d sources...", len(cfg.Instances))
+			prog := g.startProgress(len(cfg.Instances))
+			ctx = collectors.WithObserver(ctx, prog)
 			var est *model.Estate
 			var stopErr error
 			if spec != nil {
@@ -64,7 +69,7 @@ answered, never resolved.`,
 			} else {
 				est, stopErr = audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
 			}
-			progress(g, "")
+			prog.close()
 			for i := range est.Coverage {
 				audit.RedactCoverage(&est.Coverage[i])
 			}
@@ -73,28 +78,63 @@ answered, never resolved.`,
 			if err := audit.SaveEstate(out, est); err != nil {
 				return usageError(err)
 			}
-			logCoverage(g, ownSources(est))
 			fmt.Fprintf(g.stdout, "saved %d backfills, %d artifacts, %d records from %d sources to %s\n",
-				len(est.Backfills), len(est.Artifacts), len(est.Records), len(est.Coverage), out)
+				countBackfills(est, cfg.Selector), len(est.Artifacts), len(est.Records), len(est.Coverage), out)
 			for _, c := range ownSources(est).Coverage {
 				read := reports.ReadCell(c)
 				if read == "" {
 					read = "nothing"
 				}
-				fmt.Fprintf(g.stdout, "  %s (%s): %s; read %s\n", c.Source, c.System, c.State(), read)
+				fmt.Fprintf(g.stdout, "  %s (%s): %s; read %s%s\n", c.Source, c.System, c.State(), read, notes(c))
 			}
 			if stopErr != nil {
 				return &exitError{code: exitIncomplete, err: errors.New(stopReason(cmd.Context(), cfg.Deadline))}
 			}
 			if !shardComplete(est) {
-				return &exitError{code: exitIncomplete}
+				return &exitError{code: exitIncomplete, err: errors.Join(coverageErrors(ownSources(est).Coverage, prog)...)}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write the estate (JSON) to `FILE`")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the estate (JSON) to `FILE` (its folder is made if missing)")
 	cmd.Flags().StringVar(&shard, "shard", "", "collect only shard `SHARD` of every source's units, written I/N with I 0-based (0/4 to 3/4); merge the shards with audit --from")
 	return cmd
+}
+
+// countBackfills counts the backfills as the audit does: one per id,
+// however many plans, scheduler objects, records and artifacts name it
+// (a plan and the scheduler's run of it are one backfill; an id found only
+// on a table is one too).
+func countBackfills(est *model.Estate, sel *correlate.Selector) int {
+	if sel == nil {
+		sel = correlate.MustSelector()
+	}
+	ids := map[model.BackfillID]bool{}
+	for _, b := range est.Backfills {
+		ids[model.ParseID(b.ID)] = true
+	}
+	for _, r := range est.Records {
+		ids[model.ParseID(r.BackfillID)] = true
+	}
+	for _, a := range est.Artifacts {
+		id := a.BackfillID
+		if id == "" {
+			id, _, _ = sel.Match(a.URI, a.Name, a.Labels)
+		}
+		if id != "" {
+			ids[model.ParseID(id)] = true
+		}
+	}
+	return len(ids)
+}
+
+// notes are a source's notes, for the end of its line.
+func notes(c model.Coverage) string {
+	s := ""
+	for _, n := range c.Notes {
+		s += "; note: " + n
+	}
+	return s
 }
 
 // shardComplete is est.Complete, not counting the sources another shard

@@ -63,7 +63,7 @@ func openDryRun(g *globals, f dryRunFlag) (*dryRunOut, error) {
 	case "-":
 		return &dryRunOut{w: g.stdout, onStdout: true}, nil
 	}
-	file, err := os.Create(f.to)
+	file, err := createFile(f.to)
 	if err != nil {
 		return nil, fmt.Errorf("--dry-run: %w", err)
 	}

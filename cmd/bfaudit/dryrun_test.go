@@ -117,9 +117,11 @@ func TestDryRunFileErrors(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "--dry-run=plan.jsonl") {
 		t.Errorf("exit %d, want %d and a hint to write --dry-run=plan.jsonl: %s", code, exitUsage, stderr)
 	}
-	// A plan file that cannot be created stops the run before it starts.
-	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "plan.jsonl")
-	code, out, stderr := bfaudit(t, "audit", "-c", cfg, "--dry-run="+missing)
+	// A plan file that cannot be created (its folder would be a file)
+	// stops the run before it starts; a missing folder is made.
+	notDir := filepath.Join(t.TempDir(), "file")
+	write(t, notDir, "")
+	code, out, stderr := bfaudit(t, "audit", "-c", cfg, "--dry-run="+filepath.Join(notDir, "plan.jsonl"))
 	if code != exitUsage || !strings.Contains(stderr, "--dry-run") || out != "" {
 		t.Errorf("exit %d, want %d naming --dry-run; stdout %q; stderr %s", code, exitUsage, out, stderr)
 	}

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bfaudit/bfaudit/audit"
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/config"
 	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/model"
@@ -20,7 +22,7 @@ import (
 )
 
 type fixFlags struct {
-	backfill string
+	filter   filterFlags
 	from     []string
 	format   string
 	output   string
@@ -37,9 +39,9 @@ func newFixCmd(g *globals) *cobra.Command {
 		Short: "Print the cleanup of a backfill as a script, in lifecycle order; --apply does its safe part",
 		Long: `Audit as bfaudit audit does (or read a saved estate with --from), then print the
 exact commands that clear each open finding (bq, gcloud, kubectl, airflow,
-amtool, rabbitmqadmin, SQL for psql), names quoted, in the practice's order,
-"Close the loop in order": verify, normalize, revoke access, archive the
-decision record, and only then delete temporary tables and job definitions.
+amtool, rabbitmqadmin, SQL for psql), names quoted, in lifecycle order:
+verify, normalize, revoke access, archive the decision record, and only
+then delete temporary tables and job definitions.
 Steps that must wait are printed commented out, with the reason; what only a
 person can do (write the decision record) comes with a filled template.
 Waived findings get nothing (--due lists them, held).
@@ -58,21 +60,31 @@ due.notice_days before, as the history store proves (due dates and notices
 as of today, or --now). The others are held with the reason: not due (due
 in 3d), not announced (owner never notified, or notified only 1d ago),
 waived; a step blocked by the lifecycle order still waits. Human acts are
-unaffected. --due needs a history: section.`,
+unaffected. --due needs a history: section.
+
+--backfill (repeat it or comma-separate), --owner and --severity narrow the
+plan to the findings shown; a step still waits on earlier steps blocked by
+findings left out. --format text and table name the script too; with no
+--format, an --output ending in .json gets JSON.`,
 		Example: `  bfaudit fix --config bfaudit.yaml --backfill BF-1234 > cleanup.sh
   bfaudit fix --from estate.json --backfill BF-1234 --format json
   bfaudit fix --config bfaudit.yaml --backfill BF-1234 --apply
   bfaudit fix --config bfaudit.yaml --due --dry-run
-  bfaudit fix --config bfaudit.yaml --due --apply`,
+  bfaudit fix --config bfaudit.yaml --due --apply
+  bfaudit fix --config bfaudit.yaml --owner alice --severity high -o out/plan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFix(cmd, g, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.backfill, "backfill", "", "the backfill `ID` to clean up (default: every backfill with open findings)")
-	fl.StringArrayVar(&f.from, "from", nil, "plan from the estate in `FILE` (written by bfaudit collect --out); repeat it, or name a directory "+
-		"(every *.json in it), to merge estates such as the shards of collect --shard; --apply still reads each artifact again")
-	fl.StringVarP(&f.format, "format", "f", "sh", "`FORMAT` of the plan: sh (a script) or json")
-	fl.StringVarP(&f.output, "output", "o", "", "write the plan to `FILE` instead of stdout")
+	f.filter.register(fl)
+	fl.Lookup("backfill").Usage = "clean up this backfill `ID` (default: every backfill with open findings); repeat or comma-separate"
+	fl.Lookup("owner").Usage = "plan only the findings of this `OWNER` (the owner as written, or its part before @); repeat or comma-separate"
+	fl.Lookup("severity").Usage = "plan only the findings at or above this `SEVERITY` (critical, high, medium, low, info)"
+	fl.StringArrayVar(&f.from, "from", nil, "plan from the estate in `FILE` (written by bfaudit collect --out); repeat it, name a directory "+
+		"(every *.json in it) or a quoted glob, to merge estates such as the shards of collect --shard; --apply still reads each artifact again")
+	fl.StringVarP(&f.format, "format", "f", "", "`FORMAT` of the plan: sh (a script; text and table name it too) or json; "+
+		"default json when --output ends in .json, else sh")
+	fl.StringVarP(&f.output, "output", "o", "", "write the plan to `FILE` instead of stdout (its folder is made if missing)")
 	fl.BoolVar(&f.apply, "apply", false, "act: take the actions that may run now and are reversible or allowed in fix.allow, recording each in history")
 	fl.BoolVar(&f.due, "due", false, "act only on findings past their due date whose owner was told at least due.notice_days before (needs history:); list the rest with why")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "list what --apply would do with each item, and why not, touching nothing")
@@ -81,8 +93,13 @@ unaffected. --due needs a history: section.`,
 }
 
 func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
+	f.format = fixFormat(f.format, f.output)
 	if f.format != "sh" && f.format != "json" {
-		return usageError(fmt.Errorf("--format: %q is not sh or json", f.format))
+		return usageError(fmt.Errorf("--format: %q is not sh (or text, table) or json", f.format))
+	}
+	filt, err := f.filter.parse()
+	if err != nil {
+		return usageError(err)
 	}
 	if f.apply && f.dryRun {
 		return usageError(errors.New("--apply and --dry-run: give one"))
@@ -109,19 +126,26 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 	defer cancel()
 
 	var est *model.Estate
+	var prog *progress
 	if len(f.from) > 0 {
 		if est, err = loadEstates(g, f.from); err != nil {
 			return usageError(err)
 		}
 	} else {
-		progress(g, "collecting from %d sources...", len(cfg.Instances))
-		est, err = audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
-		progress(g, "")
+		prog = g.startProgress(len(cfg.Instances))
+		est, err = audit.Collect(collectors.WithObserver(ctx, prog), cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+		prog.close()
 		if err != nil {
 			return &exitError{code: exitIncomplete, err: errors.New(stopReason(cmd.Context(), deadline))}
 		}
 	}
-	logCoverage(g, est)
+	// What a source that did not answer held is left out of the plan
+	// (its findings are unread); say so once.
+	for _, err := range coverageErrors(est.Coverage, prog) {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintln(g.stderr, "bfaudit: warning:", line)
+		}
+	}
 	in := fix.Evaluate(est, cfg.Selector, cfg.Engine, now)
 	in.RecordsDir, in.PlansDir = fix.Dirs(cfg.Instances)
 
@@ -137,15 +161,16 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 		}
 	}
 	if f.due {
-		if in.Due, err = dueGate(ctx, store, in.Report, f.backfill, cfg.DuePolicy.NoticeDays); err != nil {
+		if in.Due, err = dueGate(ctx, store, in.Report, filt.keepsFinding, cfg.DuePolicy.NoticeDays); err != nil {
 			return &exitError{code: exitIncomplete, err: fmt.Errorf("history: %w", err)}
 		}
 	}
+	in.Report = filt.findings(in.Report)
 	runs := func(remedy.Action) bool { return true }
 	if f.apply || f.dryRun {
 		runs = func(a remedy.Action) bool { return cfg.Fix.Allows(a.Name) }
 	}
-	plan, err := fix.NewPlan(in, f.backfill, runs)
+	plan, err := newFixPlan(in, splitList(f.filter.backfills), runs)
 	if err != nil {
 		return usageError(err)
 	}
@@ -155,10 +180,53 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 	return writeFixPlan(g, plan, f)
 }
 
+// fixFormat is fix's --format as given (text and table name the script),
+// else the one --output's extension names.
+func fixFormat(format, output string) string {
+	switch {
+	case format == "text" || format == "table":
+		return "sh"
+	case format != "":
+		return format
+	case strings.HasSuffix(strings.ToLower(output), ".json"):
+		return "json"
+	}
+	return "sh"
+}
+
+// newFixPlan is the plan of the backfills named (every one with open
+// findings when none is), in the order named.
+func newFixPlan(in fix.Inputs, ids []string, runs fix.Runs) (*fix.Plan, error) {
+	if len(ids) == 0 {
+		return fix.NewPlan(in, "", runs)
+	}
+	var plan *fix.Plan
+	for _, id := range ids {
+		p, err := fix.NewPlan(in, id, runs)
+		if err != nil {
+			return nil, err
+		}
+		if plan == nil {
+			plan = p
+		} else {
+			plan.Backfills = append(plan.Backfills, p.Backfills...)
+		}
+	}
+	return plan, nil
+}
+
+// createOutput opens fix's --output, making its folder first.
+func createOutput(path string) (*os.File, error) {
+	if err := makeDir(path); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+}
+
 func writeFixPlan(g *globals, plan *fix.Plan, f fixFlags) error {
 	var w io.Writer = g.stdout
 	if f.output != "" {
-		file, err := os.OpenFile(f.output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		file, err := createOutput(f.output)
 		if err != nil {
 			return usageError(fmt.Errorf("--output: %w", err))
 		}
@@ -201,7 +269,7 @@ func applyFix(ctx context.Context, g *globals, cfg *config.Config, store *histor
 	var err error
 	var w io.Writer = g.stdout
 	if f.output != "" {
-		file, err := os.OpenFile(f.output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		file, err := createOutput(f.output)
 		if err != nil {
 			return usageError(fmt.Errorf("--output: %w", err))
 		}

@@ -119,7 +119,7 @@ func TestFixUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"fix", "-c", quickstart, "--backfill", "BF-9999"}, "BF-9999: no plan, record or artifact"},
-		{[]string{"fix", "-c", quickstart, "-f", "yaml"}, `--format: "yaml" is not sh or json`},
+		{[]string{"fix", "-c", quickstart, "-f", "yaml"}, `--format: "yaml" is not sh (or text, table) or json`},
 		{[]string{"fix"}, "no config"},
 		{[]string{"fix", "--from", "missing.json", "--apply"}, "no config"},
 	} {

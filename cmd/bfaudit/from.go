@@ -7,10 +7,14 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// loadEstates reads the --from estates and merges them; entries that
-// differed between estates are reported on stderr (the later-collected
-// estate's version was kept).
+// loadEstates reads the --from estates (files, directories, quoted globs)
+// and merges them; entries that differed between estates are reported on
+// stderr (the later-collected estate's version was kept).
 func loadEstates(g *globals, from []string) (*model.Estate, error) {
+	from, err := expandGlobs(from)
+	if err != nil {
+		return nil, fmt.Errorf("--from %w", err)
+	}
 	paths, err := audit.EstatePaths(from)
 	if err != nil {
 		return nil, err

@@ -42,9 +42,14 @@ func TestAuditWritesMetricsFile(t *testing.T) {
 	}
 }
 
-// A folder that does not exist is refused before the run, not after it.
+// A path that cannot be the metrics file is refused before the run, not
+// after it (a missing folder is made: TestOutputFoldersAreMade).
 func TestMetricsFileCheckedFirst(t *testing.T) {
-	code, _, stderr := bfaudit(t, "audit", "-c", quickstart, "--metrics", filepath.Join(t.TempDir(), "nope", "x.prom"))
+	folder := filepath.Join(t.TempDir(), "x.prom")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := bfaudit(t, "audit", "-c", quickstart, "--metrics", folder)
 	if code != exitUsage || !strings.Contains(stderr, "--metrics:") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}

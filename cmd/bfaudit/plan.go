@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/collectors/records"
+	"github.com/bfaudit/bfaudit/config"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports"
@@ -18,34 +19,45 @@ import (
 
 func newPlanCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "plan", Short: "Check backfill plans before they run"}
-	var failOn string
+	var failOnFlag string
 	var format string
 	check := &cobra.Command{
-		Use:   "check FILE...",
+		Use:   "check FILE|DIR|GLOB...",
 		Short: "Run the governance rules (BF101-BF111) on plan files",
 		Long: `Check plan files before any backfill runs: each finding is printed with its
-file and line. Exits 1 when a finding is at or above --fail-on (default
-medium), 2 when a file cannot be read or parsed.`,
-		Example: `  bfaudit plan check plans/*.yaml
-  bfaudit plan check --fail-on high --format sarif plans/bf-1234.yaml > plan.sarif`,
+file and line. A directory stands for every *.yaml and *.yml in it, a
+quoted glob for its matches, each sorted. Exits 1 when a finding is at or
+above --fail-on (default report.fail_on in the config, high; never: exit 0
+whatever the findings), 2 when a file cannot be read or parsed.`,
+		Example: `  bfaudit plan check plans/
+  bfaudit plan check 'plans/*.yaml'
+  bfaudit plan check --fail-on medium --format sarif plans/bf-1234.yaml > plan.sarif`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			now, err := g.clock()
 			if err != nil {
 				return err
 			}
-			min, err := model.ParseSeverity(failOn)
+			format = reports.Canonical(format)
+			if format != "table" && format != "json" && format != "sarif" {
+				return usageError(fmt.Errorf("--format: %q is not text (or table), json or sarif", format))
+			}
+			files, err := expandPaths(args, ".yaml", ".yml")
 			if err != nil {
-				return usageError(fmt.Errorf("--fail-on: %w", err))
+				return usageError(err)
 			}
 			opts := rules.Options{Only: func(r *rules.Rule) bool { return r.Governance }}
+			var cfg *config.Config
 			if g.configPath != "" {
-				cfg, err := g.loadConfig(false)
-				if err != nil {
+				if cfg, err = g.loadConfig(false); err != nil {
 					return err
 				}
 				opts = cfg.RuleOptions
 				opts.Only = func(r *rules.Rule) bool { return r.Governance }
+			}
+			failOn, err := resolveFailOn(failOnFlag, cfg)
+			if err != nil {
+				return err
 			}
 			est := &model.Estate{Version: model.EstateVersion}
 			var parseErrs []error
@@ -71,21 +83,21 @@ medium), 2 when a file cannot be read or parsed.`,
 			// A plan that could not be read was not checked: "no findings"
 			// (or an empty report) would read as a clean bill.
 			if len(findings) > 0 || len(parseErrs) == 0 {
-				if err := printPlanFindings(cmd, g, format, findings, now); err != nil {
+				if err := printPlanFindings(cmd, g, format, findings, est.Backfills, parseErrs, now); err != nil {
 					return usageError(err)
 				}
 			}
 			switch {
 			case len(parseErrs) > 0:
 				return &exitError{code: exitUsage, err: fmt.Errorf("%s in plan files: not every plan was checked", plural(len(parseErrs), "problem"))}
-			case failing(findings, min):
+			case failOn.failing(findings):
 				return &exitError{code: exitFindings}
 			}
 			return nil
 		},
 	}
-	check.Flags().StringVar(&failOn, "fail-on", "medium", "exit 1 when a finding is at or above this `SEVERITY` (critical, high, medium, low, info)")
-	check.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text, json or sarif")
+	check.Flags().StringVar(&failOnFlag, "fail-on", "", failOnUsage)
+	check.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text (or table: one line per finding), json or sarif")
 	cmd.AddCommand(check)
 	return cmd
 }
@@ -129,9 +141,12 @@ func planFindings(g *globals, eng *rules.Engine, est *model.Estate, now time.Tim
 	return out
 }
 
-func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings []model.Finding, now time.Time) error {
+// printPlanFindings writes the findings of the plans checked: text (one
+// line per finding) or a report with a row per plan and a summary that
+// counts them.
+func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings []model.Finding, plans []model.Backfill, parseErrs []error, now time.Time) error {
 	switch format {
-	case "text":
+	case "table":
 		for _, f := range findings {
 			waived := ""
 			if f.Waived() {
@@ -145,10 +160,27 @@ func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings [
 		return nil
 	case "json", "sarif":
 		w, _ := reports.New(format, reports.Options{})
-		r := &model.Report{Version: model.ReportVersion, Tool: "bfaudit plan check", Now: now, Findings: findings}
+		r := &model.Report{Version: model.ReportVersion, Tool: "bfaudit plan check", Now: now, Findings: findings,
+			Backfills: []model.BackfillReport{}, Coverage: []model.Coverage{}}
+		if r.Findings == nil {
+			r.Findings = []model.Finding{}
+		}
+		open := map[model.BackfillID]int{}
+		for _, f := range findings {
+			if !f.Waived() {
+				open[model.ParseID(f.BackfillID)]++
+			}
+		}
+		for _, b := range plans {
+			r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: b, Known: true, Findings: open[model.ParseID(b.ID)]})
+		}
+		for _, e := range parseErrs {
+			r.Problems = append(r.Problems, e.Error())
+		}
+		audit.Summarize(r, nil)
 		return w.Write(cmd.Context(), g.stdout, r)
 	}
-	return errors.New("--format: expected text, json or sarif")
+	return fmt.Errorf("--format: %q is not text, json or sarif", format)
 }
 
 func plural(n int, word string) string {
@@ -156,13 +188,4 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func failing(fs []model.Finding, min model.Severity) bool {
-	for _, f := range fs {
-		if !f.Waived() && f.Severity >= min {
-			return true
-		}
-	}
-	return false
 }

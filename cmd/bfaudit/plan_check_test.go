@@ -124,3 +124,22 @@ func TestPlanCheckUnreadablePlanPrintsOnlyTheError(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 }
+
+// Trial friction 8: plan check's JSON summary counts the findings it holds.
+func TestPlanCheckJSONSummaryCounts(t *testing.T) {
+	risky := filepath.Join(t.TempDir(), "bf-7001.yaml")
+	write(t, risky, riskyPlan)
+	_, out, stderr := bfaudit(t, "plan", "check", "-f", "json", "--now", "2026-03-01", risky)
+	r := decodeReport(t, out)
+	if len(r.Findings) < 2 {
+		t.Fatalf("want the risky plan's findings, got %d: %s", len(r.Findings), stderr)
+	}
+	agrees(t, r)
+	total := 0
+	for _, n := range r.Summary.BySeverity {
+		total += n
+	}
+	if total != r.Summary.Findings || r.Summary.Backfills != 1 {
+		t.Errorf("summary %+v over %d findings of 1 plan", r.Summary, len(r.Findings))
+	}
+}

@@ -25,6 +25,8 @@ type globals struct {
 	configPath string
 	now        string
 	verbose    bool
+	quiet      bool
+	noColor    bool
 	v          *viper.Viper
 	stdout     io.Writer
 	stderr     io.Writer
@@ -74,7 +76,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			g.log = newLogger(g.stderr, g.verbose)
+			g.log = newLogger(g.stderr, g.verbose, g.quiet)
 			if memory.Set > 0 {
 				g.log.Debug("memory limit", "soft_limit_bytes", memory.Set, "limit_bytes", memory.Limit, "why", memory.Why)
 			} else if memory.Why != "" {
@@ -84,11 +86,13 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
 			cmd.SetContext(httplog.WithLogger(cmd.Context(), g.log))
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError(suggestFlag(cmd, err)) })
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.configPath, "config", "c", os.Getenv("BFAUDIT_CONFIG"), "config `FILE` (env BFAUDIT_CONFIG)")
 	pf.StringVar(&g.now, "now", "", "audit as of this `TIME` (RFC 3339 or YYYY-MM-DD) instead of the clock, for reproducible runs")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "debug logging, with every HTTP call to a source or sink (method, URL without credentials, status, duration)")
+	pf.BoolVarP(&g.quiet, "quiet", "q", false, "no progress lines nor info logs on stderr (warnings and errors still show)")
+	pf.BoolVar(&g.noColor, "no-color", false, "no colour in the terminal table (so does NO_COLOR set to anything); colour is only ever used on a terminal")
 	root.AddCommand(newAuditCmd(g), newCollectCmd(g), newPlanCmd(g), newRulesCmd(g), newConfigCmd(g), newVersionCmd(g))
 	root.AddCommand(newFixCmd(g))
 	return root
@@ -119,11 +123,15 @@ func (g *globals) loadConfig(allowEmpty bool) (*config.Config, error) {
 	return c, nil
 }
 
-// newLogger logs text on a terminal and JSON otherwise (CI, cron).
-func newLogger(w io.Writer, verbose bool) *slog.Logger {
+// newLogger logs text on a terminal and JSON otherwise (CI, cron); at
+// debug level with --verbose, warnings and errors only with --quiet.
+func newLogger(w io.Writer, verbose, quiet bool) *slog.Logger {
 	level := slog.LevelInfo
-	if verbose {
+	switch {
+	case verbose:
 		level = slog.LevelDebug
+	case quiet:
+		level = slog.LevelWarn
 	}
 	// Every string and error logged passes the redactor: errors carry what
 	// servers answered, and servers echo requests.
@@ -142,15 +150,6 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func splitList(vals []string) []string {

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/term"
+
+	"github.com/bfaudit/bfaudit/reports"
+)
+
+// isTerminal reports whether w is a terminal (not a file, pipe or buffer).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// colorOn says whether what goes to w may be coloured: only on a
+// terminal, and never with --no-color or NO_COLOR set to anything
+// (no-color.org).
+func (g *globals) colorOn(w io.Writer) bool {
+	return !g.noColor && os.Getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
+// terminalWidth is the width to lay the table out in when it goes to w:
+// $COLUMNS when set (as ls and git read it), else the terminal's own
+// width, else 0 (no limit: a file or a pipe).
+func terminalWidth(w io.Writer) int {
+	if n := reports.ColumnsFrom(os.Getenv); n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && isTerminal(f) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return n
+		}
+	}
+	return 0
+}
