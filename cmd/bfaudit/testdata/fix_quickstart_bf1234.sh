@@ -2,9 +2,9 @@
 # bfaudit fix: cleanup of BF-1234, as audited 2026-11-30T00:00:00Z.
 # Read it before you run it. Access goes first: the revocations and key
 # disables of every backfill are at the top and run as soon as the replay
-# has finished. Then the steps follow docs/practice.md, "Close the loop
-# in order": verify, normalize, archive the decision record, and only then
-# retire tables and jobs.
+# has finished. Then the steps follow the cleanup order: verify,
+# normalize, archive the decision record, and only then retire tables and
+# jobs.
 # Each command runs on its own: one that fails, or that needs a variable
 # that is not set (a token), is skipped with a line on stderr saying why,
 # and the script goes on; a later step that relies on it is skipped too.
