@@ -94,7 +94,8 @@ type Report struct {
 	Formats []string `mapstructure:"formats"`
 	// Outputs maps a format to a file; a format without one goes to stdout.
 	Outputs map[string]string `mapstructure:"outputs"`
-	// FailOn is the severity at or above which the audit exits 1.
+	// FailOn is the severity at or above which the audit exits 1, or
+	// "never".
 	FailOn string `mapstructure:"fail_on"`
 	// Templates overrides a format's template: "@path/to/file.tmpl".
 	Templates map[string]string `mapstructure:"templates"`
@@ -323,9 +324,15 @@ func (c *Config) build(col *collector) {
 	fail("fix", c.Fix.Validate())
 	fail("", c.Sinks.validate(base, c.Owners))
 	c.registerSinkSecrets(getenv)
-	sev, err := model.ParseSeverity(c.Report.FailOn)
-	fail("report.fail_on", err)
-	c.FailOn = sev
+	// "never" is read by the commands (exit 0 whatever the findings).
+	if !strings.EqualFold(strings.TrimSpace(c.Report.FailOn), "never") {
+		sev, err := model.ParseSeverity(c.Report.FailOn)
+		if err != nil {
+			err = fmt.Errorf("%w, or never", err)
+		}
+		fail("report.fail_on", err)
+		c.FailOn = sev
+	}
 	for i, f := range c.Report.Formats {
 		if !reports.IsFormat(f) {
 			fail(fmt.Sprintf("report.formats[%d]", i), fmt.Errorf("unknown format %q (expected %s)", f, strings.Join(reports.Formats(), ", ")))

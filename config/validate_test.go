@@ -40,7 +40,7 @@ concurrency: 0
 		p + ":4: sources[0].plans[0]: no such file or folder: " + filepath.Join(dir, "plan"),
 		p + ":8: sources[1].plans: expected a list of text values, got 5",
 		p + ":12: sources[2].schemas: expected a list of text values, got \"newcomer_shop\" (write [newcomer_shop] for a list of one)",
-		p + ":14: report.fail_on: unknown severity \"severe\" (want critical, high, medium, low or info)",
+		p + ":14: report.fail_on: unknown severity \"severe\" (want critical, high, medium, low or info), or never",
 		p + ":15: concurrency: must be 1 or more, got 0",
 	}
 	if err == nil || err.Error() != strings.Join(want, "\n") {

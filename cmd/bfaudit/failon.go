@@ -34,6 +34,9 @@ func resolveFailOn(flag string, cfg *config.Config) (failOn, error) {
 		return failOn{min: sev}, nil
 	}
 	if cfg != nil {
+		if strings.EqualFold(strings.TrimSpace(cfg.Report.FailOn), "never") {
+			return failOn{never: true}, nil
+		}
 		return failOn{min: cfg.FailOn}, nil
 	}
 	return failOn{min: model.SeverityHigh}, nil

@@ -22,6 +22,8 @@ func TestFailOnDefaultAndNever(t *testing.T) {
     approver: carol@example.com
     expires: 2026-06-01
 `)
+	never := filepath.Join(dir, "never.yaml")
+	write(t, never, "report: {fail_on: never}\n")
 	failing := filepath.Join(dir, "failing.yaml")
 	os.WriteFile(failing, []byte("sources:\n  - {type: records, plans: [does-not-exist]}\n"), 0o644)
 	for _, tc := range []struct {
@@ -35,6 +37,7 @@ func TestFailOnDefaultAndNever(t *testing.T) {
 		{"plan check: never", []string{"plan", "check", "--fail-on", "never", risky}, exitOK},
 		{"audit: high fails by default", []string{"audit", "-c", quickstart, "--now", "2026-11-30"}, exitFindings},
 		{"audit: never", []string{"audit", "-c", quickstart, "--now", "2026-11-30", "--fail-on", "never"}, exitOK},
+		{"plan check: report.fail_on never in the config", []string{"plan", "check", "-c", never, risky}, exitOK},
 		{"audit: never still exits 3 when a source failed", []string{"audit", "-c", failing, "--fail-on", "never"}, exitIncomplete},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
