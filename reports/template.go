@@ -185,7 +185,7 @@ func commonFuncs() map[string]any {
 		"oneline":    oneLine,
 		"firstLine":  firstLine,
 		"otherLines": otherLines,
-		"shortWhere": func(f model.Finding) string { return shorten(Where(f), 48) },
+		"shortWhere": func(f model.Finding) string { return shorten(Where(f), 28) },
 		"count":      func(m map[string]int, k fmt.Stringer) int { return m[k.String()] },
 		"step":       func(i int) model.Step { return model.Step(i) },
 		"reached":    func(b model.BackfillReport, s model.Step) bool { return b.Known && b.Lifecycle.Reached >= s },

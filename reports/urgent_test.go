@@ -69,7 +69,7 @@ func TestNextIsMostUrgentOpenItem(t *testing.T) {
 // rowOf is the line of a backfills table (text, Markdown or HTML) for id.
 func rowOf(t *testing.T, out, id string) string {
 	t.Helper()
-	for _, marker := range []string{"\n" + id + " ", "| " + id + " |", "<tr role=\"row\">\n<td class=\"id\" role=\"cell\"><strong>" + id} {
+	for _, marker := range []string{"\n" + id + " ", "| " + id + " |", "<tr role=\"row\">\n<td class=\"id\" role=\"cell\"><strong class=\"clamp\">" + id} {
 		if i := strings.Index(out, marker); i >= 0 {
 			rest := out[i+1:]
 			end := "\n"
