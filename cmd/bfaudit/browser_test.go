@@ -132,6 +132,7 @@ type layout struct {
 	Tallest  string   `json:"tallest"`  // its first words
 	Backfill float64  `json:"backfill"` // the tallest backfills row
 	Cards    bool     `json:"cards"`    // the rows are laid out as cards
+	Wide     []string `json:"wide"`     // when the page is too wide, the first elements past the window
 }
 
 // measure is the script that fills a layout. The header check compares
@@ -165,7 +166,10 @@ const measure = `((minChars) => {
 	for (const r of rows("table.findings tbody tr")) { const h = box(r).height; if (h > findings) { findings = h; tallest = r.textContent.trim().slice(0, 80); } }
 	for (const r of rows("table.backfills tbody tr")) { backfill = Math.max(backfill, box(r).height); }
 	const tr = document.querySelector("table.findings tbody tr, table.backfills tbody tr");
-	return {docW: document.documentElement.scrollWidth, winW: document.documentElement.clientWidth,
+	const docW = document.documentElement.scrollWidth, winW = document.documentElement.clientWidth;
+	const wide = docW <= winW ? [] : Array.from(document.querySelectorAll("body *")).filter(e => box(e).right > winW).slice(0, 3)
+		.map(e => e.tagName.toLowerCase() + (e.className ? "." + e.className : "") + " ends at " + box(e).right + " px: " + e.textContent.trim().slice(0, 40));
+	return {docW, winW, wide,
 		heads: Array.from(document.querySelectorAll("h2")).map(h => h.textContent.trim()),
 		overlaps, narrow, findings, tallest, backfill, cards: !!tr && getComputedStyle(tr).display === "block"};
 })`
@@ -179,7 +183,7 @@ func checkLayout(t *testing.T, ctx context.Context, c htmlCase, where string, ro
 		t.Fatalf("%s %s: measure: %v", c.name, where, err)
 	}
 	if l.DocW > l.WinW {
-		t.Errorf("%s %s: the page is %v px wide, wider than the window (%v px)", c.name, where, l.DocW, l.WinW)
+		t.Errorf("%s %s: the page is %v px wide, wider than the window (%v px): %q", c.name, where, l.DocW, l.WinW, l.Wide)
 	}
 	for _, o := range l.Overlaps {
 		t.Errorf("%s %s: header %s", c.name, where, o)
