@@ -128,6 +128,7 @@ type layout struct {
 	Heads    []string `json:"heads"`
 	Overlaps []string `json:"overlaps"` // header cells whose content meets another's or leaves its cell
 	Narrow   []string `json:"narrow"`   // message or next cells narrower than minMessageChars
+	Chars    []int    `json:"chars"`    // how many characters the message and next cells hold, for the log
 	Findings float64  `json:"findings"` // the tallest findings row
 	Tallest  string   `json:"tallest"`  // its first words
 	Backfill float64  `json:"backfill"` // the tallest backfills row
@@ -156,10 +157,13 @@ const measure = `((minChars) => {
 	}
 	// The width of minChars characters in the font of el.
 	const chars = el => { const p = document.createElement("span"); p.style.cssText = "display:inline-block;width:" + minChars + "ch"; el.appendChild(p); const w = box(p).width; p.remove(); return w; };
-	const narrow = [];
+	const narrow = [], held = [];
 	for (const sel of ["table.findings details.finding > summary", "table.backfills td.next"]) {
 		const el = Array.from(document.querySelectorAll(sel)).find(e => box(e).width > 0);
-		if (el && el.clientWidth < chars(el)) { narrow.push(sel + " is " + el.clientWidth + " px, under " + minChars + " characters (" + chars(el) + " px)"); }
+		if (!el) { continue; }
+		const w = chars(el);
+		held.push(Math.floor(el.clientWidth * minChars / w));
+		if (el.clientWidth < w) { narrow.push(sel + " is " + el.clientWidth + " px, under " + minChars + " characters (" + w + " px)"); }
 	}
 	const rows = sel => Array.from(document.querySelectorAll(sel)).filter(r => !r.hidden);
 	let findings = 0, tallest = "", backfill = 0;
@@ -169,7 +173,7 @@ const measure = `((minChars) => {
 	const docW = document.documentElement.scrollWidth, winW = document.documentElement.clientWidth;
 	const wide = docW <= winW ? [] : Array.from(document.querySelectorAll("body *")).filter(e => box(e).right > winW).slice(0, 3)
 		.map(e => e.tagName.toLowerCase() + (e.className ? "." + e.className : "") + " ends at " + box(e).right + " px: " + e.textContent.trim().slice(0, 40));
-	return {docW, winW, wide,
+	return {docW, winW, wide, chars: held,
 		heads: Array.from(document.querySelectorAll("h2")).map(h => h.textContent.trim()),
 		overlaps, narrow, findings, tallest, backfill, cards: !!tr && getComputedStyle(tr).display === "block"};
 })`
@@ -188,6 +192,7 @@ func checkLayout(t *testing.T, ctx context.Context, c htmlCase, where string, ro
 	for _, o := range l.Overlaps {
 		t.Errorf("%s %s: header %s", c.name, where, o)
 	}
+	t.Logf("%s %s: message and next cells hold %v characters; tallest findings row %v px, backfills row %v px", c.name, where, l.Chars, l.Findings, l.Backfill)
 	for _, n := range l.Narrow {
 		t.Errorf("%s %s: %s", c.name, where, n)
 	}
