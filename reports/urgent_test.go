@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"fmt"
 	"html"
 	"strings"
 	"testing"
@@ -239,5 +240,32 @@ func TestColumnsFrom(t *testing.T) {
 		if got := ColumnsFrom(func(string) string { return v }); got != want {
 			t.Errorf("COLUMNS=%q: %d, want %d", v, got, want)
 		}
+	}
+}
+
+// A backfill row's "and N more" opens to its other open findings, most
+// urgent first, at most maxRest; the rest are counted, not kept.
+func TestRestOfBackfill(t *testing.T) {
+	r := urgentReport()
+	v := newView(r)
+	rest := v.RestOf(r.Backfills[0])
+	var got []string
+	for _, f := range rest.Findings {
+		got = append(got, f.RuleID)
+	}
+	if strings.Join(got, " ") != "BF003 BF017 BF024" || rest.Unlisted != 0 {
+		t.Errorf("rest of BF-1234 = %v (+%d), want BF003 BF017 BF024", got, rest.Unlisted)
+	}
+	for i := range 2 * maxRest {
+		f := r.Findings[1]
+		f.Fingerprint = fmt.Sprintf("x%03d", i)
+		r.Findings = append(r.Findings, f)
+	}
+	rest = newView(r).RestOf(r.Backfills[0])
+	if len(rest.Findings) != maxRest || rest.Unlisted != len(r.Findings)-1-maxRest || rest.Findings[0].RuleID != "BF003" {
+		t.Errorf("rest of %d open = %d listed, %d unlisted, first %s", len(r.Findings), len(rest.Findings), rest.Unlisted, rest.Findings[0].RuleID)
+	}
+	if rest := v.RestOf(r.Backfills[1]); len(rest.Findings) != 0 || rest.Unlisted != 0 {
+		t.Errorf("BF-9 has nothing open but a rest of %v", rest)
 	}
 }
