@@ -108,9 +108,12 @@ func TrendChart(r *model.Report) string {
 }
 
 // LifecycleChart draws the five cleanup steps as dots: filled green when
-// reached, amber when open next, and, when only silent sources keep the
-// next step open, a dashed grey ring with a "?" (neither reached nor open:
-// nobody can tell). Each dot's title says its state in words.
+// reached, amber when open next, a hollow ring when not reached yet, and,
+// when only silent sources keep the next step open, a dashed ring with a
+// "?" (neither reached nor open: nobody can tell). Rings not filled are
+// hollow, so in the dark a step to come never reads as a step done; the
+// report's stylesheet gives their strokes a dark-mode colour by class.
+// Each dot's title says its state in words.
 func LifecycleChart(b model.BackfillReport) string {
 	var sb strings.Builder
 	lc := b.Lifecycle
@@ -125,21 +128,21 @@ func LifecycleChart(b model.BackfillReport) string {
 	}
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="%s" width="110" height="16" viewBox="0 0 110 16">`, html.EscapeString(label))
 	for i, s := range model.Steps() {
-		fill, stroke, dash, mark, state := "#fff", "#9ca3af", "", "", "not reached"
+		fill, stroke, dash, mark, state := "none", "#6b7280", "", "", "not reached"
 		switch {
 		case !b.Known:
 			state = "not tracked"
 		case lc.Reached >= s:
 			fill, stroke, state = "#16a34a", "#16a34a", "reached"
 		case lc.Next == s && !lc.Done && len(lc.Unknown) > 0:
-			fill, stroke, dash, mark, state = "#f3f4f6", "#4b5563", ` stroke-dasharray="2 2"`, "?", "unknown"
+			dash, mark, state = ` stroke-dasharray="2 2"`, "?", "unknown"
 		case lc.Next == s && !lc.Done:
 			fill, stroke, state = "#fde68a", "#d97706", "open"
 		}
 		cx := 10 + i*22
-		fmt.Fprintf(&sb, `<g class="step-%s"><circle cx="%d" cy="8" r="6" fill="%s" stroke="%s"%s/>`, strings.ReplaceAll(state, " ", "-"), cx, fill, stroke, dash)
+		fmt.Fprintf(&sb, `<g class="step-%s"><circle cx="%d" cy="8" r="6" fill="%s" stroke="%s" stroke-width="1.5"%s/>`, strings.ReplaceAll(state, " ", "-"), cx, fill, stroke, dash)
 		if mark != "" {
-			fmt.Fprintf(&sb, `<text x="%d" y="12" text-anchor="middle" font-size="10" font-family="sans-serif" fill="#111" style="fill:#111">%s</text>`, cx, mark)
+			fmt.Fprintf(&sb, `<text x="%d" y="12" text-anchor="middle" font-size="10" font-family="sans-serif">%s</text>`, cx, mark)
 		}
 		fmt.Fprintf(&sb, `<title>%d %s: %s</title></g>`, int(s), s, state)
 	}

@@ -122,6 +122,14 @@ func (v *View) NextOf(b model.BackfillReport) Next {
 	return v.urgency.next(b)
 }
 
+// RestOf is what a backfill row's "and N more" opens to (see Rest).
+func (v *View) RestOf(b model.BackfillReport) Rest {
+	if v.urgency == nil {
+		v.urgency = newUrgency(v.Report)
+	}
+	return v.urgency.rest(b)
+}
+
 // ByBackfill groups findings by backfill id ("" for those with none). It
 // is built on first use: the bundled templates do not use it.
 func (v *View) ByBackfill() map[string][]model.Finding {
@@ -175,6 +183,9 @@ func commonFuncs() map[string]any {
 		"datetime":   func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04 MST") },
 		"join":       strings.Join,
 		"oneline":    oneLine,
+		"firstLine":  firstLine,
+		"otherLines": otherLines,
+		"shortWhere": func(f model.Finding) string { return shortenMiddle(Where(f), 28) },
 		"count":      func(m map[string]int, k fmt.Stringer) int { return m[k.String()] },
 		"step":       func(i int) model.Step { return model.Step(i) },
 		"reached":    func(b model.BackfillReport, s model.Step) bool { return b.Known && b.Lifecycle.Reached >= s },
@@ -205,4 +216,22 @@ func htmlFuncs() htmltemplate.FuncMap {
 	f["weeklyFlowChart"] = func(w *model.Weekly) htmltemplate.HTML { return htmltemplate.HTML(WeeklyFlowChart(w)) }
 	f["funnelChart"] = func(w *model.Weekly) htmltemplate.HTML { return htmltemplate.HTML(FunnelChart(w)) }
 	return f
+}
+
+// firstLine is a message's first line, which a folded finding shows;
+// otherLines is the rest, shown when it is opened ("" for most).
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+func otherLines(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[i+1:])
+	}
+	return ""
 }

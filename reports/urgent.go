@@ -75,8 +75,6 @@ type Next struct {
 	More int
 	// Done says every step is complete and nothing is open.
 	Done bool
-	// Plain says the row has nothing to show ("-").
-	Plain bool
 }
 
 // String is the next item on one line: "critical BF003, overdue by 1d:
@@ -129,8 +127,25 @@ type urgency struct {
 }
 
 type urgent struct {
-	top  *model.Finding
 	open int
+	// most are the most urgent open findings, most urgent first, at
+	// most 1+maxRest: what a row shows and what its "and N more" opens
+	// to. Memory stays bounded by backfills, not findings.
+	most []*model.Finding
+}
+
+// add counts an open finding and keeps it if it is among the most urgent.
+func (e *urgent) add(f *model.Finding, now time.Time) {
+	e.open++
+	i := sort.Search(len(e.most), func(i int) bool { return moreUrgent(f, e.most[i], now) })
+	if i > maxRest {
+		return
+	}
+	if len(e.most) <= maxRest {
+		e.most = append(e.most, nil)
+	}
+	copy(e.most[i+1:], e.most[i:])
+	e.most[i] = f
 }
 
 func newUrgency(r *model.Report) *urgency {
@@ -146,10 +161,7 @@ func newUrgency(r *model.Report) *urgency {
 			e = &urgent{}
 			u.by[k] = e
 		}
-		e.open++
-		if e.top == nil || moreUrgent(f, e.top, r.Now) {
-			e.top = f
-		}
+		e.add(f, r.Now)
 	}
 	return u
 }
@@ -157,9 +169,10 @@ func newUrgency(r *model.Report) *urgency {
 // next is a backfill's next item.
 func (u *urgency) next(b model.BackfillReport) Next {
 	if e := u.by[model.ParseID(b.Backfill.ID)]; e != nil {
-		n := Next{Finding: e.top, More: e.open - 1, Overdue: IsOverdue(*e.top, u.now)}
+		top := e.most[0]
+		n := Next{Finding: top, More: e.open - 1, Overdue: IsOverdue(*top, u.now)}
 		if n.Overdue {
-			n.Left = due.Left(*e.top, u.now)
+			n.Left = due.Left(*top, u.now)
 			if n.Left == "" {
 				n.Left = "overdue"
 			}
@@ -173,13 +186,34 @@ func (u *urgency) next(b model.BackfillReport) Next {
 	case len(lc.Unknown) > 0:
 		return Next{Step: lc.Next, Unknown: lc.Unknown}
 	case len(lc.Blockers) == 0:
-		return Next{Plain: true}
+		return Next{}
 	}
 	n := Next{Text: lc.Blockers[0], More: len(lc.Blockers) - 1}
 	if b.Known {
 		n.Step = lc.Next
 	}
 	return n
+}
+
+// maxRest bounds the further findings a backfill row opens to: the rest
+// are in the Findings table.
+const maxRest = 10
+
+// Rest is what a backfill row's "and N more" opens to: its open findings
+// after the most urgent, most urgent first, at most maxRest; Unlisted
+// counts those past it.
+type Rest struct {
+	Findings []*model.Finding
+	Unlisted int
+}
+
+// rest is a backfill's open findings after its most urgent one.
+func (u *urgency) rest(b model.BackfillReport) Rest {
+	e := u.by[model.ParseID(b.Backfill.ID)]
+	if e == nil {
+		return Rest{}
+	}
+	return Rest{Findings: e.most[1:], Unlisted: e.open - len(e.most)}
 }
 
 // TeamOverdue is one team's overdue open findings, for the weekly review.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"fmt"
 	"html"
 	"strings"
 	"testing"
@@ -43,18 +44,23 @@ func TestNextIsMostUrgentOpenItem(t *testing.T) {
 	for _, c := range []struct{ format, want string }{
 		{"table", "critical BF004, overdue by 3d: key still valid (+3 more)"},
 		{"markdown", "**critical** BF004, overdue by 3d: key still valid (+3 more)"},
-		{"html", `<span class="sev critical">critical</span> BF004 <strong class="overdue">overdue by 3d</strong>: key still valid <span class="muted">(+3 more)</span>`},
+		{"html", `<span class="sev critical">critical</span> BF004 <strong class="overdue">overdue by 3d</strong>: key still valid</span>` + "\n<details><summary>and 3 more</summary>"},
 	} {
 		out := renderReport(t, c.format, r)
 		row := rowOf(t, out, "BF-1234")
 		if !strings.Contains(row, c.want) {
 			t.Errorf("%s: BF-1234's next item is not the overdue critical:\n%s", c.format, row)
 		}
-		if strings.Contains(row, "rebuild") {
+		// The HTML row lists the rest folded away, after the next item.
+		if next, _, _ := strings.Cut(row, "<details>"); strings.Contains(next, "rebuild") {
 			t.Errorf("%s: the rebuild is shown next while criticals are open:\n%s", c.format, row)
 		}
 		// With nothing open, the lifecycle's next blocker is shown.
-		if row := html.UnescapeString(rowOf(t, out, "BF-9")); !strings.Contains(row, "archived: decision record not archived (+1 more)") {
+		want := "archived: decision record not archived (+1 more)"
+		if c.format == "html" {
+			want = "archived: decision record not archived</span>\n<details><summary>and 1 more</summary>"
+		}
+		if row := html.UnescapeString(rowOf(t, out, "BF-9")); !strings.Contains(row, want) {
 			t.Errorf("%s: BF-9 (nothing open) does not show its next blocker:\n%s", c.format, row)
 		}
 	}
@@ -63,11 +69,11 @@ func TestNextIsMostUrgentOpenItem(t *testing.T) {
 // rowOf is the line of a backfills table (text, Markdown or HTML) for id.
 func rowOf(t *testing.T, out, id string) string {
 	t.Helper()
-	for _, marker := range []string{"\n" + id + " ", "| " + id + " |", "<tr>\n<td>" + id} {
+	for _, marker := range []string{"\n" + id + " ", "| " + id + " |", "<tr role=\"row\">\n<td class=\"id\" role=\"cell\"><strong class=\"clamp\">" + id} {
 		if i := strings.Index(out, marker); i >= 0 {
 			rest := out[i+1:]
 			end := "\n"
-			if strings.HasPrefix(marker, "<tr>") {
+			if strings.HasPrefix(marker, "<tr") {
 				end = "</tr>"
 			}
 			return rest[:strings.Index(rest, end)]
@@ -232,5 +238,32 @@ func TestColumnsFrom(t *testing.T) {
 		if got := ColumnsFrom(func(string) string { return v }); got != want {
 			t.Errorf("COLUMNS=%q: %d, want %d", v, got, want)
 		}
+	}
+}
+
+// A backfill row's "and N more" opens to its other open findings, most
+// urgent first, at most maxRest; the rest are counted, not kept.
+func TestRestOfBackfill(t *testing.T) {
+	r := urgentReport()
+	v := newView(r)
+	rest := v.RestOf(r.Backfills[0])
+	var got []string
+	for _, f := range rest.Findings {
+		got = append(got, f.RuleID)
+	}
+	if strings.Join(got, " ") != "BF003 BF017 BF024" || rest.Unlisted != 0 {
+		t.Errorf("rest of BF-1234 = %v (+%d), want BF003 BF017 BF024", got, rest.Unlisted)
+	}
+	for i := range 2 * maxRest {
+		f := r.Findings[1]
+		f.Fingerprint = fmt.Sprintf("x%03d", i)
+		r.Findings = append(r.Findings, f)
+	}
+	rest = newView(r).RestOf(r.Backfills[0])
+	if len(rest.Findings) != maxRest || rest.Unlisted != len(r.Findings)-1-maxRest || rest.Findings[0].RuleID != "BF003" {
+		t.Errorf("rest of %d open = %d listed, %d unlisted, first %s", len(r.Findings), len(rest.Findings), rest.Unlisted, rest.Findings[0].RuleID)
+	}
+	if rest := v.RestOf(r.Backfills[1]); len(rest.Findings) != 0 || rest.Unlisted != 0 {
+		t.Errorf("BF-9 has nothing open but a rest of %v", rest)
 	}
 }
