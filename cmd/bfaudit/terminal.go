@@ -22,17 +22,6 @@ func (g *globals) colorOn(w io.Writer) bool {
 	return !g.noColor && os.Getenv("NO_COLOR") == "" && isTerminal(w)
 }
 
-// terminalWidth is the width to lay the table out in when it goes to w:
-// $COLUMNS when set (as ls and git read it), else the terminal's own
-// width, else 0 (no limit: a file or a pipe).
-func terminalWidth(w io.Writer) int {
-	if n := reports.ColumnsFrom(os.Getenv); n > 0 {
-		return n
-	}
-	if f, ok := w.(*os.File); ok && isTerminal(f) {
-		if n, _, err := term.GetSize(int(f.Fd())); err == nil {
-			return n
-		}
-	}
-	return 0
-}
+// terminalWidth is the width to lay the table out in when it goes to w
+// (reports.WidthFor: $COLUMNS, else the terminal's width, else no limit).
+func terminalWidth(w io.Writer) int { return reports.WidthFor(w, os.Getenv) }
