@@ -37,7 +37,7 @@ concurrency: 0
 			bad + ":3: sources[0].plans[0]: no such file or folder: " + filepath.Join(dir, "plan"),
 			bad + ":6: sources[1].plans: expected a list of text values, got 5",
 			bad + `:9: sources[2].schemas: expected a list of text values, got "newcomer_shop" (write [newcomer_shop] for a list of one)`,
-			bad + `:11: report.fail_on: unknown severity "severe" (want critical, high, medium, low or info)`,
+			bad + `:11: report.fail_on: unknown severity "severe" (want critical, high, medium, low or info), or never`,
 			bad + ":12: concurrency: must be 1 or more, got 0",
 			"5 problems in " + bad,
 		}, ""},
