@@ -1,0 +1,150 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports/history"
+)
+
+// threads describes what a reader of the channels sees, by content: each
+// thread (a channel and the text of its head) with the text of its
+// messages in the order they were posted, head first. Sorted by thread,
+// since a rerun may send the owners' messages before the rest of the
+// digest; within a thread the order is kept, so a part posted twice, out
+// of place or not at all shows.
+func threads(ps []sent) []string {
+	head := map[string]string{}
+	for _, p := range ps {
+		if p.ThreadTS == "" {
+			head[p.TS] = p.Text
+		}
+	}
+	byThread := map[string][]string{}
+	var order []string
+	for _, p := range ps {
+		h := p.TS
+		if p.ThreadTS != "" {
+			h = p.ThreadTS
+		}
+		id := p.Channel + " " + head[h]
+		if _, ok := byThread[id]; !ok {
+			order = append(order, id)
+		}
+		byThread[id] = append(byThread[id], allText([]sent{p}))
+	}
+	var out []string
+	for _, id := range order {
+		out = append(out, "thread "+id+"\n"+strings.Join(byThread[id], "---\n"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The content sweep (issue 41): the audit is killed after recording the
+// run and before Slack (kill 0), and right after each message reached
+// Slack; the rerun is a later audit of the same week that records itself
+// again, as the CLI does. After it, every thread reads exactly as the
+// uninterrupted run's: same text, part by part, same placement and order.
+func TestCrashSweepSameText(t *testing.T) {
+	owners := model.Owners{"alice": {Email: "alice@example.com"}, "bob": {Email: "bob@example.com"}, "carol": {Email: "carol@example.com"}}
+	const n = 130
+	// run audits as of day(0) with the kill after post kill (-1: none,
+	// 0: before Slack), then, when killed, reruns an hour later.
+	run := func(t *testing.T, cfg history.Config, kill int) *fakeSlack {
+		f := newFakeSlack(t)
+		f.Users["alice@example.com"], f.Users["bob@example.com"] = "U0ALICE", "U0BOB" // carol: fallback list
+		clock := &crashClock{now: time.Now().UTC().Truncate(time.Second)}
+		f.Now = clock.Now
+		open := func() *history.Store {
+			s, err := history.Open(context.Background(), cfg, history.WithClock(clock.Now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
+		store := open()
+		r := estate(day(0), n)
+		if err := store.Record(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		if kill != 0 {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			k := &killAfter{n: kill, cancel: cancel}
+			s := newBotSink(t, f, Config{OwnerMessages: true}, owners, store, WithHTTPClient(&http.Client{Transport: k}))
+			_, err := s.Post(ctx, r)
+			if !k.killed {
+				if err != nil {
+					t.Fatalf("uninterrupted run: %v", err)
+				}
+				return f
+			}
+		}
+		clock.Add(history.DefaultDigestLease + time.Second)
+		again := open()
+		r2 := estate(day(0).Add(time.Hour), n)
+		if err := again.Record(context.Background(), r2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := newBotSink(t, f, Config{OwnerMessages: true}, owners, again).Post(context.Background(), r2); err != nil {
+			t.Fatalf("rerun after kill %d: %v", kill, err)
+		}
+		return f
+	}
+
+	want := run(t, history.Config{Path: t.TempDir() + "/h.db"}, -1)
+	wantThreads := threads(want.Sent())
+	total := len(want.Sent())
+	if top := topLevel(want.Sent()); total < 5 || top != 3 || !strings.Contains(allText(want.Sent()), "First digest") {
+		t.Fatalf("uninterrupted run posted %d messages (%d top level); the sweep needs a first digest in threaded parts and two DMs", total, top)
+	}
+	for kill := 0; kill <= total; kill++ {
+		t.Run(fmt.Sprintf("kill after post %d of %d", kill, total), func(t *testing.T) {
+			eachStore(t, func(t *testing.T, cfg history.Config) {
+				f := run(t, cfg, kill)
+				if len(f.Sent()) != total {
+					t.Errorf("Slack has %d messages, the uninterrupted run leaves %d", len(f.Sent()), total)
+				}
+				got := threads(f.Sent())
+				for i := range max(len(got), len(wantThreads)) {
+					var g, w string
+					if i < len(got) {
+						g = got[i]
+					}
+					if i < len(wantThreads) {
+						w = wantThreads[i]
+					}
+					if g != w {
+						t.Errorf("thread %d differs from the uninterrupted run's: %s", i+1, firstDiff(g, w))
+					}
+				}
+			})
+		})
+	}
+}
+
+// firstDiff shows the first line where got and want part.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d (%s):\n  got:  %.160q\n  want: %.160q", i+1, strings.SplitN(got, "\n", 2)[0], a, b)
+		}
+	}
+	return ""
+}
