@@ -97,12 +97,15 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC"
 // posts a claim never confirmed without looking in Slack first.
 func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, what string, force bool, channel string, msgs []message, count *int) (delivery, error) {
 	k := msgKey{event: event, key: dk.String()}
-	msgs = keyed(k, msgs)
 	if s.store == nil { // slack.period: every, nothing to repeat
-		_, err := s.postThread(ctx, channel, what, msgs, landed{}, count, nil)
+		_, err := s.postThread(ctx, channel, what, keyed(k, msgs), landed{}, count, nil)
 		return delivery{posted: err == nil}, err
 	}
-	c, err := s.claim(ctx, dk, force)
+	rendered, err := encodeParts(msgs)
+	if err != nil {
+		return delivery{}, fmt.Errorf("%s: %w", what, err)
+	}
+	c, err := s.claim(ctx, dk, force, rendered)
 	switch {
 	case err != nil:
 		return delivery{}, err
@@ -111,6 +114,15 @@ func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, wha
 	case c.Busy:
 		return delivery{}, &UnconfirmedError{What: what, FirstClaim: c.FirstClaimed, LastRenewed: c.ClaimedAt, Until: c.Until}
 	}
+	if c.Parts != "" {
+		// The run that first claimed this message rendered it: post its
+		// parts, not this run's, so the thread reads as one document.
+		if msgs, err = decodeParts(c.Parts); err != nil {
+			_ = s.store.ReleaseDigest(ctx, dk)
+			return delivery{}, fmt.Errorf("%s was claimed at %s and never confirmed, and its stored parts cannot be read (%w); run with force to post it again", what, stamp(c.Since), err)
+		}
+	}
+	msgs = keyed(k, msgs)
 	var d delivery
 	var found landed
 	if c.Unconfirmed && !force {
@@ -149,9 +161,9 @@ const (
 // run to confirm (then there is nothing to do) or for the lease to run out
 // (then this run takes over), up to claimPatient. Still busy after that, c
 // says so.
-func (s *Sink) claim(ctx context.Context, dk history.DigestKey, force bool) (history.Claim, error) {
+func (s *Sink) claim(ctx context.Context, dk history.DigestKey, force bool, parts string) (history.Claim, error) {
 	for range int(claimPatient/claimPoll) + 1 {
-		c, err := s.store.Claim(ctx, dk, force)
+		c, err := s.store.ClaimParts(ctx, dk, force, parts)
 		if err != nil || !c.Busy {
 			return c, err
 		}
@@ -159,7 +171,7 @@ func (s *Sink) claim(ctx context.Context, dk history.DigestKey, force bool) (his
 			return c, err
 		}
 	}
-	return s.store.Claim(ctx, dk, force)
+	return s.store.ClaimParts(ctx, dk, force, parts)
 }
 
 // Delivery says what SendOnce did.

@@ -54,10 +54,11 @@ func threads(ps []sent) []string {
 // uninterrupted run's: same text, part by part, same placement and order.
 func TestCrashSweepSameText(t *testing.T) {
 	owners := model.Owners{"alice": {Email: "alice@example.com"}, "bob": {Email: "bob@example.com"}, "carol": {Email: "carol@example.com"}}
-	const n = 130
+	const n = 160 // a digest in four parts, alice's message in two
 	// run audits as of day(0) with the kill after post kill (-1: none,
-	// 0: before Slack), then, when killed, reruns an hour later.
-	run := func(t *testing.T, cfg history.Config, kill int) *fakeSlack {
+	// 0: before Slack), then, when killed, reruns as of day(0)+later. It
+	// returns the fake and the threads begun before the kill.
+	run := func(t *testing.T, cfg history.Config, kill int, later time.Duration) (*fakeSlack, map[string]bool) {
 		f := newFakeSlack(t)
 		f.Users["alice@example.com"], f.Users["bob@example.com"] = "U0ALICE", "U0BOB" // carol: fallback list
 		clock := &crashClock{now: time.Now().UTC().Truncate(time.Second)}
@@ -85,49 +86,68 @@ func TestCrashSweepSameText(t *testing.T) {
 				if err != nil {
 					t.Fatalf("uninterrupted run: %v", err)
 				}
-				return f
+				return f, nil
 			}
+		}
+		begun := map[string]bool{}
+		for _, th := range threads(f.Sent()) {
+			begun[strings.SplitN(th, "\n", 2)[0]] = true
 		}
 		clock.Add(history.DefaultDigestLease + time.Second)
 		again := open()
-		r2 := estate(day(0).Add(time.Hour), n)
+		r2 := estate(day(0).Add(later), n)
 		if err := again.Record(context.Background(), r2); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := newBotSink(t, f, Config{OwnerMessages: true}, owners, again).Post(context.Background(), r2); err != nil {
 			t.Fatalf("rerun after kill %d: %v", kill, err)
 		}
-		return f
+		return f, begun
 	}
 
-	want := run(t, history.Config{Path: t.TempDir() + "/h.db"}, -1)
+	want, _ := run(t, history.Config{Path: t.TempDir() + "/h.db"}, -1, 0)
 	wantThreads := threads(want.Sent())
 	total := len(want.Sent())
-	if top := topLevel(want.Sent()); total < 5 || top != 3 || !strings.Contains(allText(want.Sent()), "First digest") {
-		t.Fatalf("uninterrupted run posted %d messages (%d top level); the sweep needs a first digest in threaded parts and two DMs", total, top)
+	var dmParts int
+	for _, p := range want.Sent() {
+		if p.Channel == "D0ALICE" {
+			dmParts++
+		}
 	}
-	for kill := 0; kill <= total; kill++ {
-		t.Run(fmt.Sprintf("kill after post %d of %d", kill, total), func(t *testing.T) {
-			eachStore(t, func(t *testing.T, cfg history.Config) {
-				f := run(t, cfg, kill)
-				if len(f.Sent()) != total {
-					t.Errorf("Slack has %d messages, the uninterrupted run leaves %d", len(f.Sent()), total)
-				}
-				got := threads(f.Sent())
-				for i := range max(len(got), len(wantThreads)) {
-					var g, w string
-					if i < len(got) {
-						g = got[i]
+	if top := topLevel(want.Sent()); top != 3 || dmParts < 2 || total-dmParts < 4 || !strings.Contains(allText(want.Sent()), "First digest") {
+		t.Fatalf("uninterrupted run posted %d messages (%d top level, alice's in %d parts); the sweep needs a first digest in threaded parts and a DM in parts", total, top, dmParts)
+	}
+	// The rerun as of the same time (--now) must leave every thread as
+	// the uninterrupted run does. A rerun an hour later renders what it
+	// sends first with its own time ("due in 6d", not 7d): only the
+	// threads the killed run had begun must read exactly as before.
+	for _, later := range []time.Duration{0, time.Hour} {
+		for kill := 0; kill <= total; kill++ {
+			t.Run(fmt.Sprintf("rerun %v later, kill after post %d of %d", later, kill, total), func(t *testing.T) {
+				eachStore(t, func(t *testing.T, cfg history.Config) {
+					f, begun := run(t, cfg, kill, later)
+					if len(f.Sent()) != total {
+						t.Errorf("Slack has %d messages, the uninterrupted run leaves %d", len(f.Sent()), total)
 					}
-					if i < len(wantThreads) {
-						w = wantThreads[i]
+					if !strings.Contains(allText(f.Sent()), "First digest: nothing earlier to compare with") {
+						t.Errorf("the recovered digest is not a first digest:\n%s", allText(f.Sent()[:1]))
 					}
-					if g != w {
-						t.Errorf("thread %d differs from the uninterrupted run's: %s", i+1, firstDiff(g, w))
+					got := threads(f.Sent())
+					for i := range max(len(got), len(wantThreads)) {
+						var g, w string
+						if i < len(got) {
+							g = got[i]
+						}
+						if i < len(wantThreads) {
+							w = wantThreads[i]
+						}
+						if g != w && (later == 0 || begun[strings.SplitN(w, "\n", 2)[0]]) {
+							t.Errorf("thread %d differs from the uninterrupted run's: %s", i+1, firstDiff(g, w))
+						}
 					}
-				}
+				})
 			})
-		})
+		}
 	}
 }
 
