@@ -247,3 +247,19 @@ func (s *Store) leaseOver(t time.Time) bool { return s.now().Sub(t) > s.lease }
 
 // nullString stores "" as NULL: nothing rendered was stored.
 func nullString(v string) sql.NullString { return sql.NullString{String: v, Valid: v != ""} }
+
+// UnconfirmedParts returns the parts stored with k's claim when it was
+// never confirmed: what a real run taking it over would post (dry runs
+// plan them). "" when k is confirmed, unclaimed or has none stored.
+func (s *Store) UnconfirmedParts(ctx context.Context, k DigestKey) (string, error) {
+	var posted, parts sql.NullString
+	err := s.db.QueryRowContext(ctx, s.bind(`SELECT posted_at, parts FROM digests WHERE sink = ? AND period = ? AND state <> ?`),
+		k.Sink, k.Period, digestPosted).Scan(&posted, &parts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("history: %s: read digest %s: %w", s.dbLabel, k, err)
+	}
+	return parts.String, nil
+}

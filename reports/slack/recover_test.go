@@ -168,3 +168,37 @@ func firstDiff(got, want string) string {
 	}
 	return ""
 }
+
+// A dry run over a digest claim never confirmed plans the parts the
+// killed run rendered, which a real run would finish, not its own.
+func TestDryRunPlansTheStoredParts(t *testing.T) {
+	f := newFakeSlack(t)
+	clock := &crashClock{now: time.Now().UTC().Truncate(time.Second)}
+	f.Now = clock.Now
+	store, err := history.Open(context.Background(), history.Config{Path: t.TempDir() + "/h.db"}, history.WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	r := estate(day(0), 160)
+	if err := store.Record(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	k := &killAfter{n: 1, cancel: cancel}
+	if _, err := newBotSink(t, f, Config{}, nil, store, WithHTTPClient(&http.Client{Transport: k})).Post(ctx, r); err == nil || !k.killed {
+		t.Fatalf("the run was not killed: %v", err)
+	}
+	later := estate(day(0).Add(time.Hour), 160) // renders "due in 13d" where the killed run said 14d
+	if err := store.Preview(context.Background(), later); err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	if _, err := newBotSink(t, f, Config{DryRun: true}, nil, store, WithDryRunWriter(&plan)).Post(context.Background(), later); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan.String(), "due in 14d") || strings.Contains(plan.String(), "due in 13d") {
+		t.Errorf("the dry run does not plan the killed run's parts:\n%.600s", plan.String())
+	}
+}
