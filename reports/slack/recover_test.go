@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -19,7 +20,9 @@ import (
 // since a rerun may send the owners' messages before the rest of the
 // digest; within a thread the order is kept, so a part posted twice, out
 // of place or not at all shows.
-func threads(ps []sent) []string {
+// With raw, each message is its text, metadata and blocks as JSON, byte
+// for byte, rather than the text a reader sees.
+func threads(ps []sent, raw bool) []string {
 	head := map[string]string{}
 	for _, p := range ps {
 		if p.ThreadTS == "" {
@@ -37,7 +40,12 @@ func threads(ps []sent) []string {
 		if _, ok := byThread[id]; !ok {
 			order = append(order, id)
 		}
-		byThread[id] = append(byThread[id], allText([]sent{p}))
+		m := allText([]sent{p})
+		if raw {
+			b, _ := json.Marshal(p.Blocks)
+			m = fmt.Sprintf("%s %v %s\n", p.Text, p.Metadata, b)
+		}
+		byThread[id] = append(byThread[id], m)
 	}
 	var out []string
 	for _, id := range order {
@@ -90,7 +98,7 @@ func TestCrashSweepSameText(t *testing.T) {
 			}
 		}
 		begun := map[string]bool{}
-		for _, th := range threads(f.Sent()) {
+		for _, th := range threads(f.Sent(), false) {
 			begun[strings.SplitN(th, "\n", 2)[0]] = true
 		}
 		clock.Add(history.DefaultDigestLease + time.Second)
@@ -106,7 +114,7 @@ func TestCrashSweepSameText(t *testing.T) {
 	}
 
 	want, _ := run(t, history.Config{Path: t.TempDir() + "/h.db"}, -1, 0)
-	wantThreads := threads(want.Sent())
+	wantThreads, wantRaw := threads(want.Sent(), false), threads(want.Sent(), true)
 	total := len(want.Sent())
 	var dmParts int
 	for _, p := range want.Sent() {
@@ -132,7 +140,10 @@ func TestCrashSweepSameText(t *testing.T) {
 					if !strings.Contains(allText(f.Sent()), "First digest: nothing earlier to compare with") {
 						t.Errorf("the recovered digest is not a first digest:\n%s", allText(f.Sent()[:1]))
 					}
-					got := threads(f.Sent())
+					got, gotRaw := threads(f.Sent(), false), threads(f.Sent(), true)
+					if later == 0 && !slices.Equal(gotRaw, wantRaw) {
+						t.Errorf("the messages' blocks or metadata differ from the uninterrupted run's, byte for byte")
+					}
 					for i := range max(len(got), len(wantThreads)) {
 						var g, w string
 						if i < len(got) {
