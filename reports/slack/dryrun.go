@@ -94,7 +94,7 @@ func (s *Sink) plannedParts(ctx context.Context, k history.DigestKey, msgs []mes
 	if err != nil || stored == "" {
 		return msgs
 	}
-	if ps, err := decodeParts(stored); err == nil {
+	if _, ps, err := decodeParts(stored); err == nil {
 		return ps
 	}
 	return msgs

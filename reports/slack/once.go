@@ -101,7 +101,8 @@ func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, wha
 		_, err := s.postThread(ctx, channel, what, keyed(k, msgs), landed{}, count, nil)
 		return delivery{posted: err == nil}, err
 	}
-	rendered, err := encodeParts(msgs)
+	runAt := s.runAt
+	rendered, err := encodeParts(runAt, msgs)
 	if err != nil {
 		return delivery{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -117,9 +118,12 @@ func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, wha
 	if c.Parts != "" {
 		// The run that first claimed this message rendered it: post its
 		// parts, not this run's, so the thread reads as one document.
-		if msgs, err = decodeParts(c.Parts); err != nil {
+		if runAt, msgs, err = decodeParts(c.Parts); err != nil {
 			_ = s.store.ReleaseDigest(ctx, dk)
 			return delivery{}, fmt.Errorf("%s was claimed at %s and never confirmed, and its stored parts cannot be read (%w); run with force to post it again", what, stamp(c.Since), err)
+		}
+		if runAt.IsZero() {
+			runAt = s.runAt
 		}
 	}
 	msgs = keyed(k, msgs)
@@ -133,6 +137,9 @@ func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, wha
 				"it is not posted again, so that it is not posted twice: look in %s, then run with force to post it", what, stamp(c.Since), err, channel)
 		}
 		d.recovered = fmt.Sprintf("%s was claimed at %s and never confirmed: %d of %d messages had gone out", what, stamp(c.Since), len(found.ts), len(msgs))
+		if c.Parts != "" {
+			d.recovered += "; the rest are posted as rendered for the audit of " + stamp(runAt)
+		}
 	}
 	renew := func() error { return s.store.RenewDigest(ctx, dk) }
 	if _, err := s.postThread(ctx, channel, what, msgs, found, count, renew); err != nil {
@@ -144,7 +151,7 @@ func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, wha
 		return d, err
 	}
 	d.posted = true
-	if err := s.store.MarkDigestPosted(ctx, dk, s.runAt); err != nil {
+	if err := s.store.MarkDigestPosted(ctx, dk, runAt); err != nil {
 		return d, fmt.Errorf("%s posted but not confirmed (the next run looks for it in Slack before posting): %w", what, err)
 	}
 	return d, nil

@@ -110,6 +110,15 @@ func TestCrashSweepSameText(t *testing.T) {
 		if _, err := newBotSink(t, f, Config{OwnerMessages: true}, owners, again).Post(context.Background(), r2); err != nil {
 			t.Fatalf("rerun after kill %d: %v", kill, err)
 		}
+		// The digest is recorded for the audit it shows: the killed run's
+		// when that run began posting it, so the next digest counts from there.
+		wantAt := day(0)
+		if kill == 0 {
+			wantAt = r2.Now
+		}
+		if at, ok, err := again.LastDigest(context.Background(), "slack:#leads", day(7)); err != nil || !ok || !at.Equal(wantAt) {
+			t.Errorf("the recovered digest is recorded for %s (%v, %v); want %s", at, ok, err, wantAt)
+		}
 		return f, begun
 	}
 
