@@ -76,6 +76,14 @@ func runSinks(ctx, finish context.Context, g *globals, cfg *config.Config, a *au
 			errs = append(errs, err)
 		}
 	}
+	// Only a run whose sinks all got through is a base later digests
+	// compare with: one killed or failing on the way is finished by a
+	// rerun, which must say what it would have said (issue 41).
+	if recorded && !f.dryRun.on() && ctx.Err() == nil && len(errs) == 0 {
+		if err := store.MarkDelivered(finish, r.Now); err != nil {
+			errs = append(errs, fmt.Errorf("history: %w", err))
+		}
+	}
 	return errs
 }
 

@@ -47,6 +47,10 @@ type Claim struct {
 	// alive before Until.
 	Busy                           bool
 	ClaimedAt, Until, FirstClaimed time.Time
+	// Parts (with Unconfirmed) is the message as the run that first
+	// claimed it rendered it (ClaimParts); empty when that run stored none
+	// (a store written before version 9).
+	Parts string
 }
 
 // ClaimDigest is Claim, for callers that only need to know whether they
@@ -63,6 +67,15 @@ func (s *Store) ClaimDigest(ctx context.Context, k DigestKey, force bool) (bool,
 // taken over, marked Unconfirmed: the caller looks for what landed before
 // posting, so nothing goes out twice.
 func (s *Store) Claim(ctx context.Context, k DigestKey, force bool) (Claim, error) {
+	return s.ClaimParts(ctx, k, force, "")
+}
+
+// ClaimParts is Claim that also stores parts, the message as this run
+// rendered it, with a new claim. Taking over an unconfirmed claim keeps
+// the parts stored by the run that first claimed it and returns them in
+// Claim.Parts: the caller posts those, not its own rendering, so a part
+// is never posted in two versions. Force replaces them.
+func (s *Store) ClaimParts(ctx context.Context, k DigestKey, force bool, parts string) (Claim, error) {
 	var c Claim
 	err := s.digestTx(ctx, k, func(tx *sql.Tx, cur *digestRow) error {
 		c = Claim{}
@@ -70,8 +83,8 @@ func (s *Store) Claim(ctx context.Context, k DigestKey, force bool) (Claim, erro
 		switch {
 		case cur == nil:
 			c.Held = true
-			_, err := tx.ExecContext(ctx, s.bind(`INSERT INTO digests (sink, period, state, holder, claimed_at, first_claimed_at) VALUES (?, ?, ?, ?, ?, ?)`),
-				k.Sink, k.Period, digestClaimed, s.holder, fmtTime(now), fmtTime(now))
+			_, err := tx.ExecContext(ctx, s.bind(`INSERT INTO digests (sink, period, state, holder, claimed_at, first_claimed_at, parts) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+				k.Sink, k.Period, digestClaimed, s.holder, fmtTime(now), fmtTime(now), nullString(parts))
 			return err
 		case cur.state == digestClaimed && cur.holder != s.holder && !s.leaseOver(cur.claimedAt):
 			c.Busy, c.ClaimedAt, c.Until, c.FirstClaimed = true, cur.claimedAt, cur.claimedAt.Add(s.lease), cur.first
@@ -85,9 +98,12 @@ func (s *Store) Claim(ctx context.Context, k DigestKey, force bool) (Claim, erro
 		if cur.state != digestPosted { // claimed but never confirmed, or released
 			c.Unconfirmed, c.Since = true, cur.first
 			first = cur.first
+			if cur.parts.Valid && !force { // some of these parts may be in Slack
+				c.Parts, parts = cur.parts.String, cur.parts.String
+			}
 		}
-		_, err := tx.ExecContext(ctx, s.bind(`UPDATE digests SET state = ?, holder = ?, claimed_at = ?, first_claimed_at = ? WHERE sink = ? AND period = ?`),
-			digestClaimed, s.holder, fmtTime(now), fmtTime(first), k.Sink, k.Period)
+		_, err := tx.ExecContext(ctx, s.bind(`UPDATE digests SET state = ?, holder = ?, claimed_at = ?, first_claimed_at = ?, parts = ? WHERE sink = ? AND period = ?`),
+			digestClaimed, s.holder, fmtTime(now), fmtTime(first), nullString(parts), k.Sink, k.Period)
 		return err
 	})
 	if err != nil {
@@ -185,6 +201,7 @@ type digestRow struct {
 	claimedAt     time.Time
 	first         time.Time // first_claimed_at, claimed_at on rows from before version 5
 	postedAt      sql.NullString
+	parts         sql.NullString // the claimed message as rendered (version 9)
 }
 
 // digestTx runs fn with the current row of k under the writers' lock.
@@ -200,8 +217,8 @@ func (s *Store) digestTx(ctx context.Context, k DigestKey, fn func(*sql.Tx, *dig
 	var cur digestRow
 	var claimedAt string
 	var first sql.NullString
-	err = tx.QueryRowContext(ctx, s.bind(`SELECT state, holder, claimed_at, first_claimed_at, posted_at FROM digests WHERE sink = ? AND period = ?`),
-		k.Sink, k.Period).Scan(&cur.state, &cur.holder, &claimedAt, &first, &cur.postedAt)
+	err = tx.QueryRowContext(ctx, s.bind(`SELECT state, holder, claimed_at, first_claimed_at, posted_at, parts FROM digests WHERE sink = ? AND period = ?`),
+		k.Sink, k.Period).Scan(&cur.state, &cur.holder, &claimedAt, &first, &cur.postedAt, &cur.parts)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		err = fn(tx, nil)
@@ -227,3 +244,22 @@ func (s *Store) digestTx(ctx context.Context, k DigestKey, fn func(*sql.Tx, *dig
 
 // leaseOver reports whether a lease taken or renewed at t has run out.
 func (s *Store) leaseOver(t time.Time) bool { return s.now().Sub(t) > s.lease }
+
+// nullString stores "" as NULL: nothing rendered was stored.
+func nullString(v string) sql.NullString { return sql.NullString{String: v, Valid: v != ""} }
+
+// UnconfirmedParts returns the parts stored with k's claim when it was
+// never confirmed: what a real run taking it over would post (dry runs
+// plan them). "" when k is confirmed, unclaimed or has none stored.
+func (s *Store) UnconfirmedParts(ctx context.Context, k DigestKey) (string, error) {
+	var posted, parts sql.NullString
+	err := s.db.QueryRowContext(ctx, s.bind(`SELECT posted_at, parts FROM digests WHERE sink = ? AND period = ? AND state <> ?`),
+		k.Sink, k.Period, digestPosted).Scan(&posted, &parts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("history: %s: read digest %s: %w", s.dbLabel, k, err)
+	}
+	return parts.String, nil
+}

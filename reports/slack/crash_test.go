@@ -153,6 +153,9 @@ func TestCrashSweepExactlyOnce(t *testing.T) {
 				t.Fatal("the kill did not happen")
 			}
 			got := posted(f.Sent())
+			if !slices.Equal(threads(f.Sent(), true), threads(want.Sent(), true)) {
+				t.Errorf("after the kill and a rerun a thread differs from the uninterrupted run's in text, blocks or order")
+			}
 			if !slices.Equal(got, wantPosts) {
 				t.Errorf("after the kill and a rerun Slack has %d messages, an uninterrupted run leaves %d", len(got), len(wantPosts))
 				for i := range max(len(got), len(wantPosts)) {

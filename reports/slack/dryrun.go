@@ -68,16 +68,36 @@ func (s *Sink) dryRun(ctx context.Context, key history.DigestKey, d *digest, gro
 		}
 	}
 	if due {
-		if err := s.planThread(plan, s.cfg.Channel, keyed(msgKey{EventDigest, key.String()}, append(d.messages(), fallbackMessages(d, fallbacks)...))); err != nil {
+		msgs := s.plannedParts(ctx, key, append(d.messages(), fallbackMessages(d, fallbacks)...))
+		if err := s.planThread(plan, s.cfg.Channel, keyed(msgKey{EventDigest, key.String()}, msgs)); err != nil {
 			return err
 		}
 	}
 	for _, o := range dms {
-		if err := s.planThread(plan, "(users.lookupByEmail "+o.email+")", keyed(msgKey{EventOwnerDM, dmKey(o.owner, key.Period).String()}, directMessages(d, o))); err != nil {
+		dk := dmKey(o.owner, key.Period)
+		if err := s.planThread(plan, "(users.lookupByEmail "+o.email+")", keyed(msgKey{EventOwnerDM, dk.String()}, s.plannedParts(ctx, dk, directMessages(d, o)))); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// plannedParts is what a real run would post for k: the parts stored with
+// a claim never confirmed (a real run finishes that rendering, see
+// parts.go), else msgs. The plan lists every part; a real run posts only
+// those not found in Slack.
+func (s *Sink) plannedParts(ctx context.Context, k history.DigestKey, msgs []message) []message {
+	if s.store == nil || s.cfg.Force && k.Sink == s.sink {
+		return msgs
+	}
+	stored, err := s.store.UnconfirmedParts(ctx, k)
+	if err != nil || stored == "" {
+		return msgs
+	}
+	if _, ps, err := decodeParts(stored); err == nil {
+		return ps
+	}
+	return msgs
 }
 
 // planThread plans the calls that post msgs, the later ones as replies to

@@ -181,7 +181,8 @@ func without(r *model.Report, uri string) *model.Report {
 	return r
 }
 
-// audit records r in the store and posts it, as the pipeline does.
+// audit records r in the store and posts it, then marks the run
+// delivered, as the pipeline does.
 func audit(t *testing.T, store *history.Store, s *Sink, r *model.Report) (Result, error) {
 	t.Helper()
 	if store != nil {
@@ -189,7 +190,13 @@ func audit(t *testing.T, store *history.Store, s *Sink, r *model.Report) (Result
 			t.Fatalf("Record: %v", err)
 		}
 	}
-	return s.Post(context.Background(), r)
+	res, err := s.Post(context.Background(), r)
+	if store != nil {
+		if err := store.MarkDelivered(context.Background(), r.Now); err != nil {
+			t.Fatalf("MarkDelivered: %v", err)
+		}
+	}
+	return res, err
 }
 
 const testToken = "xoxb-test-token"

@@ -97,12 +97,16 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC"
 // posts a claim never confirmed without looking in Slack first.
 func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, what string, force bool, channel string, msgs []message, count *int) (delivery, error) {
 	k := msgKey{event: event, key: dk.String()}
-	msgs = keyed(k, msgs)
 	if s.store == nil { // slack.period: every, nothing to repeat
-		_, err := s.postThread(ctx, channel, what, msgs, landed{}, count, nil)
+		_, err := s.postThread(ctx, channel, what, keyed(k, msgs), landed{}, count, nil)
 		return delivery{posted: err == nil}, err
 	}
-	c, err := s.claim(ctx, dk, force)
+	runAt := s.runAt
+	rendered, err := encodeParts(runAt, msgs)
+	if err != nil {
+		return delivery{}, fmt.Errorf("%s: %w", what, err)
+	}
+	c, err := s.claim(ctx, dk, force, rendered)
 	switch {
 	case err != nil:
 		return delivery{}, err
@@ -111,6 +115,18 @@ func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, wha
 	case c.Busy:
 		return delivery{}, &UnconfirmedError{What: what, FirstClaim: c.FirstClaimed, LastRenewed: c.ClaimedAt, Until: c.Until}
 	}
+	if c.Parts != "" {
+		// The run that first claimed this message rendered it: post its
+		// parts, not this run's, so the thread reads as one document.
+		if runAt, msgs, err = decodeParts(c.Parts); err != nil {
+			_ = s.store.ReleaseDigest(ctx, dk)
+			return delivery{}, fmt.Errorf("%s was claimed at %s and never confirmed, and its stored parts cannot be read (%w); run with force to post it again", what, stamp(c.Since), err)
+		}
+		if runAt.IsZero() {
+			runAt = s.runAt
+		}
+	}
+	msgs = keyed(k, msgs)
 	var d delivery
 	var found landed
 	if c.Unconfirmed && !force {
@@ -121,6 +137,9 @@ func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, wha
 				"it is not posted again, so that it is not posted twice: look in %s, then run with force to post it", what, stamp(c.Since), err, channel)
 		}
 		d.recovered = fmt.Sprintf("%s was claimed at %s and never confirmed: %d of %d messages had gone out", what, stamp(c.Since), len(found.ts), len(msgs))
+		if c.Parts != "" {
+			d.recovered += "; the rest are posted as rendered for the audit of " + stamp(runAt)
+		}
 	}
 	renew := func() error { return s.store.RenewDigest(ctx, dk) }
 	if _, err := s.postThread(ctx, channel, what, msgs, found, count, renew); err != nil {
@@ -132,7 +151,7 @@ func (s *Sink) deliverOnce(ctx context.Context, dk history.DigestKey, event, wha
 		return d, err
 	}
 	d.posted = true
-	if err := s.store.MarkDigestPosted(ctx, dk, s.runAt); err != nil {
+	if err := s.store.MarkDigestPosted(ctx, dk, runAt); err != nil {
 		return d, fmt.Errorf("%s posted but not confirmed (the next run looks for it in Slack before posting): %w", what, err)
 	}
 	return d, nil
@@ -149,9 +168,9 @@ const (
 // run to confirm (then there is nothing to do) or for the lease to run out
 // (then this run takes over), up to claimPatient. Still busy after that, c
 // says so.
-func (s *Sink) claim(ctx context.Context, dk history.DigestKey, force bool) (history.Claim, error) {
+func (s *Sink) claim(ctx context.Context, dk history.DigestKey, force bool, parts string) (history.Claim, error) {
 	for range int(claimPatient/claimPoll) + 1 {
-		c, err := s.store.Claim(ctx, dk, force)
+		c, err := s.store.ClaimParts(ctx, dk, force, parts)
 		if err != nil || !c.Busy {
 			return c, err
 		}
@@ -159,7 +178,7 @@ func (s *Sink) claim(ctx context.Context, dk history.DigestKey, force bool) (his
 			return c, err
 		}
 	}
-	return s.store.Claim(ctx, dk, force)
+	return s.store.ClaimParts(ctx, dk, force, parts)
 }
 
 // Delivery says what SendOnce did.

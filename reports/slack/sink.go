@@ -195,9 +195,12 @@ func (s *Sink) Post(ctx context.Context, r *model.Report) (Result, error) {
 	return res, nil
 }
 
-// changes finds what moved since the last digest to this sink, or, without
-// one, since the previous run.
+// changes finds what moved since the last digest to this sink or, without
+// one, since the previous delivered run: a run recorded and then killed
+// before its sinks finished is never the base, so the run that recovers it
+// does not compare the week with itself (issue 41).
 func (s *Sink) changes(ctx context.Context, r *model.Report) (changes, error) {
+	h := r.History
 	if s.store != nil {
 		at, ok, err := s.store.LastDigest(ctx, s.sink, r.Now)
 		if err != nil {
@@ -211,8 +214,23 @@ func (s *Sink) changes(ctx context.Context, r *model.Report) (changes, error) {
 			return changes{Label: "since the last digest (" + at.UTC().Format("2 Jan 2006") + ")", Known: true,
 				New: c.New, Resolved: c.Resolved}, nil
 		}
+		base, ok, err := s.store.LastDelivered(ctx, r.Now)
+		switch {
+		case err != nil:
+			return changes{}, err
+		case !ok:
+			return changes{}, nil // nothing delivered before: a first digest
+		case h == nil || !base.Equal(h.PreviousRun):
+			// Runs that never got through their sinks lie between: compare
+			// with the last one that did.
+			c, err := s.store.ChangesSince(ctx, base, r.Now)
+			if err != nil {
+				return changes{}, err
+			}
+			return changes{Label: "since the previous run (" + base.UTC().Format("2 Jan 2006") + ")", Known: true,
+				New: c.New, Resolved: c.Resolved}, nil
+		}
 	}
-	h := r.History
 	if h == nil || h.PreviousRun.IsZero() {
 		return changes{}, nil
 	}
