@@ -386,3 +386,15 @@ func (p *printer) paint(code, text string) {
 	p.s(text)
 	p.s("\x1b[0m")
 }
+
+// Wrap breaks s at spaces into lines of at most w terminal cells (w <= 0:
+// one line), for other terminal text that must fit the same width.
+func Wrap(s string, w int) []string { return wrapText(nil, s, w, 0) }
+
+// Cut shortens s to w terminal cells, ending it with "…" when cut.
+func Cut(s string, w int) string {
+	if w <= 1 || textWidth(s) <= w {
+		return s
+	}
+	return cellWidth.Truncate(s, w, "…")
+}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports"
@@ -157,8 +156,17 @@ func (p *progress) redraw() {
 		fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
 	}
 	b.WriteString("\r\x1b[J")
+	// A finished line stays, so it is wrapped to the width (continuation
+	// lines indented), not cut: it may hold why a source failed.
 	for _, l := range p.pending {
-		b.WriteString(l + "\n")
+		for i, part := range reports.Wrap(strings.TrimSpace(l), p.width-6) {
+			if i == 0 {
+				b.WriteString("  ")
+			} else {
+				b.WriteString("      ")
+			}
+			b.WriteString(part + "\n")
+		}
 	}
 	p.pending = nil
 	p.drawn = 0
@@ -176,14 +184,9 @@ func (p *progress) redraw() {
 	fmt.Fprint(p.w, b.String())
 }
 
-// cut shortens a live line to the terminal's width.
-func (p *progress) cut(s string) string {
-	if p.width <= 1 || utf8.RuneCountInString(s) < p.width {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:p.width-2]) + "…"
-}
+// cut shortens a live line to the terminal's width (less one cell: a
+// line that fills the last column wraps on some terminals).
+func (p *progress) cut(s string) string { return reports.Cut(s, p.width-1) }
 
 // finishedLine is the line a source gets when it finishes: its state,
 // what it read, how long it took, why it did not answer fully and its

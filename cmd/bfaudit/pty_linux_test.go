@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -133,5 +135,13 @@ func TestProgressOnATerminal(t *testing.T) {
 	}
 	if strings.Contains(stderr, "source note") {
 		t.Errorf("a stray log record:\n%s", stderr)
+	}
+	// Finished lines are wrapped and live lines cut to the terminal's 100
+	// columns: a line the terminal wraps itself spoils the next redraw.
+	plain := regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]|\r`).ReplaceAllString(stderr, "")
+	for _, line := range strings.Split(plain, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("a progress line of %d columns on a 100-column terminal: %q", n, line)
+		}
 	}
 }
