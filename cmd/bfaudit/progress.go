@@ -204,10 +204,10 @@ func finishedLine(c model.Coverage, elapsed time.Duration) string {
 		plural(len(units), "unit"), read)
 	switch c.State() {
 	case model.CoverageFailed:
-		s += ": " + c.Error
+		s += ": " + oneLine(c.Error)
 	case model.CoverageDegraded:
 		for _, e := range c.Errors {
-			s += fmt.Sprintf("; %s did not answer: %s", orWhole(e.Scope), e.Error)
+			s += fmt.Sprintf("; %s did not answer: %s", orWhole(e.Scope), oneLine(e.Error))
 		}
 	}
 	return s + notes(c)
@@ -221,3 +221,7 @@ func seconds(d time.Duration) string {
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
+
+// oneLine puts an error on one line: drivers write multi-line errors
+// (one line per address tried), and a source gets one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

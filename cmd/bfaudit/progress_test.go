@@ -74,4 +74,11 @@ func TestFinishedLine(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	// A driver's multi-line error (pgx lists every address it tried)
+	// still gives the source one line.
+	failed := model.Coverage{Source: "pg", System: "postgres", Status: model.CoverageFailed,
+		Error: "connect: failed:\n\t127.0.0.1:1: refused\n\t[::1]:1: refused"}
+	if got := finishedLine(failed, time.Second); strings.Contains(got, "\n") || !strings.HasSuffix(got, "connect: failed: 127.0.0.1:1: refused [::1]:1: refused") {
+		t.Errorf("a failed source's line: %q", got)
+	}
 }
