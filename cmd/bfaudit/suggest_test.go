@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/bfaudit/bfaudit/internal/decodeerr"
 	"strings"
 	"testing"
 )
@@ -33,7 +34,7 @@ func TestLevenshtein(t *testing.T) {
 		a, b string
 		d    int
 	}{{"sevrity", "severity", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"same", "same", 0}} {
-		if got := levenshtein(tc.a, tc.b); got != tc.d {
+		if got := decodeerr.Distance(tc.a, tc.b); got != tc.d {
 			t.Errorf("levenshtein(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
 		}
 	}
