@@ -11,8 +11,8 @@ import (
 )
 
 // suggestFlag adds "did you mean" to an unknown long flag, as cobra does
-// for commands: the command's flag nearest in spelling (Levenshtein
-// distance at most 2, the one config keys are matched with), or the one the typed name begins.
+// for commands: the command's flag nearest in spelling (edit distance at
+// most 2, as config keys are matched), or the one the typed name begins.
 func suggestFlag(cmd *cobra.Command, err error) error {
 	typed, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
