@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports"
 )
@@ -204,10 +205,10 @@ func finishedLine(c model.Coverage, elapsed time.Duration) string {
 		plural(len(units), "unit"), read)
 	switch c.State() {
 	case model.CoverageFailed:
-		s += ": " + oneLine(c.Error)
+		s += ": " + redact.OneLine(c.Error)
 	case model.CoverageDegraded:
 		for _, e := range c.Errors {
-			s += fmt.Sprintf("; %s did not answer: %s", orWhole(e.Scope), oneLine(e.Error))
+			s += fmt.Sprintf("; %s did not answer: %s", orWhole(e.Scope), redact.OneLine(e.Error))
 		}
 	}
 	return s + notes(c)
@@ -221,7 +222,3 @@ func seconds(d time.Duration) string {
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
-
-// oneLine puts an error on one line: drivers write multi-line errors
-// (one line per address tried), and a source gets one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
