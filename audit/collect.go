@@ -37,9 +37,6 @@ func collectWith(ctx context.Context, instances []collectors.Instance, sel *corr
 	verifyAll func(context.Context, *model.Estate)) (*model.Estate, error) {
 	var plans, rest []collectors.Instance
 	for _, in := range instances {
-		if c, ok := in.Collector.(collectors.Clocked); ok {
-			c.SetClock(func() time.Time { return now })
-		}
 		if in.Type == planSourceType {
 			plans = append(plans, in)
 		} else {

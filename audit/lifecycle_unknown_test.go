@@ -28,7 +28,7 @@ func cleanEstate(failed string) *model.Estate {
 		Coverage: []model.Coverage{{Source: "plans", System: "records", Status: model.CoverageOK}},
 	}
 	for _, s := range [][2]string{{"flags", "unleash"}, {"events", "kafka"}, {"analytics", "notebooks"}, {"warehouse-dbt", "dbt"}} {
-		c := model.Coverage{Source: s[0], System: s[1], Status: model.CoverageOK}
+		c := model.Coverage{Source: s[0], System: s[1], Status: model.CoverageOK, Lineage: s[1] == "dbt"}
 		if s[0] == failed {
 			c.Status, c.Error = model.CoverageFailed, "connection refused"
 		}
@@ -105,5 +105,44 @@ func TestLifecycleUnknownRemembered(t *testing.T) {
 	lc := lifecycleOf(t, a, "BF-2001")
 	if lc.Done || lc.State() != "unknown" || !slices.Equal(lc.Unknown, []string{"events"}) || lc.Next != model.StepArchived {
 		t.Errorf("kafka silent, its group remembered: want unknown at archived naming events, got %+v", lc)
+	}
+}
+
+// A lineage source that does not answer keeps "verified" open for a
+// backfill with targets, with or without history: whether the tables
+// derived from them were rebuilt cannot be known, and history remembers
+// machinery, not lineage. Without targets there is no downstream to ask
+// about, and the silence keeps only the last step open.
+func TestLifecycleSilentLineageHoldsVerified(t *testing.T) {
+	eng, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	withTargets := func() *model.Estate {
+		est := cleanEstate("warehouse-dbt")
+		est.Backfills[0].Targets = []string{"analytics.refunds"}
+		return est
+	}
+	for name, audit := range map[string]func() (*Audit, error){
+		"no history": func() (*Audit, error) {
+			return Evaluate(withTargets(), correlate.MustSelector(), eng, now), nil
+		},
+		"history": func() (*Audit, error) {
+			return EvaluateWith(context.Background(), withTargets(), correlate.MustSelector(), eng, now, remembering{})
+		},
+	} {
+		a, err := audit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc := lifecycleOf(t, a, "BF-2001")
+		if lc.Done || lc.State() != "unknown" || lc.Next != model.StepVerified || !slices.Contains(lc.Unknown, "warehouse-dbt") {
+			t.Errorf("%s: dbt silent, targets set: want unknown at verified naming warehouse-dbt, got %+v", name, lc)
+		}
+	}
+	lc := lifecycleOf(t, Evaluate(cleanEstate("warehouse-dbt"), correlate.MustSelector(), eng, now), "BF-2001")
+	if lc.Next != model.StepRetired || lc.State() != "unknown" {
+		t.Errorf("dbt silent, no targets: want unknown at retired, got %+v", lc)
 	}
 }

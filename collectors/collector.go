@@ -4,27 +4,8 @@
 package collectors
 
 import (
-	"time"
-
-	"context"
-
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 )
-
-// Collector lists what one system holds and hands it to the sink. It should
-// record partial failures with sink.AddError and go on; a returned error
-// means the source gave nothing usable and marks it failed.
-type Collector interface {
-	Collect(ctx context.Context, sink Sink) error
-}
-
-// Initializer is implemented by collectors that validate their config and
-// build their clients before collecting. Init fills a client field only
-// when it is nil, so tests can hand in a fake.
-type Initializer interface {
-	Init() error
-}
 
 // SampleConfigurer is implemented by collectors that document their config
 // section; `bfaudit config sample` prints it.
@@ -60,32 +41,18 @@ type Noter interface {
 	Notes() []string
 }
 
+// LineageReader is implemented by collectors that read lineage (AddEdge,
+// AddBuild). ReadsLineage, asked after Init, says whether this source is
+// configured to: its coverage then carries Lineage, so a source that did
+// not answer keeps every backfill's verification open.
+type LineageReader interface {
+	ReadsLineage() bool
+}
+
 // Settings is the common part of every source entry in the config.
 type Settings struct {
 	// Type is the registered collector name (records, inventory, airflow...).
 	Type string `mapstructure:"type"`
 	// Name identifies this instance in coverage and findings; defaults to Type.
 	Name string `mapstructure:"name"`
-}
-
-// SelectorUser is implemented by collectors that filter a large catalogue
-// down to backfill machinery. The selector comes from the config's
-// `correlation` section and holds the assets plans declare, so it is set
-// after plan sources are read and before Init.
-type SelectorUser interface {
-	UseSelector(*correlate.Selector)
-}
-
-// BaseDirUser is implemented by collectors that read local files: relative
-// paths in their config are resolved against the config file's directory,
-// which the loader hands them after Decode (so Init must not depend on it).
-type BaseDirUser interface {
-	SetBaseDir(dir string)
-}
-
-// Clocked is implemented by collectors that judge ages (a catch-up start
-// date older than N days): the audit hands them its clock, so `--now`
-// reaches them too.
-type Clocked interface {
-	SetClock(now func() time.Time)
 }

@@ -60,7 +60,7 @@ func (d *decoded) Collect(context.Context, Sink) error { return nil }
 
 func TestDecode(t *testing.T) {
 	Register("decode-test", func() Collector { return &decoded{Grace: time.Hour} })
-	in, err := Decode(map[string]any{"type": "decode-test", "name": "mine", "path": "p", "grace": "30d"}, nil)
+	in, err := Decode(map[string]any{"type": "decode-test", "name": "mine", "path": "p", "grace": "30d"}, Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestDecode(t *testing.T) {
 	if in.Name != "mine" || d.Grace != 30*24*time.Hour || d.Path != "p" {
 		t.Errorf("decoded %+v %+v", in, d)
 	}
-	in, _ = Decode(map[string]any{"type": "decode-test"}, nil)
+	in, _ = Decode(map[string]any{"type": "decode-test"}, Env{})
 	if in.Name != "decode-test" || in.Collector.(*decoded).Grace != time.Hour {
 		t.Errorf("defaults lost: %+v", in)
 	}
@@ -81,7 +81,7 @@ func TestDecode(t *testing.T) {
 		{map[string]any{"type": "nope"}, `unknown collector "nope"`},
 		{map[string]any{"name": "x"}, "type: missing"},
 	} {
-		if _, err := Decode(tc.entry, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Decode(tc.entry, Env{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Decode(%v) = %v, want %q", tc.entry, err, tc.want)
 		}
 	}

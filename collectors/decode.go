@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/decodeerr"
 	"github.com/bfaudit/bfaudit/internal/duration"
 )
@@ -15,9 +14,10 @@ import (
 // Decode builds the collector one `sources:` entry of the config describes:
 // it looks up the entry's type, decodes the rest of the entry into a fresh
 // collector (unknown keys are errors, so a typo is caught), and runs Init
-// when it has it. Errors name the key that was wrong. sel is handed to
-// collectors that filter by it; its Assets are filled later, before Collect.
-func Decode(entry map[string]any, sel *correlate.Selector) (Instance, error) {
+// when it has it with env (its Source set to the entry's name). Errors
+// name the key that was wrong. env's Selector's assets are filled later,
+// before Units.
+func Decode(entry map[string]any, env Env) (Instance, error) {
 	var s Settings
 	if err := mapstructure.Decode(map[string]any{"type": entry["type"], "name": entry["name"]}, &s); err != nil {
 		return Instance{}, fmt.Errorf("type/name: %w", err)
@@ -42,16 +42,9 @@ func Decode(entry map[string]any, sel *correlate.Selector) (Instance, error) {
 	if err := DecodeInto(rest, c); err != nil {
 		return Instance{}, err
 	}
-	if n, ok := c.(Namer); ok {
-		n.SetSourceName(s.Name)
-	}
-	if su, ok := c.(SelectorUser); ok && sel != nil {
-		su.UseSelector(sel)
-	}
-	if in, ok := c.(Initializer); ok {
-		if err := in.Init(); err != nil {
-			return Instance{}, err
-		}
+	env.Source = s.Name
+	if err := initialise(c, env.filled()); err != nil {
+		return Instance{}, err
 	}
 	return Instance{Name: s.Name, Type: s.Type, Collector: c}, nil
 }

@@ -38,11 +38,3 @@ func Resolve(base, p string) string {
 	}
 	return filepath.Join(base, p)
 }
-
-// Locator is implemented by collectors whose errors about their own
-// settings name where the config writes them: the loader hands them a
-// function from a key within the source entry ("plans[1]") to its place
-// in the file ("bfaudit.yaml:14: sources[0].plans[1]").
-type Locator interface {
-	SetLocator(where func(key string) string)
-}

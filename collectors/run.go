@@ -20,6 +20,8 @@ type Instance struct {
 	Name      string
 	Type      string
 	Collector Collector
+	// keep limits the units read to one shard's slice (ShardInstances).
+	keep func(units []string) []string
 }
 
 // StopGrace is how long Run waits, once ctx has ended, for collectors to
@@ -44,6 +46,9 @@ func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*
 	var wg sync.WaitGroup
 	for i, inst := range instances {
 		sinks[i] = &sourceSink{source: inst.Name, system: inst.Type, obs: obs}
+		if l, ok := inst.Collector.(LineageReader); ok {
+			sinks[i].lineage = l.ReadsLineage()
+		}
 		wg.Add(1)
 		go func(s *sourceSink, inst Instance) {
 			defer wg.Done()
@@ -63,7 +68,7 @@ func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*
 				}
 			}()
 			s.start()
-			err := inst.Collector.Collect(ctx, s)
+			err := collectSource(ctx, inst.Collector, s, inst.keep)
 			if n, ok := inst.Collector.(Noter); ok {
 				s.note(n.Notes())
 			}
@@ -149,6 +154,7 @@ func stable[T any](s []T, less func(a, b *T) bool) {
 // sourceSink gathers one source's output and its coverage.
 type sourceSink struct {
 	source, system string
+	lineage        bool // the source reads lineage (LineageReader)
 	obs            Observer
 	started        time.Time // set by start, before the collector runs
 
@@ -362,6 +368,7 @@ func (s *sourceSink) coverage() model.Coverage {
 	c := model.Coverage{
 		Source: s.source, System: s.system, Status: model.CoverageOK, Errors: slices.Clone(s.errs),
 		Artifacts: len(s.artifacts), Backfills: len(s.backfills), Records: len(s.records),
+		Lineage: s.lineage,
 	}
 	for _, n := range s.notes {
 		c.Notes = append(c.Notes, redact.String(n))

@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -88,6 +89,15 @@ func ShardInstances(instances []Instance, spec ShardSpec, every func(Instance) b
 // split asks a Sharder to keep its slice. One left with no unit in this
 // shard collects nothing: its Collect would fail with nothing to read.
 func split(in Instance, spec ShardSpec) (Instance, bool) {
+	if _, ok := in.Collector.(UnitCollector); ok {
+		// Every shard declares the same units and reads its slice; a
+		// source read whole is one unit, placed by the source's name.
+		name := in.Name
+		in.keep = func(units []string) []string {
+			return KeepUnits(units, func(u string) bool { return spec.Keep(cmp.Or(u, name)) })
+		}
+		return in, true
+	}
 	s, ok := in.Collector.(Sharder)
 	if !ok {
 		return in, false

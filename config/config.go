@@ -38,6 +38,9 @@ const DefaultDeadline = 30 * time.Minute
 type Config struct {
 	// File is the config file that was read ("" when none).
 	File string `mapstructure:"-"`
+	// Now is the audit's clock, which every source reads through its
+	// collectors.Env; nil is the wall clock. The CLI sets it to --now.
+	Now func() time.Time `mapstructure:"-"`
 	// raw is the file's content, for the lines of waivers.
 	raw []byte
 
@@ -382,7 +385,11 @@ func (c *Config) buildSources(col *collector, sel *correlate.Selector, base stri
 				col.add("", p)
 			}
 		}
-		in, err := collectors.Decode(entry, sel)
+		env := collectors.Env{Selector: sel, BaseDir: base, Now: c.now}
+		if c.File != "" {
+			env.Where = func(k string) string { return c.where(joinKey(key, k)) }
+		}
+		in, err := collectors.Decode(entry, env)
 		if err != nil {
 			if !col.failed(key) {
 				col.add(key, err)
@@ -394,14 +401,16 @@ func (c *Config) buildSources(col *collector, sel *correlate.Selector, base stri
 			col.add(key+".name", fmt.Errorf("%q is used by another source; give each source its own name", in.Name))
 		}
 		names[in.Name] = true
-		if bu, ok := in.Collector.(collectors.BaseDirUser); ok && base != "" {
-			bu.SetBaseDir(base)
-		}
-		if l, ok := in.Collector.(collectors.Locator); ok && c.File != "" {
-			l.SetLocator(func(k string) string { return c.where(joinKey(key, k)) })
-		}
 		c.Instances = append(c.Instances, in)
 	}
+}
+
+// now reads the audit's clock.
+func (c *Config) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // sourceNodes are the YAML nodes of the source entries, nil when the file

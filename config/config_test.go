@@ -104,7 +104,7 @@ func TestRelativePathsResolveAgainstConfigDir(t *testing.T) {
 	}
 	// Run from another directory: the plan is still found next to the config.
 	sink := collectors.NewTestSink()
-	if err := c.Instances[0].Collector.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c.Instances[0].Collector, sink); err != nil {
 		t.Fatal(err)
 	}
 	if len(sink.Backfills) != 1 || sink.Backfills[0].Source.Path != "plans/a.yaml" {

@@ -55,6 +55,10 @@ type Coverage struct {
 	// Shard is set when the estate was collected with --shard: which
 	// shard collected this source and whether its units were split.
 	Shard *ShardSpec `json:"shard,omitempty"`
+	// Lineage is set for a source that reads lineage (which table is
+	// built from which, and when each was built): when it does not
+	// answer, no backfill's downstream rebuild can be confirmed.
+	Lineage bool `json:"lineage,omitempty"`
 }
 
 // UnitRead is what one unit of a source read: how many objects of one kind

@@ -26,7 +26,9 @@ import (
 // a rule removing its kind blocks (a grant: access revoked; a consumer
 // group: archived, its range is recorded first); without one, nobody can
 // say what a silent source held, and it keeps the last step, retired,
-// open for every completed backfill.
+// open for every completed backfill. A lineage source that did not answer
+// keeps "verified" open for a backfill with targets: its downstream
+// rebuild cannot be confirmed.
 func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding) model.Lifecycle {
 	if !b.Status.Completed() {
 		return model.Lifecycle{Reached: model.StepPlan, Next: model.StepVerified,
@@ -66,6 +68,17 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 				hush(model.StepRetired, src, text)
 			} else if !slices.Contains(silentBy[model.StepRetired], src) {
 				silentBy[model.StepRetired] = append(silentBy[model.StepRetired], src)
+			}
+		}
+	}
+	// Lineage is not remembered as machinery: a lineage source that did
+	// not answer leaves the downstream rebuild of a backfill with targets
+	// unconfirmed, with or without history.
+	if len(b.Targets) > 0 {
+		for _, c := range ix.Estate.Coverage {
+			if c.Lineage && !c.Full() {
+				hush(model.StepVerified, c.Source, fmt.Sprintf(
+					"lineage source %s did not answer fully: cannot confirm the tables derived from this backfill's targets were rebuilt", c.Source))
 			}
 		}
 	}

@@ -116,10 +116,15 @@ func (g *globals) loadConfig(allowEmpty bool) (*config.Config, error) {
 	if g.configPath == "" && !allowEmpty {
 		return nil, usageError(errors.New("no config: pass --config FILE (see `bfaudit config sample`)"))
 	}
+	now, err := g.clock()
+	if err != nil {
+		return nil, err
+	}
 	c, err := config.Load(g.v, g.configPath)
 	if err != nil {
 		return nil, usageError(err)
 	}
+	c.Now = func() time.Time { return now }
 	return c, nil
 }
 

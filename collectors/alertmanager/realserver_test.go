@@ -126,7 +126,7 @@ func TestRealServerSilences(t *testing.T) {
 
 	in := collector(t, am, "am")
 	sink := collectors.NewTestSink()
-	if err := in.Collector.Collect(context.Background(), sink); err != nil || len(sink.Errors) > 0 {
+	if err := collectors.Collect(context.Background(), in.Collector, sink); err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
 	}
 	uri := func(sid string) string { return "alertmanager://am/silences/" + sid }
@@ -146,7 +146,7 @@ func TestRealServerSilences(t *testing.T) {
 
 	expire(t, am, byLabel)
 	sink = collectors.NewTestSink()
-	if err := in.Collector.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), in.Collector, sink); err != nil {
 		t.Fatal(err)
 	}
 	if a := sink.Artifact(uri(byLabel)); a == nil || a.State != model.StateExpired {

@@ -122,6 +122,9 @@ func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
 // SetClock makes "expired" mean expired at the audit's time (--now).
 func (c *Collector) SetClock(now func() time.Time) { c.now = now }
 
+// ReadsLineage says this source reads lineage: the query jobs are read for lineage only when configured.
+func (c *Collector) ReadsLineage() bool { return c.Lineage.Jobs }
+
 // Init validates the config and builds the clients with Application
 // Default Credentials unless they were handed in.
 func (c *Collector) Init() error {

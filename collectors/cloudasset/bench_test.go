@@ -91,7 +91,7 @@ func BenchmarkOrganization2000Projects(b *testing.B) {
 		sel := correlate.MustSelector()
 		var instances []collectors.Collector
 		for _, en := range entries {
-			in, err := collectors.Decode(en, sel)
+			in, err := collectors.Decode(en, collectors.Env{Selector: sel})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func BenchmarkOrganization2000Projects(b *testing.B) {
 		for b.Loop() {
 			for _, c := range instances {
 				sink := collectors.NewTestSink()
-				if err := c.Collect(context.Background(), sink); err != nil || len(sink.Errors) != 0 {
+				if err := collectors.Collect(context.Background(), c, sink); err != nil || len(sink.Errors) != 0 {
 					b.Fatalf("collect: %v %+v", err, sink.Errors)
 				}
 				artifacts += len(sink.Artifacts)

@@ -34,7 +34,7 @@ func newCollector(t testing.TB, url string, scopes ...string) *Collector {
 func collect(t testing.TB, c collectors.Collector) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink

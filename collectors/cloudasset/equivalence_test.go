@@ -51,7 +51,7 @@ func auditWith(t *testing.T, entries ...map[string]any) (*model.Estate, *model.R
 	sel := correlate.MustSelector()
 	instances := []collectors.Instance{{Name: "plans", Type: "records", Collector: planSource{}}}
 	for _, e := range entries {
-		in, err := collectors.Decode(e, sel)
+		in, err := collectors.Decode(e, collectors.Env{Selector: sel})
 		if err != nil {
 			t.Fatalf("decode %v: %v", e["type"], err)
 		}

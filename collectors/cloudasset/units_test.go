@@ -56,7 +56,7 @@ func TestConfigErrors(t *testing.T) {
 			if sel == nil {
 				sel = correlate.MustSelector()
 			}
-			_, err := collectors.Decode(tc.entry, sel)
+			_, err := collectors.Decode(tc.entry, collectors.Env{Selector: sel})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v; want %q", err, tc.want)
 			}
@@ -67,7 +67,7 @@ func TestConfigErrors(t *testing.T) {
 		{"type": "cloudasset", "scopes": []any{"projects/p"}, "name_prefixes": []any{"replay"}},
 		{"type": "cloudasset", "files": []any{"export.json"}},
 	} {
-		if _, err := collectors.Decode(entry, custom); err != nil {
+		if _, err := collectors.Decode(entry, collectors.Env{Selector: custom}); err != nil {
 			t.Errorf("%v: %v", entry, err)
 		}
 	}

@@ -98,6 +98,9 @@ var (
 // SampleConfig returns the documented sources entry.
 func (c *Collector) SampleConfig() string { return sampleConfig }
 
+// ReadsLineage says this source reads lineage: Data Lineage is lineage.
+func (c *Collector) ReadsLineage() bool { return true }
+
 // Init validates the config and builds the client with Application
 // Default Credentials unless one was handed in.
 func (c *Collector) Init() error {

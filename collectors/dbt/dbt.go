@@ -68,6 +68,9 @@ func (d *DBT) SetBaseDir(dir string) { d.Base = dir }
 // SampleConfig documents the source entry.
 func (d *DBT) SampleConfig() string { return sample }
 
+// ReadsLineage says this source reads lineage: every dbt project is lineage.
+func (d *DBT) ReadsLineage() bool { return true }
+
 // Init checks the config.
 func (d *DBT) Init() error {
 	if len(d.Manifests) == 0 {

@@ -331,7 +331,7 @@ func TestSampleConfigDecodes(t *testing.T) {
 }
 
 func TestUnknownKeyRejected(t *testing.T) {
-	_, err := collectors.Decode(map[string]any{"type": "gcpiam", "projects": []any{"p"}, "principal": "x"}, nil)
+	_, err := collectors.Decode(map[string]any{"type": "gcpiam", "projects": []any{"p"}, "principal": "x"}, collectors.Env{})
 	if err == nil || !strings.Contains(err.Error(), "principal") {
 		t.Fatalf("want the unknown key named, got %v", err)
 	}

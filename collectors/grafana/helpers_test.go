@@ -12,7 +12,7 @@ import (
 )
 
 func decode(entry map[string]any) (collectors.Instance, error) {
-	return collectors.Decode(entry, correlate.MustSelector())
+	return collectors.Decode(entry, collectors.Env{})
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -109,10 +109,10 @@ func TestSampleConfigDecodes(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(sample), &entries); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := collectors.Decode(entries[0], nil); err != nil {
+	if _, err := collectors.Decode(entries[0], collectors.Env{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := collectors.Decode(map[string]any{"type": "inventory"}, nil); err == nil || !strings.Contains(err.Error(), "files: missing") {
+	if _, err := collectors.Decode(map[string]any{"type": "inventory"}, collectors.Env{}); err == nil || !strings.Contains(err.Error(), "files: missing") {
 		t.Errorf("want files: missing, got %v", err)
 	}
 }

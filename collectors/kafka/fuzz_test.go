@@ -41,7 +41,7 @@ func FuzzConfig(f *testing.F) {
 		if mech != "" {
 			e["sasl"] = map[string]any{"mechanism": mech, "username": "u", "password_env": "BFAUDIT_FUZZ_KAFKA_PW"}
 		}
-		_, err := collectors.Decode(e, nil)
+		_, err := collectors.Decode(e, collectors.Env{})
 		if err == nil {
 			return
 		}

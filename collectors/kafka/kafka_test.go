@@ -219,7 +219,7 @@ func TestBadConfig(t *testing.T) {
 		for k, v := range bad {
 			e[k] = v
 		}
-		_, err := collectors.Decode(e, nil)
+		_, err := collectors.Decode(e, collectors.Env{})
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s: err = %v, want it named", key, err)
 		} else if strings.Contains(err.Error(), "s3cret-pw") {
@@ -229,7 +229,7 @@ func TestBadConfig(t *testing.T) {
 	for _, mech := range []string{"plain", "scram-sha-256", "SCRAM-SHA-512"} {
 		e := map[string]any{"type": "kafka", "name": "k", "brokers": []any{"kafka:9092"}, "tls": true,
 			"sasl": map[string]any{"mechanism": mech, "username": "u", "password_env": "BFAUDIT_TEST_KAFKA_PW"}}
-		if _, err := collectors.Decode(e, nil); err != nil {
+		if _, err := collectors.Decode(e, collectors.Env{}); err != nil {
 			t.Errorf("%s: %v", mech, err)
 		}
 	}

@@ -372,7 +372,7 @@ func TestSampleConfigDecodes(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("sample has %d entries", len(entries))
 	}
-	inst, err := collectors.Decode(entries[0], nil)
+	inst, err := collectors.Decode(entries[0], collectors.Env{})
 	if err != nil {
 		t.Fatalf("sample does not decode: %v", err)
 	}

@@ -205,7 +205,7 @@ func TestConfigErrors(t *testing.T) {
 		{map[string]any{"type": "notebooks", "jupyter_url": "ftp://j"}, "url"},
 		{map[string]any{"type": "notebooks", "jupyter_url": "http://j:8888", "token_env": "BFAUDIT_NB_UNSET_TOKEN"}, "token_env"},
 	} {
-		_, err := collectors.Decode(tt.entry, nil)
+		_, err := collectors.Decode(tt.entry, collectors.Env{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: err %v, want it naming %q", tt.entry, err, tt.want)
 		}

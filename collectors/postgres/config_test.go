@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"gopkg.in/yaml.v3"
 )
 
@@ -19,7 +18,7 @@ func TestSampleConfigDecodes(t *testing.T) {
 		t.Fatal("sample.yaml has no source entry")
 	}
 	for _, e := range entries {
-		inst, err := collectors.Decode(e, correlate.MustSelector())
+		inst, err := collectors.Decode(e, collectors.Env{})
 		if err != nil {
 			t.Fatalf("decode sample: %v", err)
 		}
@@ -47,7 +46,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.entry["type"] = "postgres"
-			_, err := collectors.Decode(tc.entry, nil)
+			_, err := collectors.Decode(tc.entry, collectors.Env{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err=%v, want it to contain %q", err, tc.want)
 			}
@@ -66,7 +65,7 @@ func TestDatabaseDefaultsLikeTheServer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.dsn, func(t *testing.T) {
-			inst, err := collectors.Decode(map[string]any{"type": "postgres", "dsn": tc.dsn}, nil)
+			inst, err := collectors.Decode(map[string]any{"type": "postgres", "dsn": tc.dsn}, collectors.Env{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"gopkg.in/yaml.v3"
@@ -466,7 +465,7 @@ func TestClusterConfig(t *testing.T) {
 		}
 		return m
 	}
-	inst, err := collectors.Decode(map[string]any{"type": "prometheus", "name": "k8s-rules", "kubernetes": block("namespaces", []any{"monitoring"})}, correlate.MustSelector())
+	inst, err := collectors.Decode(map[string]any{"type": "prometheus", "name": "k8s-rules", "kubernetes": block("namespaces", []any{"monitoring"})}, collectors.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +476,7 @@ func TestClusterConfig(t *testing.T) {
 	}
 	// An empty block reads the default kubeconfig.
 	t.Setenv("KUBECONFIG", kubeconfig)
-	inst, err = collectors.Decode(map[string]any{"type": "prometheus", "kubernetes": map[string]any{}}, correlate.MustSelector())
+	inst, err = collectors.Decode(map[string]any{"type": "prometheus", "kubernetes": map[string]any{}}, collectors.Env{})
 	if err != nil || inst.Collector.(*Prometheus).Kubernetes == nil || inst.Collector.(*Prometheus).Kubernetes.Dynamic == nil {
 		t.Errorf("kubernetes: {}: %v", err)
 	}
@@ -495,7 +494,7 @@ func TestClusterConfig(t *testing.T) {
 		{map[string]any{"kubernetes": block(), "username": "bfaudit"}, "only used with url"},
 	} {
 		tt.entry["type"] = "prometheus"
-		_, err := collectors.Decode(tt.entry, correlate.MustSelector())
+		_, err := collectors.Decode(tt.entry, collectors.Env{})
 		if err == nil || !strings.Contains(err.Error(), tt.key) {
 			t.Errorf("%v: err %v, want one naming %s", tt.entry, err, tt.key)
 		}

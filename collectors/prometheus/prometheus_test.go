@@ -309,7 +309,7 @@ func TestSampleConfigKubernetesBlock(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(strings.Join(lines, "\n")), &entries); err != nil || len(entries) != 1 {
 		t.Fatalf("%v %v", err, entries)
 	}
-	inst, err := collectors.Decode(entries[0], correlate.MustSelector())
+	inst, err := collectors.Decode(entries[0], collectors.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{map[string]any{"url": "http://prom:9090", "group_limits": 5}, "group_limits"},
 	} {
 		tt.entry["type"] = "prometheus"
-		_, err := collectors.Decode(tt.entry, correlate.MustSelector())
+		_, err := collectors.Decode(tt.entry, collectors.Env{})
 		if err == nil || !strings.Contains(err.Error(), tt.key) {
 			t.Errorf("%v: err %v, want one naming %s", tt.entry, err, tt.key)
 		}

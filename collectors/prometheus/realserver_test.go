@@ -53,7 +53,7 @@ func apiSource(t *testing.T, url, name string) collectors.Instance {
 func byName(t *testing.T, c collectors.Collector) map[string]model.Artifact {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil || len(sink.Errors) > 0 {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
 	}
 	out := map[string]model.Artifact{}

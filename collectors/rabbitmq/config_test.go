@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,7 +21,7 @@ func TestSampleConfigDecodes(t *testing.T) {
 	for _, e := range entries {
 		// The sample names a CA file that only exists on a real host.
 		e["ca_file"] = writeCA(t)
-		inst, err := collectors.Decode(e, correlate.MustSelector())
+		inst, err := collectors.Decode(e, collectors.Env{})
 		if err != nil {
 			t.Fatalf("decode sample: %v", err)
 		}
@@ -77,7 +76,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := collectors.Decode(tc.entry, nil)
+			_, err := collectors.Decode(tc.entry, collectors.Env{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err=%v, want it to contain %q", err, tc.want)
 			}
@@ -87,7 +86,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		})
 	}
 	t.Run("credentials in the url are accepted and kept out of it", func(t *testing.T) {
-		inst, err := collectors.Decode(map[string]any{"type": "rabbitmq", "url": "http://guest:s3cret@rmq:15672/"}, nil)
+		inst, err := collectors.Decode(map[string]any{"type": "rabbitmq", "url": "http://guest:s3cret@rmq:15672/"}, collectors.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -69,7 +69,7 @@ func collectWithin(t *testing.T, c collectors.Collector) (*collectors.TestSink, 
 	t.Helper()
 	sink := collectors.NewTestSink()
 	done := make(chan error, 1)
-	go func() { done <- c.Collect(context.Background(), sink) }()
+	go func() { done <- collectors.Collect(context.Background(), c, sink) }()
 	select {
 	case err := <-done:
 		return sink, err

@@ -189,10 +189,10 @@ func TestSampleConfigDecodes(t *testing.T) {
 	if err := yamlUnmarshal([]byte(sample), &entries); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := collectors.Decode(entries[0], nil); err != nil {
+	if _, err := collectors.Decode(entries[0], collectors.Env{}); err != nil {
 		t.Fatalf("sample does not decode: %v", err)
 	}
-	if _, err := collectors.Decode(map[string]any{"type": "records", "plans": []string{"x"}, "plan": "y"}, nil); err == nil || !strings.Contains(err.Error(), "plan") {
+	if _, err := collectors.Decode(map[string]any{"type": "records", "plans": []string{"x"}, "plan": "y"}, collectors.Env{}); err == nil || !strings.Contains(err.Error(), "plan") {
 		t.Errorf("unknown key not reported: %v", err)
 	}
 }

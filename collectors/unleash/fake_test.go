@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
@@ -282,5 +281,5 @@ func newCollector(t *testing.T, url string) *Unleash {
 }
 
 func decode(entry map[string]any) (collectors.Instance, error) {
-	return collectors.Decode(entry, correlate.MustSelector())
+	return collectors.Decode(entry, collectors.Env{})
 }

@@ -16,7 +16,7 @@ func Collect(t *testing.T, c collectors.Collector) (*collectors.TestSink, error)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sink := collectors.NewTestSink()
-	err := c.Collect(ctx, sink)
+	err := collectors.Collect(ctx, c, sink)
 	if ctx.Err() != nil {
 		t.Fatal("Collect did not finish within 20s")
 	}

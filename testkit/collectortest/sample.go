@@ -8,7 +8,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
@@ -25,7 +24,7 @@ func DecodeSample(t *testing.T, path string) collectors.Instance {
 	if err := yaml.Unmarshal(raw, &entries); err != nil || len(entries) != 1 {
 		t.Fatalf("%s: %v (%d entries, want 1)", path, err, len(entries))
 	}
-	inst, err := collectors.Decode(entries[0], correlate.MustSelector())
+	inst, err := collectors.Decode(entries[0], collectors.Env{})
 	if err != nil {
 		t.Fatalf("decode %s: %v", path, err)
 	}
@@ -47,7 +46,7 @@ func RejectsBadTimeouts(t *testing.T, entry map[string]any) {
 			e[k] = v
 		}
 		e["timeout"] = bad
-		_, err := collectors.Decode(e, correlate.MustSelector())
+		_, err := collectors.Decode(e, collectors.Env{})
 		if err == nil || !strings.Contains(err.Error(), "timeout") {
 			t.Errorf("timeout: %v accepted (err %v); want it refused, naming the key", bad, err)
 		}

@@ -1,0 +1,202 @@
+package collectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Env is what the audit hands a source before it reads anything: the
+// name it reports under, the selector that says what is backfill
+// machinery, the folder relative paths are read from, the audit's clock
+// and where its settings are written in the config file.
+type Env struct {
+	// Source is the source's name (`name:`, else its type): the host part
+	// of its URIs and the name in coverage.
+	Source string
+	// Selector holds the ids and assets plans declare; never nil after
+	// Decode. Its assets are filled after plan sources run, before Units.
+	Selector *correlate.Selector
+	// BaseDir is the config file's folder ("" for the working folder).
+	BaseDir string
+	// Now is the audit's clock (`--now`); never nil after Decode.
+	Now func() time.Time
+	// Where places a key of this source's entry in the config file
+	// ("bfaudit.yaml:14: sources[0].plans[1]"); nil-safe through Place.
+	Where func(key string) string
+}
+
+// Path resolves a path of the source's settings against BaseDir.
+func (e Env) Path(p string) string { return Resolve(e.BaseDir, p) }
+
+// Place names where key is written: its place in the config file when
+// known, else the key itself.
+func (e Env) Place(key string) string {
+	if e.Where != nil {
+		return e.Where(key)
+	}
+	return key
+}
+
+// filled is e with its defaults: a selector and a clock.
+func (e Env) filled() Env {
+	if e.Selector == nil {
+		e.Selector = correlate.MustSelector()
+	}
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	return e
+}
+
+// UnitCollector reads one system unit by unit; the framework does the
+// rest. Init validates the settings and builds clients without calling
+// the system (a server that is down fails the run's coverage, not the
+// config). Units declares what this run will read: the units named in
+// the settings, or listed from the system; an error there fails the
+// source. CollectUnit reads one declared unit and says what it read
+// (Sink.AddRead) at that unit or below it; an error fails that unit
+// only. The framework runs the loop, records each unit's error, fails
+// the source when no unit answered, divides units between shards, and
+// holds a collector to its declaration: a unit read that was not
+// declared, or declared and not read, is an error in the coverage.
+//
+// A unit is a scope path (model.JoinScope): "" is the whole source, read
+// in one go.
+type UnitCollector interface {
+	Init(env Env) error
+	Units(ctx context.Context) ([]string, error)
+	CollectUnit(ctx context.Context, unit string, sink Sink) error
+}
+
+// CollectAll reads every unit of c into sink, the way Run reads a source:
+// a unit's error is recorded at that unit and the rest go on, and the
+// error returned fails the source (the declaration failed, no unit
+// answered, or ctx ended). keep, when set, limits the units read to a
+// shard's slice; a source with nothing to read in it answers, empty.
+func CollectAll(ctx context.Context, c UnitCollector, sink Sink) error {
+	return collectUnits(ctx, c, sink, nil)
+}
+
+func collectUnits(ctx context.Context, c UnitCollector, sink Sink, keep func([]string) []string) error {
+	units, err := c.Units(ctx)
+	if err != nil {
+		return err
+	}
+	if len(units) == 0 {
+		return errors.New("declared no unit to read")
+	}
+	if keep != nil {
+		if units = keep(units); len(units) == 0 {
+			return nil
+		}
+	}
+	w := &watchedSink{Sink: sink, units: units}
+	var failures []error
+	answered := 0
+	for _, u := range units {
+		err := c.CollectUnit(ctx, u, w)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			w.AddError(u, err)
+			failures = append(failures, err)
+			continue
+		}
+		answered++
+		if !w.touched(u) {
+			w.AddError(u, fmt.Errorf("the collector declared unit %s and returned without reading it", orWhole(u)))
+		}
+	}
+	if answered == 0 {
+		if len(units) == 1 {
+			return failures[0]
+		}
+		return fmt.Errorf("no unit answered (%s): %w", strings.Join(units, ", "), errors.Join(failures...))
+	}
+	return nil
+}
+
+func orWhole(unit string) string {
+	if unit == "" {
+		return "(the whole source)"
+	}
+	return unit
+}
+
+// watchedSink holds a collector to its declared units: a read or an error
+// at a scope under no declared unit is recorded as an error of the whole
+// source (a bug in the collector must not pass as an answer), and it
+// remembers which units said anything.
+type watchedSink struct {
+	Sink
+	units []string
+
+	mu    sync.Mutex
+	said  map[string]bool // scopes read or failed
+	whole bool            // an error of the whole source was recorded
+}
+
+func (w *watchedSink) declared(scope string) bool {
+	return slices.ContainsFunc(w.units, func(u string) bool { return model.ScopeWithin(scope, u) })
+}
+
+func (w *watchedSink) saw(scope string) bool {
+	if !w.declared(scope) {
+		w.Sink.AddError("", fmt.Errorf("the collector read %s, which it did not declare as a unit", scope))
+		return false
+	}
+	w.mu.Lock()
+	if w.said == nil {
+		w.said = map[string]bool{}
+	}
+	w.said[scope] = true
+	w.mu.Unlock()
+	return true
+}
+
+// touched reports whether anything was read or failed at unit or below.
+func (w *watchedSink) touched(unit string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.whole {
+		return true
+	}
+	for s := range w.said {
+		if model.ScopeWithin(s, unit) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *watchedSink) AddRead(scope, what string, n, partial int) {
+	if w.saw(scope) {
+		w.Sink.AddRead(scope, what, n, partial)
+	}
+}
+
+func (w *watchedSink) AddError(scope string, err error) {
+	if err == nil {
+		return
+	}
+	if scope == "" {
+		// The whole source is tainted: every unit has said something.
+		w.mu.Lock()
+		w.whole = true
+		w.mu.Unlock()
+		w.Sink.AddError(scope, err)
+		return
+	}
+	if w.saw(scope) {
+		w.Sink.AddError(scope, err)
+	}
+}
