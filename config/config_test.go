@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	_ "github.com/bfaudit/bfaudit/collectors/all"
@@ -109,6 +110,35 @@ func TestRelativePathsResolveAgainstConfigDir(t *testing.T) {
 	}
 	if len(sink.Backfills) != 1 || sink.Backfills[0].Source.Path != "plans/a.yaml" {
 		t.Errorf("backfills = %+v", sink.Backfills)
+	}
+}
+
+// clockCollector keeps the Env the config hands it.
+type clockCollector struct{ env collectors.Env }
+
+func (c *clockCollector) Init(env collectors.Env) error                              { c.env = env; return nil }
+func (c *clockCollector) Units(context.Context) ([]string, error)                    { return []string{""}, nil }
+func (c *clockCollector) CollectUnit(context.Context, string, collectors.Sink) error { return nil }
+
+// The audit's clock (--now, set on the loaded config) reaches every
+// source through its Env, as do its name and the config's folder.
+func TestSourcesReadTheAuditClock(t *testing.T) {
+	collectors.Register("clock-test", func() collectors.Collector { return &clockCollector{} })
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.yaml")
+	os.WriteFile(p, []byte("sources:\n  - {type: clock-test, name: wh}\n"), 0o644)
+	c, err := Load(NewViper(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { return at }
+	env := c.Instances[0].Collector.(*clockCollector).env
+	if !env.Now().Equal(at) || env.Source != "wh" || env.BaseDir != dir || env.Selector == nil {
+		t.Errorf("env: now %v, source %q, base %q; want %v, wh, %s", env.Now(), env.Source, env.BaseDir, at, dir)
+	}
+	if got := env.Place("plans[0]"); !strings.Contains(got, "c.yaml:2") {
+		t.Errorf("Place = %q, want the entry's line in c.yaml", got)
 	}
 }
 
