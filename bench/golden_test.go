@@ -17,7 +17,6 @@ import (
 	"github.com/bfaudit/bfaudit/config"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/reports"
-	"github.com/bfaudit/bfaudit/reports/due"
 )
 
 // The golden files were written by bfaudit before the report writers,
@@ -38,24 +37,17 @@ func auditAs(t testing.TB, cfgPath, estPath string) (*model.Report, *config.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	var est *model.Estate
+	plan := audit.Plan{Instances: cfg.Instances, Concurrency: cfg.Concurrency, Selector: cfg.Selector,
+		Engine: cfg.Engine, Now: Now, Due: cfg.DuePolicy, Teams: cfg.Teams}
 	if estPath != "" {
-		est, err = audit.LoadEstate(estPath)
-	} else {
-		est, err = audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, Now)
+		if plan.Estate, err = audit.LoadEstate(estPath); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err != nil {
-		t.Fatal(err)
+	result, errs := audit.Run(context.Background(), context.Background(), plan)
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
-	result, err := audit.EvaluateWith(ctx, est, cfg.Selector, cfg.Engine, Now, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	due.Stamp(result.Report, cfg.DuePolicy) // as the audit does, without a history store
-	audit.Redact(result.Report)
-	result.Refresh()
-	audit.Redact(result.Report)
 	return result.Report, cfg
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
-	"github.com/bfaudit/bfaudit/reports/due"
 	"github.com/bfaudit/bfaudit/reports/history"
 	"github.com/bfaudit/bfaudit/reports/metrics"
 )
@@ -152,71 +151,39 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 	stopFinishClock := context.AfterFunc(ctx, func() { time.AfterFunc(finishBudget, cancelFinish) })
 	defer stopFinishClock()
 
-	var problems []string
-	var errs []error
-	var est *model.Estate
+	run := audit.Plan{Instances: cfg.Instances, Concurrency: cfg.Concurrency, Selector: cfg.Selector,
+		Engine: cfg.Engine, Now: now, Due: cfg.DuePolicy, Teams: cfg.Teams, Deadline: deadline}
 	var prog *progress
 	if len(f.from) > 0 {
-		if est, err = loadEstates(g, f.from); err != nil {
+		if run.Estate, err = loadEstates(g, f.from); err != nil {
 			return usageError(err)
 		}
 	} else {
 		g.log.Debug("collecting", slog.Int("sources", len(cfg.Instances)), slog.Duration("deadline", deadline))
 		prog = g.startProgress(len(cfg.Instances))
-		est, err = audit.Collect(collectors.WithObserver(ctx, prog), cfg.Instances, cfg.Selector, cfg.Concurrency, now)
-		prog.close()
-		if err != nil {
-			p := stopReason(cmd.Context(), deadline)
-			problems = append(problems, p)
-			errs = append(errs, errors.New(p))
-		}
+		ctx = collectors.WithObserver(ctx, prog)
 	}
-
 	var store *history.Store
 	if cfg.History != nil {
 		if store, err = history.Open(finish, *cfg.History, history.WithDue(cfg.DuePolicy), history.WithDigestLease(digestLease),
 			history.WithTeams(cfg.Teams)); err != nil {
-			err = fmt.Errorf("history: %w", err)
-			problems, errs = append(problems, err.Error()), append(errs, err)
+			run.Problems = append(run.Problems, fmt.Errorf("history: %w", err))
 		} else {
 			defer store.Close()
+			run.Memory = store
 		}
 	}
-	var mem audit.Memory
-	if store != nil {
-		mem = store
+	run.Deliver = func(finish context.Context, a *audit.Audit, problem func(error)) {
+		prog.close() // collection is over
+		for _, err := range runSinks(ctx, finish, g, cfg, a, store, f, dry.w) {
+			problem(err)
+		}
 	}
-	result, err := audit.EvaluateWith(finish, est, cfg.Selector, cfg.Engine, now, mem)
-	if err != nil {
-		err = fmt.Errorf("history: %w", err)
-		problems, errs = append(problems, err.Error()), append(errs, err)
+	run.Measure = func(finish context.Context, a *audit.Audit, problem func(error)) {
+		writeMetrics(finish, g, cfg, a.Report, sw, f, dry.w, problem)
 	}
+	result, errs := audit.Run(ctx, finish, run)
 	report := result.Report
-	report.Problems = append(report.Problems, problems...)
-	// Due dates before the sinks, so the GitHub issues show them; the
-	// store keeps them fixed from the first sighting, without it they are
-	// counted from now (docs/reports/due.md).
-	due.Stamp(report, cfg.DuePolicy)
-	for i := range report.Findings {
-		report.Findings[i].Team = cfg.Teams.Name(report.Findings[i].Owner)
-	}
-	if store != nil {
-		if err := store.Due(finish, report); err != nil {
-			err = fmt.Errorf("history: %w", err)
-			report.Problems, errs = append(report.Problems, err.Error()), append(errs, err)
-		}
-	}
-	audit.Redact(report)
-
-	sinkErrs := runSinks(ctx, finish, g, cfg, result, store, f, dry.w)
-	for _, e := range sinkErrs {
-		report.Problems = append(report.Problems, e.Error())
-	}
-	errs = append(errs, sinkErrs...)
-	due.ClearWaived(report) // a sink may have waived a finding
-	result.Refresh()
-	errs = append(errs, writeMetrics(finish, g, cfg, report, sw, f, dry.w, result.Refresh)...)
-	audit.Redact(report)
 	if err := dry.close(); err != nil {
 		errs = append(errs, err)
 	}
@@ -255,14 +222,6 @@ func coverageErrors(cov []model.Coverage, p *progress) []error {
 		errs = append(errs, fmt.Errorf("%s did not answer fully (see above): the reports are incomplete", plural(told, "source")))
 	}
 	return errs
-}
-
-// stopReason says, for the report and the log, why collection stopped.
-func stopReason(parent context.Context, deadline time.Duration) string {
-	if parent.Err() != nil {
-		return "the run was interrupted (signal) before every source finished: reports hold what was collected"
-	}
-	return fmt.Sprintf("the run's deadline (%s) passed before every source finished: reports hold what was collected", deadline)
 }
 
 // coverageError is a source that did not answer fully, as one line for

@@ -88,7 +88,7 @@ answered, never resolved.`,
 				fmt.Fprintf(g.stdout, "  %s (%s): %s; read %s%s\n", c.Source, c.System, c.State(), read, notes(c))
 			}
 			if stopErr != nil {
-				return &exitError{code: exitIncomplete, err: errors.New(stopReason(cmd.Context(), cfg.Deadline))}
+				return &exitError{code: exitIncomplete, err: audit.Stopped(ctx, cfg.Deadline)}
 			}
 			if !shardComplete(est) {
 				return &exitError{code: exitIncomplete, err: errors.Join(coverageErrors(ownSources(est).Coverage, prog)...)}

@@ -136,7 +136,7 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 		est, err = audit.Collect(collectors.WithObserver(ctx, prog), cfg.Instances, cfg.Selector, cfg.Concurrency, now)
 		prog.close()
 		if err != nil {
-			return &exitError{code: exitIncomplete, err: errors.New(stopReason(cmd.Context(), deadline))}
+			return &exitError{code: exitIncomplete, err: audit.Stopped(ctx, deadline)}
 		}
 	}
 	// What a source that did not answer held is left out of the plan

@@ -21,13 +21,7 @@ import (
 // the run was incomplete. The push gets the finish budget, not the run's
 // deadline: after a stopped run it still tells the alerting so.
 // --dry-run plans the push instead of making it; the file is written.
-func writeMetrics(finish context.Context, g *globals, cfg *config.Config, r *model.Report, sw remote.Stopwatch, f auditFlags, dryOut io.Writer, refresh func()) []error {
-	var errs []error
-	fail := func(err error) {
-		r.Problems = append(r.Problems, err.Error())
-		errs = append(errs, err)
-		refresh() // Summary.Complete now says no
-	}
+func writeMetrics(finish context.Context, g *globals, cfg *config.Config, r *model.Report, sw remote.Stopwatch, f auditFlags, dryOut io.Writer, fail func(error)) {
 	if cfg.Metrics != nil && cfg.Metrics.Pushgateway != nil {
 		run := metrics.Run{Duration: sw.Elapsed(), Complete: r.Summary.Complete, Team: teamOf(cfg)}
 		p, err := metrics.NewPusher(*cfg.Metrics.Pushgateway, &http.Client{Transport: httplog.Wrap(nil)}, remote.RetryPolicy{}) // --verbose logs the call
@@ -52,7 +46,6 @@ func writeMetrics(finish context.Context, g *globals, cfg *config.Config, r *mod
 			fail(err)
 		}
 	}
-	return errs
 }
 
 // teamOf is the metrics' team label from the teams config; nil without

@@ -16,14 +16,14 @@ import (
 // now, as `bfaudit audit` does, and returns the report.
 func Audit(t *testing.T, instances []collectors.Instance, now time.Time) *model.Report {
 	t.Helper()
-	sel := correlate.MustSelector()
-	est, err := audit.Collect(context.Background(), instances, sel, 0, now)
-	if err != nil {
-		t.Fatal(err)
-	}
 	eng, err := rules.New(rules.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return audit.Evaluate(est, sel, eng, now).Report
+	a, errs := audit.Run(context.Background(), context.Background(), audit.Plan{
+		Instances: instances, Selector: correlate.MustSelector(), Engine: eng, Now: now})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return a.Report
 }
