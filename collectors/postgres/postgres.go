@@ -153,8 +153,8 @@ func (p *Postgres) connect(ctx context.Context, database string) (*pgx.Conn, err
 
 // Units are the cluster-wide roles and memberships (scopeRoles) and each
 // configured database (model.JoinScope(db): its schemas and tables, with
-// the grants read in it at JoinScope(db, "grants")). Roles come first:
-// they are read once, from the first database that can be reached.
+// the grants read in it at JoinScope(db, "grants")). Roles come first, as
+// they were read before any database's tables.
 func (p *Postgres) Units(context.Context) ([]string, error) {
 	if p.conf == nil {
 		return nil, fmt.Errorf("postgres source %s: not initialised (Init was not called)", p.sourceName())
@@ -199,7 +199,8 @@ func (p *Postgres) database(unit string) string {
 }
 
 // collectRoles emits the backfill roles and their memberships, read from
-// the first database that can be reached and lets its roles be read.
+// the first database that can be reached and lets them be read (SELECT on
+// pg_roles can be revoked in one database and not in another).
 func (p *Postgres) collectRoles(ctx context.Context, sink collectors.Sink) error {
 	var err error
 	for _, db := range p.Databases {
@@ -208,15 +209,15 @@ func (p *Postgres) collectRoles(ctx context.Context, sink collectors.Sink) error
 			continue
 		}
 		var roles *roleSet
-		roles, err = p.readRoles(ctx, conn)
-		if err == nil {
+		if roles, err = p.readRoles(ctx, conn); err == nil {
 			sink.AddRead(scopeRoles, "roles", len(roles.byOID), 0)
 			p.emitRoles(roles, sink)
 			err = p.collectMemberships(ctx, conn, roles, sink)
-			p.close(ctx, conn)
-			return err
 		}
 		p.close(ctx, conn)
+		if roles != nil {
+			return err
+		}
 	}
 	return err
 }
