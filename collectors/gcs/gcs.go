@@ -158,7 +158,8 @@ func (c *Collector) Close() error {
 	return c.Client.Close()
 }
 
-// Units are the configured buckets (scope: the bucket's name), each once.
+// Units are the configured buckets (scope: the bucket's name). A bucket
+// named in two entries is one unit: read once, the prefixes of both listed.
 func (c *Collector) Units(context.Context) ([]string, error) {
 	var units []string
 	for _, b := range c.Buckets {
