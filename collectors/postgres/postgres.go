@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -121,6 +122,10 @@ func (p *Postgres) Init(env collectors.Env) error {
 	}
 	if len(p.Databases) == 0 {
 		p.Databases = []string{conf.Database}
+	}
+	if slices.Contains(p.Databases, scopeRoles) {
+		// Its unit would be the cluster's roles: it would never be read.
+		return fmt.Errorf("databases: a database named %q cannot be read, its unit is the cluster's roles", scopeRoles)
 	}
 	return nil
 }

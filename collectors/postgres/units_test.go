@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -146,5 +147,14 @@ func TestUnitsDeclared(t *testing.T) {
 	}
 	if db := p.database(units[2]); db != "a/b" {
 		t.Errorf("unit %s reads database %q, want a/b", units[2], db)
+	}
+}
+
+// A database named roles would share the roles' unit and never be read:
+// Init refuses it rather than leave it out silently.
+func TestDatabaseNamedRolesRefused(t *testing.T) {
+	p := &Postgres{DSN: "postgres://u@127.0.0.1:1/roles", StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout}
+	if err := p.Init(collectors.Env{}); err == nil || !strings.Contains(err.Error(), `database named "roles"`) {
+		t.Errorf("Init() = %v, want the database named roles refused", err)
 	}
 }
