@@ -185,8 +185,7 @@ func newPubSubCollector(t *testing.T, sel *correlate.Selector) *pubsubcollector.
 	f, _ := collectors.Lookup("pubsub")
 	c := f().(*pubsubcollector.Collector)
 	c.Projects, c.Timeout = []string{"proj"}, 10*time.Second
-	c.UseSelector(sel)
-	if err := c.Init(); err != nil {
+	if err := c.Init(collectors.Env{Selector: sel}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/gcs"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -60,8 +61,7 @@ func gcsFixtureDenying(t *testing.T, deny string) (*fakestorage.Server, *gcs.Col
 	t.Cleanup(func() { client.Close() })
 	c := &gcs.Collector{Buckets: []gcs.Bucket{{Name: "flink-state", Prefixes: []string{"checkpoints/"}}},
 		Endpoint: hs.URL, Timeout: 5 * time.Second, MaxObjects: 100, Client: client}
-	c.SetSourceName("st")
-	if err := c.Init(); err != nil {
+	if err := c.Init(collectors.Env{Source: "st", Selector: correlate.MustSelector()}); err != nil {
 		t.Fatal(err)
 	}
 	return srv, c, map[string]System{"st": newGCS(c, option.WithoutAuthentication())}
@@ -71,7 +71,7 @@ func gcsFixtureDenying(t *testing.T, deny string) (*fakestorage.Server, *gcs.Col
 func collectGCS(t *testing.T, c *gcs.Collector) *model.Estate {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil || len(sink.Errors) > 0 {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("collect: %v %v", err, sink.Errors)
 	}
 	est := estate(true)

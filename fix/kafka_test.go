@@ -45,8 +45,7 @@ func kafkaSource(t *testing.T, sel *correlate.Selector, addrs []string) *kafka.K
 	t.Helper()
 	k := kafka.New()
 	k.Brokers, k.Cluster, k.Timeout = addrs, "events", 3*time.Second
-	k.UseSelector(sel)
-	if err := k.Init(); err != nil {
+	if err := k.Init(collectors.Env{Selector: sel}); err != nil {
 		t.Fatal(err)
 	}
 	return k

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"google.golang.org/api/option"
@@ -112,8 +114,7 @@ func (f *fakeGCS) collector(t *testing.T, buckets ...Bucket) *Collector {
 	c := &Collector{Buckets: buckets, Endpoint: f.http.URL, Timeout: 5 * time.Second, MaxObjects: 1000,
 		retry:         remote.RetryPolicy{Attempts: 1},
 		clientOptions: []option.ClientOption{option.WithoutAuthentication()}}
-	c.SetSourceName("gcs")
-	if err := c.Init(); err != nil {
+	if err := c.Init(collectors.Env{Source: "gcs", Selector: correlate.MustSelector()}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })

@@ -4,11 +4,13 @@
 package gcs
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +63,7 @@ type Collector struct {
 	// one in (NewClient with option.WithoutAuthentication for a fake).
 	Client *storage.Client `mapstructure:"-"`
 
+	// sel and source (the host part of URIs) come from Init's env.
 	sel    *correlate.Selector
 	source string
 	retry  remote.RetryPolicy
@@ -72,14 +75,10 @@ type Collector struct {
 // SampleConfig returns the documented sources entry.
 func (c *Collector) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector used to recognise backfill machinery.
-func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
-
-// SetSourceName sets the source name artifact URIs carry.
-func (c *Collector) SetSourceName(name string) { c.source = name }
-
-// Init validates the config and builds the client unless one was handed in.
-func (c *Collector) Init() error {
+// Init validates the config, keeps env's selector and source name (the
+// host part of URIs; "gcs" when empty) and builds the client unless one
+// was handed in.
+func (c *Collector) Init(env collectors.Env) error {
 	if len(c.Buckets) == 0 {
 		return errors.New("buckets: missing; list the buckets (name and prefixes) that hold checkpoints")
 	}
@@ -107,12 +106,8 @@ func (c *Collector) Init() error {
 	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
-	if c.sel == nil {
-		c.sel = correlate.MustSelector()
-	}
-	if c.source == "" {
-		c.source = "gcs"
-	}
+	c.sel = env.Selector
+	c.source = cmp.Or(env.Source, "gcs")
 	if c.Client != nil {
 		return nil
 	}
@@ -163,56 +158,57 @@ func (c *Collector) Close() error {
 	return c.Client.Close()
 }
 
-// Collect reads each bucket (its attributes: labels, retention policy),
-// then lists each of its prefixes. Units: the bucket (scope: its name),
-// whose failed read leaves its prefixes unread, and each prefix
-// (JoinScope(bucket, prefix)), whose failed listing is recorded there
-// while the other prefixes go on. Only when no bucket answered does
-// Collect fail.
-func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
-	var failures []error
-	answered := 0
+// Units are the configured buckets (scope: the bucket's name). A bucket
+// named in two entries is one unit: read once, the prefixes of both listed.
+func (c *Collector) Units(context.Context) ([]string, error) {
+	var units []string
 	for _, b := range c.Buckets {
-		bkt := c.Client.Bucket(b.Name)
-		if c.Project != "" {
-			bkt = bkt.UserProject(c.Project)
+		if !slices.Contains(units, b.Name) {
+			units = append(units, b.Name)
 		}
-		attrs, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*storage.BucketAttrs, error) {
-			return bkt.Attrs(ctx)
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			err = fmt.Errorf("gcs: read bucket %s: %w", b.Name, err)
-			sink.AddError(b.Name, err)
-			failures = append(failures, err)
+	}
+	return units, nil
+}
+
+// CollectUnit reads a bucket (its attributes: labels, retention policy),
+// whose failure leaves its prefixes unread, then lists each of its
+// prefixes (JoinScope(bucket, prefix)): a failed listing is recorded
+// there while the other prefixes go on.
+func (c *Collector) CollectUnit(ctx context.Context, bucket string, sink collectors.Sink) error {
+	bkt := c.Client.Bucket(bucket)
+	if c.Project != "" {
+		bkt = bkt.UserProject(c.Project)
+	}
+	attrs, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*storage.BucketAttrs, error) {
+		return bkt.Attrs(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("gcs: read bucket %s: %w", bucket, err)
+	}
+	sink.AddRead(bucket, "buckets", 1, 0)
+	for _, b := range c.Buckets {
+		if b.Name != bucket {
 			continue
 		}
-		answered++
-		sink.AddRead(b.Name, "buckets", 1, 0)
 		for _, p := range b.Prefixes {
-			objs, err := c.list(ctx, bkt, b.Name, p)
+			objs, err := c.list(ctx, bkt, bucket, p)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				sink.AddError(PrefixScope(b.Name, p), fmt.Errorf("gcs: list gs://%s/%s: %w", b.Name, p, err))
+				sink.AddError(PrefixScope(bucket, p), fmt.Errorf("gcs: list gs://%s/%s: %w", bucket, p, err))
 				if len(objs) > 0 {
 					// Listed before a bound stopped the listing: read, but
 					// only in part (none of them is judged).
-					sink.AddRead(PrefixScope(b.Name, p), "objects", len(objs), len(objs))
+					sink.AddRead(PrefixScope(bucket, p), "objects", len(objs), len(objs))
 				}
 				continue
 			}
-			sink.AddRead(PrefixScope(b.Name, p), "objects", len(objs), 0)
-			for _, a := range c.group(b.Name, p, attrs, objs) {
+			sink.AddRead(PrefixScope(bucket, p), "objects", len(objs), 0)
+			for _, a := range c.group(bucket, p, attrs, objs) {
 				sink.AddArtifact(a)
 			}
 		}
-	}
-	if answered == 0 {
-		return fmt.Errorf("gcs: no bucket answered: %w", errors.Join(failures...))
 	}
 	return nil
 }

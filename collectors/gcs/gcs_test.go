@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
@@ -128,7 +129,7 @@ func TestBadConfig(t *testing.T) {
 		{Collector{Buckets: []Bucket{{Name: "x", Prefixes: []string{"a/", "a/b/"}}}}, "must not overlap"},
 		{Collector{Buckets: []Bucket{{Name: "x", Prefixes: []string{"a/"}}}, MaxObjects: 0, Timeout: time.Second}, "max_objects"},
 	} {
-		err := tc.c.Init()
+		err := tc.c.Init(collectors.Env{})
 		if err == nil || !contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v; want %q", tc.c, err, tc.want)
 		}
@@ -180,5 +181,29 @@ func TestMaxObjectsErrorNamesThePrefixOnce(t *testing.T) {
 	if len(sink.Errors) != 1 || strings.Count(sink.Errors[0].Error, "gs://flink-state/checkpoints/") != 1 ||
 		!contains(sink.Errors[0].Error, "max_objects") {
 		t.Errorf("errors %+v; want one naming gs://flink-state/checkpoints/ once, and max_objects", sink.Errors)
+	}
+}
+
+// A bucket named in two entries is one unit: read once, every prefix of
+// both entries listed.
+func TestBucketInTwoEntriesIsOneUnit(t *testing.T) {
+	f := estate(t)
+	c := f.collector(t,
+		Bucket{Name: "flink-state", Prefixes: []string{"checkpoints/"}},
+		Bucket{Name: "beam-state", Prefixes: []string{"beam/"}},
+		Bucket{Name: "flink-state", Prefixes: []string{"savepoints/"}})
+	units, err := c.Units(t.Context())
+	if err != nil || strings.Join(units, ",") != "flink-state,beam-state" {
+		t.Fatalf("Units() = %v, %v; want each bucket once", units, err)
+	}
+	sink, err := collectortest.Collect(t, c)
+	if err != nil || len(sink.Errors) != 0 {
+		t.Fatalf("Collect: %v, errors %v", err, sink.Errors)
+	}
+	if n, _ := sink.Read("flink-state", "buckets"); n != 1 {
+		t.Errorf("flink-state read %d times, want once", n)
+	}
+	if sink.Artifact("gcs://gcs/flink-state/savepoints/bf_1234_final.tar") == nil {
+		t.Errorf("the second entry's prefix was not listed")
 	}
 }

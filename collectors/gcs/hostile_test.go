@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
@@ -72,8 +74,7 @@ func TestHostileServers(t *testing.T) {
 			if tc.unit != "bad" {
 				c.Buckets = estateBuckets
 			}
-			c.SetSourceName("gcs")
-			if err := c.Init(); err != nil {
+			if err := c.Init(collectors.Env{Source: "gcs", Selector: correlate.MustSelector()}); err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()

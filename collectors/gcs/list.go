@@ -24,7 +24,7 @@ func (c *Collector) list(ctx context.Context, bkt *storage.BucketHandle, bucket,
 	return ListObjects(ctx, bkt, bucket, prefix, c.MaxObjects, c.retry, c.Timeout)
 }
 
-// ListObjects is the listing Collect does, for fix to read a folder again.
+// ListObjects is the listing CollectUnit does, for fix to read a folder again.
 func ListObjects(ctx context.Context, bkt *storage.BucketHandle, bucket, prefix string, max int, retry remote.RetryPolicy, timeout time.Duration) ([]*storage.ObjectAttrs, error) {
 	q := &storage.Query{Prefix: prefix}
 	if err := q.SetAttrSelection(listedAttrs); err != nil {

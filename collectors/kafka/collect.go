@@ -38,13 +38,21 @@ func URI(cluster, group string) string {
 	return "kafka://" + cluster + "/groups/" + url.PathEscape(group)
 }
 
-// Collect lists the groups (a failure fails the source), keeps those tied
-// to a backfill, and describes each, fetches its committed offsets and the
-// end offsets of its topics; a group that fails is an error at its unit.
-func (k *Kafka) Collect(ctx context.Context, sink collectors.Sink) error {
+// Units is the whole source (""): every group is found by one listing of
+// the cluster and read with the admin client that listed it, which is
+// released once they are all read; the groups read are scopes below it.
+func (k *Kafka) Units(context.Context) ([]string, error) {
 	if k.sel == nil {
-		return fmt.Errorf("kafka source %s: not initialised (Init was not called)", k.sourceName())
+		return nil, fmt.Errorf("kafka source %s: not initialised (Init was not called)", k.sourceName())
 	}
+	return []string{""}, nil
+}
+
+// CollectUnit lists the groups (a failure fails the source), keeps those
+// tied to a backfill, and describes each, fetches its committed offsets
+// and the end offsets of its topics; a group that fails is an error at its
+// own scope (GroupScope), the others are still read.
+func (k *Kafka) CollectUnit(ctx context.Context, _ string, sink collectors.Sink) error {
 	adm, release, err := k.AdminClient()
 	if err != nil {
 		return err

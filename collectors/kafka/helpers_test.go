@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
@@ -136,8 +137,7 @@ func newCollector(t *testing.T, addrs []string) *Kafka {
 	k.Cluster = "events"
 	k.Timeout = 3 * time.Second
 	k.Retry = remote.RetryPolicy{Attempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}
-	k.UseSelector(correlate.MustSelector())
-	if err := k.Init(); err != nil {
+	if err := k.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 		t.Fatal(err)
 	}
 	return k

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
@@ -25,7 +27,7 @@ func TestBrokerThatNeverAnswers(t *testing.T) {
 			if mech != "" {
 				k.SASL = SASL{Mechanism: mech, Username: "bfaudit", PasswordEnv: "TEST_KAFKA_PASSWORD"}
 			}
-			if err := k.Init(); err != nil {
+			if err := k.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
@@ -52,7 +54,7 @@ func TestFixCallsAgainstASilentBroker(t *testing.T) {
 	k := New()
 	k.Brokers = []string{hostile.AcceptAndStall(t)}
 	k.Timeout = 500 * time.Millisecond
-	if err := k.Init(); err != nil {
+	if err := k.Init(collectors.Env{}); err != nil {
 		t.Fatal(err)
 	}
 	adm, release, err := k.AdminClient()

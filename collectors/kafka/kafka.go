@@ -91,6 +91,7 @@ type Kafka struct {
 	// no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
+	// name and sel are env's source name and selector, from Init.
 	name     string
 	password string
 	groupRes []*regexp.Regexp
@@ -100,13 +101,6 @@ type Kafka struct {
 
 // SampleConfig returns the documented sample source entry.
 func (k *Kafka) SampleConfig() string { return sampleConfig }
-
-// UseSelector keeps the selector that says which groups are backfill
-// machinery; its Assets are read at Collect time.
-func (k *Kafka) UseSelector(s *correlate.Selector) { k.sel = s }
-
-// SetSourceName sets the name this source reports under.
-func (k *Kafka) SetSourceName(name string) { k.name = name }
 
 // sourceName is the host part of the URIs: the cluster's name, else the
 // source's, else the first broker.
@@ -122,10 +116,12 @@ func (k *Kafka) sourceName() string {
 	return "kafka"
 }
 
-// Init validates the config, reads the password from the environment and
-// prepares the client options (no connection is made: a cluster that is
-// down fails the run's coverage, not the config).
-func (k *Kafka) Init() error {
+// Init validates the config, keeps env's source name and selector, reads
+// the password from the environment and prepares the client options (no
+// connection is made: a cluster that is down fails the run's coverage, not
+// the config).
+func (k *Kafka) Init(env collectors.Env) error {
+	k.name, k.sel = env.Source, env.Selector
 	if len(k.Brokers) == 0 {
 		return errors.New("brokers: missing; list the bootstrap brokers, e.g. [kafka-0.kafka:9092]")
 	}
@@ -170,9 +166,6 @@ func (k *Kafka) Init() error {
 		opts = append(opts, kgo.Dialer((&tls.Dialer{NetDialer: &net.Dialer{Timeout: k.Timeout}, Config: tc}).DialContext))
 	}
 	k.opts = opts
-	if k.sel == nil {
-		k.sel = correlate.MustSelector()
-	}
 	return nil
 }
 
@@ -250,7 +243,4 @@ func (k *Kafka) allowed(group string) bool {
 	return false
 }
 
-var (
-	_ collectors.Collector    = (*Kafka)(nil)
-	_ collectors.SelectorUser = (*Kafka)(nil)
-)
+var _ collectors.UnitCollector = (*Kafka)(nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
@@ -83,10 +84,11 @@ func TestAllowListAndAssets(t *testing.T) {
 	f.commit("ledger-rebuild", 3)
 	k := newCollector(t, f.c.ListenAddrs())
 	k.Groups = []string{"bf_1234_.*", "ledger-.*"}
-	if err := k.Init(); err != nil {
+	sel := correlate.MustSelector()
+	if err := k.Init(collectors.Env{Selector: sel}); err != nil {
 		t.Fatal(err)
 	}
-	k.sel.AddAssets([]model.Backfill{{ID: "BF-1240", AssetsToRemove: []string{"kafka://events/groups/ledger-rebuild"}}})
+	sel.AddAssets([]model.Backfill{{ID: "BF-1240", AssetsToRemove: []string{"kafka://events/groups/ledger-rebuild"}}})
 	sink, err := collectortest.Collect(t, k)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
@@ -64,7 +66,7 @@ func TestTLSAndSASL(t *testing.T) {
 		k.Brokers, k.Timeout, k.CAFile = c.ListenAddrs(), 2*time.Second, caFile
 		k.UseTLS = true
 		k.SASL = SASL{Mechanism: MechScramSHA512, Username: "bfaudit", PasswordEnv: pwEnv}
-		if err := k.Init(); err != nil {
+		if err := k.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 			t.Fatal(err)
 		}
 		return k

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/postgres"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 	"github.com/jackc/pgx/v5"
 )
@@ -90,8 +91,7 @@ func (f *fixture) collector(t *testing.T) *postgres.Postgres {
 	u.User = url.User(f.reader)
 	u.Path = "/" + f.dbs[0]
 	p := &postgres.Postgres{DSN: u.String(), Databases: f.dbs, StatementTimeout: 5 * time.Second, Timeout: 10 * time.Second}
-	p.SetSourceName("pg-matrix")
-	if err := p.Init(); err != nil {
+	if err := p.Init(collectors.Env{Source: "pg-matrix", Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	return p

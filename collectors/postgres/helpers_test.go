@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -69,22 +70,22 @@ func uniqueN() string { return fmt.Sprint(rand.Int64N(1_000_000_000)) }
 // newCollector builds an initialised collector for dsn, as Decode would.
 func newCollector(t *testing.T, dsn string, mods ...func(*Postgres)) *Postgres {
 	t.Helper()
-	p := &Postgres{DSN: dsn, StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout, now: func() time.Time { return testNow }}
-	p.SetSourceName("test-pg")
+	p := &Postgres{DSN: dsn, StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout}
 	for _, m := range mods {
 		m(p)
 	}
-	if err := p.Init(); err != nil {
+	env := collectors.Env{Source: "test-pg", Selector: correlate.MustSelector(), Now: func() time.Time { return testNow }}
+	if err := p.Init(env); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	return p
 }
 
-// collect runs Collect and fails on a returned error.
+// collect reads the source as the audit does and fails on a returned error.
 func collect(t *testing.T, p *Postgres) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := p.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), p, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink

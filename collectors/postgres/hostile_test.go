@@ -61,7 +61,7 @@ func TestSilentServerFailsTheSourceWithinTimeout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := hostileCollector(t, tt.addr)
-			err := within(t, func() error { return p.Collect(context.Background(), collectors.NewTestSink()) })
+			err := within(t, func() error { return collectors.Collect(context.Background(), p, collectors.NewTestSink()) })
 			if err == nil || !strings.Contains(err.Error(), "test-pg") {
 				t.Fatalf("Collect() = %v, want the source failed, naming it", err)
 			}
@@ -95,7 +95,7 @@ func TestTimeoutsMustBePositive(t *testing.T) {
 	} {
 		p := &Postgres{DSN: "postgres://u@127.0.0.1:1/db", StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout}
 		set(p)
-		if err := p.Init(); err == nil || !strings.Contains(err.Error(), "timeout") {
+		if err := p.Init(collectors.Env{}); err == nil || !strings.Contains(err.Error(), "timeout") {
 			t.Errorf("Init() = %v, want the timeout refused", err)
 		}
 	}
@@ -103,11 +103,11 @@ func TestTimeoutsMustBePositive(t *testing.T) {
 
 func TestConnectTimeoutDefault(t *testing.T) {
 	p := &Postgres{DSN: "postgres://u@127.0.0.1:1/db", StatementTimeout: DefaultStatementTimeout, Timeout: 7 * time.Second}
-	if err := p.Init(); err != nil || p.conf.ConnectTimeout != 7*time.Second {
+	if err := p.Init(collectors.Env{}); err != nil || p.conf.ConnectTimeout != 7*time.Second {
 		t.Errorf("Init() = %v, connect timeout %v, want the source's timeout when the DSN has none", err, p.conf.ConnectTimeout)
 	}
 	p = &Postgres{DSN: "postgres://u@127.0.0.1:1/db?connect_timeout=3", StatementTimeout: DefaultStatementTimeout, Timeout: 7 * time.Second}
-	if err := p.Init(); err != nil || p.conf.ConnectTimeout != 3*time.Second {
+	if err := p.Init(collectors.Env{}); err != nil || p.conf.ConnectTimeout != 3*time.Second {
 		t.Errorf("Init() = %v, connect timeout %v, want the DSN's connect_timeout", err, p.conf.ConnectTimeout)
 	}
 }
@@ -205,7 +205,7 @@ func frozenCollector(t *testing.T, marker string) (*Postgres, *freezer) {
 func TestServerFrozenDuringCollectFailsWithinDeadline(t *testing.T) {
 	p, fr := frozenCollector(t, "pg_namespace") // the first catalog query of a database
 	sink := collectors.NewTestSink()
-	err := within(t, func() error { return p.Collect(context.Background(), sink) })
+	err := within(t, func() error { return collectors.Collect(context.Background(), p, sink) })
 	if !fr.frozen.Load() {
 		t.Fatal("the server was never frozen: the marker did not pass")
 	}
@@ -214,7 +214,7 @@ func TestServerFrozenDuringCollectFailsWithinDeadline(t *testing.T) {
 		t.Fatalf("Collect() = %v, errors %+v; want one error at database %s", err, sink.Errors, db)
 	}
 	// Frozen from the start: connecting fails the source.
-	err = within(t, func() error { return p.Collect(context.Background(), collectors.NewTestSink()) })
+	err = within(t, func() error { return collectors.Collect(context.Background(), p, collectors.NewTestSink()) })
 	if err == nil {
 		t.Fatal("a frozen server read as an answer")
 	}

@@ -11,10 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
@@ -61,32 +61,23 @@ type Postgres struct {
 	// StatementTimeout + 5s.
 	Timeout time.Duration `mapstructure:"timeout"`
 
-	// name is the source name used in URIs and errors.
-	name string
-	sel  *correlate.Selector
+	// env is the source's name (the host part of URIs), selector and
+	// clock, from Init.
+	env collectors.Env
 	// conf is the parsed DSN; each database gets a copy.
 	conf *pgx.ConnConfig
-	now  func() time.Time
 }
 
 // SampleConfig returns the documented sample config section.
 func (p *Postgres) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector that decides which objects are backfill
-// machinery; its Assets are read at Collect time.
-func (p *Postgres) UseSelector(s *correlate.Selector) { p.sel = s }
-
-// SetSourceName sets the name this source reports under, which is also the
-// host part of its URIs. Until it is called the DSN's host is used.
-func (p *Postgres) SetSourceName(name string) { p.name = name }
-
-// SetClock makes a role's VALID UNTIL expired or not at the audit's time
-// (--now), and stamps validation queries with it.
-func (p *Postgres) SetClock(now func() time.Time) { p.now = now }
-
 // Init validates the config and parses the DSN. It does not connect, so a
 // server that is down fails the run's coverage, not the config check.
-func (p *Postgres) Init() error {
+// env's clock makes a role's VALID UNTIL expired or not at the audit's
+// time (--now) and stamps validation queries; its source name is the host
+// part of URIs (the DSN's host when empty).
+func (p *Postgres) Init(env collectors.Env) error {
+	p.env = env
 	dsn := p.DSN
 	switch {
 	case p.DSN != "" && p.DSNEnv != "":
@@ -132,18 +123,16 @@ func (p *Postgres) Init() error {
 	if len(p.Databases) == 0 {
 		p.Databases = []string{conf.Database}
 	}
-	if p.sel == nil {
-		p.sel = correlate.MustSelector()
-	}
-	if p.now == nil {
-		p.now = time.Now
+	if slices.Contains(p.Databases, scopeRoles) {
+		// Its unit would be the cluster's roles: it would never be read.
+		return fmt.Errorf("databases: a database named %q cannot be read, its unit is the cluster's roles", scopeRoles)
 	}
 	return nil
 }
 
 func (p *Postgres) sourceName() string {
-	if p.name != "" {
-		return p.name
+	if p.env.Source != "" {
+		return p.env.Source
 	}
 	if p.conf != nil {
 		return p.conf.Host
@@ -167,53 +156,75 @@ func (p *Postgres) connect(ctx context.Context, database string) (*pgx.Conn, err
 	return conn, nil
 }
 
-// Collect reads every configured database. Units: each database
-// (model.JoinScope(db): its schemas and tables), the grants read in it
-// (JoinScope(db, "grants")), and the cluster-wide roles and memberships
-// ("roles"). Roles are emitted once, from the first database that reads
-// them, but every database reads them to find the grants backfill roles
-// hold there: where that fails, that database's grants are not answered.
-// Only when no database can be reached does Collect fail the source.
-func (p *Postgres) Collect(ctx context.Context, sink collectors.Sink) error {
-	var firstErr, rolesErr error
-	rolesEmitted, answered := false, 0
+// Units are the cluster-wide roles and memberships (scopeRoles) and each
+// configured database (model.JoinScope(db): its schemas and tables, with
+// the grants read in it at JoinScope(db, "grants")). Roles come first, as
+// they were read before any database's tables.
+func (p *Postgres) Units(context.Context) ([]string, error) {
+	if p.conf == nil {
+		return nil, fmt.Errorf("postgres source %s: not initialised (Init was not called)", p.sourceName())
+	}
+	units := []string{scopeRoles}
 	for _, db := range p.Databases {
-		conn, err := p.connect(ctx, db)
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			if len(p.Databases) > 1 {
-				sink.AddError(model.JoinScope(db), err)
-			}
+		units = append(units, model.JoinScope(db))
+	}
+	return units, nil
+}
+
+// CollectUnit reads the roles, or one database. Every database reads the
+// roles too, to find the grants backfill roles hold there: where that
+// fails, that database's grants are not answered.
+func (p *Postgres) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	if unit == scopeRoles {
+		return p.collectRoles(ctx, sink)
+	}
+	db := p.database(unit)
+	conn, err := p.connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer p.close(ctx, conn)
+	roles, err := p.readRoles(ctx, conn)
+	if err != nil {
+		// Grants on backfill tables can still be read; grants held by
+		// backfill roles cannot.
+		sink.AddError(grantsScope(db), fmt.Errorf("postgres source %s: grants held by backfill roles in database %q not read: %w", p.sourceName(), db, err))
+	}
+	return p.collectDatabase(ctx, conn, db, roles, sink)
+}
+
+// database is the configured database whose unit is unit.
+func (p *Postgres) database(unit string) string {
+	for _, db := range p.Databases {
+		if model.JoinScope(db) == unit {
+			return db
+		}
+	}
+	return unit
+}
+
+// collectRoles emits the backfill roles and their memberships, read from
+// the first database that can be reached and lets them be read (SELECT on
+// pg_roles can be revoked in one database and not in another).
+func (p *Postgres) collectRoles(ctx context.Context, sink collectors.Sink) error {
+	var err error
+	for _, db := range p.Databases {
+		var conn *pgx.Conn
+		if conn, err = p.connect(ctx, db); err != nil {
 			continue
 		}
-		answered++
-		roles, err := p.readRoles(ctx, conn)
-		switch {
-		case err != nil:
-			// Grants on backfill tables can still be read; grants held by
-			// backfill roles cannot.
-			rolesErr = err
-			sink.AddError(grantsScope(db), fmt.Errorf("postgres source %s: grants held by backfill roles in database %q not read: %w", p.sourceName(), db, err))
-		case !rolesEmitted:
-			rolesEmitted = true
+		var roles *roleSet
+		if roles, err = p.readRoles(ctx, conn); err == nil {
 			sink.AddRead(scopeRoles, "roles", len(roles.byOID), 0)
 			p.emitRoles(roles, sink)
-			if err := p.collectMemberships(ctx, conn, roles, sink); err != nil {
-				sink.AddError(scopeRoles, err)
-			}
+			err = p.collectMemberships(ctx, conn, roles, sink)
 		}
-		p.collectDatabase(ctx, conn, db, roles, sink)
 		p.close(ctx, conn)
+		if roles != nil {
+			return err
+		}
 	}
-	if answered == 0 && firstErr != nil {
-		return firstErr
-	}
-	if !rolesEmitted && rolesErr != nil {
-		sink.AddError(scopeRoles, rolesErr)
-	}
-	return nil
+	return err
 }
 
 // grantsScope is the unit of the grants read in one database.
@@ -223,13 +234,13 @@ func grantsScope(db string) string { return model.JoinScope(db, "grants") }
 // grants tied to them or held by backfill roles. A failed table listing
 // fails the database (its grants with it, as they are found through the
 // tables); a failed grant listing fails only its grants.
-func (p *Postgres) collectDatabase(ctx context.Context, conn *pgx.Conn, db string, roles *roleSet, sink collectors.Sink) {
+func (p *Postgres) collectDatabase(ctx context.Context, conn *pgx.Conn, db string, roles *roleSet, sink collectors.Sink) error {
 	objs, err := p.collectTables(ctx, conn, db, sink)
 	if err != nil {
-		sink.AddError(model.JoinScope(db), err)
-		return
+		return err
 	}
 	if err := p.collectGrants(ctx, conn, db, objs, roles, sink); err != nil {
 		sink.AddError(grantsScope(db), err)
 	}
+	return nil
 }

@@ -219,7 +219,7 @@ func TestCollectFailures(t *testing.T) {
 	t.Run("wrong credentials fail the source, naming it, hiding the password", func(t *testing.T) {
 		password := "hunter2-" + n
 		p := newCollector(t, withUser(t, dsn, url.UserPassword("bfaudit_nobody_"+n, password)))
-		err := p.Collect(context.Background(), collectors.NewTestSink())
+		err := collectors.Collect(context.Background(), p, collectors.NewTestSink())
 		if err == nil {
 			t.Fatal("Collect succeeded with a role that does not exist")
 		}

@@ -93,7 +93,7 @@ func (p *Postgres) readRoles(ctx context.Context, conn *pgx.Conn) (*roleSet, err
 			r.validUntil = until.Time.UTC()
 		}
 		r.comment = parseComment(comment)
-		if id, how, ok := p.sel.Match(p.roleURI(r.name), r.name, r.comment.Labels); ok {
+		if id, how, ok := p.env.Selector.Match(p.roleURI(r.name), r.name, r.comment.Labels); ok {
 			r.match = match{id, how}
 			rs.matched = append(rs.matched, r.oid)
 		}
@@ -109,7 +109,7 @@ func (p *Postgres) readRoles(ctx context.Context, conn *pgx.Conn) (*roleSet, err
 // in with no VALID UNTIL is not time-bound (BF102); one still valid after
 // the backfill completed is BF004 evidence.
 func (p *Postgres) emitRoles(rs *roleSet, sink collectors.Sink) {
-	now := p.now()
+	now := p.env.Now()
 	for _, oid := range rs.matched {
 		r := rs.byOID[oid]
 		a := model.Artifact{

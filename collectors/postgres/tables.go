@@ -114,7 +114,7 @@ func (p *Postgres) collectTables(ctx context.Context, conn *pgx.Conn, db string,
 		uri := p.tableURI(db, schema, name)
 		c := parseComment(comment)
 		m, ok := objs.schemas[nsOID]
-		if id, how, hit := p.sel.Match(uri, schema+"."+name, c.Labels); hit {
+		if id, how, hit := p.env.Selector.Match(uri, schema+"."+name, c.Labels); hit {
 			m, ok = match{id, how}, true
 		}
 		if !ok {
@@ -171,7 +171,7 @@ func (p *Postgres) collectSchemas(ctx context.Context, conn *pgx.Conn, db string
 		}
 		uri := p.schemaURI(db, name)
 		c := parseComment(comment)
-		id, how, ok := p.sel.Match(uri, name, c.Labels)
+		id, how, ok := p.env.Selector.Match(uri, name, c.Labels)
 		if !ok {
 			continue
 		}

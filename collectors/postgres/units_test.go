@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/jackc/pgx/v5"
 )
@@ -129,5 +131,30 @@ func TestReadsOfEveryUnit(t *testing.T) {
 	// at least the DSN's user and the loader.
 	if got, p := sink.Read("roles", "roles"); got < 2 || p != 0 {
 		t.Errorf("roles: read %d roles (%d in part), want every role of the cluster", got, p)
+	}
+}
+
+// The units are the cluster's roles, then each database, a '/' in its
+// name escaped so it stays one segment; no server is needed to name them.
+func TestUnitsDeclared(t *testing.T) {
+	p := &Postgres{DSN: "postgres://u@127.0.0.1:1/db", Databases: []string{"sales", "a/b"}, StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout}
+	if err := p.Init(collectors.Env{}); err != nil {
+		t.Fatal(err)
+	}
+	units, err := p.Units(context.Background())
+	if err != nil || !slices.Equal(units, []string{"roles", "sales", "a%2Fb"}) {
+		t.Fatalf("Units() = %v, %v; want roles, then each database", units, err)
+	}
+	if db := p.database(units[2]); db != "a/b" {
+		t.Errorf("unit %s reads database %q, want a/b", units[2], db)
+	}
+}
+
+// A database named roles would share the roles' unit and never be read:
+// Init refuses it rather than leave it out silently.
+func TestDatabaseNamedRolesRefused(t *testing.T) {
+	p := &Postgres{DSN: "postgres://u@127.0.0.1:1/roles", StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout}
+	if err := p.Init(collectors.Env{}); err == nil || !strings.Contains(err.Error(), `database named "roles"`) {
+		t.Errorf("Init() = %v, want the database named roles refused", err)
 	}
 }

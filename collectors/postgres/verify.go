@@ -41,7 +41,7 @@ func (p *Postgres) Verify(ctx context.Context, b model.Backfill) (*model.Validat
 	}
 	defer p.close(ctx, conn)
 
-	v := &model.Validation{Query: b.ValidationQuery, RanAt: p.now().UTC(), Source: p.sourceName()}
+	v := &model.Validation{Query: b.ValidationQuery, RanAt: p.env.Now().UTC(), Source: p.sourceName()}
 	res, err := p.runValidation(ctx, conn, b.ValidationQuery)
 	if err != nil {
 		if lostSource(conn, err) {

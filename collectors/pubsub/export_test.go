@@ -7,6 +7,8 @@ import (
 
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/pubsubfake"
 	"google.golang.org/api/option"
@@ -50,7 +52,7 @@ func NewFaultFixture(t *testing.T) (*Collector, *FaultFake) {
 		retry:    remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		pageSize: 2,
 	}
-	if err := c.Init(); err != nil {
+	if err := c.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })

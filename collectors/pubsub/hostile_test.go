@@ -12,6 +12,7 @@ import (
 	"cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"google.golang.org/api/option"
@@ -51,7 +52,7 @@ func TestHugeAnswerFailsItsUnitWithoutRetry(t *testing.T) {
 	c := start(t, pstest.ServerReactorOption{FuncName: "ListTopics", Reactor: h})
 	c.Timeout = time.Minute // building the answer is slow under -race on a busy machine
 	sink := collectors.NewTestSink()
-	_ = c.Collect(context.Background(), sink)
+	_ = collectors.Collect(context.Background(), c, sink)
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "alpha" {
 		t.Fatalf("errors %+v; want one at alpha", sink.Errors)
 	}
@@ -120,12 +121,12 @@ func TestHeaderEchoLeaksNoCredential(t *testing.T) {
 		},
 		retry: remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 	}
-	if err := c.Init(); err != nil {
+	if err := c.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	sink := collectors.NewTestSink()
-	err = c.Collect(context.Background(), sink)
+	err = collectors.Collect(context.Background(), c, sink)
 	if len(sink.Errors) == 0 {
 		t.Fatal("no error recorded for a server that fails every call")
 	}

@@ -9,7 +9,6 @@ package pubsub
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"time"
 
@@ -67,7 +66,7 @@ type Collector struct {
 	subs     subscriptionAdmin
 	snaps    snapshotAdmin
 	client   *pubsub.Client
-	sel      *correlate.Selector
+	sel      *correlate.Selector // env.Selector, from Init
 	retry    remote.RetryPolicy
 	pageSize int32
 	// maxPages bounds one listing's pages; 0 is remote.DefaultMaxPages (tests lower it).
@@ -80,21 +79,16 @@ type Collector struct {
 // SampleConfig returns the documented sources entry.
 func (c *Collector) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector used to recognise backfill machinery.
-func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
-
-// Init validates the config and builds the admin clients unless they were
-// handed in.
-func (c *Collector) Init() error {
+// Init validates the config, keeps env's selector and builds the admin
+// clients unless they were handed in.
+func (c *Collector) Init(env collectors.Env) error {
 	if err := gcp.CheckProjects(c.Projects, "topics and subscriptions"); err != nil {
 		return err
 	}
 	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
-	if c.sel == nil {
-		c.sel = correlate.MustSelector()
-	}
+	c.sel = env.Selector
 	if c.pageSize <= 0 {
 		c.pageSize = maxPageSize
 	}
@@ -124,32 +118,18 @@ func (c *Collector) Close() error {
 	return c.client.Close()
 }
 
-// Collect lists each project in turn (three paged calls per project carry
-// every field used). Units: topics carry JoinScope(p, "topics"),
-// subscriptions JoinScope(p, "subscriptions") and snapshots
-// JoinScope(p, "snapshots"). A failed topic listing is recorded at the
-// project: subscriptions and snapshots are tied through their topics, so
-// without the topics none is answered. A failed subscription or snapshot
-// listing is recorded at its own scope, and the others stand. Only when
-// no project answered does Collect fail.
-func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
-	var failures []error
-	answered := 0
-	for _, p := range c.Projects {
-		if err := c.collectProject(ctx, p, sink); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			sink.AddError(p, err)
-			failures = append(failures, err)
-			continue
-		}
-		answered++
-	}
-	if answered == 0 {
-		return fmt.Errorf("pubsub: no project answered: %w", errors.Join(failures...))
-	}
-	return nil
+// Units are the configured projects.
+func (c *Collector) Units(context.Context) ([]string, error) { return c.Projects, nil }
+
+// CollectUnit lists one project (three paged calls carry every field
+// used). Topics carry JoinScope(p, "topics"), subscriptions
+// JoinScope(p, "subscriptions") and snapshots JoinScope(p, "snapshots"). A
+// failed topic listing fails the project: subscriptions and snapshots are
+// tied through their topics, so without the topics none is answered. A
+// failed subscription or snapshot listing is recorded at its own scope,
+// and the others stand.
+func (c *Collector) CollectUnit(ctx context.Context, project string, sink collectors.Sink) error {
+	return c.collectProject(ctx, project, sink)
 }
 
 // Scope paths of a project's three listings.

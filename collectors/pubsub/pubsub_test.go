@@ -82,7 +82,7 @@ func start(t *testing.T, reactors ...pstest.ServerReactorOption) *Collector {
 		retry:    remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		pageSize: 2, // several pages with a handful of objects
 	}
-	if err := c.Init(); err != nil {
+	if err := c.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
@@ -149,7 +149,7 @@ func seed(t *testing.T, c *Collector) {
 func TestCollect(t *testing.T) {
 	c := start(t)
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	if len(sink.Errors) != 0 {
@@ -232,7 +232,7 @@ func TestDeclaredAsset(t *testing.T) {
 	c.sel = correlate.MustSelector()
 	c.sel.Assets["pubsub://alpha/subscriptions/orders-warehouse"] = "BF-5005"
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatal(err)
 	}
 	a := sink.Artifact("pubsub://alpha/subscriptions/orders-warehouse")
@@ -245,7 +245,7 @@ func TestPermissionDeniedDegradesOneProject(t *testing.T) {
 	c := start(t, pstest.ServerReactorOption{FuncName: "ListTopics",
 		Reactor: &failingList{project: "beta", code: codes.PermissionDenied, times: -1}})
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect should go on past one project: %v", err)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "beta" || !strings.Contains(sink.Errors[0].Error, "PermissionDenied") {
@@ -262,8 +262,8 @@ func TestPermissionDeniedDegradesOneProject(t *testing.T) {
 func TestNoProjectAnsweredFails(t *testing.T) {
 	c := start(t, pstest.ServerReactorOption{FuncName: "ListTopics",
 		Reactor: &failingList{code: codes.PermissionDenied, times: -1}})
-	err := c.Collect(context.Background(), collectors.NewTestSink())
-	if err == nil || !strings.Contains(err.Error(), "no project answered") {
+	err := collectors.Collect(context.Background(), c, collectors.NewTestSink())
+	if err == nil || !strings.Contains(err.Error(), "no unit answered (alpha, beta)") {
 		t.Fatalf("want failure, got %v", err)
 	}
 }
@@ -274,7 +274,7 @@ func TestRateLimitedListRetried(t *testing.T) {
 	var waits int
 	c.retry.Sleep = func(context.Context, time.Duration) error { waits++; return nil }
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatal(err)
 	}
 	if len(sink.Errors) != 0 || waits != 2 {
@@ -296,7 +296,7 @@ func TestInitErrorsNameTheKey(t *testing.T) {
 		{"no timeout", []string{"alpha"}, "timeout: must be a positive duration"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := (&Collector{Projects: tt.projects}).Init()
+			err := (&Collector{Projects: tt.projects}).Init(collectors.Env{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Init() = %v; want %q", err, tt.want)
 			}

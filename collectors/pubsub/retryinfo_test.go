@@ -37,7 +37,7 @@ func TestRetryInfoHonoured(t *testing.T) {
 	var waits []time.Duration
 	c.retry.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatal(err)
 	}
 	if len(sink.Errors) != 0 {
@@ -68,7 +68,7 @@ func TestRetryInfoBeyondBudgetNotWaited(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(ctx, sink); err != nil {
+	if err := collectors.Collect(ctx, c, sink); err != nil {
 		t.Fatal(err)
 	}
 	if ctx.Err() != nil {

@@ -11,13 +11,13 @@ import (
 // Inventory) build exactly the artifacts this one emits, through the same
 // code, so findings and fingerprints do not change when a user switches.
 
-// TopicArtifact is the artifact Collect emits for topic t of project, and
+// TopicArtifact is the artifact CollectUnit emits for topic t of project, and
 // whether t is backfill machinery by sel.
 func TopicArtifact(sel *correlate.Selector, project string, t *pubsubpb.Topic) (model.Artifact, bool) {
 	return (&Collector{sel: sel}).topic(project, t)
 }
 
-// SubscriptionArtifact is the artifact Collect emits for subscription s of
+// SubscriptionArtifact is the artifact CollectUnit emits for subscription s of
 // project, and whether it is backfill machinery. topics holds the
 // artifacts of the backfill topics, by full topic name: a subscription on
 // one of them belongs to its backfill.

@@ -23,7 +23,7 @@ func TestUnits(t *testing.T) {
 	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions",
 		Reactor: &failingList{project: "alpha", code: codes.Unavailable, times: -1}})
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "alpha/subscriptions" {
@@ -49,7 +49,7 @@ func TestSnapshotListingFailsItsUnitOnly(t *testing.T) {
 	c := start(t, pstest.ServerReactorOption{FuncName: "ListSnapshots",
 		Reactor: &failingList{project: "alpha", code: codes.PermissionDenied, times: -1}})
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "alpha/snapshots" || !strings.Contains(sink.Errors[0].Error, "list snapshots of project alpha") {
@@ -76,7 +76,7 @@ func TestSnapshotsListedWithoutSubscriptions(t *testing.T) {
 	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions",
 		Reactor: &failingList{project: "alpha", code: codes.Unavailable, times: -1}})
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "alpha/subscriptions" {
@@ -104,7 +104,7 @@ func TestStalledListingEndsAtTheTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(ctx, sink); err != nil {
+	if err := collectors.Collect(ctx, c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	if ctx.Err() != nil {
@@ -154,7 +154,7 @@ func TestEndlessPaginationStops(t *testing.T) {
 			c := start(t, pstest.ServerReactorOption{FuncName: "ListTopics", Reactor: e})
 			c.maxPages = 50
 			c.Projects = []string{"alpha"}
-			err := c.Collect(context.Background(), collectors.NewTestSink())
+			err := collectors.Collect(context.Background(), c, collectors.NewTestSink())
 			if err == nil || !strings.Contains(err.Error(), "listing is incomplete") {
 				t.Fatalf("Collect = %v; want the listing stopped", err)
 			}
@@ -180,7 +180,7 @@ func TestReadsOfEveryUnit(t *testing.T) {
 	c := start(t, pstest.ServerReactorOption{FuncName: "ListSubscriptions",
 		Reactor: &failingList{project: "alpha", code: codes.Unavailable, times: -1}})
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	for _, r := range []struct {

@@ -30,7 +30,7 @@ func (r *RabbitMQ) selectExchanges(xs []exchange) map[vhostName]backfillExchange
 		}
 		uri := r.uri(x.Vhost, "exchange", x.Name)
 		labels := argumentLabels(x.Arguments)
-		if id, how, ok := r.sel.Match(uri, x.Name, matchLabels(labels)); ok {
+		if id, how, ok := r.env.Selector.Match(uri, x.Name, matchLabels(labels)); ok {
 			out[vhostName{x.Vhost, x.Name}] = backfillExchange{x: x, uri: uri, labels: labels, m: match{id, how}}
 		}
 	}

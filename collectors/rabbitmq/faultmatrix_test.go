@@ -18,6 +18,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/rabbitmq"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
@@ -116,8 +117,7 @@ func (f *matrixFixture) collector(t *testing.T, vhosts []string, api *url.URL) *
 	t.Setenv("BFAUDIT_TEST_RMQ_MATRIX_PW", f.pw)
 	r := &rabbitmq.RabbitMQ{URL: api.String(), Username: f.user, PasswordEnv: "BFAUDIT_TEST_RMQ_MATRIX_PW", Vhosts: vhosts,
 		PageSize: rabbitmq.DefaultPageSize, Timeout: 10 * time.Second, Retry: remote.RetryPolicy{Attempts: 1}}
-	r.SetSourceName("rmq-matrix")
-	if err := r.Init(); err != nil {
+	if err := r.Init(collectors.Env{Source: "rmq-matrix", Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	return r

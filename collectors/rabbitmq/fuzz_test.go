@@ -44,13 +44,12 @@ func FuzzListingAnswer(f *testing.F) {
 		})}
 		t.Setenv("BFAUDIT_TEST_RMQ_FUZZ", "fuzz-password")
 		r := &RabbitMQ{URL: "http://fuzz.invalid", Username: "guest", PasswordEnv: "BFAUDIT_TEST_RMQ_FUZZ", Vhosts: []string{"fz"},
-			PageSize: 2, Timeout: 5 * time.Second, MaxPages: 5, HTTP: client, Retry: noSleep, now: func() time.Time { return testNow }}
-		r.SetSourceName("fuzz")
-		if err := r.Init(); err != nil {
+			PageSize: 2, Timeout: 5 * time.Second, MaxPages: 5, HTTP: client, Retry: noSleep}
+		if err := r.Init(testEnv("fuzz")); err != nil {
 			t.Fatal(err)
 		}
 		sink := collectors.NewTestSink()
-		err := r.Collect(context.Background(), sink)
+		err := collectors.Collect(context.Background(), r, sink)
 		for _, a := range sink.Artifacts {
 			if a.Scope != "fz" || !strings.HasPrefix(a.URI, "rabbitmq://fuzz/fz/") {
 				t.Errorf("artifact %s reported under scope %q, want fz", a.URI, a.Scope)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
@@ -25,6 +27,11 @@ const (
 
 // testNow is the injected clock: tests never depend on today's date.
 var testNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// testEnv is the Env Decode would hand source name, with the fixed clock.
+func testEnv(name string) collectors.Env {
+	return collectors.Env{Source: name, Selector: correlate.MustSelector(), Now: func() time.Time { return testNow }}
+}
 
 var noSleep = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
 
@@ -130,12 +137,11 @@ func uniqueN() string { return fmt.Sprint(rand.Int64N(1_000_000_000)) }
 func newCollector(t *testing.T, b broker, mods ...func(*RabbitMQ)) *RabbitMQ {
 	t.Helper()
 	r := &RabbitMQ{URL: b.api.String(), PageSize: DefaultPageSize, Timeout: 10 * time.Second,
-		Retry: noSleep, now: func() time.Time { return testNow }}
-	r.SetSourceName("test-rmq")
+		Retry: noSleep}
 	for _, m := range mods {
 		m(r)
 	}
-	if err := r.Init(); err != nil {
+	if err := r.Init(testEnv("test-rmq")); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	return r

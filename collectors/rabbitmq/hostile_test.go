@@ -57,9 +57,8 @@ func hostileCollector(t *testing.T, url string, vhosts []string) *RabbitMQ {
 	t.Helper()
 	t.Setenv("BFAUDIT_TEST_RMQ_CANARY", hostile.Canary)
 	r := &RabbitMQ{URL: url, Username: "guest", PasswordEnv: "BFAUDIT_TEST_RMQ_CANARY", Vhosts: vhosts,
-		PageSize: 2, Timeout: time.Second, MaxPages: 50, Retry: noSleep, now: func() time.Time { return testNow }}
-	r.SetSourceName("rmq-hostile")
-	if err := r.Init(); err != nil {
+		PageSize: 2, Timeout: time.Second, MaxPages: 50, Retry: noSleep}
+	if err := r.Init(testEnv("rmq-hostile")); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -184,7 +183,7 @@ func TestTimeoutMustBePositive(t *testing.T) {
 	t.Setenv("BFAUDIT_TEST_RMQ_CANARY", hostile.Canary)
 	for _, d := range []time.Duration{0, -time.Second, 24 * time.Hour} {
 		r := &RabbitMQ{URL: "http://127.0.0.1:1", Username: "u", PasswordEnv: "BFAUDIT_TEST_RMQ_CANARY", PageSize: 10, Timeout: d}
-		if err := r.Init(); err == nil || !strings.Contains(err.Error(), "timeout") {
+		if err := r.Init(collectors.Env{}); err == nil || !strings.Contains(err.Error(), "timeout") {
 			t.Errorf("timeout %s: Init() = %v, want it refused", d, err)
 		}
 	}

@@ -94,7 +94,7 @@ func (r *RabbitMQ) selectQueues(queues []queue) []backfillQueue {
 	for _, q := range queues {
 		uri := r.uri(q.Vhost, "queue", q.Name)
 		labels := argumentLabels(q.Arguments)
-		if id, how, ok := r.sel.Match(uri, q.Name, matchLabels(labels)); ok {
+		if id, how, ok := r.env.Selector.Match(uri, q.Name, matchLabels(labels)); ok {
 			out = append(out, backfillQueue{q: q, uri: uri, labels: labels, m: match{id, how}})
 		}
 	}
@@ -111,7 +111,7 @@ func (r *RabbitMQ) queueArtifacts(found []backfillQueue, bindings []binding) []m
 			into[k] = append(into[k], b.Source+":"+b.RoutingKey)
 		}
 	}
-	now := r.now()
+	now := r.env.Now()
 	out := make([]model.Artifact, 0, len(found))
 	for _, f := range found {
 		q := f.q

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
@@ -69,31 +68,21 @@ type RabbitMQ struct {
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
-	name     string
+	// env is the source's name (the host part of URIs), selector and
+	// clock, from Init.
+	env      collectors.Env
 	password string
 	base     *url.URL // without credentials
-	sel      *correlate.Selector
-	now      func() time.Time
+	// vhosts maps each unit Units declared to its vhost.
+	vhosts map[string]string
 }
 
 // SampleConfig returns the documented sample config section.
 func (r *RabbitMQ) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector that decides which objects are backfill
-// machinery; its Assets are read at Collect time.
-func (r *RabbitMQ) UseSelector(s *correlate.Selector) { r.sel = s }
-
-// SetSourceName sets the name this source reports under, which is also the
-// host part of its URIs. Until it is called the URL's host is used.
-func (r *RabbitMQ) SetSourceName(name string) { r.name = name }
-
-// SetClock makes "in use now" (a queue with statistics and no idle_since)
-// mean in use at the audit's time (--now).
-func (r *RabbitMQ) SetClock(now func() time.Time) { r.now = now }
-
 func (r *RabbitMQ) sourceName() string {
-	if r.name != "" {
-		return r.name
+	if r.env.Source != "" {
+		return r.env.Source
 	}
 	if r.base != nil {
 		return r.base.Host
@@ -104,7 +93,11 @@ func (r *RabbitMQ) sourceName() string {
 // Init validates the config, reads the password from the environment and
 // builds the HTTP client (when none was handed in). It does not call the
 // API: a broker that is down fails the run's coverage, not the config.
-func (r *RabbitMQ) Init() error {
+// env's source name is the host part of URIs (the URL's host when empty);
+// its clock makes "in use now" (a queue with statistics and no
+// idle_since) mean in use at the audit's time (--now).
+func (r *RabbitMQ) Init(env collectors.Env) error {
+	r.env = env
 	if r.URL == "" {
 		return errors.New("url: missing; set the management API address, e.g. http://rabbitmq:15672")
 	}
@@ -158,12 +151,6 @@ func (r *RabbitMQ) Init() error {
 		}
 		r.HTTP = c
 	}
-	if r.sel == nil {
-		r.sel = correlate.MustSelector()
-	}
-	if r.now == nil {
-		r.now = time.Now
-	}
 	return nil
 }
 
@@ -179,45 +166,45 @@ func (r *RabbitMQ) Endpoint() (base *url.URL, username, password string) {
 	return &u, r.Username, r.password
 }
 
-// Collect logs in once (a failure there fails the source), then reads
-// each vhost as its own unit: the configured ones, or every vhost the user
-// can see (a failed vhost listing fails the source). Every artifact
-// carries its vhost as scope (model.JoinScope, so "/" is one segment), and
-// a vhost whose queues, exchanges or bindings cannot be read is an error
-// at that vhost only.
-func (r *RabbitMQ) Collect(ctx context.Context, sink collectors.Sink) error {
+// Units logs in (a failure there fails the source) and declares each
+// vhost as its own unit: the configured ones, or every vhost the user can
+// see (a failed vhost listing fails the source). A unit is
+// model.JoinScope(vhost), so "/" is one segment ("%2F").
+func (r *RabbitMQ) Units(ctx context.Context) ([]string, error) {
 	if r.base == nil {
-		return fmt.Errorf("rabbitmq source %s: not initialised (Init was not called)", r.sourceName())
+		return nil, fmt.Errorf("rabbitmq source %s: not initialised (Init was not called)", r.sourceName())
 	}
 	if err := r.whoami(ctx); err != nil {
-		return fmt.Errorf("rabbitmq source %s: log in to %s as %q: %w", r.sourceName(), r.base, r.Username, err)
+		return nil, fmt.Errorf("rabbitmq source %s: log in to %s as %q: %w", r.sourceName(), r.base, r.Username, err)
 	}
 	vhosts := r.Vhosts
 	if len(vhosts) == 0 {
 		var err error
 		if vhosts, err = r.listVhosts(ctx); err != nil {
-			return fmt.Errorf("rabbitmq source %s: list vhosts: %w", r.sourceName(), err)
+			return nil, fmt.Errorf("rabbitmq source %s: list vhosts: %w", r.sourceName(), err)
 		}
 		if len(vhosts) == 0 {
-			return fmt.Errorf("rabbitmq source %s: user %q sees no vhost; grant it permissions, or list vhosts in the config", r.sourceName(), r.Username)
+			return nil, fmt.Errorf("rabbitmq source %s: user %q sees no vhost; grant it permissions, or list vhosts in the config", r.sourceName(), r.Username)
 		}
 	}
-	var firstErr error
-	answered := 0
-	for _, vh := range vhosts {
-		if err := r.collectVhost(ctx, vh, sink); err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			sink.AddError(model.JoinScope(vh), err)
-			continue
-		}
-		answered++
+	r.vhosts = make(map[string]string, len(vhosts))
+	units := make([]string, len(vhosts))
+	for i, vh := range vhosts {
+		units[i] = model.JoinScope(vh)
+		r.vhosts[units[i]] = vh
 	}
-	if answered == 0 {
-		return firstErr
+	return units, nil
+}
+
+// CollectUnit reads one vhost. Every artifact carries the vhost's unit as
+// scope, and a vhost whose queues, exchanges or bindings cannot be read is
+// an error at that vhost only.
+func (r *RabbitMQ) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	vh, ok := r.vhosts[unit]
+	if !ok {
+		return fmt.Errorf("rabbitmq source %s: %s is not a vhost Units declared", r.sourceName(), unit)
 	}
-	return nil
+	return r.collectVhost(ctx, vh, sink)
 }
 
 // collectVhost reads one vhost and emits what it holds. Any listing that

@@ -85,7 +85,7 @@ func TestCollectBackfillQueues(t *testing.T) {
 			ct := &countingTransport{}
 			r := newCollector(t, b, func(r *RabbitMQ) { r.PageSize = size; r.HTTP = &http.Client{Transport: ct} })
 			sink := collectors.NewTestSink()
-			if err := r.Collect(context.Background(), sink); err != nil {
+			if err := collectors.Collect(context.Background(), r, sink); err != nil {
 				t.Fatalf("Collect: %v", err)
 			}
 			if len(sink.Errors) > 0 {
@@ -187,7 +187,7 @@ func TestUnreadableVhostDegradesOnlyThatScope(t *testing.T) {
 		r.Vhosts = []string{"/", vhost}
 	})
 	sink := collectors.NewTestSink()
-	if err := r.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), r, sink); err != nil {
 		t.Fatalf("Collect failed the whole source: %v", err)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != vhost || !strings.Contains(sink.Errors[0].Error, "test-rmq") {
@@ -203,7 +203,7 @@ func TestWrongCredentialsFailTheSource(t *testing.T) {
 	password := "wrong-" + uniqueN()
 	t.Setenv("BFAUDIT_TEST_RMQ_PASSWORD", password)
 	r := newCollector(t, b, func(r *RabbitMQ) { r.PasswordEnv = "BFAUDIT_TEST_RMQ_PASSWORD" })
-	err := r.Collect(context.Background(), collectors.NewTestSink())
+	err := collectors.Collect(context.Background(), r, collectors.NewTestSink())
 	if err == nil {
 		t.Fatal("Collect succeeded with a wrong password")
 	}
@@ -253,7 +253,7 @@ func TestReadsOfEveryUnit(t *testing.T) {
 		t.Fatalf("the broker lists %d exchanges, %d bindings in %s", exchanges, bindings, vh)
 	}
 	sink := collectors.NewTestSink()
-	if err := newCollector(t, b, func(r *RabbitMQ) { r.Vhosts, r.PageSize = []string{vh}, 2 }).Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), newCollector(t, b, func(r *RabbitMQ) { r.Vhosts, r.PageSize = []string{vh}, 2 }), sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	if len(sink.Errors) != 0 {

@@ -67,7 +67,7 @@ func TestTLS(t *testing.T) {
 				}
 			})
 			sink := collectors.NewTestSink()
-			err := r.Collect(context.Background(), sink)
+			err := collectors.Collect(context.Background(), r, sink)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err=%v, want it to mention %q", err, tc.wantErr)
