@@ -133,11 +133,11 @@ type Airflow struct {
 	password string
 	token    string
 
-	// Set by Units for the units it declared: where the budget ends, the
-	// API or export opened, and the budget projection of an API.
-	deadline time.Time
-	src      api
-	proj     *projection
+	// Set by Units for the units it declared: when the budget started,
+	// the API or export opened, and the budget projection of an API.
+	started remote.Stopwatch
+	src     api
+	proj    *projection
 }
 
 // SampleConfig returns the documented sample source entry.

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 const runTypeBackfill = "backfill"
@@ -56,7 +56,7 @@ func (c *Airflow) Units(ctx context.Context) ([]string, error) {
 	c.notesMu.Lock()
 	c.notes = nil
 	c.notesMu.Unlock()
-	c.deadline = time.Now().Add(c.Budget)
+	c.started = remote.StartStopwatch()
 	bctx, cancel := c.budgeted(ctx)
 	defer cancel()
 	src, err := c.open(bctx)
@@ -82,9 +82,9 @@ func (c *Airflow) Units(ctx context.Context) ([]string, error) {
 	return units, nil
 }
 
-// budgeted is ctx ended by the source's budget too.
+// budgeted is ctx ended by what is left of the source's budget too.
 func (c *Airflow) budgeted(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithDeadlineCause(ctx, c.deadline, fmt.Errorf("%w (budget %s)", errBudget, c.Budget))
+	return context.WithTimeoutCause(ctx, c.Budget-c.started.Elapsed(), fmt.Errorf("%w (budget %s)", errBudget, c.Budget))
 }
 
 // CollectUnit reads the DAGs, or one deployment-wide listing, within what
