@@ -69,15 +69,17 @@ func (c *Airflow) Units(ctx context.Context) ([]string, error) {
 		c.proj = newProjection(ctx, c, h)
 	}
 	units := []string{scopeDAGs}
-	if _, ok := src.(resourceAPI); ok {
-		for _, r := range []struct {
-			on   bool
-			unit string
-		}{{c.Pools, scopePools}, {c.Connections, scopeConnections}, {c.Variables, scopeVariables}} {
-			if r.on {
-				units = append(units, r.unit)
-			}
-		}
+	if _, ok := src.(resourceAPI); !ok {
+		return units, nil
+	}
+	if c.Pools {
+		units = append(units, scopePools)
+	}
+	if c.Connections {
+		units = append(units, scopeConnections)
+	}
+	if c.Variables {
+		units = append(units, scopeVariables)
 	}
 	return units, nil
 }
