@@ -15,6 +15,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/airflow"
+	"github.com/bfaudit/bfaudit/correlate"
 )
 
 // The Airflow collector at scale, against a fake Airflow that answers
@@ -172,9 +173,9 @@ func collectScale(tb testing.TB, version string, dags, runs int, latency time.Du
 	defer srv.Close()
 	c := airflow.New()
 	c.URL, c.APIVersion = srv.URL, version
-	c.Now = func() time.Time { return time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC) }
 	c.RunLookback = 365 * 24 * time.Hour
-	if err := c.Init(); err != nil {
+	now := func() time.Time { return time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC) }
+	if err := c.Init(collectors.Env{Selector: correlate.MustSelector(), Now: now}); err != nil {
 		tb.Fatal(err)
 	}
 	sink := collectors.NewTestSink()
@@ -199,7 +200,7 @@ func collectScale(tb testing.TB, version string, dags, runs int, latency time.Du
 		}
 	}()
 	start := time.Now()
-	err := c.Collect(context.Background(), sink)
+	err := collectors.Collect(context.Background(), c, sink)
 	took := time.Since(start)
 	close(stop)
 	<-sampled

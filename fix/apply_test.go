@@ -209,9 +209,7 @@ func TestApplyKubernetes(t *testing.T) {
 	sel := correlate.MustSelector()
 	k := kubernetes.New()
 	k.Client = cs
-	k.SetSourceName("cluster")
-	k.UseSelector(sel)
-	if err := k.Init(); err != nil {
+	if err := k.Init(collectors.Env{Source: "cluster", Selector: sel, Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	cluster := collectors.Instance{Name: "cluster", Type: "kubernetes", Collector: k}

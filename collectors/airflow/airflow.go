@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
@@ -105,9 +104,10 @@ type Airflow struct {
 	Concurrency int `mapstructure:"concurrency"`
 	// Timeout bounds each HTTP call, reading the answer included.
 	Timeout time.Duration `mapstructure:"timeout"`
-	// Budget bounds the whole collection of this source. When it runs
-	// out, the DAGs not yet read are errors at their units and the rest
-	// is reported: a slow Airflow degrades, it does not hang the audit.
+	// Budget bounds the whole collection of this source, from Units on.
+	// When it runs out, the DAGs not yet read are errors at their units
+	// and the rest is reported: a slow Airflow degrades, it does not hang
+	// the audit.
 	Budget time.Duration `mapstructure:"budget"`
 	// MaxPages bounds each listing; past it the listing is an error at
 	// its unit.
@@ -123,42 +123,28 @@ type Airflow struct {
 	HTTPClient *http.Client `mapstructure:"-"`
 	// Retry bounds retries of 429 and 5xx answers.
 	Retry remote.RetryPolicy `mapstructure:"-"`
-	// Now is the clock the catch-up age and run lookback are measured on.
-	Now func() time.Time `mapstructure:"-"`
-	// keep, set by Shard, says which DAGs this shard collects; nil: all.
-	keep func(dagID string) bool
 
 	notesMu sync.Mutex
 	notes   []string // see Notes
 
-	sourceName string
-	baseDir    string
-	sel        *correlate.Selector
-	password   string
-	token      string
+	// env's clock is the one the catch-up age and the run lookback are
+	// measured on, so an audit run `--now` reads the same on any day.
+	env      collectors.Env
+	password string
+	token    string
+
+	// Set by Units for the units it declared: when the budget started,
+	// the API or export opened, and the budget projection of an API.
+	started remote.Stopwatch
+	src     api
+	proj    *projection
 }
 
 // SampleConfig returns the documented sample source entry.
 func (c *Airflow) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector that says which DAGs are backfill machinery.
-func (c *Airflow) UseSelector(s *correlate.Selector) { c.sel = s }
-
-// SetSourceName sets the name URIs are built under (airflow://<name>/...).
-// Without it the URL's host, or "airflow" for an export, is used.
-func (c *Airflow) SetSourceName(name string) { c.sourceName = name }
-
-// SetBaseDir resolves a relative export_dir against the config file's
-// directory; the loader calls it after Init.
-func (c *Airflow) SetBaseDir(dir string) { c.baseDir = dir }
-
 // exportDir is export_dir resolved against the config file's directory.
-func (c *Airflow) exportDir() string {
-	if c.baseDir != "" && !filepath.IsAbs(c.ExportDir) {
-		return filepath.Join(c.baseDir, c.ExportDir)
-	}
-	return c.ExportDir
-}
+func (c *Airflow) exportDir() string { return c.env.Path(c.ExportDir) }
 
 // Inputs is the folder of saved API answers, when set.
 func (c *Airflow) Inputs() []collectors.Input {
@@ -169,14 +155,11 @@ func (c *Airflow) Inputs() []collectors.Input {
 }
 
 // Init validates the config, reads the secrets it names and builds the
-// HTTP client when none was handed in.
-func (c *Airflow) Init() error {
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.sel == nil {
-		c.sel = correlate.MustSelector()
-	}
+// HTTP client when none was handed in. URIs are built under the source's
+// name (airflow://<name>/...), else the URL's host, or "airflow" for an
+// export.
+func (c *Airflow) Init(env collectors.Env) error {
+	c.env = env
 	switch c.APIVersion {
 	case "", versionAuto:
 		c.APIVersion = versionAuto
@@ -206,8 +189,7 @@ func (c *Airflow) Init() error {
 		if c.URL != "" {
 			return fmt.Errorf("url and export_dir: set one, not both")
 		}
-		// The directory is checked at Collect: a relative path is only
-		// resolved once the loader hands in the config's directory.
+		// The directory is checked by Units: Init reads no file.
 		return nil
 	}
 	if c.URL == "" {
@@ -269,8 +251,8 @@ func (c *Airflow) readSecrets() error {
 
 // authority is the host part of every URI this source emits.
 func (c *Airflow) authority() string {
-	if c.sourceName != "" {
-		return c.sourceName
+	if c.env.Source != "" {
+		return c.env.Source
 	}
 	if u, err := url.Parse(c.URL); err == nil && u.Host != "" {
 		return u.Host
@@ -287,7 +269,3 @@ func (c *Airflow) where() string {
 	}
 	return redact.URL(c.URL)
 }
-
-// SetClock sets the clock catch-up ages and the Airflow 2 run lookback are
-// measured on, so an audit run `--now` reads the same on any day.
-func (c *Airflow) SetClock(now func() time.Time) { c.Now = now }

@@ -8,12 +8,19 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"gopkg.in/yaml.v3"
 )
 
 var testNow = time.Date(2026, 10, 15, 0, 0, 0, 0, time.UTC)
+
+// env is what the audit hands a source named source ("": no name), on the
+// tests' clock.
+func env(source string) collectors.Env {
+	return collectors.Env{Source: source, Selector: correlate.MustSelector(), Now: func() time.Time { return testNow }}
+}
 
 // sleeps records the waits Retry asked for, without waiting.
 type sleeps struct {
@@ -45,12 +52,10 @@ func newCollectorWith(t *testing.T, f *fakeAirflow, apiVersion string, opt func(
 	c.PasswordEnv = "TEST_AIRFLOW_PASSWORD"
 	c.HTTPClient = f.srv.Client()
 	c.Retry = remote.RetryPolicy{Sleep: s.sleep}
-	c.Now = func() time.Time { return testNow }
-	c.SetSourceName("airflow-test")
 	if opt != nil {
 		opt(c)
 	}
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("airflow-test")); err != nil {
 		t.Fatal(err)
 	}
 	return c, s
@@ -59,7 +64,7 @@ func newCollectorWith(t *testing.T, f *fakeAirflow, apiVersion string, opt func(
 func collect(t *testing.T, c *Airflow) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink
@@ -283,7 +288,7 @@ func TestBadPassword(t *testing.T) {
 			f := newFakeAirflow(t, version)
 			c, _ := newCollector(t, f, version)
 			c.password = "wrong-pw-123"
-			err := c.Collect(context.Background(), collectors.NewTestSink())
+			err := collectors.Collect(context.Background(), c, collectors.NewTestSink())
 			if err == nil {
 				t.Fatal("Collect succeeded with a bad password")
 			}
@@ -378,12 +383,11 @@ func TestPartialFailureDegradesScope(t *testing.T) {
 func TestExportDir(t *testing.T) {
 	c := New()
 	c.ExportDir = "airflow" // relative to the config file, as in bfaudit.yaml
-	c.Now = func() time.Time { return testNow }
-	c.SetSourceName("scheduler")
-	if err := c.Init(); err != nil {
+	e := env("scheduler")
+	e.BaseDir = "../../examples/quickstart"
+	if err := c.Init(e); err != nil {
 		t.Fatal(err)
 	}
-	c.SetBaseDir("../../examples/quickstart")
 	sink := collect(t, c)
 	const b = "airflow://scheduler/dags/"
 	tests := []struct {
@@ -448,7 +452,7 @@ func TestInitErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New()
 			tt.set(c)
-			err := c.Init()
+			err := c.Init(env(""))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Init() = %v, want an error with %q", err, tt.want)
 			}
@@ -521,10 +525,10 @@ func equal(a, b []string) bool {
 func TestExportDirMissing(t *testing.T) {
 	c := New()
 	c.ExportDir = "/nonexistent/airflow-export"
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("")); err != nil {
 		t.Fatal(err)
 	}
-	err := c.Collect(context.Background(), collectors.NewTestSink())
+	err := collectors.Collect(context.Background(), c, collectors.NewTestSink())
 	if err == nil || !strings.Contains(err.Error(), "export_dir") || !strings.Contains(err.Error(), "/nonexistent/airflow-export") {
 		t.Errorf("Collect() = %v, want an error naming export_dir and the path", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
@@ -36,7 +37,7 @@ func TestInitRejectsUnboundedSettings(t *testing.T) {
 			c := New()
 			c.URL = "https://airflow.example.com"
 			tt.set(c)
-			if err := c.Init(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if err := c.Init(env("")); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Init() = %v, want an error with %q", err, tt.want)
 			}
 		})
@@ -45,7 +46,7 @@ func TestInitRejectsUnboundedSettings(t *testing.T) {
 	c.URL = "https://airflow.example.com"
 	c.HTTPClient = &http.Client{} // no deadline of its own
 	c.Timeout = 2 * time.Second
-	if err := c.Init(); err != nil || c.HTTPClient.Timeout != 2*time.Second {
+	if err := c.Init(env("")); err != nil || c.HTTPClient.Timeout != 2*time.Second {
 		t.Errorf("a client handed in without a timeout keeps none: %v, %s", err, c.HTTPClient.Timeout)
 	}
 }
@@ -102,8 +103,7 @@ func TestBudgetBoundsPerDAGCalls(t *testing.T) {
 	c.Timeout, c.Budget, c.Concurrency = time.Second, 3*time.Second, 4
 	c.Pools, c.Connections, c.Variables = false, false, false // this server serves DAGs only
 	c.HTTPClient = &http.Client{Timeout: time.Second, Transport: h}
-	c.Now = func() time.Time { return testNow }
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("")); err != nil {
 		t.Fatal(err)
 	}
 	sink := collectWithin(t, c, 30*time.Second)
@@ -256,12 +256,11 @@ func BenchmarkExport(b *testing.B) {
 			dir := writeBigExport(b, n)
 			c := New()
 			c.ExportDir = dir
-			c.Now = func() time.Time { return testNow }
-			if err := c.Init(); err != nil {
+			if err := c.Init(env("")); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if err := c.Collect(context.Background(), discard{}); err != nil {
+				if err := collectors.Collect(context.Background(), c, discard{}); err != nil {
 					b.Fatal(err)
 				}
 			}

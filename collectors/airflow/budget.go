@@ -11,7 +11,7 @@ import (
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
-// Notes says what the last Collect found worth saying that is no error:
+// Notes says what the last run found worth saying that is no error:
 // a collection projected past its budget, a listing that changed while
 // it was read. The audit logs them and reports them in the coverage.
 func (c *Airflow) Notes() []string {

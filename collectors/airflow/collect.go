@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 const runTypeBackfill = "backfill"
@@ -47,27 +47,65 @@ type dagInfo struct {
 // errBudget ends a collection that ran past the source's budget.
 var errBudget = errors.New("the source's budget ran out")
 
-// Collect lists DAGs, backfill runs and backfill objects and emits the
-// ones that are backfill machinery or a catch-up risk. Everything runs
-// within Budget; what could not be read in time is an error at its unit.
-func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
-	ctx, cancel := context.WithTimeoutCause(ctx, c.Budget, fmt.Errorf("%w (budget %s)", errBudget, c.Budget))
-	defer cancel()
+// Units opens the source (a connection or version detection that fails,
+// or a missing export, fails the source) and declares its units: the DAG
+// listing ("dags", every DAG with its runs and backfill objects under
+// it) and each deployment-wide listing that is on (see resources.go).
+// The budget starts here and bounds every unit.
+func (c *Airflow) Units(ctx context.Context) ([]string, error) {
 	c.notesMu.Lock()
 	c.notes = nil
 	c.notesMu.Unlock()
-	src, err := c.open(ctx)
+	c.started = remote.StartStopwatch()
+	bctx, cancel := c.budgeted(ctx)
+	defer cancel()
+	src, err := c.open(bctx)
 	if err != nil {
-		return c.fail(ctx, "connect", err)
+		return nil, c.fail(bctx, "connect", err)
 	}
-	// Pools, connections and variables are units of their own, read after
-	// the DAGs (which come first within the budget) however those end.
-	defer c.collectResources(ctx, src, sink)
-	var proj *projection
+	c.src, c.proj = src, nil
 	if h, ok := src.(*httpAPI); ok {
 		h.note = c.addNote
-		proj = newProjection(ctx, c, h)
+		c.proj = newProjection(ctx, c, h)
 	}
+	units := []string{scopeDAGs}
+	if _, ok := src.(resourceAPI); !ok {
+		return units, nil
+	}
+	if c.Pools {
+		units = append(units, scopePools)
+	}
+	if c.Connections {
+		units = append(units, scopeConnections)
+	}
+	if c.Variables {
+		units = append(units, scopeVariables)
+	}
+	return units, nil
+}
+
+// budgeted is ctx ended by what is left of the source's budget too.
+func (c *Airflow) budgeted(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, c.Budget-c.started.Elapsed(), fmt.Errorf("%w (budget %s)", errBudget, c.Budget))
+}
+
+// CollectUnit reads the DAGs, or one deployment-wide listing, within what
+// is left of the budget. The DAGs come first in the units, so they come
+// first within the budget too.
+func (c *Airflow) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	ctx, cancel := c.budgeted(ctx)
+	defer cancel()
+	if unit == scopeDAGs {
+		return c.collectDAGs(ctx, sink)
+	}
+	return c.collectResource(ctx, unit, sink)
+}
+
+// collectDAGs lists DAGs, backfill runs and backfill objects and emits
+// the ones that are backfill machinery or a catch-up risk. What could not
+// be read in time is an error at its unit.
+func (c *Airflow) collectDAGs(ctx context.Context, sink collectors.Sink) error {
+	src, proj := c.src, c.proj
 	// The DAG listing and the backfill run listing are read at once:
 	// neither needs the other, and both page concurrency at a time.
 	listCtx, stopRuns := context.WithCancel(ctx)
@@ -88,14 +126,13 @@ func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 	case isAuthError(err):
 		return c.fail(ctx, "list DAGs", err)
 	case err != nil:
-		// Everything this source reports lies under the DAG listing.
-		sink.AddError(scopeDAGs, c.wrap(ctx, "list DAGs", err))
-		return nil
+		// Everything this source reports of DAGs lies under the listing.
+		return c.wrap(ctx, "list DAGs", err)
 	}
 	infos := make(map[string]*dagInfo, len(dags))
 	order := make([]string, 0, len(dags))
 	for _, d := range dags {
-		if infos[d.DagID] != nil || !c.collects(d.DagID) {
+		if infos[d.DagID] != nil {
 			continue
 		}
 		info := &dagInfo{dag: d, labels: tagLabels(d.Tags)}
@@ -117,7 +154,7 @@ func (c *Airflow) Collect(ctx context.Context, sink collectors.Sink) error {
 	c.enrich(ctx, src, sink, infos, order)
 	runs = mergeActiveRuns(runs, infos, order)
 
-	now := c.Now()
+	now := c.env.Now()
 	for _, id := range order {
 		info := infos[id]
 		if info.selected || c.catchupRisk(info.dag, now) {
@@ -193,20 +230,16 @@ func (c *Airflow) wrap(ctx context.Context, what string, err error) error {
 func (c *Airflow) listBackfillRuns(ctx context.Context, src api) ([]dagRunJSON, error) {
 	f := runFilter{runType: runTypeBackfill}
 	if c.RunLookback > 0 {
-		f.updatedAfter = c.Now().Add(-c.RunLookback)
+		f.updatedAfter = c.env.Now().Add(-c.RunLookback)
 	}
 	return src.listRuns(ctx, allDAGs, f)
 }
 
-// backfillRuns keeps the backfill runs of this shard's DAGs and marks
-// their DAGs. The listing is one over every DAG, so its failure is at the
-// DAG listing's unit.
+// backfillRuns marks the DAGs of the backfill runs. The listing is one
+// over every DAG, so its failure is at the DAG listing's unit.
 func (c *Airflow) backfillRuns(ctx context.Context, sink collectors.Sink, infos map[string]*dagInfo, rs []dagRunJSON, err error) []dagRunJSON {
 	if err != nil {
 		sink.AddError(scopeDAGs, c.wrap(ctx, "list backfill runs", err))
-	}
-	if c.keep != nil {
-		rs = slices.DeleteFunc(rs, func(r dagRunJSON) bool { return !c.keep(r.DagID) })
 	}
 	perDAG := map[string]int{}
 	for _, r := range rs {

@@ -52,10 +52,10 @@ func tagLabels(tags []tagJSON) map[string]string {
 // tag carrying the id, a declared asset URI, the DAG id, or a bare tag
 // that matches a name pattern (e.g. a tag "bf-1234").
 func (c *Airflow) matchDAG(d dagJSON, labels map[string]string) (id, how string, ok bool) {
-	if id, how, ok := c.sel.Match(c.dagURI(d.DagID), d.DagID, labels); ok {
+	if id, how, ok := c.env.Selector.Match(c.dagURI(d.DagID), d.DagID, labels); ok {
 		return id, how, true
 	}
-	if id, ok := c.sel.FromBareLabels(labels); ok {
+	if id, ok := c.env.Selector.FromBareLabels(labels); ok {
 		return id, "label", true
 	}
 	return "", "", false
@@ -133,7 +133,7 @@ func (c *Airflow) runArtifact(r dagRunJSON, info *dagInfo) model.Artifact {
 	}
 	a.Labels = c.confLabels(r.Conf)
 	if a.BackfillID == "" {
-		if id, ok := c.sel.FromLabels(a.Labels); ok {
+		if id, ok := c.env.Selector.FromLabels(a.Labels); ok {
 			a.BackfillID, a.Correlation = id, "label"
 		} else if b := runBackfill(r, info); b != nil {
 			if id := c.confID(b.DagRunConf); id != "" {
@@ -256,7 +256,7 @@ func (c *Airflow) confLabels(conf map[string]any) map[string]string {
 		if !ok || s == "" {
 			continue
 		}
-		for _, want := range c.sel.LabelKeys {
+		for _, want := range c.env.Selector.LabelKeys {
 			if foldKey(k) == foldKey(want) {
 				if out == nil {
 					out = map[string]string{}
@@ -269,7 +269,7 @@ func (c *Airflow) confLabels(conf map[string]any) map[string]string {
 }
 
 func (c *Airflow) confID(conf map[string]any) string {
-	id, _ := c.sel.FromLabels(c.confLabels(conf))
+	id, _ := c.env.Selector.FromLabels(c.confLabels(conf))
 	return id
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/airflow"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
@@ -145,6 +146,10 @@ func (f *matrixFake) breakPath(p string) {
 	f.broken[p] = true
 }
 
+// matrixEnv hands the source a selector and the wall clock the fixtures
+// are dated from; no name, so URIs are built under the URL's host.
+var matrixEnv = collectors.Env{Selector: correlate.MustSelector(), Now: time.Now}
+
 func newAPICollector(t *testing.T, url string) collectors.Collector {
 	t.Helper()
 	t.Setenv("MATRIX_AIRFLOW_TOKEN", "matrix-token-7001")
@@ -152,7 +157,7 @@ func newAPICollector(t *testing.T, url string) collectors.Collector {
 	c.URL, c.APIVersion, c.TokenEnv = url, "2", "MATRIX_AIRFLOW_TOKEN"
 	c.Timeout = 5 * time.Second
 	c.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
-	if err := c.Init(); err != nil {
+	if err := c.Init(matrixEnv); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -225,7 +230,7 @@ func exportUnit(kind, scope string, breakIt func(t *testing.T, dir string)) faul
 		dir := writeExport(t)
 		c := airflow.New()
 		c.ExportDir = dir
-		if err := c.Init(); err != nil {
+		if err := c.Init(matrixEnv); err != nil {
 			t.Fatal(err)
 		}
 		return c, func() { breakIt(t, dir) }

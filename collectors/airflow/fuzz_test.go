@@ -73,16 +73,17 @@ func FuzzExport(f *testing.F) {
 		// The fuzzed files are the DAG listing's; the deployment-wide
 		// listings have their own tests.
 		c.Pools, c.Connections, c.Variables = false, false, false
-		c.Now = func() time.Time { return testNow }
-		if err := c.Init(); err != nil {
+		if err := c.Init(env("")); err != nil {
 			t.Fatal(err)
 		}
 		sink := collectors.NewTestSink()
 		done := make(chan error, 1)
-		go func() { done <- c.Collect(t.Context(), sink) }()
+		go func() { done <- collectors.Collect(t.Context(), c, sink) }()
 		select {
 		case err := <-done:
-			if err != nil {
+			// The DAG listing is the only unit: its failure is the
+			// source's, and must be the listing's own error.
+			if err != nil && (!strings.Contains(err.Error(), "list DAGs") || !strings.Contains(err.Error(), ".json")) {
 				t.Fatalf("Collect: %v", err)
 			}
 		case <-time.After(10 * time.Second):

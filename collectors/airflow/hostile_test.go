@@ -55,9 +55,7 @@ func hostileCollector(t *testing.T, f *fakeAirflow) *Airflow {
 	c := New()
 	c.URL, c.APIVersion, c.TokenEnv = f.URL(), "2", "TEST_AIRFLOW_TOKEN"
 	c.Timeout, c.Budget, c.MaxPages = time.Second, 15*time.Second, 20
-	c.Now = func() time.Time { return testNow }
-	c.SetSourceName("airflow-test")
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("airflow-test")); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -144,12 +142,12 @@ func TestHostileWholeServer(t *testing.T) {
 				// Everything is hostile here: short calls, short waits.
 				c.Timeout, c.Budget = 500*time.Millisecond, 15*time.Second
 				c.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
-				if err := c.Init(); err != nil {
+				if err := c.Init(env("")); err != nil {
 					t.Fatal(err)
 				}
 				sink := collectors.NewTestSink()
 				done := make(chan error, 1)
-				go func() { done <- c.Collect(context.Background(), sink) }()
+				go func() { done <- collectors.Collect(context.Background(), c, sink) }()
 				var err error
 				select {
 				case err = <-done:

@@ -114,28 +114,25 @@ func poolKey(p poolJSON) string             { return p.Name }
 func connectionKey(c connectionJSON) string { return c.ConnectionID }
 func variableKey(v variableJSON) string     { return v.Key }
 
-// collectResources lists pools, connections and variables (each when its
-// setting is on and, under collect --shard, in the shard that owns its
-// unit) and emits those the selector ties to a backfill.
-func (c *Airflow) collectResources(ctx context.Context, src api, sink collectors.Sink) {
-	r, ok := src.(resourceAPI)
-	if !ok {
-		return
+// collectResource lists pools, connections or variables (Units declares
+// each when its setting is on) and emits those the selector ties to a
+// backfill.
+func (c *Airflow) collectResource(ctx context.Context, unit string, sink collectors.Sink) error {
+	r := c.src.(resourceAPI)
+	switch unit {
+	case scopePools:
+		return listTied(ctx, c, sink, unit, r.listPools, c.poolArtifact)
+	case scopeConnections:
+		return listTied(ctx, c, sink, unit, r.listConnections, c.connectionArtifact)
 	}
-	listTied(ctx, c, sink, c.Pools, scopePools, r.listPools, c.poolArtifact)
-	listTied(ctx, c, sink, c.Connections, scopeConnections, r.listConnections, c.connectionArtifact)
-	listTied(ctx, c, sink, c.Variables, scopeVariables, r.listVariables, c.variableArtifact)
+	return listTied(ctx, c, sink, unit, r.listVariables, c.variableArtifact)
 }
 
-// listTied reads one listing (when on and in this shard), puts its failure
-// at its unit, and emits the items tied to a backfill.
-func listTied[T any](ctx context.Context, c *Airflow, sink collectors.Sink, on bool, unit string,
-	list func(context.Context) ([]T, error), artifact func(T) (model.Artifact, bool)) {
-	if !on || !c.collects(unit) {
-		return
-	}
+// listTied reads one listing, emits the items tied to a backfill (those
+// listed before a failure too) and returns the listing's failure.
+func listTied[T any](ctx context.Context, c *Airflow, sink collectors.Sink, unit string,
+	list func(context.Context) ([]T, error), artifact func(T) (model.Artifact, bool)) error {
 	items, err := list(ctx)
-	c.resourceError(ctx, sink, unit, err)
 	if err == nil {
 		sink.AddRead(unit, unit, len(items), 0) // the unit is named for what it lists
 	}
@@ -144,20 +141,21 @@ func listTied[T any](ctx context.Context, c *Airflow, sink collectors.Sink, on b
 			sink.AddArtifact(a)
 		}
 	}
+	return c.resourceError(ctx, unit, err)
 }
 
-// resourceError puts a listing's failure at its unit, with a word on the
-// permission it needs when the server refused.
-func (c *Airflow) resourceError(ctx context.Context, sink collectors.Sink, unit string, err error) {
+// resourceError is a listing's failure, with a word on the permission it
+// needs when the server refused.
+func (c *Airflow) resourceError(ctx context.Context, unit string, err error) error {
 	if err == nil {
-		return
+		return nil
 	}
 	err = c.wrap(ctx, "list "+unit, err)
 	if isAuthError(err) {
 		err = fmt.Errorf("%w; the user may not read %s: grant it can_read on %s, or set %s: false to not list them",
 			err, unit, permissionOf(unit), unit)
 	}
-	sink.AddError(unit, err)
+	return err
 }
 
 // permissionOf names the FAB resource a listing needs can_read on.
@@ -174,11 +172,11 @@ func permissionOf(unit string) string {
 // tie asks the selector whether an object belongs to a backfill: by its
 // URI (a plan's assets_to_remove) or name, then by its description.
 func (c *Airflow) tie(uri, name string, description *string) (id, how string, ok bool) {
-	if id, how, ok := c.sel.Match(uri, name, nil); ok {
+	if id, how, ok := c.env.Selector.Match(uri, name, nil); ok {
 		return id, how, true
 	}
 	if description != nil {
-		if id, ok := c.sel.FromText(*description); ok {
+		if id, ok := c.env.Selector.FromText(*description); ok {
 			return id, "description", true
 		}
 	}

@@ -159,19 +159,3 @@ func assertNoCanary(t *testing.T, sink *collectors.TestSink, extra []string) {
 		}
 	}
 }
-
-// Under collect --shard, each deployment-wide listing is read by the one
-// shard that owns its unit name, so the shards' estates hold it once.
-func TestResourceListingsFollowTheShard(t *testing.T) {
-	f := newFakeAirflow(t, "2")
-	c, _ := newCollector(t, f, "2")
-	c.Shard(func(unit string) bool { return unit != scopePools && unit != scopeVariables })
-	sink := collect(t, c)
-	if len(f.seen("/api/v2/pools"))+len(f.seen("/api/v2/variables")) != 0 || len(f.seen("/api/v2/connections")) == 0 {
-		t.Errorf("pools %d, variables %d, connections %d calls", len(f.seen("/api/v2/pools")),
-			len(f.seen("/api/v2/variables")), len(f.seen("/api/v2/connections")))
-	}
-	if len(uris(sink, model.KindPool)) != 0 || len(uris(sink, model.KindCredential)) == 0 {
-		t.Errorf("artifacts: %v", uris(sink, ""))
-	}
-}

@@ -13,7 +13,7 @@ import (
 func (c *Airflow) schedulerView(b backfillJSON, info *dagInfo) model.SchedulerView {
 	done := b.CompletedAt != nil
 	v := model.SchedulerView{
-		Source:            model.Location{Source: c.sourceName, Path: backfillScope(info.dag.DagID, b.ID)},
+		Source:            model.Location{Source: c.env.Source, Path: backfillScope(info.dag.DagID, b.ID)},
 		Object:            fmt.Sprintf("airflow backfill %d of DAG %s", b.ID, b.DagID),
 		MaxActiveRuns:     b.MaxActiveRuns,
 		ReprocessBehavior: b.ReprocessBehavior,

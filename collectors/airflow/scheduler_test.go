@@ -51,8 +51,7 @@ func keys(m map[string]model.Backfill) []string {
 
 func TestSchedulerViewRunningAndUnknownTasks(t *testing.T) {
 	c := New()
-	c.sel = correlate.MustSelector()
-	c.SetSourceName("prod")
+	c.env = env("prod")
 	info := &dagInfo{dag: dagJSON{DagID: "orders_daily"}}
 	b := backfillJSON{ID: 3, DagID: "orders_daily", MaxActiveRuns: 50, ReprocessBehavior: "completed",
 		FromDate: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ToDate: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
@@ -74,7 +73,7 @@ func TestSchedulerViewRunningAndUnknownTasks(t *testing.T) {
 // one.
 func TestUnplannedIDsStayApart(t *testing.T) {
 	c := New()
-	c.SetSourceName("prod")
+	c.env = env("prod")
 	est := &model.Estate{Backfills: []model.Backfill{
 		{ID: "BF-3", Origin: model.OriginPlan},
 		{ID: c.unplannedID(backfillJSON{ID: 3, DagID: "bf_3"}), Origin: model.OriginScheduler},

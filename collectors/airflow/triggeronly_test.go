@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
@@ -58,9 +59,7 @@ func TestTriggerOnlyDAGIsNotStillScheduled(t *testing.T) {
 		c := New()
 		c.ExportDir = dagExport(t, dags...)
 		c.Pools, c.Connections, c.Variables = false, false, false
-		c.Now = func() time.Time { return now }
-		c.SetSourceName(name)
-		if err := c.Init(); err != nil {
+		if err := c.Init(collectors.Env{Source: name, Selector: correlate.MustSelector(), Now: func() time.Time { return now }}); err != nil {
 			t.Fatal(err)
 		}
 		instances = append(instances, collectors.Instance{Name: name, Type: "airflow", Collector: c})
@@ -138,10 +137,9 @@ func TestExportErrorsNameTheirFileOnce(t *testing.T) {
 	}
 	c := New()
 	c.ExportDir = filepath.Base(dir)
-	c.SetBaseDir(base)
-	c.Now = func() time.Time { return testNow }
-	c.SetSourceName("scheduler")
-	if err := c.Init(); err != nil {
+	e := env("scheduler")
+	e.BaseDir = base
+	if err := c.Init(e); err != nil {
 		t.Fatal(err)
 	}
 	sink := collectWithin(t, c, 30*time.Second)

@@ -141,9 +141,7 @@ func exportCollector(t *testing.T, dir string) *Airflow {
 	t.Helper()
 	c := New()
 	c.ExportDir = dir
-	c.Now = func() time.Time { return testNow }
-	c.SetSourceName("scheduler")
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("scheduler")); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -153,7 +151,7 @@ func collectWithin(t *testing.T, c *Airflow, d time.Duration) *collectors.TestSi
 	t.Helper()
 	sink := collectors.NewTestSink()
 	done := make(chan error, 1)
-	go func() { done <- c.Collect(context.Background(), sink) }()
+	go func() { done <- collectors.Collect(context.Background(), c, sink) }()
 	select {
 	case err := <-done:
 		if err != nil {

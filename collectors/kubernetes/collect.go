@@ -19,64 +19,82 @@ import (
 // server that hands out continue tokens forever must not keep the audit.
 const maxPages = 10_000
 
-// Collect lists labelled CronJobs and Jobs in every configured namespace
-// (or cluster-wide). The unit is the namespace: every artifact carries its
-// namespace as scope, and a namespace whose listing fails (Forbidden, a
-// timeout, a malformed answer, on any page or kind) is an error at that
-// namespace, so nothing it held is concluded gone. A cluster-wide listing
-// that fails fails the source.
-func (c *Kubernetes) Collect(ctx context.Context, sink collectors.Sink) error {
-	c.notes = nil
-	flags := false
+// Units asks once whether the cluster serves FeatureFlag resources (with
+// feature_flags; every namespace needs the answer, and a failed discovery
+// fails the source), then declares the namespaces to read: the configured
+// ones, or the whole source when all namespaces are read in one listing.
+func (c *Kubernetes) Units(ctx context.Context) ([]string, error) {
+	c.notes, c.flags = nil, false
 	if c.FeatureFlags {
 		served, err := kubeclient.Serves(ctx, c.Discovery, FeatureFlagGVR, c.call)
 		if err != nil {
-			return fmt.Errorf("kubernetes %s: discover %s: %w", c.authority(), FeatureFlagGVR.GroupVersion(), err)
+			return nil, fmt.Errorf("kubernetes %s: discover %s: %w", c.authority(), FeatureFlagGVR.GroupVersion(), err)
 		}
 		if !served {
 			c.notes = append(c.notes, fmt.Sprintf("cluster %s does not serve %s (no OpenFeature Operator FeatureFlag CRD): no FeatureFlag to read",
 				c.authority(), FeatureFlagGVR.GroupResource()))
 		}
-		flags = served
+		c.flags = served
 	}
-	namespaces := c.Namespaces
-	if len(namespaces) == 0 {
-		namespaces = []string{metav1.NamespaceAll}
+	if len(c.Namespaces) == 0 {
+		return []string{""}, nil
 	}
-	for _, ns := range namespaces {
-		cronJobs, jobs, err := c.listNamespace(ctx, ns)
-		var featureFlags []unstructured.Unstructured
-		if err == nil && flags {
-			featureFlags, err = c.listFeatureFlags(ctx, ns)
+	units := make([]string, len(c.Namespaces))
+	for i, ns := range c.Namespaces {
+		units[i] = model.JoinScope(ns)
+	}
+	return units, nil
+}
+
+// CollectUnit lists labelled CronJobs and Jobs (and FeatureFlags) in one
+// namespace, or cluster-wide for the whole source. Every artifact carries
+// its namespace as scope, and a namespace whose listing fails (Forbidden,
+// a timeout, a malformed answer, on any page or kind) fails as a whole, so
+// nothing it held is concluded gone.
+func (c *Kubernetes) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	ns := c.namespace(unit)
+	cronJobs, jobs, err := c.listNamespace(ctx, ns)
+	var featureFlags []unstructured.Unstructured
+	if err == nil && c.flags {
+		featureFlags, err = c.listFeatureFlags(ctx, ns)
+	}
+	if err != nil {
+		if ns == metav1.NamespaceAll {
+			return c.fail(err)
 		}
-		if err != nil {
-			if ns == metav1.NamespaceAll {
-				return c.fail(err)
-			}
-			sink.AddError(model.JoinScope(ns), fmt.Errorf("kubernetes %s: namespace %s: %w", c.authority(), ns, err))
-			continue
+		return fmt.Errorf("kubernetes %s: namespace %s: %w", c.authority(), ns, err)
+	}
+	addReads(sink, ns, c.flags, cronJobs, jobs, featureFlags)
+	for _, cj := range cronJobs {
+		sink.AddArtifact(c.cronJobArtifact(cj))
+	}
+	for _, j := range jobs {
+		sink.AddArtifact(c.jobArtifact(j))
+	}
+	for i := range featureFlags {
+		unit := model.JoinScope(featureFlags[i].GetNamespace(), featureFlags[i].GetName())
+		arts, errs := c.featureFlagArtifacts(&featureFlags[i], func(read, partial int) {
+			sink.AddRead(unit, "flags", read, partial)
+		})
+		for _, a := range arts {
+			sink.AddArtifact(a)
 		}
-		addReads(sink, ns, flags, cronJobs, jobs, featureFlags)
-		for _, cj := range cronJobs {
-			sink.AddArtifact(c.cronJobArtifact(cj))
-		}
-		for _, j := range jobs {
-			sink.AddArtifact(c.jobArtifact(j))
-		}
-		for i := range featureFlags {
-			unit := model.JoinScope(featureFlags[i].GetNamespace(), featureFlags[i].GetName())
-			arts, errs := c.featureFlagArtifacts(&featureFlags[i], func(read, partial int) {
-				sink.AddRead(unit, "flags", read, partial)
-			})
-			for _, a := range arts {
-				sink.AddArtifact(a)
-			}
-			for _, e := range errs {
-				sink.AddError(unit, e)
-			}
+		for _, e := range errs {
+			sink.AddError(unit, e)
 		}
 	}
 	return nil
+}
+
+// namespace is the configured namespace a unit was declared for; the
+// whole source is all namespaces.
+func (c *Kubernetes) namespace(unit string) string {
+	for _, ns := range c.Namespaces {
+		if model.JoinScope(ns) == unit {
+			return ns
+		}
+	}
+	return metav1.NamespaceAll
 }
 
 // addReads says what each namespace listed: its labelled CronJobs and

@@ -53,7 +53,7 @@ func (c *Kubernetes) base(kind model.Kind, resource string, meta metav1.ObjectMe
 		}
 	}
 	if a.BackfillID == "" {
-		if id, how, ok := c.sel.Match(a.URI, meta.Name, meta.Labels); ok {
+		if id, how, ok := c.env.Selector.Match(a.URI, meta.Name, meta.Labels); ok {
 			a.BackfillID, a.Correlation = id, how
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/kubernetes"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 	batchv1 "k8s.io/api/batch/v1"
@@ -55,8 +56,7 @@ func setupFlags(t *testing.T) (collectors.Collector, func()) {
 	c.FeatureFlags, c.Dynamic, c.Discovery = true, dyn, disc
 	c.Namespaces = []string{"batch", "other"}
 	c.Retry = remote.RetryPolicy{Attempts: 1}
-	c.SetSourceName("k8s-matrix")
-	if err := c.Init(); err != nil {
+	if err := c.Init(matrixEnv); err != nil {
 		t.Fatal(err)
 	}
 	return c, func() {
@@ -88,13 +88,15 @@ func setup(namespaces []string, broken string) func(t *testing.T) (collectors.Co
 		c.Namespaces = namespaces
 		c.OwnerLabel = "owner"
 		c.Retry = remote.RetryPolicy{Attempts: 1}
-		c.SetSourceName("k8s-matrix")
-		if err := c.Init(); err != nil {
+		if err := c.Init(matrixEnv); err != nil {
 			t.Fatal(err)
 		}
 		return c, func() { fail.Store(true) }
 	}
 }
+
+// matrixEnv names the source as the matrix's audit does.
+var matrixEnv = collectors.Env{Source: "k8s-matrix", Selector: correlate.MustSelector(), Now: time.Now}
 
 type errString string
 

@@ -95,7 +95,7 @@ func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured, read fun
 	var out []model.Artifact
 	for _, fl := range doc.Flags {
 		uri := resourceURI + "#" + url.PathEscape(fl.Name)
-		id, how, ok := c.sel.Match(uri, fl.Name, fl.Labels())
+		id, how, ok := c.env.Selector.Match(uri, fl.Name, fl.Labels())
 		if !ok {
 			for _, k := range c.LabelKeys {
 				if v := o.GetLabels()[k]; v != "" {
@@ -105,7 +105,7 @@ func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured, read fun
 			}
 		}
 		if !ok {
-			id, how, ok = c.sel.Match(resourceURI, name, holder)
+			id, how, ok = c.env.Selector.Match(resourceURI, name, holder)
 		}
 		if !ok {
 			continue

@@ -218,7 +218,7 @@ func TestFeatureFlagListingFailures(t *testing.T) {
 
 	c, _ = flagCollector(t, true, []string{"batch"})
 	c.Discovery = failingDiscovery{c.Discovery}
-	if err := c.Collect(context.Background(), collectors.NewTestSink()); err == nil || !strings.Contains(err.Error(), "discover core.openfeature.dev/v1beta1: connection refused") {
+	if err := collectors.Collect(context.Background(), c, collectors.NewTestSink()); err == nil || !strings.Contains(err.Error(), "discover core.openfeature.dev/v1beta1: connection refused") {
 		t.Errorf("Collect with discovery failing: %v, want the source to fail", err)
 	}
 }
@@ -233,7 +233,7 @@ func TestFeatureFlagsNeedTheDynamicClient(t *testing.T) {
 	c := New()
 	c.Client = fake.NewClientset()
 	c.FeatureFlags = true
-	if err := c.Init(); err == nil || !strings.Contains(err.Error(), "feature_flags") {
+	if err := c.Init(env("")); err == nil || !strings.Contains(err.Error(), "feature_flags") {
 		t.Errorf("Init: %v", err)
 	}
 }

@@ -87,8 +87,7 @@ func hostileCollector(t *testing.T, url string, namespaces []string) *Kubernetes
 	c.Kubeconfig = kubeconfig(t, url, hostile.Canary)
 	c.Namespaces = namespaces
 	c.Timeout = time.Second
-	c.SetSourceName("k8s-hostile")
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("k8s-hostile")); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -199,7 +198,7 @@ func TestTimeoutMustBePositive(t *testing.T) {
 		c := New()
 		c.Kubeconfig = "testdata/kubeconfig"
 		c.Timeout = d
-		if err := c.Init(); err == nil || !strings.Contains(err.Error(), "timeout") {
+		if err := c.Init(env("")); err == nil || !strings.Contains(err.Error(), "timeout") {
 			t.Errorf("timeout %s: Init() = %v, want it refused", d, err)
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"k8s.io/apimachinery/pkg/labels"
@@ -83,10 +82,12 @@ type Kubernetes struct {
 	// Retry bounds retries of 429 and 5xx answers.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
-	sourceName string
-	host       string
-	notes      []string
-	sel        *correlate.Selector
+	env   collectors.Env
+	host  string
+	notes []string
+	// flags is set by Units when the cluster serves FeatureFlag
+	// resources: every namespace then lists them.
+	flags bool
 	// strict is set when Init built the client: answers then come from a
 	// real API server, which always gives a list its resourceVersion, so
 	// an answer without one is not a list (a proxy's page, a 200 with
@@ -97,19 +98,11 @@ type Kubernetes struct {
 // SampleConfig returns the documented sample source entry.
 func (c *Kubernetes) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the correlation selector (declared asset URIs).
-func (c *Kubernetes) UseSelector(s *correlate.Selector) { c.sel = s }
-
-// SetSourceName sets the name URIs are built under
-// (kubernetes://<name>/<namespace>/...). Without it the API server's host
-// is used.
-func (c *Kubernetes) SetSourceName(name string) { c.sourceName = name }
-
-// Init validates the config and builds the client when none was handed in.
-func (c *Kubernetes) Init() error {
-	if c.sel == nil {
-		c.sel = correlate.MustSelector()
-	}
+// Init validates the config and builds the client when none was handed
+// in. URIs are built under the source's name
+// (kubernetes://<name>/<namespace>/...), else the API server's host.
+func (c *Kubernetes) Init(env collectors.Env) error {
+	c.env = env
 	if len(c.LabelKeys) == 0 {
 		return fmt.Errorf("label_keys: empty; give at least one label key (default %s)", defaultLabelKey)
 	}
@@ -175,8 +168,8 @@ func (c *Kubernetes) Notes() []string { return c.notes }
 // authority is the host part of every URI this source emits.
 func (c *Kubernetes) authority() string {
 	switch {
-	case c.sourceName != "":
-		return c.sourceName
+	case c.env.Source != "":
+		return c.env.Source
 	case c.host != "":
 		return c.host
 	}

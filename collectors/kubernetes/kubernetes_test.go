@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"gopkg.in/yaml.v3"
@@ -129,20 +130,24 @@ func newCollector(t *testing.T, cs *fake.Clientset, set func(*Kubernetes)) (*Kub
 	c.Client = cs
 	c.OwnerLabel = "owner"
 	c.Retry = remote.RetryPolicy{Sleep: s.sleep}
-	c.SetSourceName("k8s-test")
 	if set != nil {
 		set(c)
 	}
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("k8s-test")); err != nil {
 		t.Fatal(err)
 	}
 	return c, s
 }
 
+// env is what the audit hands a source named source ("": no name).
+func env(source string) collectors.Env {
+	return collectors.Env{Source: source, Selector: correlate.MustSelector(), Now: time.Now}
+}
+
 func collect(t *testing.T, c *Kubernetes) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink
@@ -280,7 +285,7 @@ func TestClusterWideForbiddenFailsSource(t *testing.T) {
 	cs := fake.NewClientset(estate()...)
 	forbid(cs, "")
 	c, _ := newCollector(t, cs, nil)
-	err := c.Collect(context.Background(), collectors.NewTestSink())
+	err := collectors.Collect(context.Background(), c, collectors.NewTestSink())
 	if err == nil || !strings.Contains(err.Error(), "k8s-test") || !strings.Contains(err.Error(), "set namespaces") {
 		t.Errorf("Collect() = %v, want a failure naming the source and the fix", err)
 	}
@@ -343,7 +348,7 @@ func TestInitErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := New()
 			tt.set(c)
-			err := c.Init()
+			err := c.Init(env(""))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Init() = %v, want an error with %q", err, tt.want)
 			}
@@ -354,7 +359,7 @@ func TestInitErrors(t *testing.T) {
 func TestKubeconfigBuildsClient(t *testing.T) {
 	c := New()
 	c.Kubeconfig = "testdata/kubeconfig"
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("")); err != nil {
 		t.Fatal(err)
 	}
 	if c.Client == nil || c.authority() != "127.0.0.1:6443" {

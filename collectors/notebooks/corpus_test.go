@@ -104,8 +104,7 @@ func TestCorpusCredentialsFromRealJupyter(t *testing.T) {
 	}
 	n := New()
 	n.JupyterURL, n.TokenEnv, n.Root = url, "TEST_REAL_JUPYTER_TOKEN", filepath.Base(dir)
-	n.SetSourceName("jupyter")
-	if err := n.Init(); err != nil {
+	if err := n.Init(env("jupyter", "")); err != nil {
 		t.Fatal(err)
 	}
 	checkCorpusCredentials(t, collect(t, n))
@@ -131,8 +130,7 @@ func TestNBFormatCorpusThroughRealJupyter(t *testing.T) {
 	}
 	n := New()
 	n.JupyterURL, n.TokenEnv, n.Root = url, "TEST_REAL_JUPYTER_TOKEN", filepath.Base(dir)
-	n.SetSourceName("jupyter")
-	if err := n.Init(); err != nil {
+	if err := n.Init(env("jupyter", "")); err != nil {
 		t.Fatal(err)
 	}
 	served := collect(t, n)

@@ -123,11 +123,11 @@ func contains(list []string, s string) bool {
 // notebook that mentions a backfill is not that backfill's machinery.
 func (n *Notebooks) tie(uri, path string, labels map[string]string) (id, how string, ok bool) {
 	segs := strings.Split(strings.Trim(path, "/"), "/")
-	if id, how, ok := n.sel.Match(uri, segs[len(segs)-1], labels); ok {
+	if id, how, ok := n.env.Selector.Match(uri, segs[len(segs)-1], labels); ok {
 		return id, how, true
 	}
 	for i := len(segs) - 2; i >= 0; i-- {
-		if id, ok := n.sel.FromName(segs[i]); ok {
+		if id, ok := n.env.Selector.FromName(segs[i]); ok {
 			return id, "path", true
 		}
 	}

@@ -127,8 +127,7 @@ func jupyterCollector(t *testing.T, url string) *Notebooks {
 	n.JupyterURL, n.TokenEnv = url, "TEST_JUPYTER_TOKEN"
 	n.Retry = remote.RetryPolicy{Attempts: 1}
 	n.Timeout = 2 * time.Second
-	n.SetSourceName("jup")
-	if err := n.Init(); err != nil {
+	if err := n.Init(env("jup", "")); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -14,7 +14,7 @@ import (
 	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
-// collectFiles reads every notebook the paths name: a file, each *.ipynb
+// findFiles finds every notebook the paths name: a file, each *.ipynb
 // under a directory (checkpoint copies in .ipynb_checkpoints included:
 // they keep the outputs a cleared notebook lost), each match of a glob.
 // Each file is its own unit; a directory that cannot be walked is an
@@ -25,17 +25,17 @@ import (
 // directory, a glob's fixed directory), so that corrections/bf-1.ipynb
 // read from paths: [corrections] is bf-1.ipynb, as a Jupyter server
 // whose root is corrections names it.
-func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
-	f := &fileWalk{n: n, sink: sink, seen: map[string]bool{}, owner: map[string]string{}}
+func (n *Notebooks) findFiles(ctx context.Context) {
+	f := &fileWalk{n: n, found: n.found, seen: map[string]bool{}, owner: map[string]string{}}
 	root := ""
 	if n.Root != "" {
-		root = n.resolve(n.Root)
+		root = n.env.Path(n.Root)
 	}
 	for _, p := range n.Paths {
-		full := n.resolve(p)
+		full := n.env.Path(p)
 		entryRoot := root
 		if entryRoot != "" && !under(full, entryRoot) {
-			sink.AddError(scope(p), fmt.Errorf("not under root %s: a notebook's identity is its path below root", n.Root))
+			f.found.fail(scope(p), fmt.Errorf("not under root %s: a notebook's identity is its path below root", n.Root))
 			continue
 		}
 		if !safefile.HasMeta(p) {
@@ -44,7 +44,7 @@ func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
 		}
 		matches, err := filepath.Glob(full)
 		if err != nil {
-			sink.AddError(scope(p), scrubbed(fmt.Errorf("paths %q: %w", p, err)))
+			f.found.fail(scope(p), scrubbed(fmt.Errorf("paths %q: %w", p, err)))
 			continue
 		}
 		if entryRoot == "" {
@@ -52,8 +52,8 @@ func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
 		}
 		for _, m := range matches {
 			rel := m
-			if n.baseDir != "" && !filepath.IsAbs(p) {
-				if r, err := filepath.Rel(n.baseDir, m); err == nil {
+			if n.env.BaseDir != "" && !filepath.IsAbs(p) {
+				if r, err := filepath.Rel(n.env.BaseDir, m); err == nil {
 					rel = r
 				}
 			}
@@ -62,27 +62,18 @@ func (n *Notebooks) collectFiles(ctx context.Context, sink collectors.Sink) {
 	}
 }
 
-// resolve is a configured path as this machine reads it: a relative one
-// from the config file's directory.
-func (n *Notebooks) resolve(p string) string {
-	if !filepath.IsAbs(p) && n.baseDir != "" {
-		return filepath.Join(n.baseDir, p)
-	}
-	return p
-}
-
 // under reports whether path is dir or below it, by their names.
 func under(path, dir string) bool {
 	r, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
-// fileWalk is one collection of files: the files read (each once, however
+// fileWalk is one search for files: the files found (each once, however
 // many entries name it) and which file holds each identity.
 type fileWalk struct {
 	n     *Notebooks
-	sink  collectors.Sink
-	seen  map[string]bool   // resolved paths read
+	found *units
+	seen  map[string]bool   // resolved paths found
 	owner map[string]string // identity -> the path that has it
 	count int
 }
@@ -93,14 +84,14 @@ type fileWalk struct {
 func (f *fileWalk) walk(ctx context.Context, display, full, root string) {
 	st, err := os.Stat(full)
 	if err != nil {
-		f.sink.AddError(scope(display), scrubbed(pathError(err)))
+		f.found.fail(scope(display), scrubbed(pathError(err)))
 		return
 	}
 	if !st.IsDir() {
 		if root == "" {
 			root = filepath.Dir(full)
 		}
-		f.read(ctx, filepath.ToSlash(display), full, root)
+		f.add(ctx, filepath.ToSlash(display), full, root)
 		return
 	}
 	if root == "" {
@@ -113,7 +104,7 @@ func (f *fileWalk) walk(ctx context.Context, display, full, root string) {
 		}
 		rel, _ := filepath.Rel(full, path)
 		if err != nil {
-			f.sink.AddError(scope(filepath.ToSlash(filepath.Join(display, rel))), scrubbed(pathError(err)))
+			f.found.fail(scope(filepath.ToSlash(filepath.Join(display, rel))), scrubbed(pathError(err)))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -125,17 +116,17 @@ func (f *fileWalk) walk(ctx context.Context, display, full, root string) {
 		return nil
 	})
 	if err != nil {
-		f.sink.AddError(scope(display), scrubbed(err))
+		f.found.fail(scope(display), scrubbed(err))
 	}
 	sort.Strings(files)
 	for _, rel := range files {
-		f.read(ctx, filepath.ToSlash(filepath.Join(display, rel)), filepath.Join(full, rel), root)
+		f.add(ctx, filepath.ToSlash(filepath.Join(display, rel)), filepath.Join(full, rel), root)
 	}
 }
 
-// read reads one notebook file once, within max_notebooks, and emits it
-// under its identity; an error is recorded at the file.
-func (f *fileWalk) read(ctx context.Context, display, full, root string) {
+// add declares one notebook file once, within max_notebooks, under its
+// identity; a file that cannot have it is an error at the file.
+func (f *fileWalk) add(ctx context.Context, display, full, root string) {
 	n := f.n
 	if f.seen[full] || ctx.Err() != nil {
 		return
@@ -144,7 +135,7 @@ func (f *fileWalk) read(ctx context.Context, display, full, root string) {
 	f.count++
 	if f.count > n.MaxNotebooks {
 		if f.count == n.MaxNotebooks+1 {
-			f.sink.AddError(scope(display), fmt.Errorf("more than max_notebooks (%d) notebooks; this one and those after it were not read", n.MaxNotebooks))
+			f.found.fail(scope(display), fmt.Errorf("more than max_notebooks (%d) notebooks; this one and those after it were not read", n.MaxNotebooks))
 		}
 		return
 	}
@@ -154,13 +145,11 @@ func (f *fileWalk) read(ctx context.Context, display, full, root string) {
 	}
 	rel = filepath.ToSlash(rel)
 	if other, dup := f.owner[rel]; dup {
-		f.sink.AddError(scope(display), fmt.Errorf("not read: its path below its root, %s, is also %s's, and a notebook's identity is that path; set root to a directory that holds both", rel, other))
+		f.found.fail(scope(display), fmt.Errorf("not read: its path below its root, %s, is also %s's, and a notebook's identity is that path; set root to a directory that holds both", rel, other))
 		return
 	}
 	f.owner[rel] = display
-	if err := n.readFile(ctx, f.sink, ref{path: display, rel: rel}, full); err != nil {
-		f.sink.AddError(scope(display), scrubbed(err))
-	}
+	f.found.notebook(ref{path: display, rel: rel}, full)
 }
 
 // readFile reads one notebook file, capped, and emits it.

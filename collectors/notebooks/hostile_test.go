@@ -21,8 +21,7 @@ func hostileCollector(t *testing.T, url string) *Notebooks {
 	n.JupyterURL, n.TokenEnv = url, "TEST_JUPYTER_HOSTILE_TOKEN"
 	n.Timeout = time.Second
 	n.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
-	n.SetSourceName("jup")
-	if err := n.Init(); err != nil {
+	if err := n.Init(env("jup", "")); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -85,8 +84,7 @@ func TestHostileNotebook(t *testing.T) {
 			n.JupyterURL, n.TokenEnv = f.URL(), "TEST_JUPYTER_HOSTILE_TOKEN"
 			n.Timeout = time.Second
 			n.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
-			n.SetSourceName("jup")
-			if err := n.Init(); err != nil {
+			if err := n.Init(env("jup", "")); err != nil {
 				t.Fatal(err)
 			}
 			sink := collectortest.CollectBroken(t, n, "bad/bf-7001.ipynb", tt.want)

@@ -27,9 +27,13 @@ func TestOneIdentityFromFilesAndJupyter(t *testing.T) {
 		f.put(p, b)
 	}
 	files := fileCollector(t, dir, "repo")
-	files.SetSourceName("analytics-repo")
+	if err := files.Init(env("analytics-repo", dir)); err != nil {
+		t.Fatal(err)
+	}
 	jup := jupyterCollector(t, f.URL())
-	jup.SetSourceName("jupyterhub")
+	if err := jup.Init(env("jupyterhub", "")); err != nil {
+		t.Fatal(err)
+	}
 	want := "notebooks:///backfills/bf-7001/fix%20refunds.ipynb notebooks:///backfills/bf_7002_replay.ipynb notebooks:///other/labelled.ipynb"
 	fromFiles, fromJupyter := collect(t, files), collect(t, jup)
 	if got := uris(fromFiles); got != want {
@@ -132,6 +136,7 @@ func TestErrorsNameTheirPathOnce(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "nb/bf-7001_b.ipynb", []byte(`{"nbformat": 4, "cells": [`))
 	write(t, dir, "nb/bf-7001_big.ipynb", v4(nil, code(strings.Repeat("x", 200))))
+	write(t, dir, "nb/ok.ipynb", v4(nil)) // one unit answers: the source does not fail
 	n := fileCollector(t, dir, "nb", "missing.ipynb")
 	n.MaxNotebookBytes = 150
 	sink := collect(t, n)
@@ -146,6 +151,7 @@ func TestErrorsNameTheirPathOnce(t *testing.T) {
 	f := newFakeJupyter(t)
 	f.put("bf-7001/broken.ipynb", []byte(`{"nbformat": 4, "cells": [`))
 	f.put("bf-7002/x.ipynb", v4(nil))
+	f.put("ok.ipynb", v4(nil))
 	f.set("/api/contents/bf-7002", status(500))
 	sink = collect(t, jupyterCollector(t, f.URL()))
 	if len(sink.Errors) != 2 {

@@ -47,10 +47,10 @@ func (n *Notebooks) getContents(ctx context.Context, path, typ string) (contents
 	return m, err
 }
 
-// collectJupyter walks the server from Root: the top listing failing fails
-// the source; a subdirectory that cannot be listed is an error at that
-// directory; a notebook that cannot be read or parsed at the notebook.
-func (n *Notebooks) collectJupyter(ctx context.Context, sink collectors.Sink) error {
+// findJupyter walks the server from Root for its notebooks: the top
+// listing failing fails the source; a subdirectory that cannot be listed
+// is an error at that directory.
+func (n *Notebooks) findJupyter(ctx context.Context) error {
 	top, err := n.getContents(ctx, n.Root, "directory")
 	if err != nil {
 		return scrubbed(fmt.Errorf("list %s: %w", orRoot(n.Root), err))
@@ -59,14 +59,14 @@ func (n *Notebooks) collectJupyter(ctx context.Context, sink collectors.Sink) er
 	if err != nil {
 		return fmt.Errorf("list %s: GET %s%s: %w", orRoot(n.Root), n.client.Base(), contentsPath(n.Root), err)
 	}
-	w := &jupyterWalk{n: n, sink: sink, seen: map[string]bool{}}
+	w := &jupyterWalk{n: n, found: n.found, seen: map[string]bool{}}
 	w.dir(ctx, entries, 0)
 	return nil
 }
 
 type jupyterWalk struct {
 	n     *Notebooks
-	sink  collectors.Sink
+	found *units
 	seen  map[string]bool
 	count int
 }
@@ -85,7 +85,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 		switch e.Type {
 		case "directory":
 			if depth+1 > maxDepth {
-				w.sink.AddError(scope(p), fmt.Errorf("deeper than %d directories; not read", maxDepth))
+				w.found.fail(scope(p), fmt.Errorf("deeper than %d directories; not read", maxDepth))
 				continue
 			}
 			m, err := n.getContents(ctx, p, "directory")
@@ -96,7 +96,7 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 				}
 			}
 			if err != nil {
-				w.sink.AddError(scope(p), scrubbed(fmt.Errorf("list: %w", err)))
+				w.found.fail(scope(p), scrubbed(fmt.Errorf("list: %w", err)))
 				continue
 			}
 			w.dir(ctx, sub, depth+1)
@@ -104,38 +104,36 @@ func (w *jupyterWalk) dir(ctx context.Context, entries []contentsModel, depth in
 			w.count++
 			if w.count > n.MaxNotebooks {
 				if w.count == n.MaxNotebooks+1 {
-					w.sink.AddError(scope(p), fmt.Errorf("more than max_notebooks (%d) notebooks; this one and those after it were not read", n.MaxNotebooks))
+					w.found.fail(scope(p), fmt.Errorf("more than max_notebooks (%d) notebooks; this one and those after it were not read", n.MaxNotebooks))
 				}
 				continue
 			}
-			if err := w.notebook(ctx, p); err != nil {
-				w.sink.AddError(scope(p), scrubbed(err))
-			}
+			w.found.notebook(ref{path: p, rel: below(p, n.Root)}, "")
 		}
 	}
 }
 
 // notebook reads one notebook through the contents API and emits it.
-func (w *jupyterWalk) notebook(ctx context.Context, path string) error {
-	m, err := w.n.getContents(ctx, path, "notebook")
+func (n *Notebooks) notebook(ctx context.Context, sink collectors.Sink, path string) error {
+	m, err := n.getContents(ctx, path, "notebook")
 	if err != nil {
-		return withoutMessage(err, w.n.client.Base()+contentsPath(path))
+		return withoutMessage(err, n.client.Base()+contentsPath(path))
 	}
 	if m.Type != "notebook" || len(m.Content) == 0 || string(m.Content) == "null" {
-		return fmt.Errorf("GET %s%s: the answer is not a notebook with its content (type %q)", w.n.client.Base(), contentsPath(path), redact.Line(m.Type, 40))
+		return fmt.Errorf("GET %s%s: the answer is not a notebook with its content (type %q)", n.client.Base(), contentsPath(path), redact.Line(m.Type, 40))
 	}
-	if int64(len(m.Content)) > w.n.MaxNotebookBytes {
-		return fmt.Errorf("GET %s%s: notebook of %d bytes, over max_notebook_bytes (%d)", w.n.client.Base(), contentsPath(path), len(m.Content), w.n.MaxNotebookBytes)
+	if int64(len(m.Content)) > n.MaxNotebookBytes {
+		return fmt.Errorf("GET %s%s: notebook of %d bytes, over max_notebook_bytes (%d)", n.client.Base(), contentsPath(path), len(m.Content), n.MaxNotebookBytes)
 	}
 	var modified time.Time
 	if m.LastModified != "" {
 		t, err := time.Parse(time.RFC3339Nano, m.LastModified)
 		if err != nil {
-			return fmt.Errorf("GET %s%s: last_modified %q is not an RFC 3339 time", w.n.client.Base(), contentsPath(path), redact.Line(m.LastModified, 40))
+			return fmt.Errorf("GET %s%s: last_modified %q is not an RFC 3339 time", n.client.Base(), contentsPath(path), redact.Line(m.LastModified, 40))
 		}
 		modified = t.UTC()
 	}
-	return w.n.emit(ctx, w.sink, ref{path: path, rel: below(path, w.n.Root)}, m.Content, modified)
+	return n.emit(ctx, sink, ref{path: path, rel: below(path, n.Root)}, m.Content, modified)
 }
 
 // listing is a directory model's entries, sorted by path.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -51,16 +52,16 @@ func TestJupyterUnits(t *testing.T) {
 	}
 	f.set("/api/contents", status(500))
 	n := jupyterCollector(t, f.URL())
-	if err := n.Collect(t.Context(), sink); err == nil || !strings.Contains(err.Error(), "list the root directory") {
+	if err := collectors.Collect(t.Context(), n, sink); err == nil || !strings.Contains(err.Error(), "list the root directory") {
 		t.Errorf("top listing failed: Collect = %v", err)
 	}
 	t.Setenv("TEST_JUPYTER_TOKEN", "wrong-token-9f3e")
 	n.TokenEnv = "TEST_JUPYTER_TOKEN"
-	if err := n.Init(); err != nil {
+	if err := n.Init(env("jup", "")); err != nil {
 		t.Fatal(err)
 	}
 	f.set("/api/contents", nil)
-	err := n.Collect(t.Context(), sink)
+	err := collectors.Collect(t.Context(), n, sink)
 	if err == nil || !strings.Contains(err.Error(), "403") || strings.Contains(err.Error(), "wrong-token-9f3e") {
 		t.Errorf("wrong token: Collect = %v", err)
 	}
@@ -75,9 +76,12 @@ func TestServerMessageQuotingACredentialIsScrubbed(t *testing.T) {
 	f.set("/api/contents/bf-7001.ipynb", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, `{"message": "Unreadable Notebook: NotJSONError(\"Notebook does not appear to be JSON: 'aws_access_key_id=`+canaryAWS[:18]+`...'\")"}`, 400)
 	}))
-	sink := collect(t, jupyterCollector(t, f.URL()))
-	if len(sink.Errors) != 1 || !strings.Contains(sink.Errors[0].Error, "HTTP 400: Unreadable Notebook") {
-		t.Errorf("errors %+v", sink.Errors)
+	// The notebook is the only unit: its error is the source's too.
+	sink := collectors.NewTestSink()
+	err := collectors.Collect(t.Context(), jupyterCollector(t, f.URL()), sink)
+	if err == nil || !strings.Contains(err.Error(), "HTTP 400: Unreadable Notebook") ||
+		len(sink.Errors) != 1 || !strings.Contains(sink.Errors[0].Error, "HTTP 400: Unreadable Notebook") {
+		t.Fatalf("Collect = %v, errors %+v", err, sink.Errors)
 	}
-	noCanary(t, sink)
+	noCanary(t, sink, err.Error())
 }

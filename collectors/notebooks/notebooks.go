@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 )
@@ -87,28 +86,20 @@ type Notebooks struct {
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
-	name    string
-	baseDir string
-	client  *apiclient.Client
-	sel     *correlate.Selector
+	env    collectors.Env
+	client *apiclient.Client
+	// found is what Units found to read, for CollectUnit.
+	found *units
 }
 
 // SampleConfig returns the documented sample source entry.
 func (n *Notebooks) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector that ties notebooks to backfills.
-func (n *Notebooks) UseSelector(s *correlate.Selector) { n.sel = s }
-
-// SetSourceName sets the name this source reports under, the host part of
-// its URIs.
-func (n *Notebooks) SetSourceName(name string) { n.name = name }
-
-// SetBaseDir resolves relative paths against the config file's directory.
-func (n *Notebooks) SetBaseDir(dir string) { n.baseDir = dir }
-
+// sourceName names the source in errors: its name, else the server's
+// host.
 func (n *Notebooks) sourceName() string {
-	if n.name != "" {
-		return n.name
+	if n.env.Source != "" {
+		return n.env.Source
 	}
 	if u, err := url.Parse(n.JupyterURL); err == nil && u.Host != "" {
 		return u.Host
@@ -118,12 +109,15 @@ func (n *Notebooks) sourceName() string {
 
 // Inputs are the notebook files, folders or globs.
 func (n *Notebooks) Inputs() []collectors.Input {
-	return collectors.Inputs(n.baseDir, "paths", n.Paths)
+	return collectors.Inputs(n.env.BaseDir, "paths", n.Paths)
 }
 
 // Init validates the config and, for a Jupyter server, reads the token
-// and builds the client. It reads no file and calls no server.
-func (n *Notebooks) Init() error {
+// and builds the client. It reads no file and calls no server. The
+// selector ties notebooks to backfills; relative paths are read from the
+// config file's directory.
+func (n *Notebooks) Init(env collectors.Env) error {
+	n.env = env
 	switch {
 	case len(n.Paths) == 0 && n.JupyterURL == "":
 		return errors.New("paths or jupyter_url: set one, the notebook files or the Jupyter server to read")
@@ -157,35 +151,95 @@ func (n *Notebooks) Init() error {
 	} else if err := remote.CheckTimeout("timeout", n.Timeout); err != nil {
 		return err
 	}
-	if n.sel == nil {
-		n.sel = correlate.MustSelector()
-	}
 	if _, err := gitleaks(); err != nil {
 		return fmt.Errorf("gitleaks rules: %w", err)
 	}
 	return nil
 }
 
-// Collect reads the notebooks, scans each, and reports those tied to a
-// backfill that hold a credential. A file or notebook that cannot be
-// read or parsed is an error at its own unit; a Jupyter server whose
-// top listing fails fails the source.
-func (n *Notebooks) Collect(ctx context.Context, sink collectors.Sink) error {
-	if n.sel == nil {
-		return fmt.Errorf("notebooks source %s: not initialised (Init was not called)", n.sourceName())
+// Units finds the notebooks to read, each its own unit: the files the
+// paths name, or the notebooks of the Jupyter server's tree (its top
+// listing failing fails the source). A file, folder or directory where
+// finding them failed is a unit that fails; when there is nothing to read
+// at all, the whole source answers that it read no notebook.
+func (n *Notebooks) Units(ctx context.Context) ([]string, error) {
+	if n.env.Selector == nil || (n.JupyterURL != "" && n.client == nil) {
+		return nil, fmt.Errorf("notebooks source %s: not initialised (Init was not called)", n.sourceName())
 	}
+	n.found = &units{by: map[string]*unit{}}
 	if n.JupyterURL != "" {
-		if n.client == nil {
-			return fmt.Errorf("notebooks source %s: not initialised (Init was not called)", n.sourceName())
+		if err := n.findJupyter(ctx); err != nil {
+			return nil, err
 		}
-		return n.collectJupyter(ctx, sink)
+	} else {
+		n.findFiles(ctx)
 	}
-	n.collectFiles(ctx, sink)
-	return nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(n.found.order) == 0 {
+		return []string{""}, nil
+	}
+	return n.found.order, nil
 }
 
-var (
-	_ collectors.Collector    = (*Notebooks)(nil)
-	_ collectors.SelectorUser = (*Notebooks)(nil)
-	_ collectors.BaseDirUser  = (*Notebooks)(nil)
-)
+// CollectUnit reads one notebook, scans it, and reports it when it is tied
+// to a backfill and holds a credential. A notebook that cannot be read or
+// parsed is an error at its unit.
+func (n *Notebooks) CollectUnit(ctx context.Context, scope string, sink collectors.Sink) error {
+	u := n.found.by[scope]
+	if u == nil {
+		sink.AddRead(scope, "notebooks", 0, 0)
+		return nil
+	}
+	if !u.read {
+		return errors.Join(u.errs...)
+	}
+	for _, err := range u.errs {
+		sink.AddError(scope, err)
+	}
+	if n.JupyterURL != "" {
+		return scrubbed(n.notebook(ctx, sink, u.ref.path))
+	}
+	return scrubbed(n.readFile(ctx, sink, u.ref, u.full))
+}
+
+// units are the units Units declared, in order, and what each reads.
+type units struct {
+	order []string
+	by    map[string]*unit
+}
+
+// unit is a notebook to read (read), and the errors met finding
+// notebooks at its scope.
+type unit struct {
+	read bool
+	ref  ref
+	full string // the notebook file on disk; "" on a Jupyter server
+	errs []error
+}
+
+func (l *units) at(scope string) *unit {
+	u := l.by[scope]
+	if u == nil {
+		u = &unit{}
+		l.by[scope] = u
+		l.order = append(l.order, scope)
+	}
+	return u
+}
+
+// fail records an error met finding notebooks at scope.
+func (l *units) fail(scope string, err error) {
+	u := l.at(scope)
+	u.errs = append(u.errs, err)
+}
+
+// notebook declares a notebook to read, once for its scope.
+func (l *units) notebook(r ref, full string) {
+	if u := l.at(scope(r.path)); !u.read {
+		u.read, u.ref, u.full = true, r, full
+	}
+}
+
+var _ collectors.UnitCollector = (*Notebooks)(nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
@@ -17,18 +18,22 @@ func fileCollector(t *testing.T, base string, paths ...string) *Notebooks {
 	t.Helper()
 	n := New()
 	n.Paths = paths
-	n.SetSourceName("nb")
-	n.SetBaseDir(base)
-	if err := n.Init(); err != nil {
+	if err := n.Init(env("nb", base)); err != nil {
 		t.Fatal(err)
 	}
 	return n
 }
 
+// env is what the audit hands a source named source whose config file is
+// in dir.
+func env(source, dir string) collectors.Env {
+	return collectors.Env{Source: source, Selector: correlate.MustSelector(), BaseDir: dir, Now: time.Now}
+}
+
 func collect(t *testing.T, n *Notebooks) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := n.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), n, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink
@@ -184,11 +189,14 @@ func TestBounds(t *testing.T) {
 	if len(sink.Artifacts) != 2 || len(sink.Errors) != 1 || !strings.Contains(sink.Errors[0].Error, "max_notebooks (2)") {
 		t.Errorf("max_notebooks: %d artifacts, errors %+v", len(sink.Artifacts), sink.Errors)
 	}
+	// The notebook is the only unit: its error is the source's too.
 	n = fileCollector(t, dir, "bf-7001_a.ipynb")
 	n.MaxNotebookBytes = 100
-	sink = collect(t, n)
-	if len(sink.Artifacts) != 0 || len(sink.Errors) != 1 || sink.Errors[0].Scope != "bf-7001_a.ipynb" || !strings.Contains(sink.Errors[0].Error, "too large") {
-		t.Errorf("max_notebook_bytes: %+v %+v", sink.Artifacts, sink.Errors)
+	sink = collectors.NewTestSink()
+	err := collectors.Collect(context.Background(), n, sink)
+	if err == nil || !strings.Contains(err.Error(), "too large") ||
+		len(sink.Artifacts) != 0 || len(sink.Errors) != 1 || sink.Errors[0].Scope != "bf-7001_a.ipynb" || !strings.Contains(sink.Errors[0].Error, "too large") {
+		t.Errorf("max_notebook_bytes: %v %+v %+v", err, sink.Artifacts, sink.Errors)
 	}
 }
 

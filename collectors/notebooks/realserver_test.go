@@ -52,8 +52,7 @@ func TestRealJupyter(t *testing.T) {
 
 	n := New()
 	n.JupyterURL, n.TokenEnv, n.Root = url, "TEST_REAL_JUPYTER_TOKEN", run
-	n.SetSourceName("jupyter")
-	if err := n.Init(); err != nil {
+	if err := n.Init(env("jupyter", "")); err != nil {
 		t.Fatal(err)
 	}
 	sink := collect(t, n)

@@ -109,62 +109,89 @@ func (c *Cluster) clusterName() string {
 	return "cluster"
 }
 
-// collectCluster reads the cluster's PrometheusRules. The units are those
-// of the kubernetes collector: the whole source is the cluster (discovery,
-// a cluster-wide listing), then each namespace (its listing, on any
-// page), then each object under it (a spec that does not parse). A
-// cluster without the CRD holds no PrometheusRule: a note, not an error.
-func (p *Prometheus) collectCluster(ctx context.Context, sink collectors.Sink) error {
+// clusterUnits asks whether the cluster serves PrometheusRules (a failure
+// fails the source; a cluster without the CRD holds none: a note, not an
+// error) and declares the namespaces to read, or the whole source when all
+// namespaces are listed at once. The units are those of the kubernetes
+// collector: each namespace (its listing, on any page), then each object
+// under it (a spec that does not parse).
+func (p *Prometheus) clusterUnits(ctx context.Context) ([]string, error) {
 	c := p.Kubernetes
-	where := fmt.Sprintf("prometheus source %s: %s", p.sourceName(), c.clusterName())
-	served, err := kubeclient.Serves(ctx, p.Kubernetes.Discovery, prometheusRuleGVR, p.callCluster)
+	served, err := kubeclient.Serves(ctx, c.Discovery, prometheusRuleGVR, p.callCluster)
 	if err != nil {
-		return fmt.Errorf("%s: discover %s: %w", where, prometheusRuleGVR.GroupVersion(), err)
+		return nil, fmt.Errorf("prometheus source %s: %s: discover %s: %w", p.sourceName(), c.clusterName(), prometheusRuleGVR.GroupVersion(), err)
 	}
+	p.served = served
 	if !served {
 		p.notes = append(p.notes, fmt.Sprintf("%s does not serve %s (no PrometheusRule CRD): no PrometheusRule to read",
 			c.clusterName(), prometheusRuleGVR.GroupResource()))
+	}
+	if len(c.Namespaces) == 0 {
+		return []string{""}, nil
+	}
+	units := make([]string, len(c.Namespaces))
+	for i, ns := range c.Namespaces {
+		units[i] = model.JoinScope(ns)
+	}
+	return units, nil
+}
+
+// collectNamespace reads the PrometheusRules of one namespace (all of them
+// for the whole source), each object at its own unit below.
+func (p *Prometheus) collectNamespace(ctx context.Context, unit string, sink collectors.Sink) error {
+	c := p.Kubernetes
+	if !p.served {
+		sink.AddRead(unit, readObjects, 0, 0)
 		return nil
 	}
-	namespaces := c.Namespaces
-	if len(namespaces) == 0 {
-		namespaces = []string{metav1.NamespaceAll}
-	}
-	for _, ns := range namespaces {
-		objects, err := p.listPrometheusRules(ctx, ns)
-		if err != nil {
-			hint := ""
-			if apierrors.IsForbidden(err) {
-				hint = "; grant get/list on prometheusrules (monitoring.coreos.com)"
-				if ns == metav1.NamespaceAll {
-					hint += " cluster-wide, or set kubernetes.namespaces to the ones this identity may read"
-				}
-			}
-			// client-go's decoding errors quote the answer: a 50 MB one
-			// must not become a 50 MB message.
-			msg := clip(err.Error(), maxErrorCharacters)
+	ns := c.namespace(unit)
+	where := fmt.Sprintf("prometheus source %s: %s", p.sourceName(), c.clusterName())
+	objects, err := p.listPrometheusRules(ctx, ns)
+	if err != nil {
+		hint := ""
+		if apierrors.IsForbidden(err) {
+			hint = "; grant get/list on prometheusrules (monitoring.coreos.com)"
 			if ns == metav1.NamespaceAll {
-				return fmt.Errorf("%s: list prometheusrules in all namespaces: %s%s", where, msg, hint)
+				hint += " cluster-wide, or set kubernetes.namespaces to the ones this identity may read"
 			}
-			sink.AddError(model.JoinScope(ns), fmt.Errorf("%s: list prometheusrules: %s%s", where, msg, hint))
+		}
+		// client-go's decoding errors quote the answer: a 50 MB one
+		// must not become a 50 MB message.
+		msg := clip(err.Error(), maxErrorCharacters)
+		if ns == metav1.NamespaceAll {
+			return fmt.Errorf("%s: list prometheusrules in all namespaces: %s%s", where, msg, hint)
+		}
+		return fmt.Errorf("%s: list prometheusrules: %s%s", where, msg, hint)
+	}
+	if len(objects) == 0 {
+		sink.AddRead(unit, readObjects, 0, 0)
+	}
+	for i := range objects {
+		o := &objects[i]
+		scope := model.JoinScope(o.GetNamespace(), o.GetName())
+		groups, err := p.clusterObjectGroups(o)
+		if err != nil {
+			sink.AddError(scope, fmt.Errorf("%s: %w", where, err))
 			continue
 		}
-		for i := range objects {
-			o := &objects[i]
-			scope := model.JoinScope(o.GetNamespace(), o.GetName())
-			groups, err := p.clusterObjectGroups(o)
-			if err != nil {
-				sink.AddError(scope, fmt.Errorf("%s: %w", where, err))
-				continue
-			}
-			sink.AddRead(scope, readObjects, 1, 0)
-			addGroupReads(sink, scope, groups, 0)
-			for _, g := range groups {
-				p.emit(g, sink.AddArtifact)
-			}
+		sink.AddRead(scope, readObjects, 1, 0)
+		addGroupReads(sink, scope, groups, 0)
+		for _, g := range groups {
+			p.emit(g, sink.AddArtifact)
 		}
 	}
 	return nil
+}
+
+// namespace is the configured namespace a unit was declared for; the
+// whole source is all namespaces.
+func (c *Cluster) namespace(unit string) string {
+	for _, ns := range c.Namespaces {
+		if model.JoinScope(ns) == unit {
+			return ns
+		}
+	}
+	return metav1.NamespaceAll
 }
 
 // listPrometheusRules pages the listing of one namespace (all when ns is

@@ -84,8 +84,7 @@ users:
 	p.Timeout = time.Second
 	p.MaxPages = 20
 	p.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
-	p.SetSourceName("k8s-rules")
-	if err := p.Init(); err != nil {
+	if err := p.Init(env("k8s-rules", "")); err != nil {
 		t.Fatal(err)
 	}
 	return p

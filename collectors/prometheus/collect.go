@@ -2,41 +2,62 @@ package prometheus
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
 )
 
-// Collect reads the server's rule listing (a failure fails the source; a
-// malformed group is an error at its group), each rule file (a file that
-// cannot be read or parsed is an error at that file; if none can, the
-// source fails) or a cluster's PrometheusRules (see collectCluster), and
-// reports the rules tied to a backfill.
-func (p *Prometheus) Collect(ctx context.Context, sink collectors.Sink) error {
+// Units declares what this run reads. A server's rule listing is one
+// call: the whole source (a failure fails the source; a malformed group is
+// an error at its group). Rule files are each a unit, found by expanding
+// rule_files here (a folder or glob that cannot be listed is a unit that
+// fails); a cluster's units are its namespaces (see clusterUnits).
+func (p *Prometheus) Units(ctx context.Context) ([]string, error) {
 	if p.promql == nil {
-		return fmt.Errorf("prometheus source %s: not initialised (Init was not called)", p.sourceName())
+		return nil, fmt.Errorf("prometheus source %s: not initialised (Init was not called)", p.sourceName())
 	}
-	p.notes = nil
-	if p.Kubernetes != nil {
-		return p.collectCluster(ctx, sink)
+	p.notes, p.skipped = nil, nil
+	switch {
+	case p.Kubernetes != nil:
+		return p.clusterUnits(ctx)
+	case p.client != nil:
+		return []string{""}, nil
 	}
-	if p.client != nil {
-		list, err := p.listRules(ctx)
-		for _, g := range p.apiGroups(list, sink.AddError) {
-			partial := 0
-			if g.partial {
-				partial = 1
-			}
-			addGroupReads(sink, g.scope, []group{g}, partial)
-			p.emit(g, sink.AddArtifact)
+	return p.fileUnits(), nil
+}
+
+// CollectUnit reads one unit and reports the rules tied to a backfill.
+func (p *Prometheus) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	switch {
+	case p.Kubernetes != nil:
+		return p.collectNamespace(ctx, unit, sink)
+	case p.client != nil:
+		return p.collectServer(ctx, sink)
+	}
+	return p.collectFile(unit, sink)
+}
+
+// collectServer reads the server's rule listing: each group is reported
+// at its own scope under rules/, what was listed before a failure too.
+func (p *Prometheus) collectServer(ctx context.Context, sink collectors.Sink) error {
+	list, err := p.listRules(ctx)
+	for _, g := range p.apiGroups(list, sink.AddError) {
+		partial := 0
+		if g.partial {
+			partial = 1
 		}
-		if err != nil {
-			return fmt.Errorf("prometheus source %s: list rules: %w", p.sourceName(), err)
-		}
-		return nil
+		addGroupReads(sink, g.scope, []group{g}, partial)
+		p.emit(g, sink.AddArtifact)
 	}
-	return p.collectFiles(ctx, sink)
+	if err != nil {
+		return fmt.Errorf("prometheus source %s: list rules: %w", p.sourceName(), err)
+	}
+	if len(list) == 0 {
+		// A server without rules says so: it read no group.
+		addGroupReads(sink, scopeRules, nil, 0)
+	}
+	return nil
 }
 
 // Read kinds: what each unit says it read (collectors.Sink.AddRead).
@@ -49,53 +70,68 @@ const (
 	readRecording = "recording rules"
 )
 
-// collectFiles reads each rule file: one that cannot be read or parsed is
-// an error at that file; if none can, the source fails. Files that hold
-// no rules are skipped, with one note for each kind of file.
-func (p *Prometheus) collectFiles(ctx context.Context, sink collectors.Sink) error {
-	var firstErr error
-	firstUnit := ""
-	files := p.files(func(scope string, err error) {
-		if firstErr == nil {
-			firstErr, firstUnit = err, scope
-		}
-		sink.AddError(scope, err)
-	})
-	read := 0
-	skipped := map[string][]string{}
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		fr, err := p.readFile(f)
-		if err != nil {
-			if firstErr == nil {
-				firstErr, firstUnit = err, f.unit
-			}
-			sink.AddError(f.unit, err)
-			continue
-		}
-		read++
-		if fr.skipped != "" {
-			skipped[fr.skipped] = append(skipped[fr.skipped], f.unit)
-			sink.AddRead(f.unit, readSkipped, 1, 0)
-			continue
-		}
-		sink.AddRead(f.unit, readRuleFiles, 1, 0)
-		if fr.objects > 0 {
-			sink.AddRead(f.unit, readObjects, fr.objects, 0)
-		}
-		addGroupReads(sink, f.unit, fr.groups, 0)
-		for _, g := range fr.groups {
-			p.emit(g, sink.AddArtifact)
+// fileUnits expands rule_files into the units to read: each file, once,
+// and each folder or glob that could not be listed. When there is nothing
+// to read at all (globs that match nothing in folders that exist), the
+// whole source is the unit: it answers that it read no rule file.
+func (p *Prometheus) fileUnits() []string {
+	var units []string
+	seen := map[string]bool{}
+	declare := func(unit string) {
+		if !seen[unit] {
+			seen[unit] = true
+			units = append(units, unit)
 		}
 	}
-	p.notes = append(p.notes, skippedNotes(skipped)...)
-	if read == 0 && firstErr != nil {
-		// The source fails with its first error, which names its unit
-		// (the unit's own error does not repeat it).
-		msg := strings.TrimPrefix(firstErr.Error(), "prometheus source "+p.sourceName()+": ")
-		return fmt.Errorf("prometheus source %s: no rule file could be read; %s: %s", p.sourceName(), firstUnit, msg)
+	p.ruleFiles, p.listErrs = map[string]ruleFile{}, map[string][]error{}
+	files := p.files(func(scope string, err error) {
+		declare(scope)
+		p.listErrs[scope] = append(p.listErrs[scope], err)
+	})
+	for _, f := range files {
+		declare(f.unit)
+		p.ruleFiles[f.unit] = f
+	}
+	if len(units) == 0 {
+		return []string{""}
+	}
+	return units
+}
+
+// collectFile reads one rule file: one that cannot be read or parsed is
+// an error at that file. A file that holds no rules is skipped, with one
+// note for each kind of file.
+func (p *Prometheus) collectFile(unit string, sink collectors.Sink) error {
+	f, ok := p.ruleFiles[unit]
+	if !ok {
+		if unit == "" {
+			sink.AddRead(unit, readRuleFiles, 0, 0)
+			return nil
+		}
+		return errors.Join(p.listErrs[unit]...)
+	}
+	for _, err := range p.listErrs[unit] {
+		sink.AddError(unit, err)
+	}
+	fr, err := p.readFile(f)
+	if err != nil {
+		return err
+	}
+	if fr.skipped != "" {
+		if p.skipped == nil {
+			p.skipped = map[string][]string{}
+		}
+		p.skipped[fr.skipped] = append(p.skipped[fr.skipped], f.unit)
+		sink.AddRead(f.unit, readSkipped, 1, 0)
+		return nil
+	}
+	sink.AddRead(f.unit, readRuleFiles, 1, 0)
+	if fr.objects > 0 {
+		sink.AddRead(f.unit, readObjects, fr.objects, 0)
+	}
+	addGroupReads(sink, f.unit, fr.groups, 0)
+	for _, g := range fr.groups {
+		p.emit(g, sink.AddArtifact)
 	}
 	return nil
 }

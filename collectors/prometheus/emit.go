@@ -49,32 +49,32 @@ func (p *Prometheus) tie(g group, r rule, uri string, w watched) (id, how string
 		}
 		ids = append(ids, v)
 	}
-	if v, ok := p.sel.FromLabels(r.labels); ok {
+	if v, ok := p.env.Selector.FromLabels(r.labels); ok {
 		add(v, "label")
 	}
-	if v, ok := p.sel.Assets[uri]; ok {
+	if v, ok := p.env.Selector.Assets[uri]; ok {
 		add(v, "asset")
 	}
 	for _, part := range append([]string{r.name}, strings.Split(r.name, ":")...) {
-		if v, ok := p.sel.FromName(part); ok {
+		if v, ok := p.env.Selector.FromName(part); ok {
 			add(v, "name")
 			break
 		}
 	}
-	if v, ok := p.sel.FromLabels(r.annotations); ok {
+	if v, ok := p.env.Selector.FromLabels(r.annotations); ok {
 		add(v, "annotation")
 	}
 	for _, v := range w.ids {
 		add(v, "expression")
 	}
-	if v, ok := p.sel.FromName(g.name); ok {
+	if v, ok := p.env.Selector.FromName(g.name); ok {
 		add(v, "group")
 	}
-	if v, ok := p.sel.FromLabels(g.objectLabels); ok {
+	if v, ok := p.env.Selector.FromLabels(g.objectLabels); ok {
 		add(v, "object label")
 	}
 	if g.object != "" {
-		if v, ok := p.sel.FromName(g.object[strings.LastIndex(g.object, "/")+1:]); ok {
+		if v, ok := p.env.Selector.FromName(g.object[strings.LastIndex(g.object, "/")+1:]); ok {
 			add(v, "object name")
 		}
 	}

@@ -80,7 +80,7 @@ func (p *Prometheus) selectedIDs(m *labels.Matcher) []string {
 	var ids []string
 	if m.Name == commonmodel.MetricNameLabel {
 		for _, v := range values {
-			id, ok := p.sel.FromName(v)
+			id, ok := p.env.Selector.FromName(v)
 			if !ok {
 				return nil // one of the metrics is not a backfill's
 			}
@@ -88,7 +88,7 @@ func (p *Prometheus) selectedIDs(m *labels.Matcher) []string {
 		}
 		return ids
 	}
-	if _, key := p.sel.FromLabels(map[string]string{m.Name: "x"}); key {
+	if _, key := p.env.Selector.FromLabels(map[string]string{m.Name: "x"}); key {
 		return values
 	}
 	return nil

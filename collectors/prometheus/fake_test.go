@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
@@ -141,6 +143,12 @@ func alertingJSON(name, query string, labels map[string]string) map[string]any {
 		"state": "inactive", "health": "ok", "lastEvaluation": "2026-05-31T23:59:00Z", "alerts": []any{}}
 }
 
+// env is what the audit hands a source named source ("": no name) whose
+// config file is in dir.
+func env(source, dir string) collectors.Env {
+	return collectors.Env{Source: source, Selector: correlate.MustSelector(), BaseDir: dir, Now: time.Now}
+}
+
 // newCollector reads url with instant retries and a short call timeout.
 func newCollector(t *testing.T, url string) *Prometheus {
 	t.Helper()
@@ -148,8 +156,7 @@ func newCollector(t *testing.T, url string) *Prometheus {
 	p.URL = url
 	p.Timeout = 5 * time.Second
 	p.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
-	p.SetSourceName("prom")
-	if err := p.Init(); err != nil {
+	if err := p.Init(env("prom", "")); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -45,7 +45,7 @@ func (p *Prometheus) files(addErr func(scope string, err error)) []ruleFile {
 		}
 	}
 	for _, pattern := range p.RuleFiles {
-		resolved := p.resolve(pattern)
+		resolved := p.env.Path(pattern)
 		if !hasMeta(pattern) {
 			if fi, err := os.Stat(resolved); err == nil && fi.IsDir() {
 				for _, f := range p.dirFiles(pattern, resolved, addErr) {
@@ -63,7 +63,7 @@ func (p *Prometheus) files(addErr func(scope string, err error)) []ruleFile {
 		}
 		if len(matches) == 0 {
 			dir := staticDir(pattern)
-			if fi, err := os.Stat(p.resolve(dir)); err != nil || !fi.IsDir() {
+			if fi, err := os.Stat(p.env.Path(dir)); err != nil || !fi.IsDir() {
 				addErr(unitOf(dir), fmt.Errorf("prometheus source %s: rule_files %q: the directory does not exist or cannot be read", p.sourceName(), pattern))
 			}
 			continue
@@ -107,20 +107,13 @@ func (p *Prometheus) dirFiles(pattern, dir string, addErr func(scope string, err
 	return out
 }
 
-func (p *Prometheus) resolve(f string) string {
-	if !filepath.IsAbs(f) && p.baseDir != "" {
-		return filepath.Join(p.baseDir, f)
-	}
-	return f
-}
-
 // unitOfMatch names a file a glob matched as the config would write it:
 // relative to the config's directory when the pattern is.
 func (p *Prometheus) unitOfMatch(pattern, match string) string {
-	if filepath.IsAbs(pattern) || p.baseDir == "" {
+	if filepath.IsAbs(pattern) || p.env.BaseDir == "" {
 		return unitOf(match)
 	}
-	if rel, err := filepath.Rel(p.baseDir, match); err == nil {
+	if rel, err := filepath.Rel(p.env.BaseDir, match); err == nil {
 		return unitOf(rel)
 	}
 	return unitOf(match)

@@ -79,11 +79,9 @@ func fileCollector(t *testing.T, dir string, patterns ...string) *Prometheus {
 	t.Helper()
 	p := New()
 	p.RuleFiles = patterns
-	p.SetSourceName("rules-repo")
-	if err := p.Init(); err != nil {
+	if err := p.Init(env("rules-repo", dir)); err != nil {
 		t.Fatal(err)
 	}
-	p.SetBaseDir(dir)
 	return p
 }
 

@@ -17,8 +17,7 @@ const fuzzMarker = "SECRET-MARKER-123"
 func fuzzCollector(f *testing.F) *Prometheus {
 	p := New()
 	p.URL = "http://prometheus.invalid:9090"
-	p.SetSourceName("prometheus")
-	if err := p.Init(); err != nil {
+	if err := p.Init(env("prometheus", "")); err != nil {
 		f.Fatal(err)
 	}
 	return p

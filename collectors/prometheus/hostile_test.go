@@ -22,8 +22,7 @@ func hostileCollector(t *testing.T, url string) *Prometheus {
 	p.Timeout = time.Second
 	p.MaxPages = 20
 	p.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
-	p.SetSourceName("prom")
-	if err := p.Init(); err != nil {
+	if err := p.Init(env("prom", "")); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -15,10 +15,10 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -68,36 +68,35 @@ type Prometheus struct {
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
-	name    string
-	baseDir string
-	client  *apiclient.Client
-	sel     *correlate.Selector
-	promql  parser.Parser
-	notes   []string
+	env    collectors.Env
+	client *apiclient.Client
+	promql parser.Parser
+	notes  []string
+
+	// What Units found, for CollectUnit: whether the cluster serves
+	// PrometheusRules; the rule files by unit, and the errors met listing
+	// them by scope.
+	served    bool
+	ruleFiles map[string]ruleFile
+	listErrs  map[string][]error
+	// skipped lists, by kind of file, the files that held no rules.
+	skipped map[string][]string
 }
 
 // SampleConfig returns the documented sample source entry.
 func (p *Prometheus) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector that says which rules are backfill
-// machinery; its Assets are read at Collect time.
-func (p *Prometheus) UseSelector(s *correlate.Selector) { p.sel = s }
+// Notes says what the last run found worth saying that is no error: a
+// cluster without the PrometheusRule CRD, files that hold no rules.
+func (p *Prometheus) Notes() []string {
+	return append(slices.Clone(p.notes), skippedNotes(p.skipped)...)
+}
 
-// SetSourceName sets the name this source reports under, the host part of
-// its URIs. Until it is called the URL's host (or "prometheus") is used.
-func (p *Prometheus) SetSourceName(name string) { p.name = name }
-
-// SetBaseDir resolves relative rule_files against the config file's
-// directory; the loader calls it after Init.
-func (p *Prometheus) SetBaseDir(dir string) { p.baseDir = dir }
-
-// Notes says what the last Collect found worth saying that is no error:
-// a cluster without the PrometheusRule CRD.
-func (p *Prometheus) Notes() []string { return p.notes }
-
+// sourceName is the name this source reports under, the host part of its
+// URIs: the source's name, else the URL's host (or "prometheus").
 func (p *Prometheus) sourceName() string {
-	if p.name != "" {
-		return p.name
+	if p.env.Source != "" {
+		return p.env.Source
 	}
 	if u, err := url.Parse(p.URL); err == nil && u.Host != "" {
 		return u.Host
@@ -107,13 +106,15 @@ func (p *Prometheus) sourceName() string {
 
 // Inputs are the rule files, files, folders or globs.
 func (p *Prometheus) Inputs() []collectors.Input {
-	return collectors.Inputs(p.baseDir, "rule_files", p.RuleFiles)
+	return collectors.Inputs(p.env.BaseDir, "rule_files", p.RuleFiles)
 }
 
 // Init validates the config and builds the client. It reads no file and
 // calls no server: what cannot be read fails the run's coverage, not the
-// config.
-func (p *Prometheus) Init() error {
+// config. The selector's assets are read at collection time; relative
+// rule_files are read from the config file's folder.
+func (p *Prometheus) Init(env collectors.Env) error {
+	p.env = env
 	if err := remote.CheckTimeout("timeout", p.Timeout); err != nil {
 		return err
 	}
@@ -156,9 +157,6 @@ func (p *Prometheus) Init() error {
 		if err := p.Kubernetes.init(p); err != nil {
 			return err
 		}
-	}
-	if p.sel == nil {
-		p.sel = correlate.MustSelector()
 	}
 	// Experimental functions on: a rule a server accepts must parse here.
 	p.promql = parser.NewParser(parser.Options{EnableExperimentalFunctions: true})

@@ -75,7 +75,7 @@ func uris(sink *collectors.TestSink) []string {
 func TestWatch(t *testing.T) {
 	p := New()
 	p.RuleFiles = []string{"x.yml"}
-	if err := p.Init(); err != nil {
+	if err := p.Init(env("", "")); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -114,8 +114,7 @@ func TestTies(t *testing.T) {
 	p.RuleFiles = []string{"x.yml"}
 	sel := correlate.MustSelector()
 	sel.AddAssets([]model.Backfill{{ID: "BF-50", AssetsToRemove: []string{"prometheus://prometheus/g/alert/Declared"}}})
-	p.UseSelector(sel)
-	if err := p.Init(); err != nil {
+	if err := p.Init(collectors.Env{Selector: sel, Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -205,13 +205,20 @@ func TestReadsSayWhatEachUnitRead(t *testing.T) {
 	})
 }
 
-// When no file can be read the source fails with an error that names the
-// file once (its own unit's error does not name it at all).
+// When no file can be read the source fails with an error that names each
+// file once (its own unit's error does not name it at all). A lone file's
+// error is the source's own, and the file is named by the unit it is
+// recorded at.
 func TestNoFileReadNamesTheFileOnce(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"rules/broken.yml": "groups:\n  - name: [\n"})
-	_, err := collectortest.Collect(t, fileCollector(t, dir, "rules/*.yml"))
-	if err == nil || strings.Count(err.Error(), "broken.yml") != 1 || strings.Count(err.Error(), "prometheus source") != 1 {
-		t.Errorf("Collect() = %v, want the source failed, naming rules/broken.yml once", err)
+	dir := writeFiles(t, map[string]string{"rules/broken.yml": "groups:\n  - name: [\n", "rules/more/x.yml": "groups:\n  - name: [\n"})
+	_, err := collectortest.Collect(t, fileCollector(t, dir, "rules/*.yml", "rules/more/x.yml"))
+	if err == nil || strings.Count(err.Error(), "broken.yml") != 1 || strings.Count(err.Error(), "more/x.yml") != 1 {
+		t.Errorf("Collect() = %v, want the source failed, naming rules/broken.yml and rules/more/x.yml once", err)
+	}
+	sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules/*.yml"))
+	if err == nil || strings.Contains(err.Error(), "broken.yml") || strings.Count(err.Error(), "prometheus source") != 1 ||
+		len(sink.Errors) != 1 || sink.Errors[0].Scope != "rules/broken.yml" || sink.Errors[0].Error != err.Error() {
+		t.Errorf("Collect() = %v, errors %+v: want the source failed with the error of rules/broken.yml, recorded at it", err, sink.Errors)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/prometheus"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
@@ -43,8 +44,7 @@ func apiSource(t *testing.T, url, name string) collectors.Instance {
 	p := prometheus.New()
 	p.URL, p.Timeout, p.GroupLimit = url, 5*time.Second, 1
 	p.Retry = remote.RetryPolicy{Attempts: 2, Base: 10 * time.Millisecond}
-	p.SetSourceName(name)
-	if err := p.Init(); err != nil {
+	if err := p.Init(collectors.Env{Source: name, Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	return collectors.Instance{Name: name, Type: "prometheus", Collector: p}
@@ -98,7 +98,7 @@ func TestRealServerAgreesWithItsRuleFile(t *testing.T) {
 	fromAPI := byName(t, apiSource(t, realProm(t), "prom").Collector)
 	p := prometheus.New()
 	p.RuleFiles = []string{"testdata/realserver/rules.yml"}
-	if err := p.Init(); err != nil {
+	if err := p.Init(collectors.Env{Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	fromFile := byName(t, p)
