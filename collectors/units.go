@@ -76,6 +76,13 @@ type UnitCollector interface {
 	CollectUnit(ctx context.Context, unit string, sink Sink) error
 }
 
+// ConcurrentUnits is implemented by collectors whose units may be read
+// at once (one call per Airflow DAG): the framework reads at most
+// UnitConcurrency of them at a time; otherwise one after another.
+type ConcurrentUnits interface {
+	UnitConcurrency() int
+}
+
 // CollectAll reads every unit of c into sink, the way Run reads a source:
 // a unit's error is recorded at that unit and the rest go on, and the
 // error returned fails the source (the declaration failed, no unit
@@ -99,30 +106,48 @@ func collectUnits(ctx context.Context, c UnitCollector, sink Sink, keep func([]s
 		}
 	}
 	w := &watchedSink{Sink: sink, units: units}
-	var failures []error
-	answered := 0
-	for _, u := range units {
-		err := c.CollectUnit(ctx, u, w)
+	limit := 1
+	if cu, ok := c.(ConcurrentUnits); ok {
+		limit = max(cu.UnitConcurrency(), 1)
+	}
+	// Each unit's error at its index, so the source's error lists them in
+	// the declared order however the reads interleave.
+	failed := make([]error, len(units))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, limit)
+	for i, u := range units {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			break
 		}
-		if err != nil {
-			w.AddError(u, err)
-			failures = append(failures, err)
-			continue
-		}
-		answered++
-		if !w.touched(u) {
-			w.AddError(u, fmt.Errorf("the collector declared unit %s and returned without reading it", orWhole(u)))
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			err := c.CollectUnit(ctx, u, w)
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				w.AddError(u, err)
+				failed[i] = err
+			} else if !w.touched(u) {
+				w.AddError(u, fmt.Errorf("the collector declared unit %s and returned without reading it", orWhole(u)))
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for _, err := range failed {
+		if err == nil {
+			return nil // a unit answered
 		}
 	}
-	if answered == 0 {
-		if len(units) == 1 {
-			return failures[0]
-		}
-		return fmt.Errorf("no unit answered (%s): %w", strings.Join(units, ", "), errors.Join(failures...))
+	if len(units) == 1 {
+		return failed[0]
 	}
-	return nil
+	return fmt.Errorf("no unit answered (%s): %w", strings.Join(units, ", "), errors.Join(failed...))
 }
 
 func orWhole(unit string) string {

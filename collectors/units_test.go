@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +35,7 @@ func (u *unitsCollector) CollectUnit(_ context.Context, unit string, s Sink) err
 	return nil
 }
 
-func coverageOf(t *testing.T, c *unitsCollector) model.Coverage {
+func coverageOf(t *testing.T, c Collector) model.Coverage {
 	t.Helper()
 	est, err := Run(context.Background(), []Instance{{Name: "src", Type: "toy", Collector: c}}, 1, time.Time{})
 	if err != nil {
@@ -153,5 +154,44 @@ func TestDecodeHandsTheEnv(t *testing.T) {
 	env := in.Collector.(*unitsCollector).env
 	if env.Source != "mine" || env.Selector == nil || !env.Now().Equal(at) || env.Path("plans") != "/etc/bfaudit/plans" {
 		t.Errorf("env = %+v", env)
+	}
+}
+
+// concurrentCollector reads its units at most limit at a time.
+type concurrentCollector struct {
+	unitsCollector
+	limit        int
+	mu           sync.Mutex
+	now, highest int
+}
+
+func (c *concurrentCollector) UnitConcurrency() int { return c.limit }
+
+func (c *concurrentCollector) CollectUnit(_ context.Context, unit string, s Sink) error {
+	c.mu.Lock()
+	c.now++
+	c.highest = max(c.highest, c.now)
+	c.mu.Unlock()
+	time.Sleep(5 * time.Millisecond)
+	c.mu.Lock()
+	c.now--
+	c.mu.Unlock()
+	if unit == "d3" {
+		return errors.New("HTTP 500")
+	}
+	s.AddRead(unit, "dags", 1, 0)
+	return nil
+}
+
+// A collector that declares its units may be read at once is read at
+// most that many at a time, with the same per-unit errors.
+func TestUnitsReadConcurrentlyWithinTheLimit(t *testing.T) {
+	c := &concurrentCollector{unitsCollector: unitsCollector{units: []string{"d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8"}}, limit: 3}
+	cov := coverageOf(t, c)
+	if c.highest < 2 || c.highest > 3 {
+		t.Errorf("at most %d at once, saw %d", c.limit, c.highest)
+	}
+	if cov.Status != model.CoverageDegraded || len(cov.Errors) != 1 || !errorAt(cov, "d3", "HTTP 500") {
+		t.Errorf("one unit failed: %+v", cov)
 	}
 }
