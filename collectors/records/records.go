@@ -5,7 +5,8 @@
 // the file's path as reported in Location.Path (relative to the config
 // file's directory when under it, with "/" separators). A directory that
 // cannot be listed is an error at the directory's path, which covers every
-// file below it.
+// file below it. The source declares as units the configured paths, files
+// or folders, and the CODEOWNERS file.
 package records
 
 import (
