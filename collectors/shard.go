@@ -65,12 +65,18 @@ func ShardInstances(instances []Instance, spec ShardSpec, every func(Instance) b
 	specs := make(map[string]model.ShardSpec, len(instances))
 	var run []Instance
 	for _, in := range instances {
-		in, isSplit := split(in, spec)
 		owner := ShardOf(in.Name, spec.Count)
 		ss := model.ShardSpec{Index: spec.Index, Count: spec.Count, Owner: owner}
-		switch {
-		case every != nil && every(in):
+		if every != nil && every(in) {
+			// Read whole in every shard: not split, or a plan source
+			// with units would give each shard a slice of the plans.
 			ss.Mode, ss.Owner = model.ShardEvery, spec.Index
+			specs[in.Name] = ss
+			run = append(run, in)
+			continue
+		}
+		in, isSplit := split(in, spec)
+		switch {
 		case isSplit:
 			ss.Mode, ss.Owner = model.ShardSplit, spec.Index
 		case owner == spec.Index:

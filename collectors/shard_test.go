@@ -2,7 +2,9 @@ package collectors
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -70,5 +72,22 @@ func TestShardInstancesPartition(t *testing.T) {
 	}
 	if owners["whole-1"] != 1 || owners["whole-2"] != 1 {
 		t.Errorf("whole sources collected %v times", owners)
+	}
+}
+
+// A source read in every shard (the plans) reads all its units in each:
+// a shard with a slice of the plans would miss the others' backfills.
+func TestEveryShardReadsAllUnits(t *testing.T) {
+	units := []string{"plans/a.yaml", "plans/b.yaml", "plans/c.yaml", "records"}
+	for i := range 3 {
+		c := &unitsCollector{units: units}
+		run, specs := ShardInstances([]Instance{{Name: "plans", Type: "records", Collector: c}}, ShardSpec{Index: i, Count: 3},
+			func(in Instance) bool { return in.Type == "records" })
+		if _, err := Run(context.Background(), run, 1, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if specs["plans"].Mode != model.ShardEvery || !slices.Equal(c.seen, units) {
+			t.Errorf("shard %d: mode %s read %v; want every unit", i, specs["plans"].Mode, c.seen)
+		}
 	}
 }

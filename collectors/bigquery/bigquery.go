@@ -6,7 +6,6 @@ package bigquery
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -116,18 +115,15 @@ type Collector struct {
 // SampleConfig returns the documented sources entry.
 func (c *Collector) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector used to recognise backfill machinery.
-func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
-
-// SetClock makes "expired" mean expired at the audit's time (--now).
-func (c *Collector) SetClock(now func() time.Time) { c.now = now }
-
 // ReadsLineage says this source reads lineage: the query jobs are read for lineage only when configured.
 func (c *Collector) ReadsLineage() bool { return c.Lineage.Jobs }
 
 // Init validates the config and builds the clients with Application
-// Default Credentials unless they were handed in.
-func (c *Collector) Init() error {
+// Default Credentials unless they were handed in. The selector recognises
+// backfill machinery; the clock makes "expired" mean expired at the
+// audit's time (--now).
+func (c *Collector) Init(env collectors.Env) error {
+	c.sel, c.now = env.Selector, env.Now
 	if err := gcp.CheckProjects(c.Projects, "datasets"); err != nil {
 		return err
 	}
@@ -160,12 +156,6 @@ func (c *Collector) Init() error {
 	}
 	if c.BillingProject == "" {
 		c.BillingProject = c.Projects[0]
-	}
-	if c.sel == nil {
-		c.sel = correlate.MustSelector()
-	}
-	if c.now == nil {
-		c.now = time.Now
 	}
 	endpoint, err := c.endpointOptions()
 	if err != nil {
@@ -234,31 +224,20 @@ func (c *Collector) Close() error {
 	return c.client.Close()
 }
 
-// Collect reads each project; one that refuses is recorded against that
-// project and the rest go on. Only when no project answered does it fail.
-func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
-	tie := iamcond.NewMatcher(c.sel, c.Principals)
-	var failures []error
-	answered := 0
-	for _, p := range c.Projects {
-		if err := c.collectProject(ctx, p, tie, sink); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			sink.AddError(p, err)
-			failures = append(failures, err)
-		} else {
-			answered++
-		}
-		if c.Lineage.Jobs {
-			// Its own unit: the history answers or not apart from the listing.
-			c.collectJobs(ctx, p, sink)
-		}
+// Units are the configured projects.
+func (c *Collector) Units(context.Context) ([]string, error) { return c.Projects, nil }
+
+// CollectUnit reads one project's datasets and, when configured, its job
+// history: its own unit, which answers or not apart from the listing.
+func (c *Collector) CollectUnit(ctx context.Context, project string, sink collectors.Sink) error {
+	err := c.collectProject(ctx, project, iamcond.NewMatcher(c.sel, c.Principals), sink)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	if answered == 0 {
-		return fmt.Errorf("bigquery: no project answered: %w", errors.Join(failures...))
+	if c.Lineage.Jobs {
+		c.collectJobs(ctx, project, sink)
 	}
-	return nil
+	return err
 }
 
 // collectProject lists the datasets, then reads them a bounded number at a

@@ -12,6 +12,7 @@ import (
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/option"
 )
@@ -105,20 +106,26 @@ func newCollector(t *testing.T, srvURL string, projects ...string) *Collector {
 		MaxBytesBilled:     oneGiB,
 		Timeout:            5 * time.Second,
 		Endpoint:           srvURL,
-		now:                func() time.Time { return now },
 		retry:              remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions:      []option.ClientOption{option.WithoutAuthentication()},
 	}
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv()); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	return c
 }
 
+// testEnv is the Env of the tests' audit, at now.
+func testEnv() collectors.Env { return envAt(func() time.Time { return now }) }
+
+func envAt(now func() time.Time) collectors.Env {
+	return collectors.Env{Source: "bigquery", Selector: correlate.MustSelector(), Now: now}
+}
+
 func collect(t *testing.T, c *Collector) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink
@@ -236,9 +243,10 @@ func TestPermissionDeniedDegradesOneProject(t *testing.T) {
 
 func TestNoProjectAnsweredFails(t *testing.T) {
 	f := estate(t)
+	f.denied["p-denied-too"] = true
 	srv := f.start()
-	err := newCollector(t, srv.URL, "p-denied").Collect(context.Background(), collectors.NewTestSink())
-	if err == nil || !strings.Contains(err.Error(), "no project answered") {
+	err := collectors.Collect(context.Background(), newCollector(t, srv.URL, "p-denied", "p-denied-too"), collectors.NewTestSink())
+	if err == nil || !strings.Contains(err.Error(), "no unit answered (p-denied, p-denied-too)") {
 		t.Fatalf("want failure, got %v", err)
 	}
 }
@@ -316,7 +324,7 @@ func TestInitErrorsNameTheKey(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.c.clientOptions = []option.ClientOption{option.WithoutAuthentication()}
-			err := tt.c.Init()
+			err := tt.c.Init(envAt(time.Now))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Init() = %v; want %q", err, tt.want)
 			}

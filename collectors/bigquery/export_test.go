@@ -34,7 +34,7 @@ func NewFaultFixture(t *testing.T) (*Collector, *FaultFake) {
 	c.Principals = []Principal{{Member: "serviceAccount:bf-7001@proj.iam.gserviceaccount.com", BackfillID: "BF-7001"}}
 	c.client = nil
 	c.Lineage = Lineage{Jobs: true, Region: "US"}
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })

@@ -16,7 +16,7 @@ func lineageCollector(t *testing.T, f *fakeBQ, projects ...string) *Collector {
 	c := newCollector(t, srv.URL, projects...)
 	c.client = nil
 	c.Lineage = Lineage{Jobs: true, Region: "US"}
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
@@ -165,7 +165,7 @@ func TestJobHistoryRowCap(t *testing.T) {
 			c := newCollector(t, srv.URL, "p-one")
 			c.client = nil
 			c.Lineage = Lineage{Jobs: true, Region: "region-us", MaxRows: tt.max}
-			if err := c.Init(); err != nil {
+			if err := c.Init(testEnv()); err != nil {
 				t.Fatal(err)
 			}
 			sink := collect(t, c)
@@ -200,7 +200,7 @@ func TestJobHistoryConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &Collector{Projects: []string{"p-one"}, Timeout: time.Second, MaxBytesBilled: oneGiB, Lineage: Lineage{Jobs: true}}
 			tt.edit(c)
-			err := c.Init()
+			err := c.Init(envAt(time.Now))
 			if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
 				t.Errorf("Init: %v; want an error naming %s", err, tt.wantErr)
 			}

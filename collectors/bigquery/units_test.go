@@ -9,7 +9,7 @@ import (
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
-var _ collectors.Clocked = (*Collector)(nil)
+var _ collectors.UnitCollector = (*Collector)(nil)
 
 // A dataset whose tables cannot be listed is recorded at
 // JoinScope(project, dataset), the unit its tables and ACL entries carry;
@@ -70,7 +70,9 @@ func TestClockFromTheAudit(t *testing.T) {
 	f := estate(t)
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
-	c.SetClock(func() time.Time { return mar1.AddDate(0, 0, 1) })
+	if err := c.Init(envAt(func() time.Time { return mar1.AddDate(0, 0, 1) })); err != nil {
+		t.Fatal(err)
+	}
 	sink := collect(t, c)
 	if a := sink.Artifact("bigquery://p-one/analytics/bf_1234_events_fix"); a == nil || a.State != model.StateExpired {
 		t.Errorf("a table past its expiration at the audit's time: %+v", a)

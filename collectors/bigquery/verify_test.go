@@ -45,7 +45,7 @@ func verifier(t *testing.T, f *fakeBQ) *Collector {
 	c := newCollector(t, srv.URL, "p-one")
 	c.RunValidation = true
 	c.client = nil
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })

@@ -91,15 +91,12 @@ func BenchmarkOrganization2000Projects(b *testing.B) {
 		sel := correlate.MustSelector()
 		var instances []collectors.Collector
 		for _, en := range entries {
-			in, err := collectors.Decode(en, collectors.Env{Selector: sel})
+			in, err := collectors.Decode(en, collectors.Env{Selector: sel, Now: func() time.Time { return auditNow }})
 			if err != nil {
 				b.Fatal(err)
 			}
 			if cl, ok := in.Collector.(interface{ Close() error }); ok {
 				b.Cleanup(func() { cl.Close() })
-			}
-			if c, ok := in.Collector.(collectors.Clocked); ok {
-				c.SetClock(func() time.Time { return auditNow })
 			}
 			instances = append(instances, in.Collector)
 		}

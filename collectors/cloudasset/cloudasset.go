@@ -89,7 +89,7 @@ type Collector struct {
 	sel     *correlate.Selector
 	retry   remote.RetryPolicy
 	now     func() time.Time
-	baseDir string
+	baseDir string // the config file's folder, for relative file paths
 	// maxPages bounds one search's pages; 0 is remote.DefaultMaxPages (tests lower it).
 	maxPages int
 	// clientOptions are added to the options Init builds the client with.
@@ -99,16 +99,6 @@ type Collector struct {
 // SampleConfig returns the documented sources entry.
 func (c *Collector) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector used to recognise backfill machinery.
-func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
-
-// SetClock makes "expired" mean expired at the audit's time (--now).
-func (c *Collector) SetClock(now func() time.Time) { c.now = now }
-
-// SetBaseDir resolves relative file paths against the config file's
-// directory.
-func (c *Collector) SetBaseDir(dir string) { c.baseDir = dir }
-
 var (
 	scopeRE  = regexp.MustCompile(`^(organizations/[0-9]+|folders/[0-9]+|projects/[a-z0-9][a-z0-9.:-]*)$`)
 	prefixRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -116,7 +106,11 @@ var (
 
 // Init validates the config and builds the REST client (Application
 // Default Credentials) unless one was handed in or only files are read.
-func (c *Collector) Init() error {
+// The selector recognises backfill machinery, the clock makes "expired"
+// mean expired at the audit's time (--now), and relative file paths are
+// read from the config file's folder.
+func (c *Collector) Init(env collectors.Env) error {
+	c.sel, c.now, c.baseDir = env.Selector, env.Now, env.BaseDir
 	if len(c.Scopes) == 0 && len(c.Files) == 0 {
 		return errors.New("scopes: missing; list organizations/N, folders/N or projects/P to search (or files: gcloud asset output to read)")
 	}
@@ -146,12 +140,6 @@ func (c *Collector) Init() error {
 	}
 	if c.OwnerLabel == "" {
 		c.OwnerLabel = defaultOwnerLabel
-	}
-	if c.sel == nil {
-		c.sel = correlate.MustSelector()
-	}
-	if c.now == nil {
-		c.now = time.Now
 	}
 	if err := c.checkPrefixes(); err != nil {
 		return err

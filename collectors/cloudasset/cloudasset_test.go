@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/option"
@@ -23,12 +24,17 @@ func newCollector(t testing.TB, url string, scopes ...string) *Collector {
 		retry:         remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions: []option.ClientOption{option.WithoutAuthentication()},
 	}
-	c.SetClock(func() time.Time { return auditNow })
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv("")); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// testEnv is the Env of the tests' audit, at auditNow, with files read
+// from dir.
+func testEnv(dir string) collectors.Env {
+	return collectors.Env{Source: "cloudasset", Selector: correlate.MustSelector(), BaseDir: dir, Now: func() time.Time { return auditNow }}
 }
 
 func collect(t testing.TB, c collectors.Collector) *collectors.TestSink {

@@ -11,18 +11,25 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// Collect reads the files, searches each scope, completes what the
+// Units is the whole source: the files and every scope's searches make one
+// inventory, which the follow-up searches complete, before any artifact
+// can be built (a dataset of one search, its tables in another's; a key
+// under the account a binding of another project found). Which projects
+// an organization or a file holds is known only once they are read.
+func (c *Collector) Units(context.Context) ([]string, error) { return []string{""}, nil }
+
+// CollectUnit reads the files, searches each scope, completes what the
 // searches found with follow-up searches, and emits the artifacts.
 //
-// Units are the per-project collectors' (a project, its datasets, topics,
+// Scopes are the per-project collectors' (a project, its datasets, topics,
 // subscriptions and accounts): every artifact carries the unit bigquery,
 // pubsub or gcpiam would give it. A search of projects/P that fails (any
 // page, or paging that never ends) is recorded at P; a search of a folder
 // or an organization that fails, at the whole source, since which
 // projects it holds is exactly what did not answer. A follow-up that fails
 // is recorded at the units it was about. Only when no scope and no file
-// answered does Collect fail.
-func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
+// answered does the source fail.
+func (c *Collector) CollectUnit(ctx context.Context, _ string, sink collectors.Sink) error {
 	inv := newInventory()
 	var failures []error
 	answered := 0
@@ -241,6 +248,10 @@ func addReads(inv *inventory, b *built, sink collectors.Sink) {
 	})
 	for _, k := range keys {
 		sink.AddRead(k.unit, k.what, reads[k].n, reads[k].partial)
+	}
+	if len(keys) == 0 {
+		// Nothing found anywhere is an answer: none.
+		sink.AddRead("", "assets", 0, 0)
 	}
 }
 

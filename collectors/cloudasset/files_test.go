@@ -79,9 +79,7 @@ func offline(t *testing.T, dir string, files ...string) *Collector {
 	t.Helper()
 	c := &Collector{Files: files, Timeout: time.Second,
 		Principals: []Principal{{Member: "serviceAccount:" + faultAccount, BackfillID: "BF-7001"}}}
-	c.SetBaseDir(dir)
-	c.SetClock(func() time.Time { return auditNow })
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv(dir)); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	return c
@@ -137,7 +135,7 @@ func TestBadFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			c := offline(t, dir, writeFile(t, dir, "f.json", []byte(tc.body)))
-			err := c.Collect(context.Background(), collectors.NewTestSink())
+			err := collectors.Collect(context.Background(), c, collectors.NewTestSink())
 			if err == nil || !strings.Contains(err.Error(), "f.json") || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v; want the file named and %q", err, tc.want)
 			}
@@ -145,7 +143,7 @@ func TestBadFiles(t *testing.T) {
 	}
 	t.Run("missing", func(t *testing.T) {
 		dir := t.TempDir()
-		err := offline(t, dir, "nope.json").Collect(context.Background(), collectors.NewTestSink())
+		err := collectors.Collect(context.Background(), offline(t, dir, "nope.json"), collectors.NewTestSink())
 		if err == nil || !strings.Contains(err.Error(), "nope.json") || strings.Contains(err.Error(), dir) {
 			t.Fatalf("err %v; want the file named as configured", err)
 		}
@@ -191,7 +189,7 @@ func TestBadExportLine(t *testing.T) {
 	body := "\n{\"asset_type\":\"bigquery.googleapis.com/Table\",\"resource\":{}}\n[1]\n"
 	dir := t.TempDir()
 	sink := collectors.NewTestSink()
-	_ = offline(t, dir, writeFile(t, dir, "export.json", []byte(body))).Collect(context.Background(), sink)
+	_ = collectors.Collect(context.Background(), offline(t, dir, writeFile(t, dir, "export.json", []byte(body))), sink)
 	var msgs []string
 	for _, e := range sink.Errors {
 		msgs = append(msgs, e.Error)

@@ -94,7 +94,7 @@ func TestHostileServers(t *testing.T) {
 			c := &Collector{Scopes: []string{"projects/bad", "projects/proj"}, Endpoint: srv.URL, Timeout: timeout, maxPages: 100,
 				Principals:    []Principal{{Member: "serviceAccount:" + faultAccount, BackfillID: "BF-7001"}},
 				clientOptions: []option.ClientOption{option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: hostile.Canary}))}}
-			if err := c.Init(); err != nil {
+			if err := c.Init(testEnv("")); err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()

@@ -49,15 +49,18 @@ func TestRetryInfoBeyondBudgetNotWaited(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sink := collectors.NewTestSink()
-	err := c.Collect(ctx, sink)
+	err := collectors.Collect(ctx, c, sink)
 	if ctx.Err() != nil {
 		t.Fatal("Collect waited for the server's RetryInfo")
 	}
 	if err == nil || !strings.Contains(err.Error(), "beyond the retry budget") {
 		t.Fatalf("err %v; want the budget named", err)
 	}
-	if len(sink.Errors) != 2 || sink.Errors[0].Scope != "proj" || sink.Errors[1].Scope != "other" {
-		t.Fatalf("errors %+v; want one at each project", sink.Errors)
+	// The source is one unit: the framework records its failure at the
+	// whole source, after each project's.
+	if len(sink.Errors) != 3 || sink.Errors[0].Scope != "proj" || sink.Errors[1].Scope != "other" ||
+		sink.Errors[2].Scope != "" || !strings.HasPrefix(sink.Errors[2].Error, "cloudasset: no scope or file answered") {
+		t.Fatalf("errors %+v; want one at each project and the source's", sink.Errors)
 	}
 	if f.calls() != 2 {
 		t.Errorf("%d calls; want one per scope", f.calls())

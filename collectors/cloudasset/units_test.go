@@ -1,6 +1,7 @@
 package cloudasset
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -95,5 +96,22 @@ func TestDeclaredTerms(t *testing.T) {
 	}
 	if n := len(c.resourceQueries()); n != 1+3 {
 		t.Errorf("%d queries for 46 declared tables; want the filter and 3 batches of at most %d", n, batchSize)
+	}
+}
+
+// The source is one unit, the whole of it: a search that finds nothing
+// answers that it read none, not "declared and not read".
+func TestNothingFoundAnswers(t *testing.T) {
+	f := newFakeAsset(t, &fxEstate{})
+	c := newCollector(t, f.start().URL, "projects/empty")
+	if units, err := c.Units(context.Background()); err != nil || len(units) != 1 || units[0] != "" {
+		t.Fatalf("units %q, %v; want the whole source", units, err)
+	}
+	sink := collect(t, c)
+	if len(sink.Errors) != 0 || len(sink.Artifacts) != 0 {
+		t.Errorf("errors %+v, artifacts %v", sink.Errors, uris(sink))
+	}
+	if n, _ := sink.Read("", "assets"); n != 0 || len(sink.Reads) != 1 {
+		t.Errorf("reads %+v; want none read, said", sink.Reads)
 	}
 }

@@ -103,7 +103,7 @@ func (c *Collector) ReadsLineage() bool { return true }
 
 // Init validates the config and builds the client with Application
 // Default Credentials unless one was handed in.
-func (c *Collector) Init() error {
+func (c *Collector) Init(collectors.Env) error {
 	if err := gcp.CheckProjects(c.Projects, "lineage"); err != nil {
 		return err
 	}
@@ -173,30 +173,27 @@ func runsScope(project, location string) string {
 	return model.JoinScope(project, location, "runs")
 }
 
-// Collect reads each project and location on its own: one that fails is
-// recorded there and the others go on. Only when none answered does it
-// fail.
-func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
-	var failures []error
-	answered := 0
+// Units are the configured projects, each in each location.
+func (c *Collector) Units(context.Context) ([]string, error) {
+	var units []string
 	for _, p := range c.Projects {
 		for _, l := range c.Locations {
-			err := c.collectUnit(ctx, p, l, sink)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if err != nil {
-				sink.AddError(linksScope(p, l), err)
-				failures = append(failures, err)
-				continue
-			}
-			answered++
+			units = append(units, linksScope(p, l))
 		}
 	}
-	if answered == 0 {
-		return fmt.Errorf("datalineage: no project and location answered: %w", errors.Join(failures...))
+	return units, nil
+}
+
+// CollectUnit reads one project and location.
+func (c *Collector) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	for _, p := range c.Projects {
+		for _, l := range c.Locations {
+			if linksScope(p, l) == unit {
+				return c.collectUnit(ctx, p, l, sink)
+			}
+		}
 	}
-	return nil
+	return fmt.Errorf("datalineage: %s is no configured project and location", unit)
 }
 
 // collectUnit emits one project and location's edges once all of them

@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/datacatalog/lineage/apiv1/lineagepb"
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"google.golang.org/grpc/codes"
@@ -50,7 +51,7 @@ func graph(f *fakeLineage) {
 func collect(t *testing.T, c *Collector) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink
@@ -225,7 +226,7 @@ func TestMaxLinksIsAnError(t *testing.T) {
 	c := newCollector(t, f.serve(t), []string{"p-one"}, []string{"us"}, orders)
 	c.MaxLinks = 2
 	sink := collectors.NewTestSink()
-	err := c.Collect(context.Background(), sink)
+	err := collectors.Collect(context.Background(), c, sink)
 	if err == nil || !strings.Contains(err.Error(), "more than max_links (2)") {
 		t.Fatalf("Collect: %v; want the cap (the only unit)", err)
 	}
@@ -252,7 +253,7 @@ func TestConfigErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := base()
 			tt.edit(c)
-			if err := c.Init(); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			if err := c.Init(collectors.Env{Source: "datalineage", Selector: correlate.MustSelector(), Now: time.Now}); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("Init: %v; want an error starting %q", err, tt.want)
 			}
 		})

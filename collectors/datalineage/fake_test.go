@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/datacatalog/lineage/apiv1/lineagepb"
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
@@ -227,7 +229,7 @@ func newCollector(t *testing.T, opts []option.ClientOption, projects []string, l
 		Timeout:       2 * time.Second,
 		retry:         remote.RetryPolicy{Attempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions: opts}
-	if err := c.Init(); err != nil {
+	if err := c.Init(collectors.Env{Source: "datalineage", Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })

@@ -6,9 +6,10 @@
 // Units: every manifest and every run_results file is one unit, its scope
 // path being the file's path relative to the config file's directory
 // ("/"-separated). A manifest that cannot be read or parsed is an error at
-// its path, and nothing from it is reported; when no manifest reads, the
-// source fails. A run_results file that cannot be read is an error at its
-// path, and the builds it may have held are not concluded from the others.
+// its path, and nothing from it is reported. Every run_results file is
+// read first, by Units: each manifest's builds are the latest of all
+// runs. A run_results file that cannot be read is an error at its path,
+// and the builds it may have held are not concluded from the others.
 // Only local files are read (no gs:// or other object store).
 package dbt
 
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -52,18 +54,27 @@ type DBT struct {
 	// build of each node counts.
 	RunResults []string `mapstructure:"run_results"`
 
-	// Base resolves relative paths: the config file's directory.
-	Base string `mapstructure:"-"`
-
+	env   collectors.Env
 	notes []string
+	// runs and parts are this run's, set by Units: every manifest's
+	// builds are the latest across every run_results file read.
+	runs  *latest
+	parts map[string]*part
+}
+
+// part is what one declared unit holds: a run_results file, read by
+// Units, a manifest, read by CollectUnit, or the failure of a glob at
+// its directory.
+type part struct {
+	runPath, manifestPath string
+	run                   *RunResults
+	runErr                error
+	errs                  []error
 }
 
 // Notes says which runs built nothing (a dbt compile, docs generate, test
 // ...): their results are read, and none is a build.
 func (d *DBT) Notes() []string { return d.notes }
-
-// SetBaseDir resolves relative paths against the config file's directory.
-func (d *DBT) SetBaseDir(dir string) { d.Base = dir }
 
 // SampleConfig documents the source entry.
 func (d *DBT) SampleConfig() string { return sample }
@@ -72,7 +83,8 @@ func (d *DBT) SampleConfig() string { return sample }
 func (d *DBT) ReadsLineage() bool { return true }
 
 // Init checks the config.
-func (d *DBT) Init() error {
+func (d *DBT) Init(env collectors.Env) error {
+	d.env = env
 	if len(d.Manifests) == 0 {
 		return errors.New("manifests: missing; list dbt manifest.json files, target directories or glob patterns")
 	}
@@ -98,60 +110,87 @@ func (d *DBT) Init() error {
 
 // Inputs are the manifests and run results, files, folders or globs.
 func (d *DBT) Inputs() []collectors.Input {
-	return append(collectors.Inputs(d.Base, "manifests", d.Manifests), collectors.Inputs(d.Base, "run_results", d.RunResults)...)
+	return append(collectors.Inputs(d.env.BaseDir, "manifests", d.Manifests), collectors.Inputs(d.env.BaseDir, "run_results", d.RunResults)...)
 }
 
-// Collect reads every run, then every manifest, and reports each
-// manifest's edges and builds. A unit that fails is recorded at its path.
+// Units are the run_results files and the manifests the entries name (the
+// directory of a glob that failed, to say so). Every run_results file is
+// read here: each manifest's builds are the latest across all of them.
+func (d *DBT) Units(ctx context.Context) ([]string, error) {
+	d.notes, d.runs, d.parts = nil, newLatest(), map[string]*part{}
+	var units []string
+	at := func(scope string) *part {
+		p := d.parts[scope]
+		if p == nil {
+			p = &part{}
+			d.parts[scope] = p
+			units = append(units, scope)
+		}
+		return p
+	}
+	failed := func(scope string, err error) { at(scope).errs = append(at(scope).errs, err) }
+	for _, path := range d.expand(d.RunResults, "run_results.json", failed) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		scope := d.unit(path)
+		p := at(scope)
+		p.runPath = path
+		if p.run, p.runErr = readWith(path, scope, ParseRunResults); p.runErr == nil {
+			d.runs.add(scope, p.run)
+		}
+	}
+	for _, path := range d.expand(d.Manifests, "manifest.json", failed) {
+		at(d.unit(path)).manifestPath = path
+	}
+	return units, nil
+}
+
+// CollectUnit reports a run_results file and reads a manifest, with its
+// edges and builds.
 //
 // Each unit says what it read: a manifest its nodes (sources included)
 // and the edges it gave, a run_results file its results and how many of
 // them are builds.
-func (d *DBT) Collect(ctx context.Context, sink collectors.Sink) error {
-	d.notes = nil
-	runs := newLatest()
-	for _, path := range d.expand(d.RunResults, "run_results.json", sink) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		scope := d.unit(path)
-		run, err := readWith(path, scope, ParseRunResults)
-		if err != nil {
-			sink.AddError(scope, err)
-			continue
-		}
-		sink.AddRead(scope, "results", run.Read, 0)
-		sink.AddRead(scope, "builds", len(run.Results), 0)
-		if !run.Builds() && run.Read > 0 {
-			d.notes = append(d.notes, noteOf(scope, run))
-		}
-		runs.add(scope, run)
+func (d *DBT) CollectUnit(_ context.Context, scope string, sink collectors.Sink) error {
+	p := d.parts[scope]
+	if p == nil {
+		return fmt.Errorf("dbt: %s is not a unit of this run", scope)
 	}
-	read, failed := 0, 0
-	for _, path := range d.expand(d.Manifests, "manifest.json", sink) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		scope := d.unit(path)
-		m, err := readWith(path, scope, ParseManifest)
-		if err != nil {
-			sink.AddError(scope, err)
-			failed++
-			continue
-		}
-		read++
-		sink.AddRead(scope, "nodes", m.Nodes, 0)
-		sink.AddRead(scope, "edges", len(m.Edges), 0)
-		for _, e := range m.Edges {
-			e.Scope = scope
-			sink.AddEdge(e)
-		}
-		for _, r := range m.Relations {
-			sink.AddBuild(runs.build(r, scope))
+	errs := slices.Clone(p.errs)
+	if p.runPath != "" {
+		if p.runErr != nil {
+			errs = append(errs, p.runErr)
+		} else {
+			run := p.run
+			sink.AddRead(scope, "results", run.Read, 0)
+			sink.AddRead(scope, "builds", len(run.Results), 0)
+			if !run.Builds() && run.Read > 0 {
+				d.notes = append(d.notes, noteOf(scope, run))
+			}
 		}
 	}
-	if read == 0 {
-		return fmt.Errorf("dbt: no manifest could be read (%d failed, see the errors at their paths)", failed)
+	if p.manifestPath != "" {
+		if err := d.readManifest(p.manifestPath, scope, sink); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (d *DBT) readManifest(path, scope string, sink collectors.Sink) error {
+	m, err := readWith(path, scope, ParseManifest)
+	if err != nil {
+		return err
+	}
+	sink.AddRead(scope, "nodes", m.Nodes, 0)
+	sink.AddRead(scope, "edges", len(m.Edges), 0)
+	for _, e := range m.Edges {
+		e.Scope = scope
+		sink.AddEdge(e)
+	}
+	for _, r := range m.Relations {
+		sink.AddBuild(d.runs.build(r, scope))
 	}
 	return nil
 }
@@ -211,8 +250,8 @@ func atUnit(scope string, err error) error {
 // expand lists the files the entries name, resolved and each once. A
 // directory means the artifact of that name inside it; a glob whose
 // directory does not list, or that matches nothing, is an error at that
-// directory, so nothing it would have named is concluded.
-func (d *DBT) expand(entries []string, artifact string, sink collectors.Sink) []string {
+// directory (failed), so nothing it would have named is concluded.
+func (d *DBT) expand(entries []string, artifact string, failed func(scope string, err error)) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -230,19 +269,19 @@ func (d *DBT) expand(entries []string, artifact string, sink collectors.Sink) []
 		dir := safefile.FixedDir(path)
 		scope := d.unit(dir)
 		if _, err := os.ReadDir(dir); err != nil {
-			sink.AddError(scope, fmt.Errorf("%w (listing the directory of %s)", safefile.PlainError(dir, err), e))
+			failed(scope, fmt.Errorf("%w (listing the directory of %s)", safefile.PlainError(dir, err), e))
 			continue
 		}
 		matches, err := filepath.Glob(path)
 		switch {
 		case err != nil:
-			sink.AddError(scope, fmt.Errorf("%s: %w", e, err))
+			failed(scope, fmt.Errorf("%s: %w", e, err))
 			continue
 		case len(matches) == 0:
-			sink.AddError(scope, fmt.Errorf("%s matches no file", e))
+			failed(scope, fmt.Errorf("%s matches no file", e))
 			continue
 		case len(matches) > maxFiles:
-			sink.AddError(scope, fmt.Errorf("%s matches %d files, more than %d", e, len(matches), maxFiles))
+			failed(scope, fmt.Errorf("%s matches %d files, more than %d", e, len(matches), maxFiles))
 			continue
 		}
 		for _, m := range matches {
@@ -269,8 +308,8 @@ func artifactIn(path, artifact string) string {
 // the config file's directory, "/"-separated; the absolute path when it
 // lies outside.
 func (d *DBT) unit(path string) string {
-	if d.Base != "" {
-		if rel, err := filepath.Rel(d.Base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if base := d.env.BaseDir; base != "" {
+		if rel, err := filepath.Rel(base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return filepath.ToSlash(rel)
 		}
 	}
@@ -278,8 +317,5 @@ func (d *DBT) unit(path string) string {
 }
 
 func (d *DBT) resolve(p string) string {
-	if !filepath.IsAbs(p) && d.Base != "" {
-		return filepath.Join(d.Base, p)
-	}
-	return filepath.Clean(p)
+	return filepath.Clean(d.env.Path(p))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/dbt"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
@@ -56,8 +57,7 @@ func testdata(t *testing.T) string {
 func collect(t *testing.T, base string, manifests, runs []string) (*collectors.TestSink, error) {
 	t.Helper()
 	d := &dbt.DBT{Manifests: manifests, RunResults: runs}
-	d.SetBaseDir(base)
-	if err := d.Init(); err != nil {
+	if err := d.Init(collectors.Env{Source: "dbt", BaseDir: base, Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	return collectortest.Collect(t, d)
@@ -240,7 +240,7 @@ func TestInitRejectsBadConfig(t *testing.T) {
 		{dbt.DBT{Manifests: []string{"target"}, RunResults: []string{" "}}, "run_results[0]: empty path"},
 		{dbt.DBT{Manifests: []string{"runs/[/manifest.json"}}, "manifests[0]: \"runs/[/manifest.json\" is not a valid glob"},
 	} {
-		if err := c.d.Init(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := c.d.Init(collectors.Env{Source: "dbt", Selector: correlate.MustSelector(), Now: time.Now}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.d, err, c.want)
 		}
 	}

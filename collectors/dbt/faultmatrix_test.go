@@ -36,8 +36,7 @@ func unit(kind, scope string, runs bool) faultmatrix.Unit {
 			copyFile(t, "testdata/"+newerRun, filepath.Join(dir, newerRun))
 			d.RunResults = []string{"runs/*/run_results.json"}
 		}
-		d.SetBaseDir(dir)
-		if err := d.Init(); err != nil {
+		if err := d.Init(collectors.Env{Source: "dbt", BaseDir: dir, Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 			t.Fatal(err)
 		}
 		return d, func() {

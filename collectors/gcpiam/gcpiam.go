@@ -9,6 +9,8 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +63,8 @@ type Collector struct {
 	sel   *correlate.Selector
 	retry remote.RetryPolicy
 	now   func() time.Time
+	// survey is this run's, read by Units.
+	survey survey
 	// maxPages bounds one listing's pages; 0 is remote.DefaultMaxPages (tests lower it).
 	maxPages int
 	// clientOptions are added to the options Init builds clients with;
@@ -71,15 +75,12 @@ type Collector struct {
 // SampleConfig returns the documented sources entry.
 func (c *Collector) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector used to recognise backfill machinery.
-func (c *Collector) UseSelector(s *correlate.Selector) { c.sel = s }
-
-// SetClock makes "expired" mean expired at the audit's time (--now).
-func (c *Collector) SetClock(now func() time.Time) { c.now = now }
-
 // Init validates the config and builds the API clients with Application
-// Default Credentials unless they were handed in.
-func (c *Collector) Init() error {
+// Default Credentials unless they were handed in. The selector recognises
+// backfill machinery; the clock makes "expired" mean expired at the
+// audit's time (--now).
+func (c *Collector) Init(env collectors.Env) error {
+	c.sel, c.now = env.Selector, env.Now
 	if len(c.Projects) == 0 && len(c.Principals) == 0 {
 		return errors.New("projects: missing; list the project ids whose IAM policy to read (or principals to check keys of)")
 	}
@@ -98,12 +99,6 @@ func (c *Collector) Init() error {
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = 8
-	}
-	if c.sel == nil {
-		c.sel = correlate.MustSelector()
-	}
-	if c.now == nil {
-		c.now = time.Now
 	}
 	ctx := context.Background()
 	var hc option.ClientOption
@@ -153,31 +148,38 @@ func (c *Collector) endpoint(specific string, hc option.ClientOption) []option.C
 	return opts
 }
 
-// Collect reads every project concurrently. Units: a project's IAM
-// policy is the project ("p"); its service-account listing is
-// JoinScope(p, "serviceAccounts"); one account's keys are
-// JoinScope(p, "serviceAccounts", email), p being the project the account
-// was found through (see account.unit). A unit that refuses (no
-// permission, not found, no answer in time) is recorded there and the
-// others go on; only when nothing at all answered does Collect fail.
-func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
-	tie := iamcond.NewMatcher(c.sel, c.Principals)
-	var (
-		mu       sync.Mutex
-		answered int
-		failures []error
-	)
-	record := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			failures = append(failures, err)
-			return
-		}
-		answered++
-	}
+// survey is what Units read: each project's policy and account listing,
+// held for its unit, and the accounts whose keys each unit reads.
+type survey struct {
+	policies map[string]*buffer // by project
+	listings map[string]*buffer // by accountsScope(project)
+	keys     map[string][]account
+}
 
-	keyOwners := newAccountSet()
+// Units reads every project's IAM policy and service-account listing,
+// concurrently: the accounts whose keys are read, and the unit their keys
+// fall under, are known only once all of them answered (an account bound
+// in one project and listed in another is read once, under its listing).
+// The units are then:
+//
+//   - a project p, its IAM policy;
+//   - JoinScope(p, "serviceAccounts"), p's account listing and the keys of
+//     the accounts under it (account.unit), read a bounded number at a
+//     time; p is also one the account's e-mail names, or "-", for an
+//     account only declared (config or plan principals).
+//
+// A call that refuses (no permission, not found, no answer in time) is
+// the error of its unit, and the others go on.
+func (c *Collector) Units(ctx context.Context) ([]string, error) {
+	tie := iamcond.NewMatcher(c.sel, c.Principals)
+	s := survey{policies: map[string]*buffer{}, listings: map[string]*buffer{}, keys: map[string][]account{}}
+	for _, p := range c.Projects {
+		s.policies[p] = &buffer{}
+		if c.ListServiceAccounts {
+			s.listings[accountsScope(p)] = &buffer{}
+		}
+	}
+	accounts := newAccountSet()
 	sem := make(chan struct{}, c.Concurrency)
 	var wg sync.WaitGroup
 	for _, p := range c.Projects {
@@ -186,26 +188,61 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			err := c.collectBindings(ctx, p, tie, sink, keyOwners)
-			if err != nil {
-				sink.AddError(p, err)
-			}
-			record(err)
-			if c.ListServiceAccounts {
-				err := c.collectAccounts(ctx, p, tie, keyOwners, sink)
-				if err != nil {
-					sink.AddError(accountsScope(p), err)
-				}
-				record(err)
+			pol := s.policies[p]
+			pol.err = c.collectBindings(ctx, p, tie, pol, accounts)
+			if l := s.listings[accountsScope(p)]; l != nil {
+				l.err = c.collectAccounts(ctx, p, tie, accounts, l)
 			}
 		}()
 	}
 	wg.Wait()
-	keyOwners.addDeclared(tie, c.Principals, c.sel.Principals)
-	c.collectKeys(ctx, keyOwners.list(), sink, record)
-
-	if answered == 0 && len(failures) > 0 {
-		return fmt.Errorf("gcpiam: no project answered: %w", errors.Join(failures...))
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return ctx.Err()
+	accounts.addDeclared(tie, c.Principals, c.sel.Principals)
+	for _, a := range accounts.list() {
+		u := accountsScope(a.owner())
+		s.keys[u] = append(s.keys[u], a)
+	}
+	var units []string
+	declared := map[string]bool{}
+	declare := func(u string) {
+		if !declared[u] {
+			declared[u] = true
+			units = append(units, u)
+		}
+	}
+	for _, p := range c.Projects {
+		declare(p)
+		if u := accountsScope(p); s.listings[u] != nil || s.keys[u] != nil {
+			declare(u)
+		}
+	}
+	for _, u := range slices.Sorted(maps.Keys(s.keys)) {
+		declare(u) // keys of accounts of projects not configured
+	}
+	if len(units) == 0 {
+		// No project, and no declared principal is a service account:
+		// the source answers, with nothing to read.
+		units = []string{""}
+	}
+	c.survey = s
+	return units, nil
+}
+
+// CollectUnit reports a project's policy, or its account listing and
+// reads the keys of the accounts under it.
+func (c *Collector) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	if pol, ok := c.survey.policies[unit]; ok {
+		return pol.replay(sink)
+	}
+	var err error
+	if l, ok := c.survey.listings[unit]; ok {
+		err = l.replay(sink)
+	}
+	c.collectKeys(ctx, c.survey.keys[unit], sink)
+	if unit == "" {
+		sink.AddRead("", "service-account keys", 0, 0)
+	}
+	return err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/option"
 )
@@ -91,14 +92,20 @@ func newCollector(t *testing.T, srvURL string, projects ...string) *Collector {
 			{Member: "user:alice@example.com", BackfillID: "BF-1234"},
 			{Member: "serviceAccount:ext@p-other.iam.gserviceaccount.com", BackfillID: "BF-1234"},
 		},
-		now:           func() time.Time { return now },
 		retry:         remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions: []option.ClientOption{option.WithoutAuthentication()},
 	}
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv()); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	return c
+}
+
+// testEnv is the Env of the tests' audit, at now.
+func testEnv() collectors.Env { return envAt(func() time.Time { return now }) }
+
+func envAt(now func() time.Time) collectors.Env {
+	return collectors.Env{Source: "gcpiam", Selector: correlate.MustSelector(), Now: now}
 }
 
 func TestCollectGrants(t *testing.T) {
@@ -106,7 +113,7 @@ func TestCollectGrants(t *testing.T) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	if len(sink.Errors) != 0 {
@@ -167,7 +174,7 @@ func TestCollectKeys(t *testing.T) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	keyURI := func(project, email, id string) string {
@@ -237,7 +244,7 @@ func TestPermissionDeniedDegradesOneProject(t *testing.T) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one", "p-two")
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect should go on past one project's 403: %v", err)
 	}
 	if len(sink.Errors) != 2 {
@@ -264,8 +271,8 @@ func TestNothingAnsweredFails(t *testing.T) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
 	c.Principals = nil
-	err := c.Collect(context.Background(), collectors.NewTestSink())
-	if err == nil || !strings.Contains(err.Error(), "no project answered") {
+	err := collectors.Collect(context.Background(), c, collectors.NewTestSink())
+	if err == nil || !strings.Contains(err.Error(), "no unit answered (p-one, p-one/serviceAccounts)") {
 		t.Fatalf("want a failed source, got %v", err)
 	}
 }
@@ -280,7 +287,7 @@ func TestRateLimitRetried(t *testing.T) {
 	c.retry.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
 	c.Concurrency = 1 // waits is appended without a lock
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	if len(sink.Errors) != 0 {
@@ -308,7 +315,7 @@ func TestInitErrorsNameTheKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.c.Init()
+			err := tt.c.Init(envAt(time.Now))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Init() = %v; want %q", err, tt.want)
 			}

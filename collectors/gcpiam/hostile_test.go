@@ -104,7 +104,7 @@ func TestHostileServers(t *testing.T) {
 			if tc.unit != badProject {
 				c.Projects = []string{"p-one"}
 			}
-			if err := c.Init(); err != nil {
+			if err := c.Init(envAt(time.Now)); err != nil {
 				t.Fatal(err)
 			}
 			sink := collectortest.CollectBroken(t, c, tc.unit, tc.want)

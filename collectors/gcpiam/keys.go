@@ -72,7 +72,7 @@ func (c *Collector) collectAccounts(ctx context.Context, project string, tie iam
 // collectKeys reads the user-managed keys of each account, a bounded
 // number at a time: keys.list answers for one account only. One account's
 // failure is recorded at its unit (account.unit) and taints nothing else.
-func (c *Collector) collectKeys(ctx context.Context, accounts []account, sink collectors.Sink, record func(error)) {
+func (c *Collector) collectKeys(ctx context.Context, accounts []account, sink collectors.Sink) {
 	sem := make(chan struct{}, c.Concurrency)
 	var wg sync.WaitGroup
 	for _, a := range accounts {
@@ -81,11 +81,9 @@ func (c *Collector) collectKeys(ctx context.Context, accounts []account, sink co
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			err := c.accountKeys(ctx, a, sink)
-			if err != nil {
+			if err := c.accountKeys(ctx, a, sink); err != nil {
 				sink.AddError(a.unit(), err)
 			}
-			record(err)
 		}()
 	}
 	wg.Wait()

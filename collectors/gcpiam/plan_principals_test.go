@@ -29,16 +29,14 @@ func TestPlanPrincipalsKeysRead(t *testing.T) {
 		Projects:      []string{"p-two"},
 		Timeout:       5 * time.Second,
 		Endpoint:      srv.URL,
-		now:           func() time.Time { return now },
 		retry:         remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		clientOptions: []option.ClientOption{option.WithoutAuthentication()},
 	}
-	c.UseSelector(sel)
-	if err := c.Init(); err != nil {
+	if err := c.Init(collectors.Env{Source: "gcpiam", Selector: sel, Now: func() time.Time { return now }}); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	a := sink.Artifact("gcpiam://p-other/serviceAccounts/ext@p-other.iam.gserviceaccount.com/keys/k-ext")
@@ -62,7 +60,7 @@ func TestKeysSayWhetherTimeBoundAndUsable(t *testing.T) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	for _, tt := range []struct{ uri, want, login string }{

@@ -43,6 +43,12 @@ const (
 // the account was listed in, the one its e-mail names (declared), or the
 // one whose policy bound it.
 func (a account) unit() string {
+	return model.JoinScope(a.owner(), "serviceAccounts", a.email)
+}
+
+// owner is the project the account's keys fall under (see unit); "-"
+// when none is known.
+func (a account) owner() string {
 	p := a.via
 	switch a.route {
 	case routeListed:
@@ -53,7 +59,7 @@ func (a account) unit() string {
 	if p == "" {
 		p = "-"
 	}
-	return model.JoinScope(p, "serviceAccounts", a.email)
+	return p
 }
 
 // accountsScope is the unit of one project's service-account listing.

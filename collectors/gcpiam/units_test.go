@@ -20,7 +20,7 @@ func TestUnits(t *testing.T) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	const broken = "p-one/serviceAccounts/replay@p-one.iam.gserviceaccount.com"
@@ -59,7 +59,7 @@ func TestKeysUnitFollowsDiscovery(t *testing.T) {
 	c := newCollector(t, srv.URL, "p-two")
 	c.Principals = nil
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	a := sink.Artifact("gcpiam://p-far/serviceAccounts/bf-9009-x@p-far.iam.gserviceaccount.com/keys/k1")
@@ -72,7 +72,7 @@ func TestKeysUnitFollowsDiscovery(t *testing.T) {
 
 	f.denied["p-two"] = true
 	sink = collectors.NewTestSink()
-	c.Collect(context.Background(), sink)
+	collectors.Collect(context.Background(), c, sink)
 	cov := model.Coverage{Status: model.CoverageDegraded, Errors: sink.Errors}
 	if cov.Answered(a.Scope) {
 		t.Errorf("with p-two's policy refused, the key's unit %q still counts as answered: %+v", a.Scope, sink.Errors)
@@ -86,7 +86,7 @@ func TestMalformedAnswersAreErrors(t *testing.T) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
 	sink := collectors.NewTestSink()
-	c.Collect(context.Background(), sink)
+	collectors.Collect(context.Background(), c, sink)
 	got := map[string]string{}
 	for _, e := range sink.Errors {
 		got[e.Scope] = e.Error
@@ -125,7 +125,7 @@ func TestReadsOfEveryUnit(t *testing.T) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
 	sink := collectors.NewTestSink()
-	if err := c.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	for _, r := range []struct {
@@ -139,6 +139,41 @@ func TestReadsOfEveryUnit(t *testing.T) {
 	} {
 		if n, p := sink.Read(r.scope, r.what); n != r.read || p != 0 {
 			t.Errorf("%q: read %d %s (%d in part), want %d", r.scope, n, r.what, p, r.read)
+		}
+	}
+}
+
+// The units are each project's policy and account listing, and the keys
+// of accounts of projects not configured under their own project; shards
+// divide them, and every key is read by exactly one shard.
+func TestUnitsDeclaredAndSharded(t *testing.T) {
+	f := estate(t)
+	srv := f.start()
+	c := newCollector(t, srv.URL, "p-one", "p-two")
+	units, err := c.Units(context.Background())
+	if want := "p-one p-one/serviceAccounts p-two p-two/serviceAccounts p-other/serviceAccounts"; err != nil || strings.Join(units, " ") != want {
+		t.Fatalf("units %q, %v; want %s", units, err, want)
+	}
+	keys := map[string]int{}
+	for i := range 3 {
+		c := newCollector(t, srv.URL, "p-one", "p-two")
+		run, _ := collectors.ShardInstances([]collectors.Instance{{Name: "gcpiam", Type: "gcpiam", Collector: c}}, collectors.ShardSpec{Index: i, Count: 3}, nil)
+		est, err := collectors.Run(context.Background(), run, 1, now)
+		if err != nil || len(est.Coverage) != 1 || len(est.Coverage[0].Errors) != 0 {
+			t.Fatalf("shard %d: %v %+v", i, err, est.Coverage)
+		}
+		for _, a := range est.Artifacts {
+			if a.Kind == model.KindCredential {
+				keys[a.URI]++
+			}
+		}
+	}
+	if len(keys) != 5 {
+		t.Errorf("keys read %v; want 5", keys)
+	}
+	for uri, n := range keys {
+		if n != 1 {
+			t.Errorf("%s read by %d shards", uri, n)
 		}
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/inventory"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
@@ -45,8 +47,7 @@ func unit(kind, scope string, breakIt func(t *testing.T, dir string)) faultmatri
 			}
 		}
 		inv := &inventory.Inventory{Files: []string{"./inventory/warehouse.yaml", "inventory/alerts.yaml"}}
-		inv.SetBaseDir(dir)
-		if err := inv.Init(); err != nil {
+		if err := inv.Init(collectors.Env{Source: "inventory", BaseDir: dir, Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 			t.Fatal(err)
 		}
 		return inv, func() { breakIt(t, dir) }

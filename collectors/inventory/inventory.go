@@ -40,18 +40,16 @@ type Inventory struct {
 	Files []string `mapstructure:"files"`
 	// System names the artifacts' system when an entry does not.
 	System string `mapstructure:"system"`
-	// Base resolves relative paths: the config file's directory.
-	Base string `mapstructure:"-"`
-}
 
-// SetBaseDir resolves relative paths against the config file's directory.
-func (i *Inventory) SetBaseDir(dir string) { i.Base = dir }
+	env collectors.Env
+}
 
 // SampleConfig documents the source entry.
 func (i *Inventory) SampleConfig() string { return sample }
 
 // Init checks the config.
-func (i *Inventory) Init() error {
+func (i *Inventory) Init(env collectors.Env) error {
+	i.env = env
 	if len(i.Files) == 0 {
 		return errors.New("files: missing; list one or more JSON or YAML inventory files")
 	}
@@ -64,29 +62,34 @@ func (i *Inventory) Init() error {
 }
 
 // Inputs are the inventory files.
-func (i *Inventory) Inputs() []collectors.Input { return collectors.Inputs(i.Base, "files", i.Files) }
+func (i *Inventory) Inputs() []collectors.Input {
+	return collectors.Inputs(i.env.BaseDir, "files", i.Files)
+}
 
-// Collect reads each file; a bad file or entry is reported against that
-// file and the rest are read.
-func (i *Inventory) Collect(ctx context.Context, sink collectors.Sink) error {
-	for _, f := range i.Files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		unit := Unit(f)
-		data, err := safefile.ReadLimit(i.resolve(f), maxFileBytes)
-		if err != nil {
-			sink.AddError(unit, fmt.Errorf("inventory: %s: %w", unit, plainReadError(i.resolve(f), err)))
-			continue
-		}
-		arts, errs := Parse(unit, data, i.System)
-		sink.AddRead(unit, "entries", len(arts), 0)
-		for _, a := range arts {
-			sink.AddArtifact(a)
-		}
-		for _, e := range errs {
-			sink.AddError(unit, e)
-		}
+// Units are the configured files.
+func (i *Inventory) Units(context.Context) ([]string, error) {
+	units := make([]string, len(i.Files))
+	for n, f := range i.Files {
+		units[n] = Unit(f)
+	}
+	return units, nil
+}
+
+// CollectUnit reads one file; a bad entry is reported against the file
+// and the others are kept.
+func (i *Inventory) CollectUnit(_ context.Context, unit string, sink collectors.Sink) error {
+	path := i.env.Path(filepath.FromSlash(unit))
+	data, err := safefile.ReadLimit(path, maxFileBytes)
+	if err != nil {
+		return fmt.Errorf("inventory: %s: %w", unit, plainReadError(path, err))
+	}
+	arts, errs := Parse(unit, data, i.System)
+	sink.AddRead(unit, "entries", len(arts), 0)
+	for _, a := range arts {
+		sink.AddArtifact(a)
+	}
+	for _, e := range errs {
+		sink.AddError(unit, e)
 	}
 	return nil
 }
@@ -95,13 +98,6 @@ func (i *Inventory) Collect(ctx context.Context, sink collectors.Sink) error {
 // written in the config, cleaned, with "/" separators.
 func Unit(configured string) string {
 	return filepath.ToSlash(filepath.Clean(configured))
-}
-
-func (i *Inventory) resolve(f string) string {
-	if !filepath.IsAbs(f) && i.Base != "" {
-		return filepath.Join(i.Base, f)
-	}
-	return f
 }
 
 // plainReadError drops the resolved (often absolute) path from a read

@@ -94,9 +94,9 @@ func TestParseWholeFileErrors(t *testing.T) {
 func TestCollectMissingFileDegradesOnlyThatFile(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("artifacts:\n  - {kind: alert, uri: 'm://1'}\n"), 0o644)
-	inv := &Inventory{Files: []string{"a.yaml", "missing.yaml"}, Base: dir}
+	inv := inDir(t, &Inventory{Files: []string{"a.yaml", "missing.yaml"}}, dir)
 	sink := collectors.NewTestSink()
-	if err := inv.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), inv, sink); err != nil {
 		t.Fatal(err)
 	}
 	if len(sink.Artifacts) != 1 || len(sink.Errors) != 1 || sink.Errors[0].Scope != "missing.yaml" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -26,18 +27,35 @@ const warehouse = `artifacts:
 
 func collectDir(t *testing.T, inv *Inventory) *collectors.TestSink {
 	t.Helper()
-	sink := collectors.NewTestSink()
-	done := make(chan error, 1)
-	go func() { done <- inv.Collect(context.Background(), sink) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("Collect did not return within 20s")
+	sink, err := collectErr(t, inv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return sink
+}
+
+// collectErr reads inv, failing the test if it does not return.
+func collectErr(t *testing.T, inv *Inventory) (*collectors.TestSink, error) {
+	t.Helper()
+	sink := collectors.NewTestSink()
+	done := make(chan error, 1)
+	go func() { done <- collectors.Collect(context.Background(), inv, sink) }()
+	select {
+	case err := <-done:
+		return sink, err
+	case <-time.After(20 * time.Second):
+		t.Fatal("Collect did not return within 20s")
+		return nil, nil
+	}
+}
+
+// inDir initialises inv with dir as the config file's folder.
+func inDir(t *testing.T, inv *Inventory, dir string) *Inventory {
+	t.Helper()
+	if err := inv.Init(collectors.Env{Source: "inventory", BaseDir: dir, Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
+		t.Fatal(err)
+	}
+	return inv
 }
 
 func coverage(sink *collectors.TestSink) model.Coverage {
@@ -62,7 +80,7 @@ func TestArtifactsCarryTheirFileAsScope(t *testing.T) {
 	}
 	write("inventory/warehouse.yaml", warehouse)
 	write("inventory/alerts.yaml", "artifacts:\n  - {kind: alert, uri: 'mon://1', scope: team-a}\n")
-	inv := &Inventory{Files: []string{"./inventory/warehouse.yaml", "inventory//alerts.yaml"}, Base: dir}
+	inv := inDir(t, &Inventory{Files: []string{"./inventory/warehouse.yaml", "inventory//alerts.yaml"}}, dir)
 	healthy := collectDir(t, inv)
 	if len(healthy.Errors) != 0 || len(healthy.Artifacts) != 3 {
 		t.Fatalf("healthy run: %d artifacts, errors %+v", len(healthy.Artifacts), healthy.Errors)
@@ -173,7 +191,11 @@ func TestOddFiles(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml"))
-	sink := collectDir(t, &Inventory{Files: []string{"pipe.json", "zero.yaml"}, Base: dir})
+	// Neither file answered: the source fails, each file's error at it.
+	sink, err := collectErr(t, inDir(t, &Inventory{Files: []string{"pipe.json", "zero.yaml"}}, dir))
+	if err == nil || !strings.HasPrefix(err.Error(), "no unit answered (pipe.json, zero.yaml): ") {
+		t.Errorf("source error %v, want no unit answered", err)
+	}
 	if len(sink.Errors) != 2 {
 		t.Fatalf("errors %+v", sink.Errors)
 	}
@@ -191,5 +213,14 @@ func TestDuplicateTopLevelKey(t *testing.T) {
 	arts, errs := Parse("inv.yaml", []byte(data), "")
 	if len(arts) != 0 || len(errs) != 1 || errs[0].Error() != `inv.yaml:3: mapping key "artifacts" already defined at line 1` {
 		t.Errorf("arts %v errs %v", arts, errs)
+	}
+}
+
+// The units are the configured files, spelt as their artifacts' Scope.
+func TestUnitsAreTheFiles(t *testing.T) {
+	inv := inDir(t, &Inventory{Files: []string{"./inventory/warehouse.yaml", "inventory//alerts.yaml", "/abs/x.json"}}, t.TempDir())
+	units, err := inv.Units(context.Background())
+	if err != nil || strings.Join(units, " ") != "inventory/warehouse.yaml inventory/alerts.yaml /abs/x.json" {
+		t.Errorf("units %q, %v", units, err)
 	}
 }

@@ -13,33 +13,60 @@ import (
 // not read by GitHub either.
 const maxCodeOwnersBytes = 3 << 20
 
-// codeOwners reads the configured CODEOWNERS file once per run. A file
-// that cannot be read, and each bad line, is an error at the file's own
-// unit; the plans and records are read all the same (a bad line is
-// skipped, as GitHub skips it), only without the owners it would give.
-func (r *Records) codeOwners(sink collectors.Sink) *codeOwners {
+// ownersRead is what reading the CODEOWNERS file gave: the file, when
+// it could be read, and the errors to report at its unit.
+type ownersRead struct {
+	unit   string
+	owners *codeOwners
+	rules  int
+	errs   []error
+}
+
+// readCodeOwners reads the configured CODEOWNERS file once per run (nil
+// when none is configured). A file that cannot be read, and each bad
+// line, is an error at the file's own unit; the plans and records are
+// read all the same (a bad line is skipped, as GitHub skips it), only
+// without the owners it would give.
+func (r *Records) readCodeOwners() *ownersRead {
 	if r.CodeOwners == "" {
 		return nil
 	}
 	path := r.resolve(r.CodeOwners)
-	unit := r.display(path)
+	o := &ownersRead{unit: r.display(path)}
 	b, err := safefile.ReadLimit(path, maxCodeOwnersBytes)
 	if err != nil {
-		sink.AddError(unit, &PlanError{Path: unit, Err: unitErr(path, err)})
-		return nil
+		o.errs = append(o.errs, &PlanError{Path: o.unit, Err: unitErr(path, err)})
+		return o
 	}
-	f, err := codeowners.Parse(unit, b)
+	f, err := codeowners.Parse(o.unit, b)
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range joined.Unwrap() {
-			sink.AddError(unit, e) // path:line: what
-		}
+		o.errs = append(o.errs, joined.Unwrap()...) // path:line: what
 	}
 	root, err := filepath.Abs(repoRoot(path))
 	if err != nil {
-		sink.AddError(unit, &PlanError{Path: unit, Err: err})
+		o.errs = append(o.errs, &PlanError{Path: o.unit, Err: err})
+		return o
+	}
+	o.owners, o.rules = &codeOwners{file: f, root: root}, len(f.Rules)
+	return o
+}
+
+// report says at the file's unit how many rules it read, or why none.
+func (o *ownersRead) report(sink collectors.Sink) {
+	if o.owners != nil {
+		sink.AddRead(o.unit, "owner rules", o.rules, 0)
+	}
+	for _, e := range o.errs {
+		sink.AddError(o.unit, e)
+	}
+}
+
+// of returns the owners of a plan or record file.
+func (o *ownersRead) of(path string) []string {
+	if o == nil {
 		return nil
 	}
-	return &codeOwners{file: f, root: root}
+	return o.owners.of(path)
 }
 
 // codeOwners is a CODEOWNERS file and the repository root its patterns

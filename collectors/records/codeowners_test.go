@@ -21,7 +21,7 @@ func TestCodeOwnersOfPlansAndRecords(t *testing.T) {
 	writeFile(t, filepath.Join(base, "plans", "bf-1.yaml"), "id: BF-1\nstatus: planned\n")
 	writeFile(t, filepath.Join(base, "records", "bf-1.md"), "---\nbackfill_id: BF-1\npurpose: p\n---\n")
 	writeFile(t, filepath.Join(base, "other", "bf-2.yaml"), "id: BF-2\nstatus: planned\n")
-	r := &Records{Plans: []string{"plans", "other"}, Records: []string{"records"}, CodeOwners: "../.github/CODEOWNERS", Base: base}
+	r := inBase(t, &Records{Plans: []string{"plans", "other"}, Records: []string{"records"}, CodeOwners: "../.github/CODEOWNERS"}, base)
 	sink, err := collectWithin(t, r)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestCodeOwnersOfPlansAndRecords(t *testing.T) {
 func TestCodeOwnersMissing(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "plans", "bf-1.yaml"), "id: BF-1\nstatus: planned\n")
-	r := &Records{Plans: []string{"plans"}, CodeOwners: "CODEOWNERS", Base: dir}
+	r := inBase(t, &Records{Plans: []string{"plans"}, CodeOwners: "CODEOWNERS"}, dir)
 	sink, err := collectWithin(t, r)
 	if err != nil {
 		t.Fatal(err)

@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/records"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
@@ -57,8 +59,7 @@ func fixture(t *testing.T) (dir string, c collectors.Collector) {
 		}
 	}
 	r := &records.Records{Plans: []string{"plans/"}, Records: []string{"records"}}
-	r.SetBaseDir(dir)
-	if err := r.Init(); err != nil {
+	if err := r.Init(collectors.Env{Source: "records", BaseDir: dir, Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, r

@@ -5,7 +5,8 @@
 // the file's path as reported in Location.Path (relative to the config
 // file's directory when under it, with "/" separators). A directory that
 // cannot be listed is an error at the directory's path, which covers every
-// file below it.
+// file below it. The source declares as units the configured paths, files
+// or folders, and the CODEOWNERS file.
 package records
 
 import (
@@ -21,6 +22,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/safefile"
+	"github.com/bfaudit/bfaudit/model"
 )
 
 //go:embed sample.yaml
@@ -48,23 +50,19 @@ type Records struct {
 	// repository root: the file's directory, or its parent when the file
 	// is in .github/ or docs/ (where GitHub looks for it).
 	CodeOwners string `mapstructure:"codeowners"`
-	// Base resolves relative paths: the config file's directory.
-	Base string `mapstructure:"-"`
-	// where names a key's place in the config file (SetLocator).
-	where func(key string) string
+
+	env collectors.Env
+	// owners is this run's CODEOWNERS file, read by Units: every plan and
+	// record unit needs it, whichever is read first.
+	owners *ownersRead
 }
-
-// SetLocator lets a missing configured folder name its line in the config.
-func (r *Records) SetLocator(where func(key string) string) { r.where = where }
-
-// SetBaseDir resolves relative paths against the config file's directory.
-func (r *Records) SetBaseDir(dir string) { r.Base = dir }
 
 // SampleConfig documents the source entry.
 func (r *Records) SampleConfig() string { return sample }
 
 // Init checks that something is configured.
-func (r *Records) Init() error {
+func (r *Records) Init(env collectors.Env) error {
+	r.env = env
 	if len(r.Plans) == 0 && len(r.Records) == 0 {
 		return errors.New("plans/records: set at least one directory of plan files or decision records")
 	}
@@ -73,47 +71,153 @@ func (r *Records) Init() error {
 
 // Inputs are the plan and record folders and the CODEOWNERS file.
 func (r *Records) Inputs() []collectors.Input {
-	in := append(collectors.Inputs(r.Base, "plans", r.Plans), collectors.Inputs(r.Base, "records", r.Records)...)
+	base := r.env.BaseDir
+	in := append(collectors.Inputs(base, "plans", r.Plans), collectors.Inputs(base, "records", r.Records)...)
 	if r.CodeOwners != "" {
-		in = append(in, collectors.Input{Key: "codeowners", Path: collectors.Resolve(r.Base, r.CodeOwners)})
+		in = append(in, collectors.Input{Key: "codeowners", Path: collectors.Resolve(base, r.CodeOwners)})
 	}
 	return in
 }
 
-// Collect reads every plan and record. It fails the source only when no
-// configured path could be listed at all.
-func (r *Records) Collect(ctx context.Context, sink collectors.Sink) error {
-	var failed []string
-	planFiles, planOK, err := r.files(sink, &failed, "plans", r.Plans, ".yaml", ".yml")
-	if err != nil {
-		return err
+// configured is one configured plan or record path.
+type configured struct {
+	key  string // plans[0], for the config's place
+	path string // resolved
+	unit string
+	plan bool // plans, else records
+}
+
+var (
+	planExts   = []string{".yaml", ".yml"}
+	recordExts = []string{".md", ".markdown"}
+)
+
+func (r *Records) configured() []configured {
+	var out []configured
+	for i, p := range r.Plans {
+		p = r.resolve(p)
+		out = append(out, configured{key: fmt.Sprintf("plans[%d]", i), path: p, unit: r.unitOf(p), plan: true})
 	}
-	recordFiles, recordOK, err := r.files(sink, &failed, "records", r.Records, ".md", ".markdown")
-	if err != nil {
-		return err
+	for i, p := range r.Records {
+		p = r.resolve(p)
+		out = append(out, configured{key: fmt.Sprintf("records[%d]", i), path: p, unit: r.unitOf(p)})
 	}
-	if planOK+recordOK == 0 {
-		return fmt.Errorf("records: none of the configured paths could be read: %s", strings.Join(failed, ", "))
+	return out
+}
+
+// unitOf is a configured path's unit: its display, the whole source for
+// the config file's own folder (its files display as "a.yaml", which is
+// not under ".").
+func (r *Records) unitOf(path string) string {
+	if u := r.display(path); u != "." {
+		return u
 	}
-	owners := r.codeOwners(sink)
-	for _, f := range planFiles {
+	return ""
+}
+
+// Units are the configured plan and record paths, files or folders, and
+// the CODEOWNERS file, which is read here once for all of them.
+func (r *Records) Units(context.Context) ([]string, error) {
+	r.owners = r.readCodeOwners()
+	var units []string
+	if r.owners != nil {
+		units = append(units, r.owners.unit)
+	}
+	for _, c := range r.configured() {
+		units = append(units, c.unit)
+	}
+	return compactStable(units), nil
+}
+
+// compactStable drops repeated units, keeping the first of each.
+func compactStable(units []string) []string {
+	seen := map[string]bool{}
+	out := units[:0]
+	for _, u := range units {
+		if !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// CollectUnit reads the plans and records of one configured path (every
+// configured path spelt as this unit), or reports the CODEOWNERS file.
+func (r *Records) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	if r.owners != nil && unit == r.owners.unit {
+		r.owners.report(sink)
+	}
+	all := r.configured()
+	var errs []error
+	for _, plan := range []bool{true, false} {
+		if err := r.collectKind(ctx, sink, unit, plan, all); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// collectKind reads the plans (or records) of the configured paths at
+// unit. A file is read once, by the most specific configured path that
+// holds it (plans/ and plans/a.yaml both configured).
+func (r *Records) collectKind(ctx context.Context, sink collectors.Sink, unit string, plan bool, all []configured) error {
+	exts, what := recordExts, "decision records"
+	if plan {
+		exts, what = planExts, "plans"
+	}
+	var files []string
+	var errs []error
+	listed := false
+	for _, c := range all {
+		if c.unit != unit || c.plan != plan {
+			continue
+		}
+		fs, err := r.files(sink, c, exts)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		listed = true
+		for _, f := range fs {
+			if !r.nearer(f, c, all) {
+				files = append(files, f)
+			}
+		}
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	if listed && len(files) == 0 {
+		sink.AddRead(unit, what, 0, 0) // an empty folder answers: none
+	}
+	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r.readPlans(sink, f, owners)
-	}
-	for _, f := range recordFiles {
-		if err := ctx.Err(); err != nil {
-			return err
+		if plan {
+			r.readPlans(sink, f)
+		} else {
+			r.readRecord(sink, f)
 		}
-		r.readRecord(sink, f, owners)
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// nearer reports whether another configured path of the same kind, more
+// specific than c, holds file f: that path's unit reads it.
+func (r *Records) nearer(f string, c configured, all []configured) bool {
+	d := r.display(f)
+	for _, o := range all {
+		if o.plan == c.plan && len(o.unit) > len(c.unit) && model.ScopeWithin(d, o.unit) {
+			return true
+		}
+	}
+	return false
 }
 
 // readPlans emits a plan file's plans; every error is at the file's unit,
 // spelt as the plans' Location.Path.
-func (r *Records) readPlans(sink collectors.Sink, f string, owners *codeOwners) {
+func (r *Records) readPlans(sink collectors.Sink, f string) {
 	unit := r.display(f)
 	b, err := safefile.ReadLimit(f, maxFileBytes)
 	if err != nil {
@@ -123,7 +227,7 @@ func (r *Records) readPlans(sink collectors.Sink, f string, owners *codeOwners) 
 	plans, errs := ParsePlans(unit, b)
 	sink.AddRead(unit, "plans", len(plans), 0)
 	for _, p := range plans {
-		p.CodeOwners = owners.of(f)
+		p.CodeOwners = r.owners.of(f)
 		sink.AddBackfill(p)
 	}
 	for _, e := range errs {
@@ -131,7 +235,7 @@ func (r *Records) readPlans(sink collectors.Sink, f string, owners *codeOwners) 
 	}
 }
 
-func (r *Records) readRecord(sink collectors.Sink, f string, owners *codeOwners) {
+func (r *Records) readRecord(sink collectors.Sink, f string) {
 	unit := r.display(f)
 	b, err := safefile.ReadLimit(f, maxFileBytes)
 	if err != nil {
@@ -143,7 +247,7 @@ func (r *Records) readRecord(sink collectors.Sink, f string, owners *codeOwners)
 		sink.AddError(unit, err)
 		return
 	}
-	rec.CodeOwners = owners.of(f)
+	rec.CodeOwners = r.owners.of(f)
 	sink.AddRead(unit, "decision records", 1, 0)
 	sink.AddRecord(rec)
 }
@@ -161,87 +265,74 @@ func unitErr(path string, err error) error {
 	return err
 }
 
-// files expands the configured paths (directories recursively) into the
+// files expands a configured path (a directory recursively) into the
 // regular files with the extensions. A configured path that is missing or
-// cannot be listed, a subdirectory that cannot be listed and an entry that
-// is not a regular file (a named pipe, a device) are errors at their own
-// path; ok counts the configured paths that could be listed, and failed
-// gets the others.
-func (r *Records) files(sink collectors.Sink, failed *[]string, key string, paths []string, exts ...string) (out []string, ok int, err error) {
-	for i, p := range paths {
-		p = r.resolve(p)
-		st, err := os.Stat(p)
-		if err != nil {
-			what := r.configuredPathError(fmt.Sprintf("%s[%d]", key, i), p, err)
-			sink.AddError(r.display(p), fmt.Errorf("records: %w", what))
-			if r.where != nil {
-				*failed = append(*failed, what.Error())
-			} else {
-				*failed = append(*failed, r.display(p))
-			}
-			continue
-		}
-		if !st.IsDir() {
-			out = append(out, p)
-			ok++
-			continue
-		}
-		rootOK := true
-		// The trailing separator makes WalkDir enter a configured path that
-		// is a symlink to a directory; symlinks below it are not followed.
-		root := p + string(filepath.Separator)
-		walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				sink.AddError(r.display(path), fmt.Errorf("records: list %s: %w", r.display(path), unitErr(path, err)))
-				if path == root {
-					rootOK = false
-				}
-				if d != nil && d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				// Hidden directories (.git, a Kubernetes volume's ..data
-				// and ..<timestamp>) hold copies, not more plans.
-				if path != root && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !hasExt(path, exts) {
-				return nil
-			}
-			if !safefile.IsRegular(path, d) {
-				sink.AddError(r.display(path), fmt.Errorf("records: %s: skipped: %w", r.display(path), notRegular(path)))
-				return nil
-			}
-			out = append(out, path)
-			return nil
-		})
-		if walkErr != nil {
-			return nil, 0, fmt.Errorf("records: %w", walkErr)
-		}
-		if rootOK {
-			ok++
-		} else {
-			*failed = append(*failed, r.display(p))
-		}
+// cannot be listed is the unit's error, returned; a subdirectory that
+// cannot be listed and an entry that is not a regular file (a named pipe,
+// a device) are errors at their own path.
+func (r *Records) files(sink collectors.Sink, c configured, exts []string) ([]string, error) {
+	st, err := os.Stat(c.path)
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", r.configuredPathError(c.key, c.path, err))
 	}
-	slices.Sort(out)
-	return slices.Compact(out), ok, nil
+	if !st.IsDir() {
+		return []string{c.path}, nil
+	}
+	var out []string
+	var rootErr error
+	// The trailing separator makes WalkDir enter a configured path that
+	// is a symlink to a directory; symlinks below it are not followed.
+	root := c.path + string(filepath.Separator)
+	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			err := fmt.Errorf("records: list %s: %w", r.display(path), unitErr(path, err))
+			if path == root {
+				rootErr = err
+			} else {
+				sink.AddError(r.display(path), err)
+			}
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			// Hidden directories (.git, a Kubernetes volume's ..data
+			// and ..<timestamp>) hold copies, not more plans.
+			if path != root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !hasExt(path, exts) {
+			return nil
+		}
+		if !safefile.IsRegular(path, d) {
+			sink.AddError(r.display(path), fmt.Errorf("records: %s: skipped: %w", r.display(path), notRegular(path)))
+			return nil
+		}
+		out = append(out, path)
+		return nil
+	})
+	if walkErr != nil {
+		return nil, fmt.Errorf("records: %w", walkErr)
+	}
+	if rootErr != nil {
+		return nil, rootErr
+	}
+	return out, nil
 }
 
 // configuredPathError says that a configured path cannot be read, naming
 // the config's key and line when the loader said where they are.
 func (r *Records) configuredPathError(key, path string, err error) error {
-	if r.where == nil {
+	if r.env.Where == nil {
 		return fmt.Errorf("%s: %w", r.display(path), unitErr(path, err))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: no such file or folder: %s", r.where(key), path)
+		return fmt.Errorf("%s: no such file or folder: %s", r.env.Place(key), path)
 	}
-	return fmt.Errorf("%s: %s: %w", r.where(key), path, unitErr(path, err))
+	return fmt.Errorf("%s: %s: %w", r.env.Place(key), path, unitErr(path, err))
 }
 
 // notRegular says what an odd entry is, without its absolute path.
@@ -253,10 +344,7 @@ func notRegular(path string) error {
 }
 
 func (r *Records) resolve(p string) string {
-	if !filepath.IsAbs(p) && r.Base != "" {
-		p = filepath.Join(r.Base, p)
-	}
-	return filepath.Clean(p)
+	return filepath.Clean(r.env.Path(p))
 }
 
 // display names a file relative to Base, so reports and saved estates read
@@ -264,8 +352,8 @@ func (r *Records) resolve(p string) string {
 // is a prefix of its files' displays.
 func (r *Records) display(path string) string {
 	path = filepath.Clean(path)
-	if r.Base != "" {
-		if rel, err := filepath.Rel(r.Base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if base := r.env.BaseDir; base != "" {
+		if rel, err := filepath.Rel(base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return filepath.ToSlash(rel)
 		}
 	}

@@ -163,9 +163,9 @@ func TestCollectOneBadPlanAmongTwenty(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(plansDir, fmt.Sprintf("bf-%d.yaml", 100+i)), []byte(body), 0o644)
 	}
-	r := &Records{Plans: []string{"plans"}, Base: dir}
+	r := inBase(t, &Records{Plans: []string{"plans"}}, dir)
 	sink := collectors.NewTestSink()
-	if err := r.Collect(context.Background(), sink); err != nil {
+	if err := collectors.Collect(context.Background(), r, sink); err != nil {
 		t.Fatal(err)
 	}
 	if len(sink.Backfills) != 19 {
@@ -177,8 +177,8 @@ func TestCollectOneBadPlanAmongTwenty(t *testing.T) {
 }
 
 func TestCollectMissingDirectoryFailsSource(t *testing.T) {
-	r := &Records{Plans: []string{"nope"}, Base: t.TempDir()}
-	err := r.Collect(context.Background(), collectors.NewTestSink())
+	r := inBase(t, &Records{Plans: []string{"nope"}}, t.TempDir())
+	err := collectors.Collect(context.Background(), r, collectors.NewTestSink())
 	if err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("err = %v, want one naming the missing path", err)
 	}

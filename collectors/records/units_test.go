@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,7 +30,7 @@ func collectWithin(t *testing.T, r *Records) (*collectors.TestSink, error) {
 	t.Helper()
 	sink := collectors.NewTestSink()
 	done := make(chan error, 1)
-	go func() { done <- r.Collect(context.Background(), sink) }()
+	go func() { done <- collectors.Collect(context.Background(), r, sink) }()
 	select {
 	case err := <-done:
 		return sink, err
@@ -61,7 +62,7 @@ func TestErrorScopeIsTheEmittedPath(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "plans", "b.yaml"), "id: BF-2\nstatus: done\n")
 			writeFile(t, filepath.Join(dir, "records", "r.md"), "---\nbackfill_id: BF-1\nbogus: 1\n---\n")
 			os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
-			r := &Records{Plans: []string{configured}, Records: []string{"./records"}, Base: dir}
+			r := inBase(t, &Records{Plans: []string{configured}, Records: []string{"./records"}}, dir)
 			sink, err := collectWithin(t, r)
 			if err != nil {
 				t.Fatal(err)
@@ -101,7 +102,7 @@ func coverageOf(sink *collectors.TestSink) model.Coverage {
 func TestMissingDirectoryIsItsUnit(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "plans", "a.yaml"), "id: BF-1\n")
-	r := &Records{Plans: []string{"plans"}, Records: []string{"records/"}, Base: dir}
+	r := inBase(t, &Records{Plans: []string{"plans"}, Records: []string{"records/"}}, dir)
 	sink, err := collectWithin(t, r)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestEmptyPlanFileIsAnError(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "plans", "a.yaml"), body)
 			writeFile(t, filepath.Join(dir, "plans", "b.yaml"), "id: BF-2\n")
-			sink, err := collectWithin(t, &Records{Plans: []string{"plans"}, Base: dir})
+			sink, err := collectWithin(t, inBase(t, &Records{Plans: []string{"plans"}}, dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +159,7 @@ func TestOddFilesAreSkippedNotRead(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "direct.md"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &Records{Plans: []string{"plans"}, Records: []string{"direct.md"}, Base: dir}
+	r := inBase(t, &Records{Plans: []string{"plans"}, Records: []string{"direct.md"}}, dir)
 	sink, err := collectWithin(t, r)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestUnlistableSubdirectory(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "plans", "team", "b.yaml"), "id: BF-2\n")
 	os.Chmod(filepath.Join(dir, "plans", "team"), 0)
 	t.Cleanup(func() { os.Chmod(filepath.Join(dir, "plans", "team"), 0o755) })
-	sink, err := collectWithin(t, &Records{Plans: []string{"plans"}, Base: dir})
+	sink, err := collectWithin(t, inBase(t, &Records{Plans: []string{"plans"}}, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestSymlinkedAndMountedDirectories(t *testing.T) {
 	writeFile(t, filepath.Join(mount, "..2026_06_01_00_00_00.1", "b.yaml"), "id: BF-2\n")
 	os.Symlink("..2026_06_01_00_00_00.1", filepath.Join(mount, "..data"))
 	os.Symlink(filepath.Join("..data", "b.yaml"), filepath.Join(mount, "b.yaml"))
-	sink, err := collectWithin(t, &Records{Plans: []string{"plans", "mount"}, Base: dir})
+	sink, err := collectWithin(t, inBase(t, &Records{Plans: []string{"plans", "mount"}}, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,5 +227,42 @@ func TestSymlinkedAndMountedDirectories(t *testing.T) {
 	}
 	if len(sink.Errors) != 0 {
 		t.Errorf("errors %+v", sink.Errors)
+	}
+}
+
+// The units are the configured paths and the CODEOWNERS file, each once;
+// the config file's own folder is the whole source. A file under two
+// configured paths is read once, by the nearer one, and an empty folder
+// answers that it holds none.
+func TestUnitsAreTheConfiguredPaths(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "plans", "a.yaml"), "id: BF-1\n")
+	writeFile(t, filepath.Join(dir, "plans", "b.yaml"), "id: BF-2\n")
+	writeFile(t, filepath.Join(dir, "CODEOWNERS"), "* @shop/everyone\n")
+	os.MkdirAll(filepath.Join(dir, "records"), 0o755)
+	r := inBase(t, &Records{Plans: []string{"plans", "./plans/", "plans/a.yaml"}, Records: []string{"records"}, CodeOwners: "CODEOWNERS"}, dir)
+	units, err := r.Units(context.Background())
+	if err != nil || strings.Join(units, " ") != "CODEOWNERS plans plans/a.yaml records" {
+		t.Fatalf("units %q, %v", units, err)
+	}
+	sink, err := collectWithin(t, r)
+	if err != nil || len(sink.Errors) != 0 {
+		t.Fatalf("%v %+v", err, sink.Errors)
+	}
+	var got []string
+	for _, b := range sink.Backfills {
+		got = append(got, b.ID+"@"+b.Source.Path+" "+strings.Join(b.CodeOwners, ","))
+	}
+	slices.Sort(got)
+	if strings.Join(got, "; ") != "BF-1@plans/a.yaml @shop/everyone; BF-2@plans/b.yaml @shop/everyone" {
+		t.Errorf("plans %v, want each once with its owners", got)
+	}
+	if !slices.Contains(sink.Reads, model.UnitRead{Scope: "records", What: "decision records"}) {
+		t.Errorf("reads %+v: the empty records folder answers none", sink.Reads)
+	}
+
+	units, _ = inBase(t, &Records{Plans: []string{"."}}, dir).Units(context.Background())
+	if len(units) != 1 || units[0] != "" {
+		t.Errorf("the config's folder declared as %q, want the whole source", units)
 	}
 }
