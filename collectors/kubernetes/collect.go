@@ -36,14 +36,7 @@ func (c *Kubernetes) Units(ctx context.Context) ([]string, error) {
 		}
 		c.flags = served
 	}
-	if len(c.Namespaces) == 0 {
-		return []string{""}, nil
-	}
-	units := make([]string, len(c.Namespaces))
-	for i, ns := range c.Namespaces {
-		units[i] = model.JoinScope(ns)
-	}
-	return units, nil
+	return kubeclient.NamespaceUnits(c.Namespaces), nil
 }
 
 // CollectUnit lists labelled CronJobs and Jobs (and FeatureFlags) in one

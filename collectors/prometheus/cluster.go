@@ -126,14 +126,7 @@ func (p *Prometheus) clusterUnits(ctx context.Context) ([]string, error) {
 		p.notes = append(p.notes, fmt.Sprintf("%s does not serve %s (no PrometheusRule CRD): no PrometheusRule to read",
 			c.clusterName(), prometheusRuleGVR.GroupResource()))
 	}
-	if len(c.Namespaces) == 0 {
-		return []string{""}, nil
-	}
-	units := make([]string, len(c.Namespaces))
-	for i, ns := range c.Namespaces {
-		units[i] = model.JoinScope(ns)
-	}
-	return units, nil
+	return kubeclient.NamespaceUnits(c.Namespaces), nil
 }
 
 // collectNamespace reads the PrometheusRules of one namespace (all of them
