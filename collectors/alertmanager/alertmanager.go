@@ -14,7 +14,6 @@ import (
 	"net/url"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 )
@@ -53,25 +52,18 @@ type Alertmanager struct {
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
-	name   string
+	env    collectors.Env
 	client *apiclient.Client
-	sel    *correlate.Selector
 }
 
 // SampleConfig returns the documented sample source entry.
 func (a *Alertmanager) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector that says which silences are backfill
-// machinery; its Assets are read at Collect time.
-func (a *Alertmanager) UseSelector(s *correlate.Selector) { a.sel = s }
-
-// SetSourceName sets the name this source reports under, the host part of
-// its URIs. Until it is called the URL's host is used.
-func (a *Alertmanager) SetSourceName(name string) { a.name = name }
-
+// sourceName is the name this source reports under, the host part of its
+// URIs; without one (a source built outside the config) the URL's host.
 func (a *Alertmanager) sourceName() string {
-	if a.name != "" {
-		return a.name
+	if a.env.Source != "" {
+		return a.env.Source
 	}
 	if u, err := url.Parse(a.URL); err == nil && u.Host != "" {
 		return u.Host
@@ -81,8 +73,10 @@ func (a *Alertmanager) sourceName() string {
 
 // Init validates the config, reads the secrets it names and builds the
 // client. It does not call the server: one that is down fails the run's
-// coverage, not the config.
-func (a *Alertmanager) Init() error {
+// coverage, not the config. env's selector says which silences are
+// backfill machinery; its Assets are read at collect time.
+func (a *Alertmanager) Init(env collectors.Env) error {
+	a.env = env
 	if a.URL == "" {
 		return errors.New("url: missing; set the Alertmanager address, e.g. http://alertmanager:9093")
 	}
@@ -93,9 +87,6 @@ func (a *Alertmanager) Init() error {
 	a.client = c
 	// The fix actions expire silences with the same client (TLS, timeout).
 	a.HTTP = c.HTTP()
-	if a.sel == nil {
-		a.sel = correlate.MustSelector()
-	}
 	return nil
 }
 
@@ -103,11 +94,15 @@ func (a *Alertmanager) Init() error {
 // timeout), for the fix action that expires silences; nil before Init.
 func (a *Alertmanager) API() *apiclient.Client { return a.client }
 
-// Collect lists the silences (a failure fails the source), keeps those
+// Units: the source is one listing, read whole. Its reads and errors are
+// at ScopeSilences, within the whole source.
+func (a *Alertmanager) Units(context.Context) ([]string, error) { return []string{""}, nil }
+
+// CollectUnit lists the silences (a failure fails the source), keeps those
 // tied to a backfill, and when one of them is live reads the alerts to
 // count the ones each mutes (a failure there degrades the silences unit:
 // their severity evidence is missing).
-func (a *Alertmanager) Collect(ctx context.Context, sink collectors.Sink) error {
+func (a *Alertmanager) CollectUnit(ctx context.Context, _ string, sink collectors.Sink) error {
 	if a.client == nil {
 		return fmt.Errorf("alertmanager source %s: not initialised (Init was not called)", a.sourceName())
 	}
@@ -161,4 +156,4 @@ func (a *Alertmanager) uri(id string) string {
 	return "alertmanager://" + a.sourceName() + "/silences/" + url.PathEscape(id)
 }
 
-var _ collectors.Collector = (*Alertmanager)(nil)
+var _ collectors.UnitCollector = (*Alertmanager)(nil)

@@ -27,7 +27,7 @@ func FuzzSilencesAnswer(f *testing.F) {
 	}
 	a := New()
 	a.URL = "http://am:9093"
-	if err := a.Init(); err != nil {
+	if err := a.Init(env("")); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
