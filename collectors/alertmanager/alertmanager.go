@@ -59,22 +59,11 @@ type Alertmanager struct {
 // SampleConfig returns the documented sample source entry.
 func (a *Alertmanager) SampleConfig() string { return sampleConfig }
 
-// sourceName is the name this source reports under, the host part of its
-// URIs; without one (a source built outside the config) the URL's host.
-func (a *Alertmanager) sourceName() string {
-	if a.env.Source != "" {
-		return a.env.Source
-	}
-	if u, err := url.Parse(a.URL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "alertmanager"
-}
-
 // Init validates the config, reads the secrets it names and builds the
 // client. It does not call the server: one that is down fails the run's
-// coverage, not the config. env's selector says which silences are
-// backfill machinery; its Assets are read at collect time.
+// coverage, not the config. env names the source (the host part of its
+// URIs) and holds the selector that says which silences are backfill
+// machinery; its Assets are read at collect time.
 func (a *Alertmanager) Init(env collectors.Env) error {
 	a.env = env
 	if a.URL == "" {
@@ -104,18 +93,18 @@ func (a *Alertmanager) Units(context.Context) ([]string, error) { return []strin
 // their severity evidence is missing).
 func (a *Alertmanager) CollectUnit(ctx context.Context, _ string, sink collectors.Sink) error {
 	if a.client == nil {
-		return fmt.Errorf("alertmanager source %s: not initialised (Init was not called)", a.sourceName())
+		return fmt.Errorf("alertmanager source %s: not initialised (Init was not called)", a.env.Source)
 	}
 	list, err := a.listSilences(ctx)
 	if err != nil {
-		return fmt.Errorf("alertmanager source %s: list silences: %w", a.sourceName(), err)
+		return fmt.Errorf("alertmanager source %s: list silences: %w", a.env.Source, err)
 	}
 	var found []tiedSilence
 	live := false
 	understood := 0
 	for i, s := range list {
 		if err := s.check(); err != nil {
-			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: GET %s/api/v2/silences: entry %d: %w", a.sourceName(), a.client.Base(), i, err))
+			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: GET %s/api/v2/silences: entry %d: %w", a.env.Source, a.client.Base(), i, err))
 			continue
 		}
 		understood++
@@ -131,7 +120,7 @@ func (a *Alertmanager) CollectUnit(ctx context.Context, _ string, sink collector
 	if a.CheckAlerts && live {
 		alerts, err := a.listAlerts(ctx)
 		if err != nil {
-			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: list the alerts silences mute: %w", a.sourceName(), err))
+			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: list the alerts silences mute: %w", a.env.Source, err))
 			for _, t := range found {
 				if t.Status.State != stateExpired {
 					partial++
@@ -153,7 +142,7 @@ func (a *Alertmanager) CollectUnit(ctx context.Context, _ string, sink collector
 
 // uri is the stable address of a silence.
 func (a *Alertmanager) uri(id string) string {
-	return "alertmanager://" + a.sourceName() + "/silences/" + url.PathEscape(id)
+	return "alertmanager://" + a.env.Source + "/silences/" + url.PathEscape(id)
 }
 
 var _ collectors.UnitCollector = (*Alertmanager)(nil)

@@ -78,7 +78,7 @@ func TestTies(t *testing.T) {
 	}
 	a := New()
 	a.URL = "http://am:9093"
-	if err := a.Init(env("")); err != nil {
+	if err := a.Init(env("am")); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
@@ -232,7 +232,7 @@ func TestAuth(t *testing.T) {
 	t.Setenv("TEST_AM_TOKEN", "tok-123456")
 	c := New()
 	c.URL, c.TokenEnv = f.URL(), "TEST_AM_TOKEN"
-	if err := c.Init(env("")); err != nil {
+	if err := c.Init(env("am")); err != nil {
 		t.Fatal(err)
 	}
 	if sink, err := collectortest.Collect(t, c); err != nil || len(sink.Artifacts) != 2 {

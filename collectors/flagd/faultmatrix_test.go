@@ -29,7 +29,7 @@ func unit(scope string, breakIt func(t *testing.T, dir string)) faultmatrix.Unit
 			}
 		}
 		f := &flagd.Flagd{Files: []string{"flags/replay.flagd.json", "flags/*.yaml"}}
-		if err := f.Init(collectors.Env{Selector: correlate.MustSelector(), BaseDir: dir, Now: time.Now}); err != nil {
+		if err := f.Init(collectors.Env{Source: "flagd", Selector: correlate.MustSelector(), BaseDir: dir, Now: time.Now}); err != nil {
 			t.Fatal(err)
 		}
 		return f, func() { breakIt(t, dir) }

@@ -302,7 +302,7 @@ func (f *Flagd) readFile(path string, named bool, sink collectors.Sink) {
 			var holder map[string]string
 			holderName := ""
 			if set.Resource != nil {
-				uri = ResourceURI(f.source(), scope, set.Resource, set.Entry, fl.Name)
+				uri = ResourceURI(f.env.Source, scope, set.Resource, set.Entry, fl.Name)
 				holder, holderName = set.Resource.Labels, set.Resource.Name
 			}
 			if seen[uri] {
@@ -378,14 +378,7 @@ func ResourceURI(source, file string, r *flagd.Resource, entry, flag string) str
 	return strings.TrimSuffix(URI(source, file, ""), "#") + "#" + strings.Join(frag, "/")
 }
 
-func (f *Flagd) source() string {
-	if f.env.Source == "" {
-		return "flagd"
-	}
-	return f.env.Source
-}
-
-func (f *Flagd) uri(file, flag string) string { return URI(f.source(), file, flag) }
+func (f *Flagd) uri(file, flag string) string { return URI(f.env.Source, file, flag) }
 
 // unit is the scope path of a file or directory: its path relative to
 // the config file's directory, "/"-separated; the absolute path when it
