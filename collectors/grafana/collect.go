@@ -155,12 +155,17 @@ func (g *Grafana) CollectUnit(ctx context.Context, scope string, sink collectors
 		sink.AddError("", err)
 	}
 	r.whole = nil // reported once
+	s := &saying{Sink: sink}
 	if r.dir != "" {
-		return g.collectFiles(ctx, r.dir, sink)
+		err := g.collectFiles(ctx, r.dir, s)
+		if err == nil && s.said == 0 {
+			sink.AddRead("", "dashboards", 0, 0) // the folder holds none
+		}
+		return err
 	}
 	u := r.units[scope]
 	if u.err != nil {
-		sink.AddError(scope, u.err)
+		s.AddError(scope, u.err)
 	}
 	hits, failed := u.hits, error(nil)
 	if u.unknown {
@@ -172,13 +177,33 @@ func (g *Grafana) CollectUnit(ctx context.Context, scope string, sink collectors
 		if err != nil {
 			failed = fmt.Errorf("grafana source %s: folder %s: search dashboards: %w", g.env.Source, clip(u.title, 80), err)
 		} else {
-			hits = found                            // the tagged dashboards of a folder are among its own
-			sink.AddRead(scope, "dashboards", 0, 0) // searched, even when empty
+			hits = found // the tagged dashboards of a folder are among its own
 		}
 	}
-	g.readDashboards(ctx, r, sink, u, hits)
-	g.readAlertRules(r, sink, u)
+	g.readDashboards(ctx, r, s, u, hits)
+	g.readAlertRules(r, s, u)
+	if failed == nil && s.said == 0 {
+		sink.AddRead(scope, "dashboards", 0, 0) // the folder holds none
+	}
 	return failed
+}
+
+// saying counts what a unit said (reads and errors), so that one which
+// found nothing can say it read none. Units are read one at a time, and
+// each emits from one goroutine.
+type saying struct {
+	collectors.Sink
+	said int
+}
+
+func (s *saying) AddRead(scope, what string, n, partial int) {
+	s.said++
+	s.Sink.AddRead(scope, what, n, partial)
+}
+
+func (s *saying) AddError(scope string, err error) {
+	s.said++
+	s.Sink.AddError(scope, err)
 }
 
 func hasHit(hs []hit, uid string) bool {

@@ -34,7 +34,6 @@ func (g *Grafana) collectFiles(ctx context.Context, dir string, sink collectors.
 	if err != nil {
 		return fmt.Errorf("grafana source %s: export_dir: %w", g.env.Source, err)
 	}
-	sink.AddRead("", "dashboards", 0, 0) // the folder was walked, even when it holds none
 	seen := map[string]string{}
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
