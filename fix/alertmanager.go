@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
@@ -23,10 +24,10 @@ func init() {
 type amSystem struct{ api *apiclient.Client }
 
 // newAlertmanager uses the client the source built in Init, initialising
-// a source that was not.
+// a source that was not (only its client is needed, so an empty Env).
 func newAlertmanager(a *alertmanager.Alertmanager) (System, error) {
 	if a.API() == nil {
-		if err := a.Init(); err != nil {
+		if err := a.Init(collectors.Env{}); err != nil {
 			return nil, err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
@@ -98,7 +99,7 @@ func TestAlertmanagerActsWithTheSourcesTLS(t *testing.T) {
 	t.Setenv("BFAUDIT_FIXTEST_AM_TOKEN", "am-token")
 	src := alertmanager.New()
 	src.URL, src.TokenEnv, src.CAFile = srv.URL, "BFAUDIT_FIXTEST_AM_TOKEN", caFile
-	if err := src.Init(); err != nil {
+	if err := src.Init(collectors.Env{}); err != nil {
 		t.Fatal(err)
 	}
 	silence := &model.Artifact{Kind: model.KindSilence, Name: "s-1", URI: "alertmanager://am/silences/s-1"}

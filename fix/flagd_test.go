@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/flagd"
@@ -22,11 +23,8 @@ func TestFlagdFileIsPrintOnly(t *testing.T) {
 	body := `{"flags": {"bf-7703-replay-mode": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}`
 	mustWrite(t, filepath.Join(dir, "flags", "replay.json"), body)
 	src := &flagd.Flagd{Files: []string{"flags/replay.json"}}
-	src.SetBaseDir(dir)
-	src.SetSourceName("flags")
 	sel := correlate.MustSelector()
-	src.UseSelector(sel)
-	if err := src.Init(); err != nil {
+	if err := src.Init(collectors.Env{Source: "flags", Selector: sel, BaseDir: dir, Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	instances := []collectors.Instance{planSource(t, "BF-7703", true), {Name: "flags", Type: "flagd", Collector: src}}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/grafana"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
@@ -24,14 +25,15 @@ func init() {
 // TLS and timeout.
 type grafanaSystem struct{ api *apiclient.Client }
 
-// newGrafana uses the client the source built in Init; a source reading an
-// export has no server to act on.
+// newGrafana uses the client the source built in Init, initialising a
+// source that was not (only its client is needed, so an empty Env); a
+// source reading an export has no server to act on.
 func newGrafana(g *grafana.Grafana) (System, error) {
 	if g.ExportDir != "" {
 		return nil, nil
 	}
 	if g.API() == nil {
-		if err := g.Init(); err != nil {
+		if err := g.Init(collectors.Env{}); err != nil {
 			return nil, err
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/unleash"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
@@ -23,14 +25,15 @@ func init() {
 type unleashSystem struct{ api *apiclient.Client }
 
 // newUnleash uses the client the source built in Init, initialising a
-// source that was not. A source read from an export has nothing to act
-// through.
+// source that was not (only its client is needed: an Env with the
+// default selector, which Init checks tag_type against). A source read
+// from an export has nothing to act through.
 func newUnleash(u *unleash.Unleash) (System, error) {
 	if u.ExportDir != "" {
 		return nil, nil
 	}
 	if u.API() == nil {
-		if err := u.Init(); err != nil {
+		if err := u.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 			return nil, err
 		}
 	}

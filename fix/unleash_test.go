@@ -16,6 +16,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/unleash"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -158,14 +159,13 @@ func TestUnleashRealServer(t *testing.T) {
 	src := unleash.New()
 	src.URL, src.TokenEnv, src.Timeout = base, "BFAUDIT_FIXTEST_UNLEASH_TOKEN", 10*time.Second
 	src.Projects = []string{"default"}
-	src.SetSourceName("unleash")
-	if err := src.Init(); err != nil {
+	if err := src.Init(collectors.Env{Source: "unleash", Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	collect := func() *model.Artifact {
 		t.Helper()
 		sink := collectors.NewTestSink()
-		if err := src.Collect(context.Background(), sink); err != nil || len(sink.Errors) > 0 {
+		if err := collectors.Collect(context.Background(), src, sink); err != nil || len(sink.Errors) > 0 {
 			t.Fatalf("Collect: %v %+v", err, sink.Errors)
 		}
 		return sink.Artifact("unleash://unleash/projects/default/features/" + name)

@@ -14,7 +14,6 @@ import (
 	"net/url"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 )
@@ -53,36 +52,20 @@ type Alertmanager struct {
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
-	name   string
+	env    collectors.Env
 	client *apiclient.Client
-	sel    *correlate.Selector
 }
 
 // SampleConfig returns the documented sample source entry.
 func (a *Alertmanager) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector that says which silences are backfill
-// machinery; its Assets are read at Collect time.
-func (a *Alertmanager) UseSelector(s *correlate.Selector) { a.sel = s }
-
-// SetSourceName sets the name this source reports under, the host part of
-// its URIs. Until it is called the URL's host is used.
-func (a *Alertmanager) SetSourceName(name string) { a.name = name }
-
-func (a *Alertmanager) sourceName() string {
-	if a.name != "" {
-		return a.name
-	}
-	if u, err := url.Parse(a.URL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "alertmanager"
-}
-
 // Init validates the config, reads the secrets it names and builds the
 // client. It does not call the server: one that is down fails the run's
-// coverage, not the config.
-func (a *Alertmanager) Init() error {
+// coverage, not the config. env names the source (the host part of its
+// URIs) and holds the selector that says which silences are backfill
+// machinery; its Assets are read at collect time.
+func (a *Alertmanager) Init(env collectors.Env) error {
+	a.env = env
 	if a.URL == "" {
 		return errors.New("url: missing; set the Alertmanager address, e.g. http://alertmanager:9093")
 	}
@@ -93,9 +76,6 @@ func (a *Alertmanager) Init() error {
 	a.client = c
 	// The fix actions expire silences with the same client (TLS, timeout).
 	a.HTTP = c.HTTP()
-	if a.sel == nil {
-		a.sel = correlate.MustSelector()
-	}
 	return nil
 }
 
@@ -103,24 +83,28 @@ func (a *Alertmanager) Init() error {
 // timeout), for the fix action that expires silences; nil before Init.
 func (a *Alertmanager) API() *apiclient.Client { return a.client }
 
-// Collect lists the silences (a failure fails the source), keeps those
+// Units: the source is one listing, read whole. Its reads and errors are
+// at ScopeSilences, within the whole source.
+func (a *Alertmanager) Units(context.Context) ([]string, error) { return []string{""}, nil }
+
+// CollectUnit lists the silences (a failure fails the source), keeps those
 // tied to a backfill, and when one of them is live reads the alerts to
 // count the ones each mutes (a failure there degrades the silences unit:
 // their severity evidence is missing).
-func (a *Alertmanager) Collect(ctx context.Context, sink collectors.Sink) error {
+func (a *Alertmanager) CollectUnit(ctx context.Context, _ string, sink collectors.Sink) error {
 	if a.client == nil {
-		return fmt.Errorf("alertmanager source %s: not initialised (Init was not called)", a.sourceName())
+		return fmt.Errorf("alertmanager source %s: not initialised (Init was not called)", a.env.Source)
 	}
 	list, err := a.listSilences(ctx)
 	if err != nil {
-		return fmt.Errorf("alertmanager source %s: list silences: %w", a.sourceName(), err)
+		return fmt.Errorf("alertmanager source %s: list silences: %w", a.env.Source, err)
 	}
 	var found []tiedSilence
 	live := false
 	understood := 0
 	for i, s := range list {
 		if err := s.check(); err != nil {
-			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: GET %s/api/v2/silences: entry %d: %w", a.sourceName(), a.client.Base(), i, err))
+			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: GET %s/api/v2/silences: entry %d: %w", a.env.Source, a.client.Base(), i, err))
 			continue
 		}
 		understood++
@@ -136,7 +120,7 @@ func (a *Alertmanager) Collect(ctx context.Context, sink collectors.Sink) error 
 	if a.CheckAlerts && live {
 		alerts, err := a.listAlerts(ctx)
 		if err != nil {
-			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: list the alerts silences mute: %w", a.sourceName(), err))
+			sink.AddError(ScopeSilences, fmt.Errorf("alertmanager source %s: list the alerts silences mute: %w", a.env.Source, err))
 			for _, t := range found {
 				if t.Status.State != stateExpired {
 					partial++
@@ -158,7 +142,7 @@ func (a *Alertmanager) Collect(ctx context.Context, sink collectors.Sink) error 
 
 // uri is the stable address of a silence.
 func (a *Alertmanager) uri(id string) string {
-	return "alertmanager://" + a.sourceName() + "/silences/" + url.PathEscape(id)
+	return "alertmanager://" + a.env.Source + "/silences/" + url.PathEscape(id)
 }
 
-var _ collectors.Collector = (*Alertmanager)(nil)
+var _ collectors.UnitCollector = (*Alertmanager)(nil)

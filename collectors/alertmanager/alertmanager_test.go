@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
@@ -77,7 +78,7 @@ func TestTies(t *testing.T) {
 	}
 	a := New()
 	a.URL = "http://am:9093"
-	if err := a.Init(); err != nil {
+	if err := a.Init(env("am")); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
@@ -95,9 +96,7 @@ func TestTieByDeclaredAsset(t *testing.T) {
 	a.URL = "http://am:9093"
 	sel := correlate.MustSelector()
 	sel.AddAssets([]model.Backfill{{ID: "BF-9", AssetsToRemove: []string{"alertmanager://am/silences/s1"}}})
-	a.UseSelector(sel)
-	a.SetSourceName("am")
-	if err := a.Init(); err != nil {
+	if err := a.Init(collectors.Env{Source: "am", Selector: sel, Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	got, ok := a.tie(silence{ID: "s1", Matchers: []matcher{{Name: "alertname", Value: "OrdersLag"}}})
@@ -233,7 +232,7 @@ func TestAuth(t *testing.T) {
 	t.Setenv("TEST_AM_TOKEN", "tok-123456")
 	c := New()
 	c.URL, c.TokenEnv = f.URL(), "TEST_AM_TOKEN"
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("am")); err != nil {
 		t.Fatal(err)
 	}
 	if sink, err := collectortest.Collect(t, c); err != nil || len(sink.Artifacts) != 2 {

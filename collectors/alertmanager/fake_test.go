@@ -106,8 +106,7 @@ func newCollector(t *testing.T, url string) *Alertmanager {
 	a.URL = url
 	a.Timeout = 5 * time.Second
 	a.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
-	a.SetSourceName("am")
-	if err := a.Init(); err != nil {
+	if err := a.Init(env("am")); err != nil {
 		t.Fatal(err)
 	}
 	return a

@@ -27,7 +27,7 @@ func FuzzSilencesAnswer(f *testing.F) {
 	}
 	a := New()
 	a.URL = "http://am:9093"
-	if err := a.Init(); err != nil {
+	if err := a.Init(env("am")); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -47,7 +47,7 @@ func FuzzSilencesAnswer(f *testing.F) {
 				continue
 			}
 			art := a.artifact(tied, countMuted(nil))
-			if art.Kind != model.KindSilence || art.Scope != ScopeSilences || !strings.HasPrefix(art.URI, "alertmanager://am:9093/silences/") ||
+			if art.Kind != model.KindSilence || art.Scope != ScopeSilences || !strings.HasPrefix(art.URI, "alertmanager://am/silences/") ||
 				art.ExpiresAt.IsZero() || art.BackfillID == "" || art.Attr(model.AttrMatchers) == "" {
 				t.Fatalf("silence artifact %+v", art)
 			}

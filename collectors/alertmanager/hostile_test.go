@@ -23,8 +23,7 @@ func hostileCollector(t *testing.T, url string) *Alertmanager {
 	a.URL, a.Username, a.PasswordEnv = url, "bfaudit", "TEST_AM_PASSWORD"
 	a.Timeout = time.Second
 	a.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
-	a.SetSourceName("am")
-	if err := a.Init(); err != nil {
+	if err := a.Init(env("am")); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -95,13 +94,13 @@ func TestHostileAlertListing(t *testing.T) {
 func TestCollectHonoursTheRunsContext(t *testing.T) {
 	c := hostileCollector(t, hostile.Server(t, hostile.Stall()).URL)
 	c.Timeout = time.Minute
-	if err := c.Init(); err != nil {
+	if err := c.Init(env("am")); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- c.Collect(ctx, collectors.NewTestSink()) }()
+	go func() { done <- collectors.Collect(ctx, c, collectors.NewTestSink()) }()
 	select {
 	case err := <-done:
 		if err == nil {

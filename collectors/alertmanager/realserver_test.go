@@ -15,6 +15,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
@@ -107,8 +108,7 @@ func collector(t *testing.T, url, name string) collectors.Instance {
 	a := alertmanager.New()
 	a.URL, a.Timeout = url, 5*time.Second
 	a.Retry = remote.RetryPolicy{Attempts: 2, Base: 10 * time.Millisecond}
-	a.SetSourceName(name)
-	if err := a.Init(); err != nil {
+	if err := a.Init(collectors.Env{Source: name, Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	return collectors.Instance{Name: name, Type: "alertmanager", Collector: a}

@@ -50,7 +50,7 @@ func (a *Alertmanager) tie(s silence) (tiedSilence, bool) {
 			add(v, "label")
 		}
 	}
-	if id, ok := a.sel.Assets[t.uri]; ok {
+	if id, ok := a.env.Selector.Assets[t.uri]; ok {
 		add(id, "asset")
 	}
 	for _, m := range s.Matchers {
@@ -58,12 +58,12 @@ func (a *Alertmanager) tie(s silence) (tiedSilence, bool) {
 			continue
 		}
 		for _, v := range literals(m) {
-			if id, ok := a.sel.FromName(v); ok {
+			if id, ok := a.env.Selector.FromName(v); ok {
 				add(id, "matcher")
 			}
 		}
 	}
-	for _, id := range a.sel.TextIDs(s.Comment) {
+	for _, id := range a.env.Selector.TextIDs(s.Comment) {
 		add(id, "comment")
 	}
 	if len(ids) == 0 {
@@ -74,7 +74,7 @@ func (a *Alertmanager) tie(s silence) (tiedSilence, bool) {
 }
 
 func (a *Alertmanager) isLabelKey(name string) bool {
-	_, ok := a.sel.FromLabels(map[string]string{name: "x"})
+	_, ok := a.env.Selector.FromLabels(map[string]string{name: "x"})
 	return ok
 }
 

@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/flagd"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/testkit/faultmatrix"
 )
 
@@ -27,8 +29,7 @@ func unit(scope string, breakIt func(t *testing.T, dir string)) faultmatrix.Unit
 			}
 		}
 		f := &flagd.Flagd{Files: []string{"flags/replay.flagd.json", "flags/*.yaml"}}
-		f.SetBaseDir(dir)
-		if err := f.Init(); err != nil {
+		if err := f.Init(collectors.Env{Source: "flagd", Selector: correlate.MustSelector(), BaseDir: dir, Now: time.Now}); err != nil {
 			t.Fatal(err)
 		}
 		return f, func() { breakIt(t, dir) }

@@ -4,10 +4,11 @@
 // manifests among other Kubernetes documents, and reports every flag tied
 // to a backfill as a feature_flag artifact.
 //
-// Units: every file is one unit, its scope path being the file's path
-// relative to the config file's directory ("/"-separated). A directory or
-// the fixed directory of a glob is the unit above its files: when it
-// cannot be listed, the error at its path covers every file in it. A file
+// Units: every configured file, directory or glob is one unit, its scope
+// path being the path relative to the config file's directory
+// ("/"-separated); a glob's is its fixed directory. Each file read is a
+// scope of its own, within its unit: when a directory cannot be listed,
+// the error at its path covers every file in it. A file
 // that cannot be read or parsed as a whole is an error at the file; a flag
 // or a document claiming to hold flags that cannot be read is an error at
 // the file too, and the rest is kept. Documents that hold no flags (a
@@ -28,7 +29,6 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/flagd"
 	"github.com/bfaudit/bfaudit/internal/safefile"
 )
@@ -78,23 +78,14 @@ type Flagd struct {
 	// recursively) or glob patterns, relative to the config file.
 	Files []string `mapstructure:"files"`
 
-	// Base resolves relative paths: the config file's directory.
-	Base string `mapstructure:"-"`
-
-	sourceName string
-	sel        *correlate.Selector
-	notes      []string
-	unnoted    int // files with skipped documents past maxNotes
+	// env: the name URIs are built under (flagd://<name>/...), the
+	// selector, and the config file's directory relative paths resolve
+	// against.
+	env     collectors.Env
+	notes   []string
+	unnoted int             // files with skipped documents past maxNotes
+	done    map[string]bool // files read this run, by any unit
 }
-
-// SetBaseDir resolves relative paths against the config file's directory.
-func (f *Flagd) SetBaseDir(dir string) { f.Base = dir }
-
-// SetSourceName sets the name URIs are built under (flagd://<name>/...).
-func (f *Flagd) SetSourceName(name string) { f.sourceName = name }
-
-// UseSelector keeps the correlation selector.
-func (f *Flagd) UseSelector(s *correlate.Selector) { f.sel = s }
 
 // Notes say what was skipped: documents without flags, and what flagd
 // only warns of.
@@ -107,7 +98,9 @@ func (f *Flagd) Notes() []string {
 }
 
 // Inputs are the flag files, files, folders or globs.
-func (f *Flagd) Inputs() []collectors.Input { return collectors.Inputs(f.Base, "files", f.Files) }
+func (f *Flagd) Inputs() []collectors.Input {
+	return collectors.Inputs(f.env.BaseDir, "files", f.Files)
+}
 
 func (f *Flagd) note(s string) {
 	if len(f.notes) >= maxNotes {
@@ -117,14 +110,14 @@ func (f *Flagd) note(s string) {
 	f.notes = append(f.notes, s)
 }
 
+var _ collectors.UnitCollector = (*Flagd)(nil)
+
 // SampleConfig documents the source entry.
 func (f *Flagd) SampleConfig() string { return sample }
 
 // Init checks the config.
-func (f *Flagd) Init() error {
-	if f.sel == nil {
-		f.sel = correlate.MustSelector()
-	}
+func (f *Flagd) Init(env collectors.Env) error {
+	f.env = env
 	if len(f.Files) == 0 {
 		return errors.New("files: missing; list flagd flag files, directories or glob patterns")
 	}
@@ -139,15 +132,40 @@ func (f *Flagd) Init() error {
 	return nil
 }
 
-// Collect reads every configured file, directory and glob. A unit that
-// fails is recorded at its path and the others are read.
-func (f *Flagd) Collect(ctx context.Context, sink collectors.Sink) error {
-	f.notes, f.unnoted = nil, 0
-	done := map[string]bool{}
+// Units are the configured files, directories and globs' directories,
+// each once. A run starts here: its notes and the files it read so far.
+func (f *Flagd) Units(context.Context) ([]string, error) {
+	f.notes, f.unnoted, f.done = nil, 0, map[string]bool{}
+	var units []string
 	for _, p := range f.Files {
+		if u := f.entryUnit(p); !slices.Contains(units, u) {
+			units = append(units, u)
+		}
+	}
+	return units, nil
+}
+
+// entryUnit is the unit of a configured entry: its path, or a glob's
+// fixed directory (which must list for anything it matched to count).
+func (f *Flagd) entryUnit(p string) string {
+	if safefile.HasMeta(p) {
+		return f.unit(safefile.FixedDir(f.resolve(p)))
+	}
+	return f.unit(f.resolve(p))
+}
+
+// CollectUnit reads the entries of one unit. An entry that cannot be
+// listed fails the unit; a file another entry already read (one named
+// and matched by a glob too) is read once.
+func (f *Flagd) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	var errs []error
+	for _, p := range f.Files {
+		if f.entryUnit(p) != unit {
+			continue
+		}
 		files, err := f.expand(p, sink)
 		if err != nil {
-			sink.AddError(err.scope, err.err)
+			errs = append(errs, err)
 			continue
 		}
 		// A file named in the config is meant to hold flags; one found
@@ -157,23 +175,19 @@ func (f *Flagd) Collect(ctx context.Context, sink collectors.Sink) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if done[file] {
+			if f.done[file] {
 				continue
 			}
-			done[file] = true
+			f.done[file] = true
 			f.readFile(file, named, sink)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-type unitError struct {
-	scope string
-	err   error
-}
-
-// expand lists the files a configured entry names, resolved paths.
-func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, *unitError) {
+// expand lists the files a configured entry names, resolved paths. Its
+// error is at the entry's unit.
+func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, error) {
 	path := f.resolve(p)
 	if !safefile.HasMeta(p) {
 		// A path named like a definition file is a file, whatever is
@@ -193,11 +207,11 @@ func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, *unitError) {
 	dir := safefile.FixedDir(path)
 	if _, err := os.ReadDir(dir); err != nil {
 		scope := f.unit(dir)
-		return nil, &unitError{scope, fmt.Errorf("flagd: %s: %w (listing the directory of %s)", scope, safefile.PlainError(dir, err), p)}
+		return nil, fmt.Errorf("flagd: %s: %w (listing the directory of %s)", scope, safefile.PlainError(dir, err), p)
 	}
 	matches, err := filepath.Glob(path)
 	if err != nil {
-		return nil, &unitError{f.unit(dir), fmt.Errorf("flagd: %s: %w", p, err)}
+		return nil, fmt.Errorf("flagd: %s: %w", p, err)
 	}
 	var out []string
 	for _, m := range matches {
@@ -207,14 +221,14 @@ func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, *unitError) {
 		out = append(out, m)
 	}
 	if len(out) > maxFiles {
-		return nil, &unitError{f.unit(dir), fmt.Errorf("flagd: %s matches %d files, more than %d", p, len(out), maxFiles)}
+		return nil, fmt.Errorf("flagd: %s matches %d files, more than %d", p, len(out), maxFiles)
 	}
 	return out, nil
 }
 
 // walk lists a directory's definition files; a directory under it that
 // cannot be listed is an error at that directory.
-func (f *Flagd) walk(root string, sink collectors.Sink) ([]string, *unitError) {
+func (f *Flagd) walk(root string, sink collectors.Sink) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -238,7 +252,7 @@ func (f *Flagd) walk(root string, sink collectors.Sink) ([]string, *unitError) {
 	})
 	if err != nil {
 		scope := f.unit(root)
-		return nil, &unitError{scope, fmt.Errorf("flagd: %s: %w", scope, safefile.PlainError(root, err))}
+		return nil, fmt.Errorf("flagd: %s: %w", scope, safefile.PlainError(root, err))
 	}
 	slices.Sort(out)
 	return out, nil
@@ -288,7 +302,7 @@ func (f *Flagd) readFile(path string, named bool, sink collectors.Sink) {
 			var holder map[string]string
 			holderName := ""
 			if set.Resource != nil {
-				uri = ResourceURI(f.source(), scope, set.Resource, set.Entry, fl.Name)
+				uri = ResourceURI(f.env.Source, scope, set.Resource, set.Entry, fl.Name)
 				holder, holderName = set.Resource.Labels, set.Resource.Name
 			}
 			if seen[uri] {
@@ -301,7 +315,7 @@ func (f *Flagd) readFile(path string, named bool, sink collectors.Sink) {
 			}
 			seen[uri] = true
 			read++
-			id, how, ok := fl.Tie(f.sel, uri, holder, holderName)
+			id, how, ok := fl.Tie(f.env.Selector, uri, holder, holderName)
 			if !ok {
 				continue
 			}
@@ -364,33 +378,21 @@ func ResourceURI(source, file string, r *flagd.Resource, entry, flag string) str
 	return strings.TrimSuffix(URI(source, file, ""), "#") + "#" + strings.Join(frag, "/")
 }
 
-func (f *Flagd) source() string {
-	if f.sourceName == "" {
-		return "flagd"
-	}
-	return f.sourceName
-}
-
-func (f *Flagd) uri(file, flag string) string { return URI(f.source(), file, flag) }
+func (f *Flagd) uri(file, flag string) string { return URI(f.env.Source, file, flag) }
 
 // unit is the scope path of a file or directory: its path relative to
 // the config file's directory, "/"-separated; the absolute path when it
 // lies outside.
 func (f *Flagd) unit(path string) string {
-	if f.Base != "" {
-		if rel, err := filepath.Rel(f.Base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if base := f.env.BaseDir; base != "" {
+		if rel, err := filepath.Rel(base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return filepath.ToSlash(rel)
 		}
 	}
 	return filepath.ToSlash(filepath.Clean(path))
 }
 
-func (f *Flagd) resolve(p string) string {
-	if !filepath.IsAbs(p) && f.Base != "" {
-		return filepath.Join(f.Base, p)
-	}
-	return filepath.Clean(p)
-}
+func (f *Flagd) resolve(p string) string { return filepath.Clean(f.env.Path(p)) }
 
 // isDefinition says whether a path is named like a definition file.
 func isDefinition(path string) bool {

@@ -7,8 +7,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
@@ -35,17 +37,21 @@ func copyFixtures(t *testing.T, names ...string) string {
 
 func collect(t *testing.T, dir string, files ...string) *collectors.TestSink {
 	t.Helper()
-	f := &Flagd{Files: files}
-	f.SetBaseDir(dir)
-	f.SetSourceName("flags")
-	if err := f.Init(); err != nil {
-		t.Fatal(err)
-	}
-	sink, err := collectortest.Collect(t, f)
+	sink, err := collectortest.Collect(t, newFlagd(t, dir, files...))
 	if err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink
+}
+
+// newFlagd is a source named flags reading files relative to dir.
+func newFlagd(t *testing.T, dir string, files ...string) *Flagd {
+	t.Helper()
+	f := &Flagd{Files: files}
+	if err := f.Init(collectors.Env{Source: "flags", Selector: correlate.MustSelector(), BaseDir: dir, Now: time.Now}); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func byName(arts []model.Artifact) map[string]model.Artifact {
@@ -207,10 +213,11 @@ func TestDirectoriesAndGlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(dir, "flags"), 0o755) })
+	// The directory is the source's only unit: its failure fails the source.
 	for _, entry := range []string{"flags", "flags/*.json"} {
-		sink = collect(t, dir, entry)
-		if len(sink.Errors) != 1 || sink.Errors[0].Scope != "flags" || len(sink.Artifacts) != 0 {
-			t.Errorf("%s in an unlistable directory: errors %+v, %d artifacts", entry, sink.Errors, len(sink.Artifacts))
+		sink, err := collectortest.Collect(t, newFlagd(t, dir, entry))
+		if err == nil || len(sink.Errors) != 1 || sink.Errors[0].Scope != "flags" || len(sink.Artifacts) != 0 {
+			t.Errorf("%s in an unlistable directory: %v, errors %+v, %d artifacts", entry, err, sink.Errors, len(sink.Artifacts))
 		}
 	}
 }
@@ -224,7 +231,7 @@ func TestInitRefusesBadConfig(t *testing.T) {
 		{[]string{"a.json", " "}, "files[1]: empty path"},
 		{[]string{"flags/[.json"}, `files[0]: "flags/[.json" is not a valid glob pattern`},
 	} {
-		err := (&Flagd{Files: tc.files}).Init()
+		err := (&Flagd{Files: tc.files}).Init(collectors.Env{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.files, err, tc.want)
 		}

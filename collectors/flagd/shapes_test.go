@@ -305,12 +305,7 @@ func TestNonFlagDocumentsAreSkipped(t *testing.T) {
 // notesOf collects dir's entries again and returns the collector's notes.
 func (*Flagd) notesOf(t *testing.T, dir string, files ...string) []string {
 	t.Helper()
-	f := &Flagd{Files: files}
-	f.SetBaseDir(dir)
-	f.SetSourceName("flags")
-	if err := f.Init(); err != nil {
-		t.Fatal(err)
-	}
+	f := newFlagd(t, dir, files...)
 	if _, err := collectortest.Collect(t, f); err != nil {
 		t.Fatal(err)
 	}

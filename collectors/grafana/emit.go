@@ -21,11 +21,11 @@ const (
 const maxTags = 50
 
 func (g *Grafana) dashboardURI(uid string) string {
-	return "grafana://" + g.sourceName() + "/dashboards/" + url.PathEscape(uid)
+	return "grafana://" + g.env.Source + "/dashboards/" + url.PathEscape(uid)
 }
 
 func (g *Grafana) ruleURI(uid string) string {
-	return "grafana://" + g.sourceName() + "/alert-rules/" + url.PathEscape(uid)
+	return "grafana://" + g.env.Source + "/alert-rules/" + url.PathEscape(uid)
 }
 
 // tagLabels turns tags into labels: "backfill_id=BF-1234" and
@@ -59,15 +59,15 @@ func tagLabels(tags []string) map[string]string {
 // label carrying the id, a declared asset, the title, or a bare tag that
 // holds an id (a tag "bf-1234").
 func (g *Grafana) tie(uri, title string, labels map[string]string) (id, how string, ok bool) {
-	if id, how, ok := g.sel.Match(uri, title, labels); ok {
+	if id, how, ok := g.env.Selector.Match(uri, title, labels); ok {
 		return id, how, true
 	}
-	if id, ok := g.sel.FromBareLabels(labels); ok {
+	if id, ok := g.env.Selector.FromBareLabels(labels); ok {
 		return id, "label", true
 	}
 	// A title is words: "BF-1234 replay monitor" names BF-1234 though the
 	// id is followed by a space, which a name pattern does not end on.
-	if id, ok := g.sel.FromText(title); ok {
+	if id, ok := g.env.Selector.FromText(title); ok {
 		return id, "name", true
 	}
 	return "", "", false
@@ -89,7 +89,7 @@ func (g *Grafana) boardArtifact(scope, uid, folderTitle string, h hit, b board) 
 	uri := g.dashboardURI(uid)
 	labels := mergeLabels(tagLabels(tags), b.Labels)
 	bf, how, tied := g.tie(uri, title, labels)
-	rs := reads(g.sel, b.Queries)
+	rs := reads(g.env.Selector, b.Queries)
 	if !tied && len(rs) == 0 {
 		return nil
 	}
@@ -150,7 +150,7 @@ func (g *Grafana) ruleArtifact(r alertRule, folderTitle string) (art *model.Arti
 			qs = append(qs, query{where: `query "` + clip(d.RefID, 40) + `"`, text: text})
 		}
 	}
-	rs := reads(g.sel, qs)
+	rs := reads(g.env.Selector, qs)
 	if !tied && len(rs) == 0 {
 		return nil, unread
 	}

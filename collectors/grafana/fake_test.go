@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/testkit/swagger"
@@ -409,9 +408,7 @@ func newCollector(t testing.TB, url string) *Grafana {
 	g := New()
 	g.URL, g.TokenEnv = url, "TEST_GRAFANA_TOKEN"
 	g.Retry = remote.RetryPolicy{Attempts: 1}
-	g.SetSourceName("grafana")
-	g.UseSelector(correlate.MustSelector())
-	if err := g.Init(); err != nil {
+	if err := g.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -420,7 +417,7 @@ func newCollector(t testing.TB, url string) *Grafana {
 func collect(t *testing.T, g *Grafana) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := g.Collect(t.Context(), sink); err != nil {
+	if err := collectors.Collect(t.Context(), g, sink); err != nil {
 		t.Fatal(err)
 	}
 	return sink

@@ -40,7 +40,7 @@ func matrixUnit(kind, scope string, breakIt func(f *fakeGrafana)) faultmatrix.Un
 		f := matrixEstate(t)
 		g := newCollector(t, f.URL())
 		g.Timeout = 500 * time.Millisecond // the slow answers below outlast it
-		if err := g.Init(); err != nil {
+		if err := g.Init(testEnv()); err != nil {
 			t.Fatal(err)
 		}
 		return g, func() { breakIt(f) }
@@ -59,7 +59,7 @@ func matrixFileUnit(scope, file string) faultmatrix.Unit {
 			`    {"title": "bf_7001 ops board", "uid": "bf7001-ops", "panels": [{"title": "Lag", "targets": [{"expr": "lag{job=\"bf_7001_replay\"}"}]}]}`+"\n")
 		g := New()
 		g.ExportDir = dir
-		if err := g.Init(); err != nil {
+		if err := g.Init(testEnv()); err != nil {
 			t.Fatal(err)
 		}
 		return g, func() { writeFile(t, dir, file, "{\"panels\": [") }

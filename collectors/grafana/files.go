@@ -32,7 +32,7 @@ const maxFiles = 20000
 func (g *Grafana) collectFiles(ctx context.Context, dir string, sink collectors.Sink) error {
 	files, err := g.walkFiles(dir, sink)
 	if err != nil {
-		return fmt.Errorf("grafana source %s: export_dir: %w", g.sourceName(), err)
+		return fmt.Errorf("grafana source %s: export_dir: %w", g.env.Source, err)
 	}
 	seen := map[string]string{}
 	for _, rel := range files {
@@ -41,12 +41,12 @@ func (g *Grafana) collectFiles(ctx context.Context, dir string, sink collectors.
 		}
 		scope := fileScope(rel)
 		fail := func(err error) {
-			sink.AddError(scope, fmt.Errorf("grafana source %s: %s: %w", g.sourceName(), rel, err))
+			sink.AddError(scope, fmt.Errorf("grafana source %s: %s: %w", g.env.Source, rel, err))
 		}
 		data, found, err := safefile.ReadSaved(dir, rel, maxFileBytes)
 		if err != nil {
 			// ReadSaved's errors name the file as the export names it.
-			sink.AddError(scope, fmt.Errorf("grafana source %s: %w", g.sourceName(), err))
+			sink.AddError(scope, fmt.Errorf("grafana source %s: %w", g.env.Source, err))
 			continue
 		}
 		if !found {
@@ -107,7 +107,7 @@ func (g *Grafana) walkFiles(dir string, sink collectors.Sink) ([]string, error) 
 			if rel == "." {
 				return err
 			}
-			sink.AddError(fileScope(rel), fmt.Errorf("grafana source %s: %s: %w", g.sourceName(), rel, safefile.PlainError(p, err)))
+			sink.AddError(fileScope(rel), fmt.Errorf("grafana source %s: %s: %w", g.env.Source, rel, safefile.PlainError(p, err)))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -123,11 +123,11 @@ func (g *Grafana) walkFiles(dir string, sink collectors.Sink) ([]string, error) 
 			return nil
 		}
 		if !safefile.IsRegular(p, d) {
-			sink.AddError(fileScope(rel), fmt.Errorf("grafana source %s: %s: not a regular file: not read", g.sourceName(), rel))
+			sink.AddError(fileScope(rel), fmt.Errorf("grafana source %s: %s: not a regular file: not read", g.env.Source, rel))
 			return nil
 		}
 		if len(out) >= maxFiles {
-			sink.AddError("", fmt.Errorf("grafana source %s: export_dir holds more than %d dashboard files: the rest not read", g.sourceName(), maxFiles))
+			sink.AddError("", fmt.Errorf("grafana source %s: export_dir holds more than %d dashboard files: the rest not read", g.env.Source, maxFiles))
 			return fs.SkipAll
 		}
 		out = append(out, rel)

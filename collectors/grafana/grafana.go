@@ -16,11 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"path/filepath"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 )
@@ -69,58 +66,30 @@ type Grafana struct {
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
-	name    string
-	baseDir string
-	client  *apiclient.Client
-	src     source
-	sel     *correlate.Selector
-	notes   *notes
+	env    collectors.Env
+	client *apiclient.Client
+	src    source
+	notes  *notes
+	run    *run // what Units found for this run's CollectUnit calls
 }
 
 // SampleConfig returns the documented sample source entry.
 func (g *Grafana) SampleConfig() string { return sampleConfig }
-
-// UseSelector keeps the selector that ties dashboards, rules and the
-// tables their queries read.
-func (g *Grafana) UseSelector(s *correlate.Selector) { g.sel = s }
-
-// SetSourceName sets the name this source reports under, the host part of
-// its URIs. Until it is called the URL's host is used.
-func (g *Grafana) SetSourceName(name string) { g.name = name }
-
-// SetBaseDir resolves a relative export_dir against the config file's
-// directory.
-func (g *Grafana) SetBaseDir(dir string) { g.baseDir = dir }
-
-// exportDir is export_dir resolved against the config file's directory.
-func (g *Grafana) exportDir() string {
-	if g.baseDir != "" && !filepath.IsAbs(g.ExportDir) {
-		return filepath.Join(g.baseDir, g.ExportDir)
-	}
-	return g.ExportDir
-}
 
 // Inputs is the folder of saved API answers, when set.
 func (g *Grafana) Inputs() []collectors.Input {
 	if g.ExportDir == "" {
 		return nil
 	}
-	return []collectors.Input{{Key: "export_dir", Path: g.exportDir()}}
-}
-
-func (g *Grafana) sourceName() string {
-	if g.name != "" {
-		return g.name
-	}
-	if u, err := url.Parse(g.URL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "grafana"
+	return []collectors.Input{{Key: "export_dir", Path: g.env.Path(g.ExportDir)}}
 }
 
 // Init validates the config, reads the token it names and builds the
-// client. It does not call the server.
-func (g *Grafana) Init() error {
+// client. It does not call the server. env names the source (the host
+// part of its URIs), holds the selector that ties dashboards, rules and
+// the tables their queries read, and the folder export_dir is relative to.
+func (g *Grafana) Init(env collectors.Env) error {
+	g.env = env
 	if g.Concurrency == 0 {
 		g.Concurrency = defaultConcurrency
 	}
@@ -134,9 +103,6 @@ func (g *Grafana) Init() error {
 		if t == "" {
 			return fmt.Errorf("tags[%d]: empty", i)
 		}
-	}
-	if g.sel == nil {
-		g.sel = correlate.MustSelector()
 	}
 	if g.ExportDir != "" {
 		if g.URL != "" {
@@ -174,8 +140,6 @@ func (g *Grafana) base() string {
 }
 
 var (
-	_ collectors.Collector    = (*Grafana)(nil)
-	_ collectors.SelectorUser = (*Grafana)(nil)
-	_ collectors.Namer        = (*Grafana)(nil)
-	_ collectors.Noter        = (*Grafana)(nil)
+	_ collectors.UnitCollector = (*Grafana)(nil)
+	_ collectors.Noter         = (*Grafana)(nil)
 )

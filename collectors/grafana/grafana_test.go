@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
@@ -116,7 +117,7 @@ func TestPagingAndMaxPages(t *testing.T) {
 		f.addFolder("f"+itoa(i), "Folder "+itoa(i), "")
 	}
 	g := newCollector(t, f.URL())
-	if _, err := g.listFolders(t.Context(), g.src, nopSink{}); err != nil {
+	if _, _, err := g.listFolders(t.Context(), g.src); err != nil {
 		t.Fatal(err)
 	}
 	var pages int
@@ -129,7 +130,7 @@ func TestPagingAndMaxPages(t *testing.T) {
 		t.Errorf("root folder pages read = %d, want 2", pages)
 	}
 	g.MaxPages = 1
-	if err := g.Init(); err != nil {
+	if err := g.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := g.src.folders(t.Context(), ""); err == nil || !strings.Contains(err.Error(), "max_pages") {
@@ -141,7 +142,7 @@ func TestPagingAndMaxPages(t *testing.T) {
 func TestFolderListingFailsTheSource(t *testing.T) {
 	f := estate(t)
 	f.set("/api/folders", status(http.StatusForbidden))
-	if err := newCollector(t, f.URL()).Collect(t.Context(), nopSink{}); err == nil || !strings.Contains(err.Error(), "HTTP 403") {
+	if err := collectors.Collect(t.Context(), newCollector(t, f.URL()), nopSink{}); err == nil || !strings.Contains(err.Error(), "HTTP 403") {
 		t.Errorf("Collect = %v, want the source failed", err)
 	}
 }
@@ -176,8 +177,7 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 func TestExportDir(t *testing.T) {
 	g := New()
 	g.ExportDir = "testdata/export"
-	g.SetSourceName("grafana")
-	if err := g.Init(); err != nil {
+	if err := g.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
 	sink := collect(t, g)
@@ -192,5 +192,21 @@ func TestExportDir(t *testing.T) {
 	}
 	if a := sink.Artifact("grafana://grafana/alert-rules/rule-bf"); a == nil || a.Attr(model.AttrWatchesOnly) != "true" {
 		t.Errorf("export rule: %+v", a)
+	}
+}
+
+// A folder named in folders that the listing does not hold is an error at
+// its own unit, not a folder silently left unread; the others are read.
+func TestUnknownFolderIsAnError(t *testing.T) {
+	f := estate(t)
+	g := newCollector(t, f.URL())
+	g.Folders = []string{"general", "nope"}
+	units, err := g.Units(t.Context())
+	if err != nil || strings.Join(units, " ") != "general nope" {
+		t.Fatalf("units %q (%v), want general and nope", units, err)
+	}
+	sink := collectortest.CollectBroken(t, g, "nope", "not in the folder listing")
+	if sink.Artifact("grafana://grafana/dashboards/ops-home") == nil {
+		t.Error("the listed folder was not read")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
@@ -28,6 +29,11 @@ func (nopSink) AddError(string, error)           {}
 func (nopSink) AddRead(string, string, int, int) {}
 
 func testSelector() *correlate.Selector { return correlate.MustSelector() }
+
+// testEnv is what the audit hands a source named grafana.
+func testEnv() collectors.Env {
+	return collectors.Env{Source: "grafana", Selector: testSelector(), Now: time.Now}
+}
 
 // writeFile writes a file under dir, making its directories.
 func writeFile(t *testing.T, dir, rel, text string) {

@@ -21,8 +21,7 @@ func hostileCollector(t *testing.T, url string) *Grafana {
 	g.URL, g.TokenEnv = url, "TEST_GRAFANA_TOKEN"
 	g.Timeout = time.Second
 	g.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
-	g.SetSourceName("grafana")
-	if err := g.Init(); err != nil {
+	if err := g.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
 	return g

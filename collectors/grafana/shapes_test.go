@@ -15,8 +15,7 @@ func exportCollector(t *testing.T, dir string) *Grafana {
 	t.Helper()
 	g := New()
 	g.ExportDir = dir
-	g.SetSourceName("grafana")
-	if err := g.Init(); err != nil {
+	if err := g.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -25,7 +24,7 @@ func exportCollector(t *testing.T, dir string) *Grafana {
 func collectAll(t *testing.T, g *Grafana) *collectors.TestSink {
 	t.Helper()
 	sink := collectors.NewTestSink()
-	if err := g.Collect(t.Context(), sink); err != nil {
+	if err := collectors.Collect(t.Context(), g, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
 	return sink

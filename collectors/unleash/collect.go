@@ -26,45 +26,86 @@ func (u *Unleash) open() (api, error) {
 	return &httpAPI{c: u.client, maxPages: u.MaxPages}, nil
 }
 
-// Collect lists the projects and the environments (a failure of either
-// fails the source), finds the projects the listing does not show through
-// the flag search across projects, then per project reads its live and
-// archived flags (a failure is an error at the project), keeps the flags
-// tied to a backfill and reads each live one's detail for its strategies
-// (a failure is an error at the flag, which is still reported from the
-// listing). A note names the projects read.
-func (u *Unleash) Collect(ctx context.Context, sink collectors.Sink) error {
+// run is what Units found, for this run's CollectUnit calls.
+type run struct {
+	src      api
+	envType  map[string]string  // environment name -> type
+	projects map[string]*toRead // by unit
+	// whole are errors of the whole source met while listing the
+	// projects; the first unit read reports them.
+	whole []error
+}
+
+// Units are the projects: those named in projects, else the listed ones
+// and those the flag search across projects finds beyond the listing. A
+// failure to list the projects or the environments fails the source. An
+// Unleash holding no project is read whole, and answers empty.
+func (u *Unleash) Units(ctx context.Context) ([]string, error) {
 	u.mu.Lock()
-	u.notes = nil
+	u.notes, u.read = nil, nil
 	u.mu.Unlock()
+	u.run = nil
 	src, err := u.open()
 	if err != nil {
-		return fmt.Errorf("unleash source %s: %w", u.sourceName(), err)
+		return nil, fmt.Errorf("unleash source %s: %w", u.env.Source, err)
 	}
 	projects, err := src.projects(ctx)
 	if err != nil {
-		return fmt.Errorf("unleash source %s: list projects: %w", u.sourceName(), err)
+		return nil, fmt.Errorf("unleash source %s: list projects: %w", u.env.Source, err)
 	}
 	envs, err := src.environments(ctx)
 	if err != nil {
-		return fmt.Errorf("unleash source %s: list environments: %w", u.sourceName(), err)
+		return nil, fmt.Errorf("unleash source %s: list environments: %w", u.env.Source, err)
 	}
-	envType := make(map[string]string, len(envs))
+	r := &run{src: src, envType: make(map[string]string, len(envs)), projects: map[string]*toRead{}}
 	for _, e := range envs {
-		envType[e.Name] = e.Type
+		r.envType[e.Name] = e.Type
 	}
-	var read []string
-	for _, p := range u.selectProjects(ctx, src, projects, sink) {
-		if ctx.Err() != nil {
-			sink.AddError(model.JoinScope(p.id), fmt.Errorf("unleash source %s: project %s: %w", u.sourceName(), clip(p.id, 100), ctx.Err()))
-			continue
-		}
-		if n, ok := u.collectProject(ctx, src, p.id, envType, sink); ok {
-			read = append(read, fmt.Sprintf("%s (%d flags%s)", clip(p.id, 100), n, p.how))
+	var units []string
+	for _, p := range u.selectProjects(ctx, r, projects) {
+		scope := model.JoinScope(p.id)
+		r.projects[scope] = &p
+		units = append(units, scope)
+	}
+	if len(units) == 0 {
+		units = []string{""}
+	}
+	u.run = r
+	u.mu.Lock()
+	u.read = []string{}
+	u.mu.Unlock()
+	return units, nil
+}
+
+// CollectUnit reads one project's live and archived flags (a failure of
+// the live listing fails the project), keeps the flags tied to a backfill
+// and reads each live one's detail for its strategies (a failure is an
+// error at the flag, which is still reported from the listing).
+func (u *Unleash) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
+	r := u.run
+	for _, err := range r.whole {
+		sink.AddError("", err)
+	}
+	r.whole = nil // reported once
+	p := r.projects[unit]
+	if p == nil { // no project: the whole source, read empty
+		sink.AddRead(unit, "projects", 0, 0)
+		return nil
+	}
+	if p.how == foundByConfig {
+		if err := r.src.exists(ctx, p.id); err != nil {
+			return fmt.Errorf("unleash source %s: project %s: not in the project listing, and %w (a typo in projects, or a project the token cannot read)",
+				u.env.Source, clip(p.id, 100), err)
 		}
 	}
-	sink.AddRead("", "projects", len(read), 0)
-	u.note(projectsNote(read))
+	n, err := u.collectProject(ctx, r, p.id, sink)
+	if err != nil {
+		return err
+	}
+	sink.AddRead(unit, "projects", 1, 0)
+	u.mu.Lock()
+	u.read = append(u.read, fmt.Sprintf("%s (%d flags%s)", clip(p.id, 100), n, p.how))
+	u.mu.Unlock()
 	return nil
 }
 
@@ -95,15 +136,14 @@ const (
 // selectProjects returns the projects to read. Without projects: the
 // listing, and the projects the search across projects finds that it
 // lacks (a failed search is an error at the whole source: flags of a
-// project it would have found cannot be said gone). With projects: those,
-// each either listed or known to the server (one the server does not
-// know, or that does not answer, is an error at its own scope).
-func (u *Unleash) selectProjects(ctx context.Context, src api, listed []project, sink collectors.Sink) []toRead {
+// project it would have found cannot be said gone). With projects: those;
+// one the listing lacks must be known to the server, which its unit asks.
+func (u *Unleash) selectProjects(ctx context.Context, r *run, listed []project) []toRead {
 	have := map[string]bool{}
 	var all []string
 	for i, p := range listed {
 		if p.ID == "" {
-			sink.AddError("", fmt.Errorf("unleash source %s: %s/api/admin/projects: project %d has no id", u.sourceName(), u.where(), i))
+			r.whole = append(r.whole, fmt.Errorf("unleash source %s: %s/api/admin/projects: project %d has no id", u.env.Source, u.where(), i))
 			continue
 		}
 		if !have[p.ID] {
@@ -116,9 +156,9 @@ func (u *Unleash) selectProjects(ctx context.Context, src api, listed []project,
 		for _, p := range all {
 			out = append(out, toRead{id: p})
 		}
-		more, err := src.hidden(ctx, all)
+		more, err := r.src.hidden(ctx, all)
 		if err != nil {
-			sink.AddError("", fmt.Errorf("unleash source %s: find the projects the project listing lacks: %w", u.sourceName(), err))
+			r.whole = append(r.whole, fmt.Errorf("unleash source %s: find the projects the project listing lacks: %w", u.env.Source, err))
 		}
 		for _, p := range more {
 			out = append(out, toRead{id: p, how: foundBySearch})
@@ -133,30 +173,26 @@ func (u *Unleash) selectProjects(ctx context.Context, src api, listed []project,
 		named[p] = true
 		if have[p] {
 			out = append(out, toRead{id: p})
-			continue
+		} else {
+			out = append(out, toRead{id: p, how: foundByConfig})
 		}
-		if err := src.exists(ctx, p); err != nil {
-			sink.AddError(model.JoinScope(p), fmt.Errorf("unleash source %s: project %s: not in the project listing, and %w (a typo in projects, or a project the token cannot read)",
-				u.sourceName(), clip(p, 100), err))
-			continue
-		}
-		out = append(out, toRead{id: p, how: foundByConfig})
 	}
 	return out
 }
 
 // collectProject reads one project's flags and reports those tied to a
-// backfill. It returns how many flags the project's search listed, and
-// whether the live listing answered.
-func (u *Unleash) collectProject(ctx context.Context, src api, projectID string, envType map[string]string, sink collectors.Sink) (int, bool) {
+// backfill. It returns how many flags the project's search listed, or the
+// live listing's failure.
+func (u *Unleash) collectProject(ctx context.Context, r *run, projectID string, sink collectors.Sink) (int, error) {
 	scope := model.JoinScope(projectID)
-	fail := func(scope string, format string, args ...any) {
-		sink.AddError(scope, fmt.Errorf("unleash source %s: project %s: "+format, append([]any{u.sourceName(), clip(projectID, 100)}, args...)...))
+	wrap := func(format string, args ...any) error {
+		return fmt.Errorf("unleash source %s: project %s: "+format, append([]any{u.env.Source, clip(projectID, 100)}, args...)...)
 	}
+	fail := func(scope string, format string, args ...any) { sink.AddError(scope, wrap(format, args...)) }
+	src := r.src
 	live, err := src.flags(ctx, projectID, false)
 	if err != nil {
-		fail(scope, "list flags: %w", err)
-		return 0, false
+		return 0, wrap("list flags: %w", err)
 	}
 	archived, err := src.flags(ctx, projectID, true)
 	if err != nil {
@@ -195,13 +231,13 @@ func (u *Unleash) collectProject(ctx context.Context, src api, projectID string,
 	}
 	detailed := u.readDetails(ctx, src, projectID, tied, sink)
 	for _, t := range tied {
-		sink.AddArtifact(u.artifact(*t, envType))
+		sink.AddArtifact(u.artifact(*t, r.envType))
 	}
 	// Each flag whose detail was read says so at its own unit (only in
 	// part when that read failed); the project counts the others.
 	n := len(live) + len(archived)
 	sink.AddRead(scope, "flags", n-detailed, 0)
-	return n, true
+	return n, nil
 }
 
 // readDetails reads each live tied flag's detail, Concurrency at a time,
@@ -224,7 +260,7 @@ func (u *Unleash) readDetails(ctx context.Context, src api, projectID string, ti
 				unit := model.JoinScope(projectID, t.Name)
 				if err != nil {
 					sink.AddError(unit, fmt.Errorf("unleash source %s: project %s: read flag %s: %w",
-						u.sourceName(), clip(projectID, 100), clip(t.Name, 100), err))
+						u.env.Source, clip(projectID, 100), clip(t.Name, 100), err))
 					sink.AddRead(unit, "flags", 1, 1)
 					continue
 				}

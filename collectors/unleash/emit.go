@@ -39,7 +39,7 @@ type tiedFlag struct {
 
 // uri is the stable address of a flag.
 func (u *Unleash) uri(projectID, name string) string {
-	return "unleash://" + u.sourceName() + "/projects/" + url.PathEscape(projectID) + "/features/" + url.PathEscape(name)
+	return "unleash://" + u.env.Source + "/projects/" + url.PathEscape(projectID) + "/features/" + url.PathEscape(name)
 }
 
 // tie says which backfill a flag belongs to, through the shared
@@ -63,11 +63,11 @@ func (u *Unleash) tie(projectID string, f flag) (tiedFlag, bool) {
 			}
 		}
 	}
-	if id, how, ok := u.sel.Match(t.uri, f.Name, labels); ok {
+	if id, how, ok := u.env.Selector.Match(t.uri, f.Name, labels); ok {
 		t.backfillID, t.how = id, how
 		return t, true
 	}
-	if id, ok := u.sel.FromText(f.Description); ok {
+	if id, ok := u.env.Selector.FromText(f.Description); ok {
 		t.backfillID, t.how = id, "description"
 		return t, true
 	}

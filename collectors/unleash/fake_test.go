@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
@@ -273,11 +274,15 @@ func newCollector(t *testing.T, url string) *Unleash {
 	u.URL, u.TokenEnv = url, "TEST_UNLEASH_TOKEN"
 	u.Timeout = 5 * time.Second
 	u.Retry = remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
-	u.SetSourceName("unl")
-	if err := u.Init(); err != nil {
+	if err := u.Init(testEnv("unl")); err != nil {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// testEnv is what the audit hands a source named name.
+func testEnv(name string) collectors.Env {
+	return collectors.Env{Source: name, Selector: correlate.MustSelector(), Now: time.Now}
 }
 
 func decode(entry map[string]any) (collectors.Instance, error) {

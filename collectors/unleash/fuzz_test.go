@@ -15,7 +15,7 @@ const fuzzMarker = "SECRET-MARKER-123"
 func fuzzCollector(f *testing.F) *Unleash {
 	u := New()
 	u.URL = "http://unleash:4242"
-	if err := u.Init(); err != nil {
+	if err := u.Init(testEnv("unl")); err != nil {
 		f.Fatal(err)
 	}
 	return u
@@ -56,7 +56,7 @@ func FuzzSearchAnswer(f *testing.F) {
 				continue
 			}
 			art := u.artifact(tied, map[string]string{"production": "production"})
-			if art.Kind != model.KindFeatureFlag || art.BackfillID == "" || !strings.HasPrefix(art.URI, "unleash://unleash:4242/projects/p%2Fq/features/") ||
+			if art.Kind != model.KindFeatureFlag || art.BackfillID == "" || !strings.HasPrefix(art.URI, "unleash://unl/projects/p%2Fq/features/") ||
 				!model.ScopeWithin(art.Scope, model.JoinScope("p/q")) || !art.State.IsValid() {
 				t.Fatalf("flag artifact %+v", art)
 			}

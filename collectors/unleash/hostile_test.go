@@ -10,9 +10,37 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
+
+// collectLoneBroken runs c, whose only unit (unit) is broken: the
+// framework fails the source with that unit's error. It checks what
+// collectortest.CollectBroken does of the errors: recorded only at or
+// under unit, saying want, leaking neither the canary token nor the
+// server's page.
+func collectLoneBroken(t *testing.T, c collectors.Collector, unit, want string) *collectors.TestSink {
+	t.Helper()
+	sink, err := collectortest.Collect(t, c)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Collect = %v, want the source failed saying %q (its only unit did not answer)", err, want)
+	}
+	texts := []string{err.Error()}
+	for _, e := range sink.Errors {
+		texts = append(texts, e.Error)
+		if !model.ScopeWithin(e.Scope, unit) {
+			t.Errorf("error outside the broken unit %s: %s: %s", unit, e.Scope, e.Error)
+		}
+	}
+	if len(sink.Errors) == 0 {
+		t.Errorf("no error recorded at %s", unit)
+	}
+	if joined := strings.Join(texts, "\n"); strings.Contains(joined, hostile.Canary) || strings.Contains(joined, "<html") {
+		t.Errorf("error text leaks the answer: %q", joined)
+	}
+	return sink
+}
 
 // hostileCollector sends hostile.Canary as its token, with a one-second
 // call timeout and short real retry waits.
@@ -23,8 +51,7 @@ func hostileCollector(t *testing.T, url string) *Unleash {
 	u.URL, u.TokenEnv = url, "TEST_UNLEASH_HOSTILE_TOKEN"
 	u.Timeout = time.Second
 	u.Retry = remote.RetryPolicy{Base: 10 * time.Millisecond}
-	u.SetSourceName("unl")
-	if err := u.Init(); err != nil {
+	if err := u.Init(testEnv("unl")); err != nil {
 		t.Fatal(err)
 	}
 	return u
@@ -75,16 +102,17 @@ func TestHostileWholeServer(t *testing.T) {
 	}
 }
 
-// Only one project's flag search misbehaves: the error stays at the
-// project; only one flag's detail: at that flag, the others reported;
-// only the search for projects the listing lacks: at the whole source.
+// Only the project's flag search misbehaves: the error stays at the
+// project (the only one, so no project answered and the source fails);
+// only one flag's detail: at that flag, the others reported; only the
+// search for projects the listing lacks: at the whole source.
 func TestHostileUnits(t *testing.T) {
 	for _, tt := range hostileCases {
 		t.Run("search "+tt.name, func(t *testing.T) {
 			f := newFake(t)
 			f.set("/api/admin/search/features", tt.h())
 			f.token = hostile.Canary
-			collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "default", tt.want)
+			collectLoneBroken(t, hostileCollector(t, f.URL()), "default", tt.want)
 		})
 		t.Run("detail "+tt.name, func(t *testing.T) {
 			f := newFake(t)
@@ -115,13 +143,13 @@ func TestHostileUnits(t *testing.T) {
 func TestCollectHonoursTheRunsContext(t *testing.T) {
 	c := hostileCollector(t, hostile.Server(t, hostile.Stall()).URL)
 	c.Timeout = time.Minute
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv("unl")); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- c.Collect(ctx, collectors.NewTestSink()) }()
+	go func() { done <- collectors.Collect(ctx, c, collectors.NewTestSink()) }()
 	select {
 	case err := <-done:
 		if err == nil {

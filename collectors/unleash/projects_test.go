@@ -2,6 +2,8 @@ package unleash
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,8 +100,7 @@ func TestProjectTheListingLacks(t *testing.T) {
 func TestExportDirProjectTheListingLacks(t *testing.T) {
 	u := New()
 	u.ExportDir = hiddenExport
-	u.SetSourceName("unl")
-	if err := u.Init(); err != nil {
+	if err := u.Init(testEnv("unl")); err != nil {
 		t.Fatal(err)
 	}
 	sink, err := collectortest.Collect(t, u)
@@ -186,5 +187,41 @@ func TestSearchForProjectsUnfiltered(t *testing.T) {
 		if strings.Contains(r, "IS_NONE_OF") {
 			t.Errorf("a filter of %d projects was sent: %.200s", len(projects), r)
 		}
+	}
+}
+
+// The units are the projects: those named in projects (each once, in
+// their order, whether the listing holds them or not), else the listed
+// ones and those the search across projects finds; an Unleash without a
+// project is read whole. A named project the server does not hold is an
+// error at its own unit, never one left unread in silence.
+func TestUnitsAreTheProjects(t *testing.T) {
+	f := newFakeOf(t, hiddenExport)
+	c := newCollector(t, f.URL())
+	if units, err := c.Units(t.Context()); err != nil || strings.Join(units, " ") != "default payments" {
+		t.Errorf("units %q (%v), want default and payments, which the listing lacks", units, err)
+	}
+	c.Projects = []string{"ghost", "default", "ghost"}
+	if units, err := c.Units(t.Context()); err != nil || strings.Join(units, " ") != "ghost default" {
+		t.Errorf("units %q (%v), want the projects named", units, err)
+	}
+	f.set("/api/admin/projects/ghost", status(404))
+	collectortest.CollectBroken(t, c, "ghost", "not in the project listing")
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "projects.json"), []byte(`{"projects": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = New()
+	c.ExportDir = dir
+	if err := c.Init(testEnv("unl")); err != nil {
+		t.Fatal(err)
+	}
+	if units, err := c.Units(t.Context()); err != nil || len(units) != 1 || units[0] != "" {
+		t.Errorf("no project: units %q (%v), want the whole source", units, err)
+	}
+	sink, err := collectortest.Collect(t, c)
+	if err != nil || len(sink.Errors) > 0 || !strings.Contains(strings.Join(c.Notes(), "\n"), "projects read: none") {
+		t.Errorf("no project: %v %+v, notes %q; want it read, empty", err, sink.Errors, c.Notes())
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/unleash"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
@@ -151,8 +152,7 @@ func collector(t *testing.T, url, token, name string) collectors.Instance {
 	u := unleash.New()
 	u.URL, u.TokenEnv, u.Timeout = url, "BFAUDIT_TEST_UNLEASH_TOKEN_FOR_SOURCE", 10*time.Second
 	u.Retry = remote.RetryPolicy{Attempts: 2, Base: 10 * time.Millisecond}
-	u.SetSourceName(name)
-	if err := u.Init(); err != nil {
+	if err := u.Init(collectors.Env{Source: name, Selector: correlate.MustSelector(), Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	return collectors.Instance{Name: name, Type: "unleash", Collector: u}

@@ -11,14 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
@@ -77,20 +74,25 @@ type Unleash struct {
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
-	name    string
-	baseDir string
-	client  *apiclient.Client
-	sel     *correlate.Selector
+	env    collectors.Env
+	client *apiclient.Client
+	run    *run // what Units found for this run's CollectUnit calls
 
 	mu    sync.Mutex
 	notes []string
+	read  []string // the projects read, for the note; nil until they are listed
 }
 
-// Notes are what the run has to say that is not an error (collectors.Noter).
+// Notes are what the run has to say that is not an error (collectors.Noter),
+// last the projects it read.
 func (u *Unleash) Notes() []string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return slices.Clone(u.notes)
+	out := slices.Clone(u.notes)
+	if u.read != nil {
+		out = append(out, projectsNote(u.read))
+	}
+	return out
 }
 
 func (u *Unleash) note(s string) {
@@ -102,25 +104,6 @@ func (u *Unleash) note(s string) {
 // SampleConfig returns the documented sample source entry.
 func (u *Unleash) SampleConfig() string { return sampleConfig }
 
-// UseSelector keeps the selector that says which flags are backfill
-// machinery; its Assets are read at Collect time.
-func (u *Unleash) UseSelector(s *correlate.Selector) { u.sel = s }
-
-// SetSourceName sets the name this source reports under, the host part of
-// its URIs. Until it is called the URL's host is used.
-func (u *Unleash) SetSourceName(name string) { u.name = name }
-
-// SetBaseDir resolves a relative export_dir against the config file's
-// directory; the loader calls it after Init.
-func (u *Unleash) SetBaseDir(dir string) { u.baseDir = dir }
-
-func (u *Unleash) exportDir() string {
-	if u.baseDir != "" && !filepath.IsAbs(u.ExportDir) {
-		return filepath.Join(u.baseDir, u.ExportDir)
-	}
-	return u.ExportDir
-}
-
 // Inputs is the folder of saved API answers, when set.
 func (u *Unleash) Inputs() []collectors.Input {
 	if u.ExportDir == "" {
@@ -129,23 +112,17 @@ func (u *Unleash) Inputs() []collectors.Input {
 	return []collectors.Input{{Key: "export_dir", Path: u.exportDir()}}
 }
 
-func (u *Unleash) sourceName() string {
-	if u.name != "" {
-		return u.name
-	}
-	if p, err := url.Parse(u.URL); err == nil && p.Host != "" {
-		return p.Host
-	}
-	return "unleash"
-}
+// exportDir is export_dir resolved against the config file's folder.
+func (u *Unleash) exportDir() string { return u.env.Path(u.ExportDir) }
 
 // Init validates the config, reads the secret it names and builds the
 // client. It does not call the server: one that is down fails the run's
-// coverage, not the config.
-func (u *Unleash) Init() error {
-	if u.sel == nil {
-		u.sel = correlate.MustSelector()
-	}
+// coverage, not the config. env names the source (the host part of its
+// URIs), holds the selector that says which flags are backfill machinery
+// (its Assets are read at collect time) and the folder export_dir is
+// relative to.
+func (u *Unleash) Init(env collectors.Env) error {
+	u.env = env
 	if err := remote.CheckTimeout("timeout", u.Timeout); err != nil {
 		return err
 	}
@@ -158,9 +135,9 @@ func (u *Unleash) Init() error {
 	if strings.TrimSpace(u.TagType) == "" {
 		return errors.New("tag_type: empty; name the tag type whose value is the backfill id (default backfill)")
 	}
-	if _, ok := u.sel.FromLabels(map[string]string{u.TagType: "x"}); !ok {
+	if _, ok := env.Selector.FromLabels(map[string]string{u.TagType: "x"}); !ok {
 		return fmt.Errorf("tag_type: %q is not one of correlation.label_keys (%s); add it there or use one of them",
-			redact.Line(u.TagType, 60), strings.Join(u.sel.LabelKeys, ", "))
+			redact.Line(u.TagType, 60), strings.Join(env.Selector.LabelKeys, ", "))
 	}
 	for i, p := range u.Projects {
 		if strings.TrimSpace(p) == "" {
@@ -171,8 +148,8 @@ func (u *Unleash) Init() error {
 		if u.URL != "" {
 			return errors.New("url and export_dir: set one, not both")
 		}
-		// The directory is checked at Collect: a relative path is only
-		// resolved once the loader hands in the config's directory.
+		// The directory is checked when the source is read: a missing
+		// export fails the run's coverage, not the config.
 		return nil
 	}
 	if u.URL == "" {
@@ -202,8 +179,7 @@ func (u *Unleash) where() string {
 }
 
 var (
-	_ collectors.Collector        = (*Unleash)(nil)
-	_ collectors.SelectorUser     = (*Unleash)(nil)
-	_ collectors.BaseDirUser      = (*Unleash)(nil)
+	_ collectors.UnitCollector    = (*Unleash)(nil)
+	_ collectors.Noter            = (*Unleash)(nil)
 	_ collectors.SampleConfigurer = (*Unleash)(nil)
 )

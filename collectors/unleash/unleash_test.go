@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
@@ -86,11 +87,11 @@ func checkRealFlags(t *testing.T, arts []model.Artifact, api string) {
 func TestExportDir(t *testing.T) {
 	u := New()
 	u.ExportDir = "export"
-	u.SetSourceName("unl")
-	if err := u.Init(); err != nil {
+	env := testEnv("unl")
+	env.BaseDir = "testdata"
+	if err := u.Init(env); err != nil {
 		t.Fatal(err)
 	}
-	u.SetBaseDir("testdata")
 	sink, err := collectortest.Collect(t, u)
 	if err != nil || len(sink.Errors) > 0 {
 		t.Fatalf("Collect: %v %+v", err, sink.Errors)
@@ -101,7 +102,7 @@ func TestExportDir(t *testing.T) {
 func TestExportDirErrors(t *testing.T) {
 	u := New()
 	u.ExportDir = "/nonexistent/unleash-export"
-	if err := u.Init(); err != nil {
+	if err := u.Init(testEnv("unleash")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := collectortest.Collect(t, u); err == nil || !strings.Contains(err.Error(), "export_dir") {
@@ -122,7 +123,7 @@ func TestExportDirErrors(t *testing.T) {
 	write("projects/c/features.json", `{"features":[{"name":"bf-1-x","environments":[{"name":"production","enabled":true,"type":"production"}]}]}`)
 	u = New()
 	u.ExportDir = dir
-	if err := u.Init(); err != nil {
+	if err := u.Init(testEnv("unleash")); err != nil {
 		t.Fatal(err)
 	}
 	sink, err := collectortest.Collect(t, u)
@@ -187,8 +188,8 @@ func TestPaging(t *testing.T) {
 	c := newCollector(t, f.URL())
 	c.MaxPages = 2
 	sink, err = collectortest.Collect(t, c)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil || !strings.Contains(err.Error(), "max_pages") {
+		t.Errorf("Collect = %v, want the source failed with its only project", err)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "default" || !strings.Contains(sink.Errors[0].Error, "max_pages") {
 		t.Errorf("errors %+v, want the project cut short at max_pages", sink.Errors)
@@ -210,8 +211,8 @@ func TestPagingDoesNotAdvance(t *testing.T) {
 		writeJSON(w, 200, map[string]any{"features": page, "total": 100000})
 	}))
 	sink, err := collectortest.Collect(t, newCollector(t, f.URL()))
-	if err != nil {
-		t.Fatal(err)
+	if err == nil || !strings.Contains(err.Error(), "repeats items") {
+		t.Errorf("Collect = %v, want the source failed with its only project", err)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "default" || !strings.Contains(sink.Errors[0].Error, "repeats items") {
 		t.Errorf("errors %+v, want the listing stopped at the project", sink.Errors)
@@ -240,7 +241,7 @@ func TestUnits(t *testing.T) {
 	t.Run("project search", func(t *testing.T) {
 		f := newFake(t)
 		f.set("/api/admin/search/features", status(500))
-		sink := collectortest.CollectBroken(t, newCollector(t, f.URL()), "default", "HTTP 500")
+		sink := collectLoneBroken(t, newCollector(t, f.URL()), "default", "HTTP 500")
 		if len(sink.Artifacts) != 0 {
 			t.Errorf("flags reported from a project that did not answer: %+v", sink.Artifacts)
 		}
@@ -354,7 +355,7 @@ func TestAuth(t *testing.T) {
 	}
 	c := newCollector(t, f.URL())
 	c.AuthScheme = "Bearer"
-	if err := c.Init(); err != nil {
+	if err := c.Init(testEnv("unl")); err != nil {
 		t.Fatal(err)
 	}
 	_, err := collectortest.Collect(t, c)
@@ -368,9 +369,7 @@ func TestTies(t *testing.T) {
 	sel.AddAssets([]model.Backfill{{ID: "BF-9", AssetsToRemove: []string{"unleash://unl/projects/p/features/plain"}}})
 	u := New()
 	u.URL = "http://unleash:4242"
-	u.UseSelector(sel)
-	u.SetSourceName("unl")
-	if err := u.Init(); err != nil {
+	if err := u.Init(collectors.Env{Source: "unl", Selector: sel, Now: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -399,7 +398,7 @@ func TestTies(t *testing.T) {
 func TestGuardAndReplayPosition(t *testing.T) {
 	u := New()
 	u.URL, u.GuardTagType = "http://unleash:4242", "guards"
-	if err := u.Init(); err != nil {
+	if err := u.Init(testEnv("unl")); err != nil {
 		t.Fatal(err)
 	}
 	art := func(tags ...tag) model.Artifact {
@@ -422,7 +421,7 @@ func TestGuardAndReplayPosition(t *testing.T) {
 func TestKeepTags(t *testing.T) {
 	u := New()
 	u.URL = "http://unleash:4242"
-	if err := u.Init(); err != nil {
+	if err := u.Init(testEnv("unl")); err != nil {
 		t.Fatal(err)
 	}
 	tf, _ := u.tie("p", flag{Name: "bf-1-x", Tags: []tag{{"bfaudit-keep-until", "2027-01-31"}, {"bfaudit-keep-reason", "guards the Q1 refunds replay"}, {"simple", "x"}}})
