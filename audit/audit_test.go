@@ -13,12 +13,13 @@ import (
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
 )
 
-type planSource struct{}
+type planSource struct{ collectors.Whole }
 
-func (planSource) Collect(_ context.Context, s collectors.Sink) error {
+func (planSource) CollectUnit(_ context.Context, _ string, s collectors.Sink) error {
 	s.AddBackfill(model.Backfill{ID: "BF-1", Origin: model.OriginPlan, ValidationQuery: "select 1", ValidationSource: "wh",
 		AssetsToRemove: []string{"wh://t/unlabelled"}})
 	s.AddBackfill(model.Backfill{ID: "BF-2", Origin: model.OriginPlan, ValidationQuery: "select 2", ValidationSource: "nowhere"})
+	s.AddRead("", "plans", 1, 0)
 	return nil
 }
 

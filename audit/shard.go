@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -11,12 +10,11 @@ import (
 )
 
 // CollectShard collects one shard of the estate (`collect --shard I/N`):
-// each source that can divide its units collects its slice, each other
-// source is collected whole by one shard, and plan sources are read by
-// every shard (the others filter by the assets plans declare). Every
-// source's coverage records how it took part; a source collected by
-// another shard is recorded failed here, so this estate audited alone
-// concludes nothing about it. MergeEstates puts the shards together.
+// each source reads its slice of the units it declares, and plan sources
+// are read whole by every shard (the others filter by the assets plans
+// declare). Every source's coverage records how it took part, so this
+// estate audited alone concludes nothing about the units of other
+// shards. MergeEstates puts the shards together.
 func CollectShard(ctx context.Context, instances []collectors.Instance, sel *correlate.Selector, limit int, now time.Time, spec collectors.ShardSpec) (*model.Estate, error) {
 	run, specs := collectors.ShardInstances(instances, spec, func(in collectors.Instance) bool { return in.Type == planSourceType })
 	// Validation queries run in one shard only, the one the validation
@@ -41,16 +39,6 @@ func CollectShard(ctx context.Context, instances []collectors.Instance, sel *cor
 		if ss, ok := specs[c.Source]; ok {
 			c.Shard = &ss
 		}
-	}
-	for _, in := range instances {
-		ss := specs[in.Name]
-		if ss.Mode != model.ShardElsewhere {
-			continue
-		}
-		est.Coverage = append(est.Coverage, model.Coverage{
-			Source: in.Name, System: in.Type, Status: model.CoverageFailed, Shard: &ss,
-			Error: fmt.Sprintf("collected whole by shard %s, not by this one (%s): audit the shards together with --from", model.ShardName(ss.Owner, ss.Count), spec),
-		})
 	}
 	collectors.Sort(est)
 	return est, err

@@ -12,15 +12,18 @@ import (
 )
 
 type fakeCollector struct {
+	Whole
+
 	run func(Sink) error
 }
 
-func (f *fakeCollector) Collect(_ context.Context, s Sink) error { return f.run(s) }
+func (f *fakeCollector) CollectUnit(_ context.Context, _ string, s Sink) error { return f.run(s) }
 
 func TestRunRecordsCoverage(t *testing.T) {
 	instances := []Instance{
 		{Name: "ok", Type: "x", Collector: &fakeCollector{run: func(s Sink) error {
 			s.AddArtifact(model.Artifact{URI: "b", Kind: model.KindTable})
+			s.AddRead("", "tables", 1, 0)
 			return nil
 		}}},
 		{Name: "partial", Type: "x", Collector: &fakeCollector{run: func(s Sink) error {
@@ -51,12 +54,14 @@ func TestRunRecordsCoverage(t *testing.T) {
 }
 
 type decoded struct {
+	Whole
+
 	Path  string        `mapstructure:"path"`
 	Grace time.Duration `mapstructure:"grace"`
 	Names []string      `mapstructure:"names"`
 }
 
-func (d *decoded) Collect(context.Context, Sink) error { return nil }
+func (d *decoded) CollectUnit(_ context.Context, _ string, _ Sink) error { return nil }
 
 func TestDecode(t *testing.T) {
 	Register("decode-test", func() Collector { return &decoded{Grace: time.Hour} })
@@ -95,10 +100,16 @@ func TestDecode(t *testing.T) {
 
 // notingCollector answers with nothing and a note, as the prometheus
 // collector does for a cluster without the PrometheusRule CRD.
-type notingCollector struct{ notes []string }
+type notingCollector struct {
+	Whole
+	notes []string
+}
 
-func (n *notingCollector) Collect(context.Context, Sink) error { return nil }
-func (n *notingCollector) Notes() []string                     { return n.notes }
+func (n *notingCollector) CollectUnit(_ context.Context, _ string, s Sink) error {
+	s.AddRead("", "PrometheusRules", 0, 0)
+	return nil
+}
+func (n *notingCollector) Notes() []string { return n.notes }
 
 // A collector's notes reach its coverage, with configured secrets
 // masked, and leave it answered.

@@ -43,7 +43,7 @@ func Decode(entry map[string]any, env Env) (Instance, error) {
 		return Instance{}, err
 	}
 	env.Source = s.Name
-	if err := initialise(c, env.filled()); err != nil {
+	if err := c.Init(env.filled()); err != nil {
 		return Instance{}, err
 	}
 	return Instance{Name: s.Name, Type: s.Type, Collector: c}, nil

@@ -68,7 +68,7 @@ func Run(ctx context.Context, instances []Instance, limit int, now time.Time) (*
 				}
 			}()
 			s.start()
-			err := collectSource(ctx, inst.Collector, s, inst.keep)
+			err := collectUnits(ctx, inst.Collector, s, inst.keep)
 			if n, ok := inst.Collector.(Noter); ok {
 				s.note(n.Notes())
 			}

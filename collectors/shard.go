@@ -2,24 +2,14 @@ package collectors
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 )
-
-// Sharder is implemented by collectors whose units are named in their
-// config (projects, namespaces, vhosts), so `collect --shard I/N` can give
-// each shard a slice of them. Shard keeps only the units keep accepts and
-// returns how many it kept; ok is false, and nothing changes, when the
-// units can only be known by listing them (all namespaces, every vhost):
-// the source is then collected whole by one shard.
-type Sharder interface {
-	Shard(keep func(unit string) bool) (kept int, ok bool)
-}
 
 // ShardSpec is one of Count deterministic slices of every source's units;
 // Index is 0-based, as Kubernetes' JOB_COMPLETION_INDEX.
@@ -56,77 +46,27 @@ func ShardOf(name string, count int) int {
 // Keep reports whether a unit belongs to this shard.
 func (s ShardSpec) Keep(unit string) bool { return ShardOf(unit, s.Count) == s.Index }
 
-// ShardInstances restricts instances to this shard. A Sharder keeps its
-// slice of units; any other source, unless every says it runs in every
-// shard, is collected whole by shard ShardOf(its name). It returns the
-// instances to run and, by source name, how each takes part; a source
-// assigned to another shard is not returned to run.
+// ShardInstances restricts instances to this shard: every source reads
+// its slice of the units it declares (a source read whole is one unit,
+// placed by the source's name), except those every says run whole in
+// every shard (plan sources: the others filter by what plans declare).
+// It returns the instances to run and, by source name, how each takes
+// part.
 func ShardInstances(instances []Instance, spec ShardSpec, every func(Instance) bool) ([]Instance, map[string]model.ShardSpec) {
 	specs := make(map[string]model.ShardSpec, len(instances))
-	var run []Instance
+	run := make([]Instance, 0, len(instances))
 	for _, in := range instances {
-		owner := ShardOf(in.Name, spec.Count)
-		ss := model.ShardSpec{Index: spec.Index, Count: spec.Count, Owner: owner}
+		ss := model.ShardSpec{Index: spec.Index, Count: spec.Count, Owner: spec.Index, Mode: model.ShardSplit}
 		if every != nil && every(in) {
-			// Read whole in every shard: not split, or a plan source
-			// with units would give each shard a slice of the plans.
-			ss.Mode, ss.Owner = model.ShardEvery, spec.Index
-			specs[in.Name] = ss
-			run = append(run, in)
-			continue
-		}
-		in, isSplit := split(in, spec)
-		switch {
-		case isSplit:
-			ss.Mode, ss.Owner = model.ShardSplit, spec.Index
-		case owner == spec.Index:
-			ss.Mode = model.ShardWhole
-		default:
-			ss.Mode = model.ShardElsewhere
-			specs[in.Name] = ss
-			continue
+			ss.Mode = model.ShardEvery
+		} else {
+			name := in.Name
+			in.keep = func(units []string) []string {
+				return slices.DeleteFunc(slices.Clone(units), func(u string) bool { return !spec.Keep(cmp.Or(u, name)) })
+			}
 		}
 		specs[in.Name] = ss
 		run = append(run, in)
 	}
 	return run, specs
-}
-
-// split asks a Sharder to keep its slice. One left with no unit in this
-// shard collects nothing: its Collect would fail with nothing to read.
-func split(in Instance, spec ShardSpec) (Instance, bool) {
-	if _, ok := in.Collector.(UnitCollector); ok {
-		// Every shard declares the same units and reads its slice; a
-		// source read whole is one unit, placed by the source's name.
-		name := in.Name
-		in.keep = func(units []string) []string {
-			return KeepUnits(units, func(u string) bool { return spec.Keep(cmp.Or(u, name)) })
-		}
-		return in, true
-	}
-	s, ok := in.Collector.(Sharder)
-	if !ok {
-		return in, false
-	}
-	kept, ok := s.Shard(spec.Keep)
-	if ok && kept == 0 {
-		in.Collector = nothing{}
-	}
-	return in, ok
-}
-
-// nothing is a source with no unit in this shard: it answers, empty.
-type nothing struct{}
-
-func (nothing) Collect(context.Context, Sink) error { return nil }
-
-// KeepUnits returns the units keep accepts, for Sharder implementations.
-func KeepUnits(units []string, keep func(string) bool) []string {
-	var out []string
-	for _, u := range units {
-		if keep(u) {
-			out = append(out, u)
-		}
-	}
-	return out
 }

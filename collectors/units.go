@@ -56,7 +56,7 @@ func (e Env) filled() Env {
 	return e
 }
 
-// UnitCollector reads one system unit by unit; the framework does the
+// Collector reads one system unit by unit; the framework does the
 // rest. Init validates the settings and builds clients without calling
 // the system (a server that is down fails the run's coverage, not the
 // config). Units declares what this run will read: the units named in
@@ -70,7 +70,7 @@ func (e Env) filled() Env {
 //
 // A unit is a scope path (model.JoinScope): "" is the whole source, read
 // in one go.
-type UnitCollector interface {
+type Collector interface {
 	Init(env Env) error
 	Units(ctx context.Context) ([]string, error)
 	CollectUnit(ctx context.Context, unit string, sink Sink) error
@@ -83,16 +83,17 @@ type ConcurrentUnits interface {
 	UnitConcurrency() int
 }
 
-// CollectAll reads every unit of c into sink, the way Run reads a source:
+// Collect reads every unit of c into sink, the way Run reads a source:
 // a unit's error is recorded at that unit and the rest go on, and the
 // error returned fails the source (the declaration failed, no unit
-// answered, or ctx ended). keep, when set, limits the units read to a
-// shard's slice; a source with nothing to read in it answers, empty.
-func CollectAll(ctx context.Context, c UnitCollector, sink Sink) error {
+// answered, or ctx ended). Tests read a collector with it.
+func Collect(ctx context.Context, c Collector, sink Sink) error {
 	return collectUnits(ctx, c, sink, nil)
 }
 
-func collectUnits(ctx context.Context, c UnitCollector, sink Sink, keep func([]string) []string) error {
+// collectUnits is Collect with keep, which limits the units read to a
+// shard's slice: a source with nothing to read in it answers, empty.
+func collectUnits(ctx context.Context, c Collector, sink Sink, keep func([]string) []string) error {
 	units, err := c.Units(ctx)
 	if err != nil {
 		return err
@@ -123,7 +124,7 @@ func collectUnits(ctx context.Context, c UnitCollector, sink Sink, keep func([]s
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			err := c.CollectUnit(ctx, u, w)
+			err := collectUnit(ctx, c, u, w)
 			if ctx.Err() != nil {
 				return
 			}
@@ -148,6 +149,17 @@ func collectUnits(ctx context.Context, c UnitCollector, sink Sink, keep func([]s
 		return failed[0]
 	}
 	return fmt.Errorf("no unit answered (%s): %w", strings.Join(units, ", "), errors.Join(failed...))
+}
+
+// collectUnit reads one unit; a panic is that unit's error, not the end
+// of the audit (each unit runs in a goroutine of its own).
+func collectUnit(ctx context.Context, c Collector, unit string, sink Sink) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("collector panicked: %v", r)
+		}
+	}()
+	return c.CollectUnit(ctx, unit, sink)
 }
 
 func orWhole(unit string) string {

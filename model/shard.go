@@ -11,8 +11,10 @@ const (
 	// ShardSplit: the source's units were divided among the shards by a
 	// stable hash of their names; this shard collected its slice.
 	ShardSplit ShardMode = "split"
-	// ShardWhole: the source cannot be divided; this shard (its Owner)
-	// collected all of it.
+	// ShardWhole and ShardElsewhere are written by versions before
+	// sources declared their units (a source then went whole to one
+	// shard); merging still reads them. ShardWhole: this shard (its
+	// Owner) collected all of it.
 	ShardWhole ShardMode = "whole"
 	// ShardElsewhere: the source is collected whole by shard Owner, not
 	// here. Its coverage in this estate is failed, so that this estate

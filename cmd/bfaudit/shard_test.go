@@ -17,24 +17,21 @@ import (
 // shardFake is a collector whose units (projects) are named in its config,
 // like bigquery's: each unit holds one lingering temp table of BF-1234.
 type shardFake struct {
-	Units []string `mapstructure:"units"`
+	Projects []string `mapstructure:"units"`
 }
 
-func (f *shardFake) Collect(_ context.Context, sink collectors.Sink) error {
-	for _, u := range f.Units {
-		sink.AddArtifact(model.Artifact{
-			Kind: model.KindTable, System: "bigquery", Scope: u, Name: "bf_1234_tmp",
-			URI:       "bigquery://" + u + "/scratch/bf_1234_tmp",
-			Labels:    map[string]string{"backfill_id": "bf_1234"},
-			CreatedAt: time.Date(2026, 9, 18, 0, 0, 0, 0, time.UTC), State: model.StateActive,
-		})
-	}
+func (f *shardFake) Init(collectors.Env) error               { return nil }
+func (f *shardFake) Units(context.Context) ([]string, error) { return f.Projects, nil }
+
+func (f *shardFake) CollectUnit(_ context.Context, u string, sink collectors.Sink) error {
+	sink.AddArtifact(model.Artifact{
+		Kind: model.KindTable, System: "bigquery", Scope: u, Name: "bf_1234_tmp",
+		URI:       "bigquery://" + u + "/scratch/bf_1234_tmp",
+		Labels:    map[string]string{"backfill_id": "bf_1234"},
+		CreatedAt: time.Date(2026, 9, 18, 0, 0, 0, 0, time.UTC), State: model.StateActive,
+	})
+	sink.AddRead(u, "tables", 1, 0)
 	return nil
-}
-
-func (f *shardFake) Shard(keep func(string) bool) (int, bool) {
-	f.Units = collectors.KeepUnits(f.Units, keep)
-	return len(f.Units), true
 }
 
 func init() { collectors.Register("shardfake", func() collectors.Collector { return &shardFake{} }) }

@@ -145,4 +145,4 @@ func (a *Alertmanager) uri(id string) string {
 	return "alertmanager://" + a.env.Source + "/silences/" + url.PathEscape(id)
 }
 
-var _ collectors.UnitCollector = (*Alertmanager)(nil)
+var _ collectors.Collector = (*Alertmanager)(nil)

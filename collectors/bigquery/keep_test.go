@@ -62,13 +62,14 @@ func TestKeepLabelsRead(t *testing.T) {
 }
 
 // plan7001 plays a plans source: BF-7001 replayed on 2026-01-10.
-type plan7001 struct{}
+type plan7001 struct{ collectors.Whole }
 
-func (plan7001) Collect(_ context.Context, sink collectors.Sink) error {
+func (plan7001) CollectUnit(_ context.Context, _ string, sink collectors.Sink) error {
 	done := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
 	sink.AddBackfill(model.Backfill{ID: "BF-7001", Origin: model.OriginPlan, Owner: "data-eng@example.com", Status: model.StatusReplayed,
 		Timeline: model.Timeline{StartedAt: done.Add(-48 * time.Hour), CompletedAt: done},
 		Source:   model.Location{Source: "plans", Path: "plans/BF-7001.yaml"}})
+	sink.AddRead("", "plans", 1, 0)
 	return nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
-var _ collectors.UnitCollector = (*Collector)(nil)
+var _ collectors.Collector = (*Collector)(nil)
 
 // A dataset whose tables cannot be listed is recorded at
 // JoinScope(project, dataset), the unit its tables and ACL entries carry;

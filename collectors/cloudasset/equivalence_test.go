@@ -22,9 +22,9 @@ import (
 
 // planSource holds BF-7001's plan: finished long before the audit, on
 // financial data, with an elevated grant to faultAccount.
-type planSource struct{}
+type planSource struct{ collectors.Whole }
 
-func (planSource) Collect(_ context.Context, sink collectors.Sink) error {
+func (planSource) CollectUnit(_ context.Context, _ string, sink collectors.Sink) error {
 	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
 	sink.AddBackfill(model.Backfill{
 		ID: "BF-7001", Origin: model.OriginPlan, Purpose: "replay refunds after the filter bug",
@@ -41,6 +41,7 @@ func (planSource) Collect(_ context.Context, sink collectors.Sink) error {
 		SideEffectsDisabled: true, TrialInterval: true, ConsumersNotified: true, KeepEvidence: true,
 		Source: model.Location{Source: "plans", Path: "plans/bf-7001.yaml"},
 	})
+	sink.AddRead("", "plans", 1, 0)
 	return nil
 }
 

@@ -110,7 +110,7 @@ func (f *Flagd) note(s string) {
 	f.notes = append(f.notes, s)
 }
 
-var _ collectors.UnitCollector = (*Flagd)(nil)
+var _ collectors.Collector = (*Flagd)(nil)
 
 // SampleConfig documents the source entry.
 func (f *Flagd) SampleConfig() string { return sample }

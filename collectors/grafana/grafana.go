@@ -140,6 +140,6 @@ func (g *Grafana) base() string {
 }
 
 var (
-	_ collectors.UnitCollector = (*Grafana)(nil)
-	_ collectors.Noter         = (*Grafana)(nil)
+	_ collectors.Collector = (*Grafana)(nil)
+	_ collectors.Noter     = (*Grafana)(nil)
 )

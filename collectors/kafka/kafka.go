@@ -243,4 +243,4 @@ func (k *Kafka) allowed(group string) bool {
 	return false
 }
 
-var _ collectors.UnitCollector = (*Kafka)(nil)
+var _ collectors.Collector = (*Kafka)(nil)

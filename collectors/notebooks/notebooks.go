@@ -242,4 +242,4 @@ func (l *units) notebook(r ref, full string) {
 	}
 }
 
-var _ collectors.UnitCollector = (*Notebooks)(nil)
+var _ collectors.Collector = (*Notebooks)(nil)

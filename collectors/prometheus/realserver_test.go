@@ -120,13 +120,20 @@ func TestRealServerAgreesWithItsRuleFile(t *testing.T) {
 
 type planned []string
 
-func (p planned) Collect(_ context.Context, sink collectors.Sink) error {
+// Init takes nothing from the Env.
+func (planned) Init(collectors.Env) error { return nil }
+
+// Units declares the whole source.
+func (planned) Units(context.Context) ([]string, error) { return []string{""}, nil }
+
+func (p planned) CollectUnit(_ context.Context, _ string, sink collectors.Sink) error {
 	now := time.Now().UTC()
 	for _, id := range p {
 		sink.AddBackfill(model.Backfill{ID: id, Origin: model.OriginPlan, Owner: "data-eng@example.com", Status: model.StatusReplayed,
 			Timeline: model.Timeline{StartedAt: now.Add(-32 * 24 * time.Hour), CompletedAt: now.Add(-30 * 24 * time.Hour)},
 			Expiry:   now.Add(20 * 24 * time.Hour), Source: model.Location{Source: "plans", Path: "plans/" + id + ".yaml"}})
 	}
+	sink.AddRead("", "plans", 1, 0)
 	return nil
 }
 

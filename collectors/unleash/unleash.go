@@ -179,7 +179,7 @@ func (u *Unleash) where() string {
 }
 
 var (
-	_ collectors.UnitCollector    = (*Unleash)(nil)
+	_ collectors.Collector        = (*Unleash)(nil)
 	_ collectors.Noter            = (*Unleash)(nil)
 	_ collectors.SampleConfigurer = (*Unleash)(nil)
 )

@@ -14,8 +14,14 @@ import (
 // wall clock, as the real servers' objects are.
 type PlannedAs map[string]bool
 
+// Init takes nothing from the Env.
+func (PlannedAs) Init(collectors.Env) error { return nil }
+
+// Units declares the whole source.
+func (PlannedAs) Units(context.Context) ([]string, error) { return []string{""}, nil }
+
 // Collect emits one plan per id.
-func (p PlannedAs) Collect(_ context.Context, sink collectors.Sink) error {
+func (p PlannedAs) CollectUnit(_ context.Context, _ string, sink collectors.Sink) error {
 	now := time.Now().UTC()
 	for id, over := range p {
 		b := model.Backfill{ID: id, Origin: model.OriginPlan, Owner: "data-eng@example.com", Status: model.StatusRunning,
@@ -26,5 +32,6 @@ func (p PlannedAs) Collect(_ context.Context, sink collectors.Sink) error {
 		}
 		sink.AddBackfill(b)
 	}
+	sink.AddRead("", "plans", 1, 0)
 	return nil
 }

@@ -11,9 +11,12 @@ import (
 
 // fake reports a temp table and a grant in dataset p1/ds, and fails a
 // unit when told to.
-type fake struct{ failAt *string }
+type fake struct {
+	collectors.Whole
+	failAt *string
+}
 
-func (f fake) Collect(_ context.Context, sink collectors.Sink) error {
+func (f fake) CollectUnit(_ context.Context, _ string, sink collectors.Sink) error {
 	if f.failAt != nil && *f.failAt == "" {
 		return errors.New("connection refused")
 	}
@@ -37,6 +40,7 @@ func (f fake) Collect(_ context.Context, sink collectors.Sink) error {
 		Name: "editor", Labels: map[string]string{"backfill_id": "bf-7001"}, State: model.StateActive,
 		Attributes: map[string]string{model.AttrPrincipal: "serviceAccount:bf-7001@proj.iam.gserviceaccount.com",
 			model.AttrRole: "roles/bigquery.dataEditor"}})
+	sink.AddRead("", "plans", 1, 0)
 	return nil
 }
 
@@ -47,10 +51,13 @@ func unit(kind, scope string) Unit {
 	}}
 }
 
-type switchable struct{ fake *fake }
+type switchable struct {
+	collectors.Whole
+	fake *fake
+}
 
-func (s *switchable) Collect(ctx context.Context, sink collectors.Sink) error {
-	return s.fake.Collect(ctx, sink)
+func (s *switchable) CollectUnit(ctx context.Context, _ string, sink collectors.Sink) error {
+	return s.fake.CollectUnit(ctx, "", sink)
 }
 
 // TestHarnessOnAFake runs the matrix on a collector that reports its

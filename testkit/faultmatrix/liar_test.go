@@ -16,28 +16,30 @@ import (
 // matrix catches each: a matrix that passed a lying collector would
 // protect nothing.
 type liar struct {
+	collectors.Whole
+
 	lie    string
 	broken *string // the unit that fails, once broken
 }
 
-func (l *liar) Collect(ctx context.Context, sink collectors.Sink) error {
+func (l *liar) CollectUnit(ctx context.Context, _ string, sink collectors.Sink) error {
 	if l.broken == nil {
-		return fake{}.Collect(ctx, sink)
+		return fake{}.CollectUnit(ctx, "", sink)
 	}
 	unit := *l.broken
 	switch l.lie {
 	case "silent":
 		// The unit's artifacts go missing and nothing says it failed.
-		return fake{}.Collect(ctx, dropWithin(sink, unit))
+		return fake{}.CollectUnit(ctx, "", dropWithin(sink, unit))
 	case "wrong-unit":
 		// The failure is pinned on another project.
 		sink.AddError("p9", errors.New("HTTP 500"))
-		return fake{}.Collect(ctx, dropWithin(sink, unit))
+		return fake{}.CollectUnit(ctx, "", dropWithin(sink, unit))
 	case "drops-outside":
 		// The failure is reported, but the whole project's artifacts go
 		// missing with the dataset's.
 		sink.AddError(unit, errors.New("HTTP 500"))
-		return fake{}.Collect(ctx, dropWithin(sink, "p1"))
+		return fake{}.CollectUnit(ctx, "", dropWithin(sink, "p1"))
 	}
 	return errors.New("unknown lie " + l.lie)
 }

@@ -11,9 +11,9 @@ import (
 // planSource plays the plans source for every collector but records: one
 // plan for BF-7001, finished long before the audit time, on financial
 // data, with an elevated grant, so machinery tied to it draws findings.
-type planSource struct{}
+type planSource struct{ collectors.Whole }
 
-func (planSource) Collect(_ context.Context, sink collectors.Sink) error {
+func (planSource) CollectUnit(_ context.Context, _ string, sink collectors.Sink) error {
 	day := func(s string) time.Time { t, _ := time.Parse("2006-01-02", s); return t }
 	sink.AddBackfill(model.Backfill{
 		ID: BackfillID, Origin: model.OriginPlan, Purpose: "replay refunds after the filter bug",
@@ -33,5 +33,6 @@ func (planSource) Collect(_ context.Context, sink collectors.Sink) error {
 		Targets: []string{"bigquery://acme-raw/raw/orders", "bigquery:proj.analytics.bf_7001_revenue_fix"},
 		Source:  model.Location{Source: "plans", Path: "plans/bf-7001.yaml"},
 	})
+	sink.AddRead("", "plans", 1, 0)
 	return nil
 }
