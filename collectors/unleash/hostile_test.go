@@ -2,8 +2,6 @@ package unleash
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -57,49 +55,10 @@ func hostileCollector(t *testing.T, url string) *Unleash {
 	return u
 }
 
-var hostileCases = []struct {
-	name string
-	h    func() http.Handler
-	want string // in the error
-}{
-	{"stall", hostile.Stall, "deadline"},
-	{"drip", func() http.Handler { return hostile.Drip(50 * time.Millisecond) }, "deadline"},
-	{"503 Retry-After 3600", func() http.Handler { return hostile.RetryAfter(503, 3600) }, "HTTP 503"},
-	{"header-echoing 502", func() http.Handler { return hostile.EchoHeaders(502) }, "HTTP 502"},
-	// Read within the call timeout or not (the machine's speed decides),
-	// a huge answer ends in an error; apiclient's tests pin the cap.
-	{"50 MB answer", func() http.Handler { return hostile.Huge(50 << 20) }, "GET"},
-	{"answer over the cap", func() http.Handler { return hostile.Huge(70 << 20) }, "GET"},
-}
-
 // The whole server misbehaves: the source fails within its bounds and
 // says why, and the token is in no error.
 func TestHostileWholeServer(t *testing.T) {
-	cases := append([]struct {
-		name string
-		h    func() http.Handler
-		want string
-	}{{"accepts and stalls (TCP)", nil, "deadline"}}, hostileCases...)
-	for _, tt := range cases {
-		t.Run(tt.name, func(t *testing.T) {
-			url := ""
-			if tt.h == nil {
-				url = "http://" + hostile.AcceptAndStall(t)
-			} else {
-				url = hostile.Server(t, tt.h()).URL
-			}
-			sink, err := collectortest.Collect(t, hostileCollector(t, url))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Collect = %v, want the source failed saying %q", err, tt.want)
-			}
-			out, _ := json.Marshal(sink)
-			for _, s := range []string{err.Error(), string(out)} {
-				if strings.Contains(s, hostile.Canary) || strings.Contains(s, "<html") {
-					t.Errorf("the answer or the token leaked: %s", s)
-				}
-			}
-		})
-	}
+	collectortest.HostileWholeServer(t, func(t *testing.T, url string) collectors.Collector { return hostileCollector(t, url) })
 }
 
 // Only the project's flag search misbehaves: the error stays at the
@@ -107,18 +66,18 @@ func TestHostileWholeServer(t *testing.T) {
 // only one flag's detail: at that flag, the others reported; only the
 // search for projects the listing lacks: at the whole source.
 func TestHostileUnits(t *testing.T) {
-	for _, tt := range hostileCases {
-		t.Run("search "+tt.name, func(t *testing.T) {
+	for _, tt := range collectortest.HostileCases {
+		t.Run("search "+tt.Name, func(t *testing.T) {
 			f := newFake(t)
-			f.set("/api/admin/search/features", tt.h())
+			f.set("/api/admin/search/features", tt.Handler())
 			f.token = hostile.Canary
-			collectLoneBroken(t, hostileCollector(t, f.URL()), "default", tt.want)
+			collectLoneBroken(t, hostileCollector(t, f.URL()), "default", tt.Want)
 		})
-		t.Run("detail "+tt.name, func(t *testing.T) {
+		t.Run("detail "+tt.Name, func(t *testing.T) {
 			f := newFake(t)
-			f.set("/api/admin/projects/default/features/bf_1234_dual_write", tt.h())
+			f.set("/api/admin/projects/default/features/bf_1234_dual_write", tt.Handler())
 			f.token = hostile.Canary
-			sink := collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "default/bf_1234_dual_write", tt.want)
+			sink := collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "default/bf_1234_dual_write", tt.Want)
 			if len(sink.Artifacts) != 5 {
 				t.Errorf("%d flags reported, want all 5", len(sink.Artifacts))
 			}
@@ -126,11 +85,11 @@ func TestHostileUnits(t *testing.T) {
 		// The search for projects the listing lacks: which projects there
 		// are did not answer (the whole source), and the listed project's
 		// flags are still reported.
-		t.Run("search across projects "+tt.name, func(t *testing.T) {
+		t.Run("search across projects "+tt.Name, func(t *testing.T) {
 			f := newFake(t)
-			f.set("/api/admin/search/features#discover", tt.h())
+			f.set("/api/admin/search/features#discover", tt.Handler())
 			f.token = hostile.Canary
-			sink := collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "", tt.want)
+			sink := collectortest.CollectBroken(t, hostileCollector(t, f.URL()), "", tt.Want)
 			if len(sink.Errors) != 1 || sink.Errors[0].Scope != "" || len(sink.Artifacts) != 5 {
 				t.Errorf("errors %+v and %d flags, want one error at the whole source and default's 5 flags", sink.Errors, len(sink.Artifacts))
 			}

@@ -27,6 +27,9 @@ func CollectBroken(t *testing.T, c collectors.Collector, unit, want string) *col
 			t.Errorf("error outside the broken unit %s: %s: %s", unit, e.Scope, e.Error)
 		}
 	}
+	if len(texts) == 0 {
+		t.Errorf("no error recorded at %s", unit)
+	}
 	joined := strings.Join(texts, "\n")
 	if !strings.Contains(joined, want) {
 		t.Errorf("errors %q; want %q", joined, want)
