@@ -134,10 +134,12 @@ type Airflow struct {
 	token    string
 
 	// Set by Units for the units it declared: when the budget started,
-	// the API or export opened, and the budget projection of an API.
+	// the API or export opened, the budget projection of an API, and what
+	// the DAG and backfill run listings said.
 	started remote.Stopwatch
 	src     api
 	proj    *projection
+	dags    *dagListing
 }
 
 // SampleConfig returns the documented sample source entry.

@@ -1,7 +1,9 @@
 package airflow
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +69,18 @@ func collect(t *testing.T, c *Airflow) *collectors.TestSink {
 	if err := collectors.Collect(context.Background(), c, sink); err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
+	return sorted(sink)
+}
+
+// sorted puts what a collection reported in a stable order, as the audit
+// does (collectors.Sort): the DAGs are read concurrently, each its own
+// unit, so they report in any order.
+func sorted(sink *collectors.TestSink) *collectors.TestSink {
+	slices.SortStableFunc(sink.Artifacts, func(a, b model.Artifact) int { return strings.Compare(a.URI, b.URI) })
+	slices.SortStableFunc(sink.Backfills, func(a, b model.Backfill) int { return strings.Compare(a.Source.Path, b.Source.Path) })
+	slices.SortStableFunc(sink.Errors, func(a, b model.ScopeError) int {
+		return cmp.Or(strings.Compare(a.Scope, b.Scope), strings.Compare(a.Error, b.Error))
+	})
 	return sink
 }
 

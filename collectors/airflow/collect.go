@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/model"
 )
 
 const runTypeBackfill = "backfill"
@@ -42,16 +43,35 @@ type dagInfo struct {
 	tasksKnown bool
 	backfills  []backfillJSON
 	activeRuns []dagRunJSON // queued or running, from the DAG's own listing
+	unit       bool         // has calls of its own to make: a unit, dags/<dag_id>
 }
 
 // errBudget ends a collection that ran past the source's budget.
 var errBudget = errors.New("the source's budget ran out")
 
+// dagListing is what Units read of the DAGs, for the units to report: every
+// DAG of the listing with what the listings say of it, and the backfill
+// runs by DAG. Units writes it; each DAG's unit then writes only its own
+// DAG's info, and the DAG listing's unit only reads the DAGs that have no
+// unit of their own.
+type dagListing struct {
+	err     error // the DAG listing's failure: "dags" is the only DAG unit
+	infos   map[string]*dagInfo
+	order   []string                // DAG ids in listing order
+	units   map[string]*dagInfo     // the DAGs that are units, by unit
+	runs    map[string][]dagRunJSON // backfill runs by DAG id, listed or not
+	runsErr error                   // the backfill run listing's failure
+}
+
 // Units opens the source (a connection or version detection that fails,
-// or a missing export, fails the source) and declares its units: the DAG
-// listing ("dags", every DAG with its runs and backfill objects under
-// it) and each deployment-wide listing that is on (see resources.go).
-// The budget starts here and bounds every unit.
+// or a missing export, fails the source), lists the DAGs and the backfill
+// runs across them, one listing each, and declares the units: the DAG
+// listing ("dags"), one unit per DAG that has calls of its own to make
+// (dags/<dag_id>: its details, tasks, active runs and backfill objects),
+// and each deployment-wide listing that is on (see resources.go). A DAG
+// listing that fails does not fail the source: "dags" is then the only
+// DAG unit and fails with it, and the deployment-wide listings still
+// answer. The budget starts here and bounds every unit.
 func (c *Airflow) Units(ctx context.Context) ([]string, error) {
 	c.notesMu.Lock()
 	c.notes = nil
@@ -63,12 +83,18 @@ func (c *Airflow) Units(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, c.fail(bctx, "connect", err)
 	}
-	c.src, c.proj = src, nil
+	c.src, c.proj, c.dags = src, nil, nil
 	if h, ok := src.(*httpAPI); ok {
 		h.note = c.addNote
 		c.proj = newProjection(ctx, c, h)
 	}
+	c.dags = c.listDAGs(bctx)
 	units := []string{scopeDAGs}
+	for _, id := range c.dags.order {
+		if c.dags.infos[id].unit {
+			units = append(units, dagScope(id))
+		}
+	}
 	if _, ok := src.(resourceAPI); !ok {
 		return units, nil
 	}
@@ -84,30 +110,37 @@ func (c *Airflow) Units(ctx context.Context) ([]string, error) {
 	return units, nil
 }
 
+// UnitConcurrency lets the framework read concurrency DAGs at once: each
+// DAG's unit makes its calls one after another, and every call waits for
+// one of the source's concurrency slots too (client.go).
+func (c *Airflow) UnitConcurrency() int { return c.Concurrency }
+
 // budgeted is ctx ended by what is left of the source's budget too.
 func (c *Airflow) budgeted(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeoutCause(ctx, c.Budget-c.started.Elapsed(), fmt.Errorf("%w (budget %s)", errBudget, c.Budget))
 }
 
-// CollectUnit reads the DAGs, or one deployment-wide listing, within what
-// is left of the budget. The DAGs come first in the units, so they come
-// first within the budget too.
+// CollectUnit reads the DAG listing's unit, one DAG, or one
+// deployment-wide listing, within what is left of the budget. The DAGs
+// come first in the units, so they come first within the budget too.
 func (c *Airflow) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
 	ctx, cancel := c.budgeted(ctx)
 	defer cancel()
-	if unit == scopeDAGs {
-		return c.collectDAGs(ctx, sink)
+	switch {
+	case unit == scopeDAGs:
+		return c.collectListing(sink)
+	case model.ScopeWithin(unit, scopeDAGs):
+		return c.collectDAG(ctx, unit, sink)
 	}
 	return c.collectResource(ctx, unit, sink)
 }
 
-// collectDAGs lists DAGs, backfill runs and backfill objects and emits
-// the ones that are backfill machinery or a catch-up risk. What could not
-// be read in time is an error at its unit.
-func (c *Airflow) collectDAGs(ctx context.Context, sink collectors.Sink) error {
-	src, proj := c.src, c.proj
-	// The DAG listing and the backfill run listing are read at once:
-	// neither needs the other, and both page concurrency at a time.
+// listDAGs lists the DAGs and the backfill runs across them, at once:
+// neither needs the other, and both page concurrency at a time. It marks
+// the DAGs that have calls of their own to make, and tells the budget
+// projection how many calls that is.
+func (c *Airflow) listDAGs(ctx context.Context) *dagListing {
+	src := c.src
 	listCtx, stopRuns := context.WithCancel(ctx)
 	defer stopRuns()
 	runsDone := make(chan struct{})
@@ -124,54 +157,141 @@ func (c *Airflow) collectDAGs(ctx context.Context, sink collectors.Sink) error {
 	<-runsDone
 	switch {
 	case isAuthError(err):
-		return c.fail(ctx, "list DAGs", err)
+		return &dagListing{err: c.fail(ctx, "list DAGs", err)}
 	case err != nil:
 		// Everything this source reports of DAGs lies under the listing.
-		return c.wrap(ctx, "list DAGs", err)
+		return &dagListing{err: c.wrap(ctx, "list DAGs", err)}
 	}
-	infos := make(map[string]*dagInfo, len(dags))
-	order := make([]string, 0, len(dags))
+	l := &dagListing{infos: make(map[string]*dagInfo, len(dags)), order: make([]string, 0, len(dags)),
+		runs: map[string][]dagRunJSON{}}
 	for _, d := range dags {
-		if infos[d.DagID] != nil {
+		if l.infos[d.DagID] != nil {
 			continue
 		}
 		info := &dagInfo{dag: d, labels: tagLabels(d.Tags)}
 		info.backfillID, info.how, info.selected = c.matchDAG(d, info.labels)
-		infos[d.DagID] = info
-		order = append(order, d.DagID)
+		l.infos[d.DagID] = info
+		l.order = append(l.order, d.DagID)
 	}
-	dags = nil // the infos hold what is needed
-	sink.AddRead(scopeDAGs, readDAGs, len(order), 0)
-
-	runs := c.backfillRuns(ctx, sink, infos, rs, runsErr)
-	if proj != nil {
-		calls := 0
-		for _, id := range order {
-			calls += c.dagCalls(infos[id], proj.a.version == versionV2)
+	// The backfill run listing is one over every DAG, so its failure is
+	// at the DAG listing's unit; the runs it did list are still reported.
+	if runsErr != nil {
+		l.runsErr = c.wrap(ctx, "list backfill runs", runsErr)
+	}
+	for _, r := range rs {
+		l.runs[r.DagID] = append(l.runs[r.DagID], r)
+		if info := l.infos[r.DagID]; info != nil {
+			info.hasRuns = true
+			info.bfRuns = true
 		}
-		proj.perDAG(calls)
 	}
-	c.enrich(ctx, src, sink, infos, order)
-	runs = mergeActiveRuns(runs, infos, order)
+	l.units = map[string]*dagInfo{}
+	calls := 0
+	for _, id := range l.order {
+		info := l.infos[id]
+		if info.unit = c.needsCalls(info); info.unit {
+			l.units[dagScope(id)] = info
+		}
+		if c.proj != nil {
+			calls += c.dagCalls(info, c.proj.a.version == versionV2)
+		}
+	}
+	if c.proj != nil {
+		c.proj.perDAG(calls)
+	}
+	return l
+}
 
+// collectListing is the DAG listing's unit: it fails with the listing,
+// and reports what the listings alone say: how many DAGs there are, the
+// backfill run listing's failure, the DAGs with no call of their own to
+// make that are a catch-up risk all the same, and the backfill runs of
+// DAGs the DAG listing does not hold.
+func (c *Airflow) collectListing(sink collectors.Sink) error {
+	l := c.dags
+	if l.err != nil {
+		return l.err
+	}
+	sink.AddRead(scopeDAGs, readDAGs, len(l.order), 0)
+	sink.AddError(scopeDAGs, l.runsErr)
 	now := c.env.Now()
-	for _, id := range order {
-		info := infos[id]
-		if info.selected || c.catchupRisk(info.dag, now) {
+	for _, id := range l.order {
+		if info := l.infos[id]; !info.unit && (info.selected || c.catchupRisk(info.dag, now)) {
 			sink.AddArtifact(c.dagArtifact(info))
 		}
 	}
-	for _, r := range runs {
-		sink.AddArtifact(c.runArtifact(r, infos[r.DagID]))
+	var orphans []string
+	for id := range l.runs {
+		if l.infos[id] == nil {
+			orphans = append(orphans, id)
+		}
 	}
-	for _, id := range order {
-		for _, b := range infos[id].backfills {
-			if bf, ok := c.backfill(b, infos[id]); ok {
-				sink.AddBackfill(bf)
-			}
+	sort.Strings(orphans)
+	for _, id := range orphans {
+		if l.runsErr == nil {
+			sink.AddRead(runsScope(id), readBackfillRuns, len(l.runs[id]), 0)
+		}
+		for _, r := range mergeActiveRuns(l.runs[id], nil) {
+			sink.AddArtifact(c.runArtifact(r, nil))
 		}
 	}
 	return nil
+}
+
+// collectDAG is one DAG's unit: it makes the DAG's calls and reports the
+// DAG, its runs (backfill runs from the listing, active runs from its
+// own) and its backfill objects. Once the budget or the run's deadline is
+// spent, a DAG not yet read is an error at its unit, and what the
+// listings say of it is still reported.
+func (c *Airflow) collectDAG(ctx context.Context, unit string, sink collectors.Sink) error {
+	l := c.dags
+	info := l.units[unit]
+	if info == nil {
+		return fmt.Errorf("airflow %s: %s is not a DAG unit this collection declared", c.where(), unit)
+	}
+	id := info.dag.DagID
+	var err error
+	ds := &saidSink{Sink: sink}
+	if l.runsErr == nil && len(l.runs[id]) > 0 {
+		ds.AddRead(runsScope(id), readBackfillRuns, len(l.runs[id]), 0)
+	}
+	if ctx.Err() != nil {
+		err = c.wrap(ctx, "DAG "+id+" not read", context.Cause(ctx))
+	} else if empty := c.enrichOne(ctx, c.src, ds, info); !ds.said {
+		// Every call answered that there was nothing (a DAG whose details
+		// are gone): the unit read none of it.
+		sink.AddRead(dagScope(id), empty, 0, 0)
+	}
+	if info.selected || c.catchupRisk(info.dag, c.env.Now()) {
+		sink.AddArtifact(c.dagArtifact(info))
+	}
+	for _, r := range mergeActiveRuns(l.runs[id], info.activeRuns) {
+		sink.AddArtifact(c.runArtifact(r, info))
+	}
+	for _, b := range info.backfills {
+		if bf, ok := c.backfill(b, info); ok {
+			sink.AddBackfill(bf)
+		}
+	}
+	return err
+}
+
+// saidSink notes whether a unit read or failed anything.
+type saidSink struct {
+	collectors.Sink
+	said bool
+}
+
+func (s *saidSink) AddRead(scope, what string, n, partial int) {
+	s.said = true
+	s.Sink.AddRead(scope, what, n, partial)
+}
+
+func (s *saidSink) AddError(scope string, err error) {
+	if err != nil {
+		s.said = true
+	}
+	s.Sink.AddError(scope, err)
 }
 
 // open picks the source: the export directory, or the API in the
@@ -235,88 +355,27 @@ func (c *Airflow) listBackfillRuns(ctx context.Context, src api) ([]dagRunJSON, 
 	return src.listRuns(ctx, allDAGs, f)
 }
 
-// backfillRuns marks the DAGs of the backfill runs. The listing is one
-// over every DAG, so its failure is at the DAG listing's unit.
-func (c *Airflow) backfillRuns(ctx context.Context, sink collectors.Sink, infos map[string]*dagInfo, rs []dagRunJSON, err error) []dagRunJSON {
-	if err != nil {
-		sink.AddError(scopeDAGs, c.wrap(ctx, "list backfill runs", err))
-	}
-	perDAG := map[string]int{}
-	for _, r := range rs {
-		perDAG[r.DagID]++
-		if info := infos[r.DagID]; info != nil {
-			info.hasRuns = true
-			info.bfRuns = true
-		}
-	}
-	if err == nil {
-		for id, n := range perDAG {
-			sink.AddRead(runsScope(id), readBackfillRuns, n, 0)
-		}
-	}
-	return rs
-}
-
-// mergeActiveRuns adds the queued or running runs of backfill DAGs (BF015
-// needs those whatever their type) to the backfill runs, once each,
-// sorted.
-func mergeActiveRuns(runs []dagRunJSON, infos map[string]*dagInfo, order []string) []dagRunJSON {
-	seen := make(map[string]bool, len(runs))
-	out := make([]dagRunJSON, 0, len(runs))
-	add := func(r dagRunJSON) {
+// mergeActiveRuns adds a DAG's queued or running runs (BF015 needs those
+// of a backfill DAG whatever their type) to its backfill runs, once
+// each, sorted by run id.
+func mergeActiveRuns(runs, active []dagRunJSON) []dagRunJSON {
+	seen := make(map[string]bool, len(runs)+len(active))
+	out := make([]dagRunJSON, 0, len(runs)+len(active))
+	for _, r := range slices.Concat(runs, active) {
 		if k := runKey(r); !seen[k] {
 			seen[k] = true
 			out = append(out, r)
 		}
 	}
-	for _, r := range runs {
-		add(r)
-	}
-	for _, id := range order {
-		for _, r := range infos[id].activeRuns {
-			add(r)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].DagID != out[j].DagID {
-			return out[i].DagID < out[j].DagID
-		}
-		return out[i].DagRunID < out[j].DagRunID
-	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].DagRunID < out[j].DagRunID })
 	return out
 }
 
-// enrich makes the per-DAG calls the listings do not cover, at most
-// Concurrency at a time: active runs of backfill DAGs; details (catchup,
+// needsCalls reports a DAG with calls of its own to make, the ones the
+// listings do not cover: active runs of backfill DAGs; details (catchup,
 // start date) for backfill DAGs and, for the catch-up check, every
-// scheduled DAG; tasks (pools) for DAGs with emitted runs; and Airflow 3
-// backfill objects. Once the budget or the run's deadline is spent, each
-// DAG not yet read is an error at its unit.
-func (c *Airflow) enrich(ctx context.Context, src api, sink collectors.Sink, infos map[string]*dagInfo, order []string) {
-	jobs := make(chan *dagInfo)
-	var wg sync.WaitGroup
-	for range c.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for info := range jobs {
-				if ctx.Err() != nil {
-					sink.AddError(dagScope(info.dag.DagID), c.wrap(ctx, "DAG "+info.dag.DagID+" not read", context.Cause(ctx)))
-					continue
-				}
-				c.enrichOne(ctx, src, sink, info)
-			}
-		}()
-	}
-	for _, id := range order {
-		if info := infos[id]; c.needsCalls(info) {
-			jobs <- info
-		}
-	}
-	close(jobs)
-	wg.Wait()
-}
-
+// scheduled DAG; tasks (pools) for DAGs with runs to report; and Airflow
+// 3 backfill objects. Each such DAG is a unit.
 func (c *Airflow) needsCalls(info *dagInfo) bool {
 	return c.needDetails(info) || info.selected || info.hasRuns || info.bfRuns
 }
@@ -331,9 +390,18 @@ func (c *Airflow) needDetails(info *dagInfo) bool {
 // artifacts it leaves unsure: details and tasks at the DAG (its runs and
 // backfill objects carry its pools and owner too), active runs at the
 // DAG's runs, backfill objects at the DAG's backfills and, since backfill
-// runs are tied to their backfill object, at its runs too.
-func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, info *dagInfo) {
+// runs are tied to their backfill object, at its runs too. It returns the
+// kind of the first call that answered there was nothing to read (a
+// DAG's details gone with its file), or what it would have been.
+func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, info *dagInfo) (empty string) {
 	id := info.dag.DagID
+	empty = readDetails
+	noted := false
+	none := func(what string) {
+		if !noted {
+			empty, noted = what, true
+		}
+	}
 	if info.selected {
 		rs, err := src.listRuns(ctx, id, runFilter{states: []string{"queued", "running"}})
 		if err != nil {
@@ -352,6 +420,8 @@ func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, 
 		case det != nil:
 			info.dag.merge(*det)
 			sink.AddRead(dagScope(id), readDetails, 1, 0)
+		default:
+			none(readDetails)
 		}
 	}
 	if info.selected || info.hasRuns {
@@ -361,6 +431,8 @@ func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, 
 		} else if ts != nil {
 			info.pools, info.dependsOn, info.tasksKnown = taskPools(ts), dependsOnPast(ts), true
 			sink.AddRead(dagScope(id), readTasks, len(ts), 0)
+		} else {
+			none(readTasks)
 		}
 	}
 	if info.selected || info.bfRuns {
@@ -376,6 +448,7 @@ func (c *Airflow) enrichOne(ctx context.Context, src api, sink collectors.Sink, 
 		}
 		info.backfills = bs
 	}
+	return empty
 }
 
 // taskPools returns the distinct pools a DAG's tasks run in, sorted. A

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -160,7 +161,7 @@ func collectWithin(t *testing.T, c *Airflow, d time.Duration) *collectors.TestSi
 	case <-time.After(d):
 		t.Fatalf("Collect did not return within %s", d)
 	}
-	return sink
+	return sorted(sink)
 }
 
 // Export mode has the same units as the API; a file that is present but
@@ -226,5 +227,49 @@ func TestExportOddFiles(t *testing.T) {
 	sink = collectWithin(t, exportCollector(t, dir), 20*time.Second)
 	if got := errorScopes(sink); len(got) != 1 || got[0] != "dags" {
 		t.Errorf("errors %+v", sink.Errors)
+	}
+}
+
+// Each DAG with calls of its own to make is a unit, and says what it read
+// even when every call answered there was nothing: a DAG whose details
+// are gone (404) reads 0 DAG details, never "declared and not read".
+func TestDAGUnitWithNothingToRead(t *testing.T) {
+	f := newFakeAirflow(t, "2")
+	f.failAll["/api/v2/dags/hourly_clicks/details"] = 404
+	c, _ := newCollector(t, f, "2")
+	units, err := c.Units(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(units, "dags/hourly_clicks") || units[0] != "dags" {
+		t.Fatalf("units %v: want dags first and a unit for hourly_clicks", units)
+	}
+	sink := collect(t, c)
+	if len(sink.Errors) != 0 {
+		t.Errorf("errors %+v", sink.Errors)
+	}
+	found := slices.ContainsFunc(sink.Reads, func(r model.UnitRead) bool {
+		return r.Scope == "dags/hourly_clicks" && r.What == readDetails && r.Read == 0
+	})
+	if !found {
+		t.Errorf("reads %+v: want 0 DAG details at dags/hourly_clicks", sink.Reads)
+	}
+}
+
+// A DAG listing that fails does not fail Units: "dags" is then the only
+// DAG unit, and reading it returns the listing's error.
+func TestFailedDAGListingDeclaresDagsAlone(t *testing.T) {
+	f := newFakeAirflow(t, "2")
+	f.failAll["/api/v2/dags"] = 500
+	c, _ := newCollector(t, f, "2")
+	units, err := c.Units(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{scopeDAGs, scopePools, scopeConnections, scopeVariables}; !slices.Equal(units, want) {
+		t.Errorf("units %v, want %v", units, want)
+	}
+	if err := c.CollectUnit(context.Background(), scopeDAGs, collectors.NewTestSink()); err == nil || !strings.Contains(err.Error(), "list DAGs") {
+		t.Errorf("CollectUnit(dags) = %v, want the listing's error", err)
 	}
 }
