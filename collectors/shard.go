@@ -60,13 +60,30 @@ func ShardInstances(instances []Instance, spec ShardSpec, every func(Instance) b
 		if every != nil && every(in) {
 			ss.Mode = model.ShardEvery
 		} else {
-			name := in.Name
+			name, shared := in.Name, sharedUnits(in.Collector)
 			in.keep = func(units []string) []string {
-				return slices.DeleteFunc(slices.Clone(units), func(u string) bool { return !spec.Keep(cmp.Or(u, name)) })
+				return slices.DeleteFunc(slices.Clone(units), func(u string) bool {
+					return !spec.Keep(cmp.Or(u, name)) && !slices.Contains(shared, u)
+				})
 			}
 		}
 		specs[in.Name] = ss
 		run = append(run, in)
 	}
 	return run, specs
+}
+
+// SharedUnits is implemented by collectors with a unit every shard reads:
+// a listing the other units come from (Airflow's DAG listing). Each shard
+// lists them to know its own; when the listing fails in one shard, that
+// shard must say so, or the units it would have read pass as answered.
+type SharedUnits interface {
+	SharedUnits() []string
+}
+
+func sharedUnits(c Collector) []string {
+	if s, ok := c.(SharedUnits); ok {
+		return s.SharedUnits()
+	}
+	return nil
 }

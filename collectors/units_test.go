@@ -195,3 +195,32 @@ func TestUnitsReadConcurrentlyWithinTheLimit(t *testing.T) {
 		t.Errorf("one unit failed: %+v", cov)
 	}
 }
+
+// sharedCollector has every shard read its listing unit.
+type sharedCollector struct{ unitsCollector }
+
+func (s *sharedCollector) SharedUnits() []string { return []string{"dags"} }
+
+// A unit the collector shares is read by every shard (a listing each
+// shard needs, whose failure each must report); the others by one.
+func TestSharedUnitReadByEveryShard(t *testing.T) {
+	units := []string{"dags", "dags/a", "dags/b", "dags/c", "dags/d"}
+	listings, dags := 0, 0
+	for i := range 3 {
+		c := &sharedCollector{unitsCollector{units: units}}
+		run, _ := ShardInstances([]Instance{{Name: "airflow", Collector: c}}, ShardSpec{Index: i, Count: 3}, nil)
+		if _, err := Run(context.Background(), run, 1, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range c.seen {
+			if u == "dags" {
+				listings++
+			} else {
+				dags++
+			}
+		}
+	}
+	if listings != 3 || dags != 4 {
+		t.Errorf("the listing read %d times, the DAGs %d; want 3 (every shard) and 4 (each once)", listings, dags)
+	}
+}

@@ -115,6 +115,11 @@ func (c *Airflow) Units(ctx context.Context) ([]string, error) {
 // one of the source's concurrency slots too (client.go).
 func (c *Airflow) UnitConcurrency() int { return c.Concurrency }
 
+// SharedUnits has every shard read the DAG listing's unit: each shard
+// lists the DAGs to know its own, and a listing that failed in one shard
+// must be said there (the DAGs it would have read are not answered).
+func (c *Airflow) SharedUnits() []string { return []string{scopeDAGs} }
+
 // budgeted is ctx ended by what is left of the source's budget too.
 func (c *Airflow) budgeted(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeoutCause(ctx, c.Budget-c.started.Elapsed(), fmt.Errorf("%w (budget %s)", errBudget, c.Budget))
