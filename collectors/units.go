@@ -69,7 +69,7 @@ func (e Env) filled() Env {
 // declared, or declared and not read, is an error in the coverage.
 //
 // A unit is a scope path (model.JoinScope): "" is the whole source, read
-// in one go.
+// in one go. A unit declared twice is read once.
 type Collector interface {
 	Init(env Env) error
 	Units(ctx context.Context) ([]string, error)
@@ -101,6 +101,7 @@ func collectUnits(ctx context.Context, c Collector, sink Sink, keep func([]strin
 	if len(units) == 0 {
 		return errors.New("declared no unit to read")
 	}
+	units = once(units)
 	if keep != nil {
 		if units = keep(units); len(units) == 0 {
 			return nil
@@ -149,6 +150,17 @@ func collectUnits(ctx context.Context, c Collector, sink Sink, keep func([]strin
 		return failed[0]
 	}
 	return fmt.Errorf("no unit answered (%s): %w", strings.Join(units, ", "), errors.Join(failed...))
+}
+
+// once is units without repeats, in their order: a unit declared twice
+// (a file two settings name) is read once.
+func once(units []string) []string {
+	seen := make(map[string]bool, len(units))
+	return slices.DeleteFunc(slices.Clone(units), func(u string) bool {
+		dup := seen[u]
+		seen[u] = true
+		return dup
+	})
 }
 
 // collectUnit reads one unit; a panic is that unit's error, not the end

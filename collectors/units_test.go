@@ -224,3 +224,11 @@ func TestSharedUnitReadByEveryShard(t *testing.T) {
 		t.Errorf("the listing read %d times, the DAGs %d; want 3 (every shard) and 4 (each once)", listings, dags)
 	}
 }
+
+// A unit declared twice (a file two settings name) is read once.
+func TestUnitDeclaredTwiceReadOnce(t *testing.T) {
+	c := &unitsCollector{units: []string{"a.yaml", "b.yaml", "a.yaml"}}
+	if cov := coverageOf(t, c); !cov.Full() || !slices.Equal(c.seen, []string{"a.yaml", "b.yaml"}) {
+		t.Errorf("read %v (coverage %+v), want a.yaml then b.yaml, each once", c.seen, cov)
+	}
+}

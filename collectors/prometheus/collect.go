@@ -75,21 +75,14 @@ const (
 // to read at all (globs that match nothing in folders that exist), the
 // whole source is the unit: it answers that it read no rule file.
 func (p *Prometheus) fileUnits() []string {
-	var units []string
-	seen := map[string]bool{}
-	declare := func(unit string) {
-		if !seen[unit] {
-			seen[unit] = true
-			units = append(units, unit)
-		}
-	}
+	var units []string // the framework reads a unit declared twice once
 	p.ruleFiles, p.listErrs = map[string]ruleFile{}, map[string][]error{}
 	files := p.files(func(scope string, err error) {
-		declare(scope)
+		units = append(units, scope)
 		p.listErrs[scope] = append(p.listErrs[scope], err)
 	})
 	for _, f := range files {
-		declare(f.unit)
+		units = append(units, f.unit)
 		p.ruleFiles[f.unit] = f
 	}
 	if len(units) == 0 {
