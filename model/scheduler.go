@@ -31,13 +31,13 @@ type SchedulerView struct {
 
 // Difference is one setting a scheduler runs otherwise than a plan says.
 type Difference struct {
-	Key     string // the plan's key: concurrency, pool, depends_on_past, reprocess_behavior
-	Planned string // the plan's value
-	Runs    string // the scheduler's, with its own name: "max_active_runs 16"
+	Key     string `json:"key"`     // the plan's key: concurrency, pool, depends_on_past, reprocess_behavior
+	Planned string `json:"planned"` // the plan's value
+	Runs    string `json:"runs"`    // the scheduler's, with its own name: "max_active_runs 16"
 	// Riskier says the scheduler's way is the riskier one: more runs at
 	// once than planned, no ordering where the plan needs it, or intervals
 	// that already succeeded run again.
-	Riskier bool
+	Riskier bool `json:"riskier"`
 }
 
 // Differences compares a plan with the scheduler's settings. A setting
