@@ -120,7 +120,11 @@ func write(w io.Writer, r Result, st style) error {
 			line(st.item(0, "nobody: every known owner of a derived table is notified"))
 		}
 		for _, n := range p.Tell {
-			line(st.item(0, fmt.Sprintf("team %s: %s, owner of %s", or(n.Team, "none"), n.Owner, strings.Join(n.Tables, ", "))))
+			team := "no team"
+			if n.Team != "" {
+				team = "team " + n.Team
+			}
+			line(st.item(0, fmt.Sprintf("%s: %s, owner of %s", team, n.Owner, strings.Join(n.Tables, ", "))))
 		}
 
 		line(st.section("how the scheduler will run it"))

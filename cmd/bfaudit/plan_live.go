@@ -11,6 +11,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/audit"
 	"github.com/bfaudit/bfaudit/audit/preview"
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/collectors/records"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
@@ -56,7 +57,11 @@ func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string) 
 	cfg.Selector.AddAssets(plans)
 	ctx, cancel := context.WithTimeout(cmd.Context(), cfg.Deadline)
 	defer cancel()
-	est, err := audit.Collect(ctx, cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+	// The same progress lines on stderr as an audit: a source that did not
+	// answer says why there.
+	prog := g.startProgress(len(cfg.Instances))
+	est, err := audit.Collect(collectors.WithObserver(ctx, prog), cfg.Instances, cfg.Selector, cfg.Concurrency, now)
+	prog.close()
 	stopped := err != nil
 	est.Backfills = append(est.Backfills, plans...)
 	r := preview.Build(correlate.Correlate(est, cfg.Selector), plans, cfg.Teams, now)

@@ -41,6 +41,16 @@ func livePlan(t *testing.T) (dir, cfg, plan string) {
 
 func TestPlanLivePreview(t *testing.T) {
 	_, cfg, plan := livePlan(t)
+	// The owners of the dbt models get a team of their own, so the notices
+	// are told by team.
+	config, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config = []byte(strings.Replace(string(config), "teams:\n", "teams:\n  data-eng: {members: [data-eng@acme.example], channel: \"#data-eng\"}\n", 1))
+	if err := os.WriteFile(cfg, config, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errs := bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", plan)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
@@ -49,8 +59,8 @@ func TestPlanLivePreview(t *testing.T) {
 	// with its owner.
 	order := []string{
 		"1. shop-analytics.staging.stg_refunds  (owner unknown)",
-		"2. shop-analytics.intermediate.int_orders  data-eng@acme.example",
-		"3. shop-analytics.marts.fct_refunds  data-eng@acme.example",
+		"2. shop-analytics.intermediate.int_orders  data-eng@acme.example (team data-eng)",
+		"3. shop-analytics.marts.fct_refunds  data-eng@acme.example (team data-eng)",
 		"4. shop-analytics.marts.fct_revenue  finance-analytics@acme.example",
 	}
 	last := -1
@@ -63,8 +73,8 @@ func TestPlanLivePreview(t *testing.T) {
 	}
 	for _, want := range []string{
 		// BF114's question: the owners not in notified.
-		"team none: data-eng@acme.example, owner of shop-analytics.intermediate.int_orders, shop-analytics.marts.fct_refunds",
-		"team none: finance-analytics@acme.example, owner of shop-analytics.marts.fct_revenue",
+		"team data-eng: data-eng@acme.example, owner of shop-analytics.intermediate.int_orders, shop-analytics.marts.fct_refunds",
+		"no team: finance-analytics@acme.example, owner of shop-analytics.marts.fct_revenue",
 		// BF115's question, against the DAG before the fact.
 		"airflow://scheduler/dags/daily_revenue: max_active_runs 1, pool not set, catchup true",
 		"plan says concurrency 4, the scheduler runs it with max_active_runs 1",
