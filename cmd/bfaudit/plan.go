@@ -55,7 +55,7 @@ interval. Exits 3, naming them, when a source did not answer fully.`,
 				if err != nil {
 					return usageError(err)
 				}
-				return runPlanLive(cmd, g, format, files)
+				return runPlanLive(cmd, g, format, files, now)
 			}
 			if format != "table" && format != "json" && format != "sarif" {
 				return usageError(fmt.Errorf("--format: %q is not text (or table), json or sarif", format))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +23,7 @@ import (
 // is previewed against what they said. A source that did not answer fully
 // makes the preview incomplete (exit 3): a shorter list of tables to
 // rebuild would read as less work.
-func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string) error {
+func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string, now time.Time) error {
 	if g.configPath == "" {
 		return usageError(errors.New("--live reads the configured sources: give the config with -c"))
 	}
@@ -31,10 +32,6 @@ func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string) 
 	}
 	if !slices.Contains(preview.Formats, format) {
 		return usageError(fmt.Errorf("--format: %q is not text (or table), json or markdown with --live", format))
-	}
-	now, err := g.clock()
-	if err != nil {
-		return err
 	}
 	cfg, err := g.loadConfig(false)
 	if err != nil {
