@@ -31,6 +31,7 @@ func Write(w io.Writer, format string, r Result) error {
 // same sections, marked up differently.
 type style struct {
 	title   func(p Plan) string
+	head    func(s string) string // a line about the whole plan
 	section func(name string) string
 	item    func(depth int, s string) string
 	nth     func(n int, s string) string // an item of a numbered list
@@ -39,6 +40,7 @@ type style struct {
 
 var text = style{
 	title:   func(p Plan) string { return fmt.Sprintf("%s (%s)", p.ID, p.File) },
+	head:    func(s string) string { return "  " + s },
 	section: func(name string) string { return "  " + name + ":" },
 	item:    func(depth int, s string) string { return strings.Repeat("  ", depth+2) + s },
 	nth:     func(n int, s string) string { return fmt.Sprintf("    %d. %s", n, s) },
@@ -47,6 +49,7 @@ var text = style{
 
 var markdown = style{
 	title:   func(p Plan) string { return fmt.Sprintf("### Preview of %s (`%s`)", p.ID, p.File) },
+	head:    func(s string) string { return "- " + s },
 	section: func(name string) string { return "\n**" + name + "**\n" },
 	item:    func(depth int, s string) string { return strings.Repeat("  ", depth) + "- " + s },
 	nth:     func(n int, s string) string { return fmt.Sprintf("%d. %s", n, s) },
@@ -72,9 +75,9 @@ func write(w io.Writer, r Result, st style) error {
 		if !p.Range.IsZero() {
 			head += ", range " + interval(p.Range)
 		}
-		line(st.item(0, head))
+		line(st.head(head))
 		if p.CostEstimate != "" {
-			line(st.item(0, "cost estimate (as the plan gives it, not checked): "+p.CostEstimate))
+			line(st.head("cost estimate (as the plan gives it, not checked): " + p.CostEstimate))
 		}
 
 		line(st.section("rewrites"))
@@ -148,7 +151,7 @@ func writeScheduler(line func(string), st style, s *Scheduler) {
 		line(st.item(0, "unknown: the plan names no job_id"))
 		return
 	case !s.Found:
-		line(st.item(0, fmt.Sprintf("unknown: no configured scheduler reports job %s", st.code(s.Job))))
+		line(st.item(0, fmt.Sprintf("unknown: no scheduler that answered reports job %s", st.code(s.Job))))
 		return
 	}
 	line(st.item(0, fmt.Sprintf("%s: max_active_runs %s, pool %s, catchup %s, schedule %s", st.code(s.URI),

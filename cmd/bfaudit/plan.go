@@ -22,6 +22,7 @@ func newPlanCmd(g *globals) *cobra.Command {
 	var failOnFlag string
 	var format string
 	var live bool
+	var deadline time.Duration
 	check := &cobra.Command{
 		Use:   "check FILE|DIR|GLOB...",
 		Short: "Run the governance rules (BF101-BF111) on plan files",
@@ -55,7 +56,10 @@ interval. Exits 3, naming them, when a source did not answer fully.`,
 				if err != nil {
 					return usageError(err)
 				}
-				return runPlanLive(cmd, g, format, files, now)
+				if cmd.Flags().Changed("deadline") && deadline <= 0 {
+					return usageError(fmt.Errorf("--deadline: must be positive, got %s", deadline))
+				}
+				return runPlanLive(cmd, g, format, files, now, deadline)
 			}
 			if format != "table" && format != "json" && format != "sarif" {
 				return usageError(fmt.Errorf("--format: %q is not text (or table), json or sarif", format))
@@ -117,6 +121,7 @@ interval. Exits 3, naming them, when a source did not answer fully.`,
 	check.Flags().StringVar(&failOnFlag, "fail-on", "", failOnUsage)
 	check.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text (or table: one line per finding), json or sarif; with --live text, json or markdown")
 	check.Flags().BoolVar(&live, "live", false, "preview each plan against the configured sources (needs -c): what it rewrites, what to rebuild and tell, how the scheduler runs it, collisions")
+	check.Flags().DurationVar(&deadline, "deadline", 0, "with --live: stop reading the sources after this `DURATION` and show what was read, marked incomplete (default: deadline in the config, 30m)")
 	cmd.AddCommand(check)
 	return cmd
 }

@@ -23,7 +23,7 @@ import (
 // is previewed against what they said. A source that did not answer fully
 // makes the preview incomplete (exit 3): a shorter list of tables to
 // rebuild would read as less work.
-func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string, now time.Time) error {
+func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string, now time.Time, deadline time.Duration) error {
 	if g.configPath == "" {
 		return usageError(errors.New("--live reads the configured sources: give the config with -c"))
 	}
@@ -52,7 +52,10 @@ func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string, 
 	// The plans' assets tie the artifacts the sources report to them, as
 	// plans read from the configured records source do.
 	cfg.Selector.AddAssets(plans)
-	ctx, cancel := context.WithTimeout(cmd.Context(), cfg.Deadline)
+	if deadline == 0 {
+		deadline = cfg.Deadline
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), deadline)
 	defer cancel()
 	// The same progress lines on stderr as an audit: a source that did not
 	// answer says why there.
@@ -63,7 +66,7 @@ func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string, 
 	est.Backfills = append(est.Backfills, plans...)
 	r := preview.Build(correlate.Correlate(est, cfg.Selector), plans, cfg.Teams, now)
 	if stopped {
-		r.Incomplete = append(r.Incomplete, audit.Stopped(ctx, cfg.Deadline).Error())
+		r.Incomplete = append(r.Incomplete, audit.Stopped(ctx, deadline).Error())
 	}
 	if err := preview.Write(g.stdout, format, r); err != nil {
 		return err

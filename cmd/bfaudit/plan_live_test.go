@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/audit/preview"
 )
@@ -158,6 +159,43 @@ func TestPlanLiveUsage(t *testing.T) {
 	} {
 		if code, _, errs := bfaudit(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
+		}
+	}
+}
+
+// Sources that never answer: the preview ends at the config's deadline
+// (or --deadline's), exit 3, naming the deadline and the sources cut short.
+func TestPlanLiveDeadline(t *testing.T) {
+	cfg, _, _ := stalledConfig(t)
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("deadline: 2s\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	plan := filepath.Join(t.TempDir(), "bf-5000.yaml")
+	if err := os.WriteFile(plan, []byte(refundsPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{{nil, "2s"}, {[]string{"--deadline", "1s"}, "1s"}} {
+		start := time.Now()
+		args := append([]string{"plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", "--quiet", plan}, tc.flags...)
+		code, out, errs := bfaudit(t, args...)
+		if took := time.Since(start); took > time.Minute {
+			t.Errorf("%v: the preview took %s with a %s deadline", tc.flags, took, tc.want)
+		}
+		if code != 3 {
+			t.Fatalf("%v: exit %d, want 3\n%s\n%s", tc.flags, code, out, errs)
+		}
+		for _, want := range []string{"airflow-a", "airflow-b", "the run's deadline (" + tc.want + ") passed"} {
+			if !strings.Contains(out, want) || !strings.Contains(errs, want) {
+				t.Errorf("%v: %q not named on stdout and stderr:\n%s\n%s", tc.flags, want, out, errs)
+			}
 		}
 	}
 }
