@@ -93,3 +93,20 @@ func TestBuildLineageGap(t *testing.T) {
 		t.Errorf("an unanswered lineage reads as known:\n%s", b.String())
 	}
 }
+
+// Words from the estate go into a pull-request comment: they must ping no
+// one and break no list.
+func TestMarkdownDefusesEstateText(t *testing.T) {
+	r := Result{Incomplete: []string{"source x failed: see #12"}, Plans: []Plan{{ID: "BF-9", File: "plans/bf-9.yaml", Lineage: true,
+		Rebuild: []Table{{Table: "p.d.t", Owner: "@payments-team"}},
+		Tell:    []Notice{{Owner: "@payments-team", Tables: []string{"p.d.t"}}}}}}
+	var b strings.Builder
+	if err := Write(&b, "markdown", r); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{" @payments", "#12"} {
+		if strings.Contains(b.String(), bad) {
+			t.Errorf("%q reaches the comment as is:\n%s", bad, b.String())
+		}
+	}
+}

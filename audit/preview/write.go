@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/bfaudit/bfaudit/internal/mdsafe"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -36,6 +37,10 @@ type style struct {
 	item    func(depth int, s string) string
 	nth     func(n int, s string) string // an item of a numbered list
 	code    func(s string) string
+	// text is for words the estate or the plan wrote (owners, ids,
+	// errors): in a pull-request comment they must ping no one and link
+	// nothing.
+	text func(s string) string
 }
 
 var text = style{
@@ -45,15 +50,19 @@ var text = style{
 	item:    func(depth int, s string) string { return strings.Repeat("  ", depth+2) + s },
 	nth:     func(n int, s string) string { return fmt.Sprintf("    %d. %s", n, s) },
 	code:    func(s string) string { return s },
+	text:    func(s string) string { return s },
 }
 
 var markdown = style{
-	title:   func(p Plan) string { return fmt.Sprintf("### Preview of %s (`%s`)", p.ID, p.File) },
+	title: func(p Plan) string {
+		return fmt.Sprintf("### Preview of %s (%s)", mdsafe.Text(p.ID), mdsafe.Code(p.File))
+	},
 	head:    func(s string) string { return "- " + s },
 	section: func(name string) string { return "\n**" + name + "**\n" },
 	item:    func(depth int, s string) string { return strings.Repeat("  ", depth) + "- " + s },
 	nth:     func(n int, s string) string { return fmt.Sprintf("%d. %s", n, s) },
-	code:    func(s string) string { return "`" + s + "`" },
+	code:    mdsafe.Code,
+	text:    mdsafe.Text,
 }
 
 func write(w io.Writer, r Result, st style) error {
@@ -62,7 +71,7 @@ func write(w io.Writer, r Result, st style) error {
 	if len(r.Incomplete) > 0 {
 		line(st.section("INCOMPLETE: these sources did not answer fully, so every list below may be short"))
 		for _, s := range r.Incomplete {
-			line(st.item(0, s))
+			line(st.item(0, st.text(s)))
 		}
 		line("")
 	}
@@ -71,13 +80,13 @@ func write(w io.Writer, r Result, st style) error {
 			line("")
 		}
 		line(st.title(p))
-		head := "job " + or(p.Job, "not named")
+		head := "job " + or(st.text(p.Job), "not named")
 		if !p.Range.IsZero() {
 			head += ", range " + interval(p.Range)
 		}
 		line(st.head(head))
 		if p.CostEstimate != "" {
-			line(st.head("cost estimate (as the plan gives it, not checked): " + p.CostEstimate))
+			line(st.head("cost estimate (as the plan gives it, not checked): " + st.text(p.CostEstimate)))
 		}
 
 		line(st.section("rewrites"))
@@ -97,7 +106,7 @@ func write(w io.Writer, r Result, st style) error {
 		line(st.section("rebuild afterwards, in this order"))
 		gaps := ""
 		if len(p.LineageGaps) > 0 {
-			gaps = "lineage source " + strings.Join(p.LineageGaps, ", ") + " did not answer fully"
+			gaps = "lineage source " + st.text(strings.Join(p.LineageGaps, ", ")) + " did not answer fully"
 		}
 		switch {
 		case !p.Lineage:
@@ -110,7 +119,7 @@ func write(w io.Writer, r Result, st style) error {
 			line(st.item(0, "nothing: the lineage shows no table derived from the targets"))
 		}
 		for i, t := range p.Rebuild {
-			line(st.nth(i+1, st.code(t.Table)+"  "+owner(t.Owner, t.Team)))
+			line(st.nth(i+1, st.code(t.Table)+"  "+st.text(owner(t.Owner, t.Team))))
 		}
 
 		line(st.section("tell (downstream owners missing from notified)"))
@@ -127,7 +136,7 @@ func write(w io.Writer, r Result, st style) error {
 			if n.Team != "" {
 				team = "team " + n.Team
 			}
-			line(st.item(0, fmt.Sprintf("%s: %s, owner of %s", team, n.Owner, strings.Join(n.Tables, ", "))))
+			line(st.item(0, fmt.Sprintf("%s: %s, owner of %s", st.text(team), st.text(n.Owner), st.code(strings.Join(n.Tables, ", ")))))
 		}
 
 		line(st.section("how the scheduler will run it"))
@@ -138,7 +147,7 @@ func write(w io.Writer, r Result, st style) error {
 			line(st.item(0, "none"))
 		}
 		for _, c := range p.Collisions {
-			line(st.item(0, fmt.Sprintf("%s (%s, %s) rewrites %s", c.Backfill, or(string(c.Status), "status unknown"), interval(c.Range), st.code(strings.Join(c.Tables, ", ")))))
+			line(st.item(0, fmt.Sprintf("%s (%s, %s) rewrites %s", st.text(c.Backfill), or(string(c.Status), "status unknown"), interval(c.Range), st.code(strings.Join(c.Tables, ", ")))))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -154,14 +163,14 @@ func writeScheduler(line func(string), st style, s *Scheduler) {
 		line(st.item(0, fmt.Sprintf("unknown: no scheduler that answered reports job %s", st.code(s.Job))))
 		return
 	}
-	line(st.item(0, fmt.Sprintf("%s: max_active_runs %s, pool %s, catchup %s, schedule %s", st.code(s.URI),
-		or(s.MaxActiveRuns, "not set"), or(s.Pool, "not set"), or(s.Catchup, "not set"), or(s.Schedule, "none"))))
+	line(st.item(0, st.code(s.URI)+": "+st.text(fmt.Sprintf("max_active_runs %s, pool %s, catchup %s, schedule %s",
+		or(s.MaxActiveRuns, "not set"), or(s.Pool, "not set"), or(s.Catchup, "not set"), or(s.Schedule, "none")))))
 	for _, d := range s.Differences {
 		risk := ""
 		if d.Riskier {
 			risk = " (riskier than planned)"
 		}
-		line(st.item(1, fmt.Sprintf("plan says %s %s, the scheduler runs it with %s%s", d.Key, d.Planned, d.Runs, risk)))
+		line(st.item(1, st.text(fmt.Sprintf("plan says %s %s, the scheduler runs it with %s%s", d.Key, d.Planned, d.Runs, risk))))
 	}
 	if len(s.Differences) == 0 {
 		line(st.item(1, "as the plan says, where both say"))
@@ -170,7 +179,7 @@ func writeScheduler(line func(string), st style, s *Scheduler) {
 		line(st.item(1, fmt.Sprintf("%d of the job's runs running or queued now", s.ActiveRuns)))
 	}
 	for _, a := range s.Active {
-		line(st.item(1, fmt.Sprintf("already active: %s for %s, %s", a.Backfill, interval(a.Range), view(a.View))))
+		line(st.item(1, st.text(fmt.Sprintf("already active: %s for %s, %s", a.Backfill, interval(a.Range), view(a.View)))))
 	}
 }
 
