@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -60,6 +61,9 @@ interval. Exits 3, naming them, when a source did not answer fully.`,
 					return usageError(fmt.Errorf("--deadline: must be positive, got %s", deadline))
 				}
 				return runPlanLive(cmd, g, format, files, now, deadline)
+			}
+			if cmd.Flags().Changed("deadline") {
+				return usageError(errors.New("--deadline bounds reading the sources: it goes with --live"))
 			}
 			if format != "table" && format != "json" && format != "sarif" {
 				return usageError(fmt.Errorf("--format: %q is not text (or table), json or sarif", format))

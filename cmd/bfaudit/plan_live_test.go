@@ -156,6 +156,7 @@ func TestPlanLiveUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"plan", "check", "--live", plan},                           // no config: nothing to read
 		{"plan", "check", "--live", "-c", cfg, "-f", "sarif", plan}, // not a preview format
+		{"plan", "check", "--deadline", "1m", plan},                 // nothing to read without --live
 	} {
 		if code, _, errs := bfaudit(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
