@@ -91,7 +91,7 @@ func write(w io.Writer, r Result, st style) error {
 
 		line(st.section("rewrites"))
 		if len(p.Rewrites) == 0 {
-			line(st.item(0, "no targets in the plan: nothing below can follow the lineage"))
+			line(st.item(0, "no targets in the plan: the lineage cannot be followed"))
 		}
 		for _, t := range p.Rewrites {
 			s := st.code(t.Target)
@@ -109,6 +109,8 @@ func write(w io.Writer, r Result, st style) error {
 			gaps = "lineage source " + st.text(strings.Join(p.LineageGaps, ", ")) + " did not answer fully"
 		}
 		switch {
+		case len(p.Rewrites) == 0:
+			line(st.item(0, "unknown: the plan names no targets"))
 		case !p.Lineage:
 			line(st.item(0, "unknown: no configured source reads lineage"))
 		case gaps != "" && len(p.Rebuild) == 0:
@@ -124,6 +126,8 @@ func write(w io.Writer, r Result, st style) error {
 
 		line(st.section("tell (downstream owners missing from notified)"))
 		switch {
+		case len(p.Rewrites) == 0:
+			line(st.item(0, "unknown: the plan names no targets"))
 		case !p.Lineage:
 			line(st.item(0, "unknown: no configured source reads lineage"))
 		case gaps != "":
