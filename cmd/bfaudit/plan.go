@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -21,6 +22,8 @@ func newPlanCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "plan", Short: "Check backfill plans before they run"}
 	var failOnFlag string
 	var format string
+	var live bool
+	var deadline time.Duration
 	check := &cobra.Command{
 		Use:   "check FILE|DIR|GLOB...",
 		Short: "Run the governance rules (BF101-BF111) on plan files",
@@ -28,10 +31,20 @@ func newPlanCmd(g *globals) *cobra.Command {
 file and line. A directory stands for every *.yaml and *.yml in it, a
 quoted glob for its matches, each sorted. Exits 1 when a finding is at or
 above --fail-on (default report.fail_on in the config, high; never: exit 0
-whatever the findings), 2 when a file cannot be read or parsed.`,
+whatever the findings), 2 when a file cannot be read or parsed.
+
+With --live (and -c) the rules are not run: the configured sources are
+read once, read-only and under the config's deadline, and each plan is
+previewed: the tables it rewrites, the tables to rebuild afterwards in
+order with their owners and teams, the owners missing from notified, how
+the scheduler will run its job_id (against the plan) and what already runs
+on it, and the open backfills on the same tables over an overlapping
+interval. Exits 3, naming them, when a source did not answer fully.`,
 		Example: `  bfaudit plan check plans/
   bfaudit plan check 'plans/*.yaml'
-  bfaudit plan check --fail-on medium --format sarif plans/bf-1234.yaml > plan.sarif`,
+  bfaudit plan check --fail-on medium --format sarif plans/bf-1234.yaml > plan.sarif
+  bfaudit plan check --live -c bfaudit.yaml plans/bf-5000.yaml
+  bfaudit plan check --live -c bfaudit.yaml --format markdown plans/bf-5000.yaml > preview.md`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			now, err := g.clock()
@@ -39,6 +52,19 @@ whatever the findings), 2 when a file cannot be read or parsed.`,
 				return err
 			}
 			format = reports.Canonical(format)
+			if live {
+				files, err := expandPaths(args, ".yaml", ".yml")
+				if err != nil {
+					return usageError(err)
+				}
+				if cmd.Flags().Changed("deadline") && deadline <= 0 {
+					return usageError(fmt.Errorf("--deadline: must be positive, got %s", deadline))
+				}
+				return runPlanLive(cmd, g, format, files, now, deadline)
+			}
+			if cmd.Flags().Changed("deadline") {
+				return usageError(errors.New("--deadline bounds reading the sources: it goes with --live"))
+			}
 			if format != "table" && format != "json" && format != "sarif" {
 				return usageError(fmt.Errorf("--format: %q is not text (or table), json or sarif", format))
 			}
@@ -97,7 +123,9 @@ whatever the findings), 2 when a file cannot be read or parsed.`,
 		},
 	}
 	check.Flags().StringVar(&failOnFlag, "fail-on", "", failOnUsage)
-	check.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text (or table: one line per finding), json or sarif")
+	check.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text (or table: one line per finding), json or sarif; with --live text, json or markdown")
+	check.Flags().BoolVar(&live, "live", false, "preview each plan against the configured sources (needs -c): what it rewrites, what to rebuild and tell, how the scheduler runs it, collisions")
+	check.Flags().DurationVar(&deadline, "deadline", 0, "with --live: stop reading the sources after this `DURATION` and show what was read, marked incomplete (default: deadline in the config, 30m)")
 	cmd.AddCommand(check)
 	return cmd
 }

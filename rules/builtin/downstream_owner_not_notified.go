@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
@@ -32,7 +33,6 @@ func downstreamOwnerNotNotified(c *rules.Context) {
 	if l.Empty() {
 		return
 	}
-	owners := tableOwners(c)
 	plans(c.Index, func(b *model.Backfill) {
 		targets := l.Targets(b)
 		if !b.ConsumersNotified || len(b.Notified) == 0 || len(targets) == 0 {
@@ -40,18 +40,11 @@ func downstreamOwnerNotNotified(c *rules.Context) {
 		}
 		missing := map[string][]string{}
 		var unit *model.Location
-		for _, d := range l.Downstream(targets...) {
-			owner := d.Build.Owner
-			if owner == "" {
-				owner = owners[d.Table]
-			}
-			if owner == "" || slices.ContainsFunc(b.Notified, func(n string) bool { return strings.EqualFold(strings.TrimSpace(n), owner) }) {
-				continue
-			}
+		for _, d := range correlate.Unnotified(c.Index.DownstreamOwners(targets...), b.Notified) {
 			if len(missing) == 0 {
-				unit = lineageUnit(d)
+				unit = lineageUnit(d.Derived)
 			}
-			missing[owner] = append(missing[owner], d.Table)
+			missing[d.Owner] = append(missing[d.Owner], d.Table)
 		}
 		if len(missing) == 0 {
 			return
@@ -71,18 +64,6 @@ func downstreamOwnerNotNotified(c *rules.Context) {
 			Message: fmt.Sprintf("plan for %s says consumers were notified, but %s, who own%s tables derived from its targets, %s not among them",
 				b.ID, joinAnd(names), oneOr(len(names), "s", ""), oneOr(len(names), "is", "are"))})
 	})
-}
-
-// tableOwners maps each table artifact's TableRef to its owner.
-func tableOwners(c *rules.Context) map[string]string {
-	out := map[string]string{}
-	for i := range c.Index.Artifacts {
-		a := &c.Index.Artifacts[i]
-		if a.Kind == model.KindTable && a.Owner != "" {
-			out[model.TableRef(a.URI)] = a.Owner
-		}
-	}
-	return out
 }
 
 // oneOr picks the word for one or for many.

@@ -2,8 +2,6 @@ package builtin
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
@@ -35,24 +33,12 @@ func planSchedulerMismatch(c *rules.Context) {
 			if !v.Running && !v.Paused {
 				continue
 			}
-			report := func(key, planned, runs string, raise bool) {
+			for _, d := range v.Differences(b) {
 				unit := v.Source
-				c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, key), Unit: &unit, Severity: up(raise, model.SeverityMedium),
-					Object:   "scheduler:" + v.Source.String() + "#" + key,
-					Message:  fmt.Sprintf("plan for %s says %s %s, but %s runs it with %s", b.ID, key, planned, objectName(v), runs),
-					Evidence: []string{fmt.Sprintf("plan %s: %s: %s", b.Source, key, planned), viewText(v)}})
-			}
-			if b.Concurrency > 0 && v.MaxActiveRuns > 0 && v.MaxActiveRuns != b.Concurrency {
-				report("concurrency", fmt.Sprint(b.Concurrency), fmt.Sprintf("max_active_runs %d", v.MaxActiveRuns), v.MaxActiveRuns > b.Concurrency)
-			}
-			if b.Pool != "" && v.Pool != "" && !samePools(b.Pool, v.Pool) {
-				report("pool", fmt.Sprintf("%q", b.Pool), fmt.Sprintf("pool %q", v.Pool), false)
-			}
-			if v.DependsOnPast != nil && *v.DependsOnPast != b.DependsOnPast {
-				report("depends_on_past", fmt.Sprint(b.DependsOnPast), fmt.Sprintf("depends_on_past %t", *v.DependsOnPast), b.DependsOnPast)
-			}
-			if b.ReprocessBehavior != "" && v.ReprocessBehavior != "" && b.ReprocessBehavior != v.ReprocessBehavior {
-				report("reprocess_behavior", b.ReprocessBehavior, "reprocess_behavior "+v.ReprocessBehavior, v.ReprocessBehavior == "completed")
+				c.Report(rules.Issue{Backfill: b, Location: c.PlanAt(b, d.Key), Unit: &unit, Severity: up(d.Riskier, model.SeverityMedium),
+					Object:   "scheduler:" + v.Source.String() + "#" + d.Key,
+					Message:  fmt.Sprintf("plan for %s says %s %s, but %s runs it with %s", b.ID, d.Key, d.Planned, objectName(v), d.Runs),
+					Evidence: []string{fmt.Sprintf("plan %s: %s: %s", b.Source, d.Key, d.Planned), viewText(v)}})
 			}
 		}
 	})
@@ -63,20 +49,4 @@ func objectName(v model.SchedulerView) string {
 		return v.Object
 	}
 	return "the scheduler (" + v.Source.String() + ")"
-}
-
-// samePools compares a plan's pool with the pools a scheduler's tasks use
-// (comma-separated): the same set.
-func samePools(plan, sched string) bool {
-	split := func(s string) []string {
-		var out []string
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
-	return slices.Equal(split(plan), split(sched))
 }

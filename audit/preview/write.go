@@ -1,0 +1,223 @@
+package preview
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/internal/mdsafe"
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// Formats are the preview's output formats.
+var Formats = []string{"table", "json", "markdown"}
+
+// Write renders r in format (one of Formats).
+func Write(w io.Writer, format string, r Result) error {
+	switch format {
+	case "table":
+		return write(w, r, text)
+	case "markdown":
+		return write(w, r, markdown)
+	case "json":
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(r)
+	}
+	return fmt.Errorf("preview format %q is not one of %s", format, strings.Join(Formats, ", "))
+}
+
+// style is how the terminal and the pull-request comment differ: the
+// same sections, marked up differently.
+type style struct {
+	title   func(p Plan) string
+	head    func(s string) string // a line about the whole plan
+	section func(name string) string
+	item    func(depth int, s string) string
+	nth     func(n int, s string) string // an item of a numbered list
+	code    func(s string) string
+	// text is for words the estate or the plan wrote (owners, ids,
+	// errors): in a pull-request comment they must ping no one and link
+	// nothing.
+	text func(s string) string
+}
+
+var text = style{
+	title:   func(p Plan) string { return fmt.Sprintf("%s (%s)", p.ID, p.File) },
+	head:    func(s string) string { return "  " + s },
+	section: func(name string) string { return "  " + name + ":" },
+	item:    func(depth int, s string) string { return strings.Repeat("  ", depth+2) + s },
+	nth:     func(n int, s string) string { return fmt.Sprintf("    %d. %s", n, s) },
+	code:    func(s string) string { return s },
+	text:    func(s string) string { return s },
+}
+
+var markdown = style{
+	title: func(p Plan) string {
+		return fmt.Sprintf("### Preview of %s (%s)", mdsafe.Text(p.ID), mdsafe.Code(p.File))
+	},
+	head:    func(s string) string { return "- " + s },
+	section: func(name string) string { return "\n**" + name + "**\n" },
+	item:    func(depth int, s string) string { return strings.Repeat("  ", depth) + "- " + s },
+	nth:     func(n int, s string) string { return fmt.Sprintf("%d. %s", n, s) },
+	code:    mdsafe.Code,
+	text:    mdsafe.Text,
+}
+
+func write(w io.Writer, r Result, st style) error {
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	if len(r.Incomplete) > 0 {
+		line(st.section("INCOMPLETE: these sources did not answer fully, so every list below may be short"))
+		for _, s := range r.Incomplete {
+			line(st.item(0, st.text(s)))
+		}
+		line("")
+	}
+	for i, p := range r.Plans {
+		if i > 0 {
+			line("")
+		}
+		line(st.title(p))
+		head := "job " + or(st.text(p.Job), "not named")
+		if !p.Range.IsZero() {
+			head += ", range " + interval(p.Range)
+		}
+		line(st.head(head))
+		if p.CostEstimate != "" {
+			line(st.head("cost estimate (as the plan gives it, not checked): " + st.text(p.CostEstimate)))
+		}
+
+		line(st.section("rewrites"))
+		if len(p.Rewrites) == 0 {
+			line(st.item(0, "no targets in the plan: the lineage cannot be followed"))
+		}
+		for _, t := range p.Rewrites {
+			s := st.code(t.Target)
+			if len(t.Tables) > 0 {
+				s += " = " + st.code(strings.Join(t.Tables, ", "))
+			} else if p.Lineage && len(p.LineageGaps) == 0 {
+				s += " (not in the lineage)"
+			}
+			line(st.item(0, s))
+		}
+
+		line(st.section("rebuild afterwards, in this order"))
+		gaps := ""
+		if len(p.LineageGaps) > 0 {
+			gaps = "lineage source " + st.text(strings.Join(p.LineageGaps, ", ")) + " did not answer fully"
+		}
+		switch {
+		case len(p.Rewrites) == 0:
+			line(st.item(0, "unknown: the plan names no targets"))
+		case !p.Lineage:
+			line(st.item(0, "unknown: no configured source reads lineage"))
+		case gaps != "" && len(p.Rebuild) == 0:
+			line(st.item(0, "unknown: "+gaps))
+		case gaps != "":
+			line(st.item(0, "may be short: "+gaps))
+		case len(p.Rebuild) == 0:
+			line(st.item(0, "nothing: the lineage shows no table derived from the targets"))
+		}
+		for i, t := range p.Rebuild {
+			line(st.nth(i+1, st.code(t.Table)+"  "+st.text(owner(t.Owner, t.Team))))
+		}
+
+		line(st.section("tell (downstream owners missing from notified)"))
+		switch {
+		case len(p.Rewrites) == 0:
+			line(st.item(0, "unknown: the plan names no targets"))
+		case !p.Lineage:
+			line(st.item(0, "unknown: no configured source reads lineage"))
+		case gaps != "":
+			line(st.item(0, "may be short: "+gaps))
+		case len(p.Tell) == 0:
+			line(st.item(0, "nobody: every known owner of a derived table is notified"))
+		}
+		for _, n := range p.Tell {
+			team := "no team"
+			if n.Team != "" {
+				team = "team " + n.Team
+			}
+			line(st.item(0, fmt.Sprintf("%s: %s, owner of %s", st.text(team), st.text(n.Owner), st.code(strings.Join(n.Tables, ", ")))))
+		}
+
+		line(st.section("how the scheduler will run it"))
+		writeScheduler(line, st, p.Scheduler)
+
+		line(st.section("collisions (open backfills on the same tables, overlapping intervals)"))
+		if len(p.Collisions) == 0 {
+			line(st.item(0, "none"))
+		}
+		for _, c := range p.Collisions {
+			line(st.item(0, fmt.Sprintf("%s (%s, %s) rewrites %s", st.text(c.Backfill), or(string(c.Status), "status unknown"), interval(c.Range), st.code(strings.Join(c.Tables, ", ")))))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeScheduler(line func(string), st style, s *Scheduler) {
+	switch {
+	case s == nil:
+		line(st.item(0, "unknown: the plan names no job_id"))
+		return
+	case !s.Found:
+		line(st.item(0, fmt.Sprintf("unknown: no scheduler that answered reports job %s", st.code(s.Job))))
+		return
+	}
+	line(st.item(0, st.code(s.URI)+": "+st.text(fmt.Sprintf("max_active_runs %s, pool %s, catchup %s, schedule %s",
+		or(s.MaxActiveRuns, "not set"), or(s.Pool, "not set"), or(s.Catchup, "not set"), or(s.Schedule, "none")))))
+	for _, d := range s.Differences {
+		risk := ""
+		if d.Riskier {
+			risk = " (riskier than planned)"
+		}
+		line(st.item(1, st.text(fmt.Sprintf("plan says %s %s, the scheduler runs it with %s%s", d.Key, d.Planned, d.Runs, risk))))
+	}
+	if len(s.Differences) == 0 {
+		line(st.item(1, "as the plan says, where both say"))
+	}
+	if s.ActiveRuns > 0 {
+		line(st.item(1, fmt.Sprintf("%d of the job's runs running or queued now", s.ActiveRuns)))
+	}
+	for _, a := range s.Active {
+		line(st.item(1, st.text(fmt.Sprintf("already active: %s for %s, %s", a.Backfill, interval(a.Range), view(a.View)))))
+	}
+}
+
+func view(v model.SchedulerView) string {
+	s := v.Object + ": max_active_runs " + fmt.Sprint(v.MaxActiveRuns)
+	if v.ReprocessBehavior != "" {
+		s += ", reprocess_behavior " + v.ReprocessBehavior
+	}
+	if v.Paused {
+		s += ", paused"
+	}
+	return s
+}
+
+func owner(o, team string) string {
+	if o == "" {
+		return "(owner unknown)"
+	}
+	if team == "" {
+		return o
+	}
+	return o + " (team " + team + ")"
+}
+
+func interval(i model.Interval) string {
+	if i.IsZero() {
+		return "range unknown"
+	}
+	return i.Start.UTC().Format("2006-01-02") + " to " + i.End.UTC().Format("2006-01-02")
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
+}

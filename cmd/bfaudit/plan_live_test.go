@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/audit/preview"
+)
+
+// refundsPlan is a new plan on the quickstart's refunds table: July, which
+// BF-1234 (still open: verified, not archived) also rewrote, on the DAG
+// someone is already backfilling with 50 active runs.
+const refundsPlan = `id: BF-5000
+purpose: Recompute July refunds after the currency fix
+trigger: bug_fix
+job_id: daily_revenue
+range: {start: 2026-07-01, end: 2026-08-01}
+owner: alice@example.com
+expiry: 2026-12-31
+targets: [bigquery://shop-analytics/revenue/refunds]
+strategy: interval
+concurrency: 4
+consumers_notified: true
+notified: [alice@example.com]
+cost_estimate: "$40 on-demand"
+`
+
+// livePlan copies the quickstart and writes the new plan beside it.
+func livePlan(t *testing.T) (dir, cfg, plan string) {
+	t.Helper()
+	dir, cfg, _ = copyQuickstart(t)
+	plan = filepath.Join(dir, "bf-5000.yaml")
+	if err := os.WriteFile(plan, []byte(refundsPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, cfg, plan
+}
+
+func TestPlanLivePreview(t *testing.T) {
+	_, cfg, plan := livePlan(t)
+	// The owners of the dbt models get a team of their own, so the notices
+	// are told by team.
+	config, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config = []byte(strings.Replace(string(config), "teams:\n", "teams:\n  data-eng: {members: [data-eng@acme.example], channel: \"#data-eng\"}\n", 1))
+	if err := os.WriteFile(cfg, config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", plan)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	// The dbt models derived from refunds, parents before children, each
+	// with its owner.
+	order := []string{
+		"1. shop-analytics.staging.stg_refunds  (owner unknown)",
+		"2. shop-analytics.intermediate.int_orders  data-eng@acme.example (team data-eng)",
+		"3. shop-analytics.marts.fct_refunds  data-eng@acme.example (team data-eng)",
+		"4. shop-analytics.marts.fct_revenue  finance-analytics@acme.example",
+	}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(out, want)
+		if i < 0 || i < last {
+			t.Errorf("rebuild order: %q missing or out of order in\n%s", want, out)
+		}
+		last = i
+	}
+	for _, want := range []string{
+		// BF114's question: the owners not in notified.
+		"team data-eng: data-eng@acme.example, owner of shop-analytics.intermediate.int_orders, shop-analytics.marts.fct_refunds",
+		"no team: finance-analytics@acme.example, owner of shop-analytics.marts.fct_revenue",
+		// BF115's question, against the DAG before the fact.
+		"airflow://scheduler/dags/daily_revenue: max_active_runs 1, pool not set, catchup true",
+		"plan says concurrency 4, the scheduler runs it with max_active_runs 1",
+		"already active: airflow:scheduler:daily_revenue:63 for 2026-11-01 to 2026-11-28, airflow backfill 63 of DAG daily_revenue: max_active_runs 50, reprocess_behavior completed",
+		"BF-1234 (verified, 2026-06-01 to 2026-08-30) rewrites shop-analytics.revenue.refunds",
+		"cost estimate (as the plan gives it, not checked): $40 on-demand",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "INCOMPLETE") {
+		t.Errorf("every quickstart source answers, yet the preview says it is incomplete:\n%s", out)
+	}
+}
+
+func TestPlanLiveJSONAndMarkdown(t *testing.T) {
+	_, cfg, plan := livePlan(t)
+	code, out, errs := bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", "--format", "json", plan)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r preview.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(r.Plans) != 1 {
+		t.Fatalf("%d plans, want 1", len(r.Plans))
+	}
+	p := r.Plans[0]
+	if len(p.Rebuild) != 4 || p.Rebuild[3].Table != "shop-analytics.marts.fct_revenue" || p.Rebuild[3].Owner != "finance-analytics@acme.example" {
+		t.Errorf("rebuild: %+v", p.Rebuild)
+	}
+	if len(p.Collisions) != 1 || p.Collisions[0].Backfill != "BF-1234" {
+		t.Errorf("collisions: %+v", p.Collisions)
+	}
+	if p.Scheduler == nil || len(p.Scheduler.Differences) != 1 || p.Scheduler.Differences[0].Key != "concurrency" {
+		t.Errorf("scheduler: %+v", p.Scheduler)
+	}
+
+	code, out, errs = bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", "--format", "markdown", plan)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"### Preview of BF-5000", "4. `shop-analytics.marts.fct_revenue`  finance-analytics@acme.example", "- BF-1234 (verified"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown: missing %q in\n%s", want, out)
+		}
+	}
+}
+
+// The only lineage source is broken: the tables to rebuild are unknown,
+// and the preview says so and exits 3 rather than list none.
+func TestPlanLiveBrokenLineageExits3(t *testing.T) {
+	dir, cfg, plan := livePlan(t)
+	if err := os.WriteFile(filepath.Join(dir, "dbt/target/manifest.json"), []byte(`{"nodes": {`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", plan)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"source warehouse-dbt (dbt) answered in part: dbt/target/manifest.json", "unknown: lineage source warehouse-dbt did not answer fully"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout: missing %q in\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "the preview is incomplete: source warehouse-dbt") {
+		t.Errorf("stderr does not name the source: %s", errs)
+	}
+	if strings.Contains(out, "nothing: the lineage shows no table") {
+		t.Errorf("an unreadable lineage reads as nothing to rebuild:\n%s", out)
+	}
+}
+
+func TestPlanLiveUsage(t *testing.T) {
+	_, cfg, plan := livePlan(t)
+	for _, args := range [][]string{
+		{"plan", "check", "--live", plan},                           // no config: nothing to read
+		{"plan", "check", "--live", "-c", cfg, "-f", "sarif", plan}, // not a preview format
+		{"plan", "check", "--deadline", "1m", plan},                 // nothing to read without --live
+	} {
+		if code, _, errs := bfaudit(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
+		}
+	}
+}
+
+// Sources that never answer: the preview ends at the config's deadline
+// (or --deadline's), exit 3, naming the deadline and the sources cut short.
+func TestPlanLiveDeadline(t *testing.T) {
+	cfg, _, _ := stalledConfig(t)
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("deadline: 2s\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	plan := filepath.Join(t.TempDir(), "bf-5000.yaml")
+	if err := os.WriteFile(plan, []byte(refundsPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{{nil, "2s"}, {[]string{"--deadline", "1s"}, "1s"}} {
+		start := time.Now()
+		args := append([]string{"plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", "--quiet", plan}, tc.flags...)
+		code, out, errs := bfaudit(t, args...)
+		if took := time.Since(start); took > time.Minute {
+			t.Errorf("%v: the preview took %s with a %s deadline", tc.flags, took, tc.want)
+		}
+		if code != 3 {
+			t.Fatalf("%v: exit %d, want 3\n%s\n%s", tc.flags, code, out, errs)
+		}
+		for _, want := range []string{"airflow-a", "airflow-b", "the run's deadline (" + tc.want + ") passed"} {
+			if !strings.Contains(out, want) || !strings.Contains(errs, want) {
+				t.Errorf("%v: %q not named on stdout and stderr:\n%s\n%s", tc.flags, want, out, errs)
+			}
+		}
+	}
+}
