@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -35,6 +36,10 @@ type globals struct {
 
 // run executes the command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	// The logger, the progress lines and the error lines all write to
+	// stderr, from the sources' goroutines too: one write at a time, so
+	// no line is cut into another.
+	stderr = &serialWriter{w: stderr}
 	g := &globals{v: config.NewViper(), stdout: stdout, stderr: stderr}
 	root := newRoot(g)
 	stopProfiling := withProfiling(root)
@@ -167,4 +172,16 @@ func splitList(vals []string) []string {
 		}
 	}
 	return out
+}
+
+// serialWriter lets one Write through at a time.
+type serialWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *serialWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -11,7 +11,7 @@ import (
 
 // isTerminal reports whether w is a terminal (not a file, pipe or buffer).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := underlying(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -24,4 +24,13 @@ func (g *globals) colorOn(w io.Writer) bool {
 
 // terminalWidth is the width to lay the table out in when it goes to w
 // (reports.WidthFor: $COLUMNS, else the terminal's width, else no limit).
-func terminalWidth(w io.Writer) int { return reports.WidthFor(w, os.Getenv) }
+func terminalWidth(w io.Writer) int { return reports.WidthFor(underlying(w), os.Getenv) }
+
+// underlying is the writer behind run's serialWriter, whose file says
+// whether it is a terminal and how wide.
+func underlying(w io.Writer) io.Writer {
+	if s, ok := w.(*serialWriter); ok {
+		return s.w
+	}
+	return w
+}
