@@ -86,11 +86,24 @@ func TestBuildLineageGap(t *testing.T) {
 		t.Errorf("incomplete: %v", r.Incomplete)
 	}
 	var b strings.Builder
-	if err := Write(&b, "table", r); err != nil {
+	if err := Write(&b, "table", r, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "unknown: lineage source dbt did not answer fully") || strings.Contains(b.String(), "nothing:") {
 		t.Errorf("an unanswered lineage reads as known:\n%s", b.String())
+	}
+	// On a 40-column terminal every line fits, and nothing is lost.
+	b.Reset()
+	if err := Write(&b, "table", r, 40); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if len(l) > 40 {
+			t.Errorf("a line of %d columns at width 40: %q", len(l), l)
+		}
+	}
+	if words := strings.Join(strings.Fields(b.String()), " "); !strings.Contains(words, "unknown: lineage source dbt did not answer fully") {
+		t.Errorf("wrapping lost words:\n%s", b.String())
 	}
 }
 
@@ -101,7 +114,7 @@ func TestMarkdownDefusesEstateText(t *testing.T) {
 		Rebuild: []Table{{Table: "p.d.t", Owner: "@payments-team"}},
 		Tell:    []Notice{{Owner: "@payments-team", Tables: []string{"p.d.t"}}}}}}
 	var b strings.Builder
-	if err := Write(&b, "markdown", r); err != nil {
+	if err := Write(&b, "markdown", r, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{" @payments", "#12"} {

@@ -8,18 +8,21 @@ import (
 
 	"github.com/bfaudit/bfaudit/internal/mdsafe"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/reports"
 )
 
 // Formats are the preview's output formats.
 var Formats = []string{"table", "json", "markdown"}
 
-// Write renders r in format (one of Formats).
-func Write(w io.Writer, format string, r Result) error {
+// Write renders r in format (one of Formats); the table's lines are
+// wrapped at width terminal cells (0: not wrapped), each continuation
+// indented under its line.
+func Write(w io.Writer, format string, r Result, width int) error {
 	switch format {
 	case "table":
-		return write(w, r, text)
+		return write(w, r, text, width)
 	case "markdown":
-		return write(w, r, markdown)
+		return write(w, r, markdown, 0)
 	case "json":
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
@@ -65,9 +68,24 @@ var markdown = style{
 	text:    mdsafe.Text,
 }
 
-func write(w io.Writer, r Result, st style) error {
+func write(w io.Writer, r Result, st style, width int) error {
 	var b strings.Builder
-	line := func(s string) { b.WriteString(s + "\n") }
+	line := func(s string) {
+		body := strings.TrimLeft(s, " ")
+		indent := len(s) - len(body)
+		if width <= 0 || body == "" || width-indent-2 < 20 {
+			b.WriteString(s + "\n")
+			return
+		}
+		for i, l := range reports.Wrap(body, width-indent-2) {
+			if i == 0 {
+				l = strings.Repeat(" ", indent) + l
+			} else {
+				l = strings.Repeat(" ", indent+2) + l
+			}
+			b.WriteString(l + "\n")
+		}
+	}
 	if len(r.Incomplete) > 0 {
 		line(st.section("INCOMPLETE: these sources did not answer fully, so every list below may be short"))
 		for _, s := range r.Incomplete {

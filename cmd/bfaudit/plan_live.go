@@ -68,7 +68,7 @@ func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string, 
 	if stopped {
 		r.Incomplete = append(r.Incomplete, audit.Stopped(ctx, deadline).Error())
 	}
-	if err := preview.Write(g.stdout, format, r); err != nil {
+	if err := preview.Write(g.stdout, format, r, terminalWidth(g.stdout)); err != nil {
 		return err
 	}
 	if len(r.Incomplete) > 0 {
