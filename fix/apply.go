@@ -18,28 +18,6 @@ import (
 	"github.com/bfaudit/bfaudit/reports/history"
 )
 
-// System acts on the artifacts of one configured source, through the
-// same client library its collector reads them with.
-type System interface {
-	// Read returns the artifact's state now, in the terms Expected uses;
-	// an artifact that is gone is not Found. An error means the system
-	// did not answer: nothing is concluded from it.
-	Read(ctx context.Context, a *model.Artifact, act remedy.Action) (Observed, error)
-	// Expected is the state the audit saw, from the artifact.
-	Expected(a *model.Artifact, act remedy.Action) map[string]string
-	// Act takes the action.
-	Act(ctx context.Context, a *model.Artifact, act remedy.Action) error
-}
-
-// Observed is an artifact's state as read just before acting. State holds
-// the facts that decide whether it changed since the audit, and what an
-// undo needs (the privileges revoked, the role's validity); it is recorded
-// as the before-state.
-type Observed struct {
-	Found bool              `json:"found"`
-	State map[string]string `json:"state,omitempty"`
-}
-
 // Statuses of an applied item.
 const (
 	StatusApplied    = history.FixApplied // done
@@ -67,7 +45,7 @@ type Result struct {
 // Applier takes a plan's actions.
 type Applier struct {
 	// Systems act for each source, by source name.
-	Systems map[string]System
+	Systems map[string]remedy.Actor
 	// Allowed says whether an action may be taken (Config.Allows).
 	Allowed func(action string) bool
 	// Store records every action and keeps two runs off one backfill;
@@ -192,7 +170,7 @@ func (ap *Applier) applyItem(ctx context.Context, runID string, sp StepPlan, it 
 
 // act reads the artifact again, compares it with what the audit saw, and
 // acts only when it is unchanged.
-func (ap *Applier) act(ctx context.Context, sys System, a *model.Artifact, r *Result) {
+func (ap *Applier) act(ctx context.Context, sys remedy.Actor, a *model.Artifact, r *Result) {
 	act := *r.Item.Action
 	rctx, cancel := context.WithTimeout(ctx, ap.timeout())
 	obs, err := sys.Read(rctx, a, act)

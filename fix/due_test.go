@@ -1,4 +1,4 @@
-package fix
+package fix_test
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/reports/due"
+	"github.com/bfaudit/bfaudit/testkit/fixtest"
 )
 
 // dueInputs is BF-1234 (archived) with due dates and notices set as the
@@ -17,26 +19,26 @@ import (
 // announced long ago; the grant is not due for 3 days; the temp table is due
 // but nobody was told; the queue is due but its owner was told only
 // yesterday; the second grant finding (BF102) is waived.
-func dueInputs(t *testing.T) Inputs {
+func dueInputs(t *testing.T) fix.Inputs {
 	t.Helper()
-	in := inputs(t, estate(true))
-	g := &DueGate{Now: testNow, NoticeDays: 2, Notified: map[string]time.Time{}}
+	in := fixtest.Inputs(t, fixtest.Estate(true))
+	g := &fix.DueGate{Now: fixtest.Now, NoticeDays: 2, Notified: map[string]time.Time{}}
 	for i := range in.Report.Findings {
 		f := &in.Report.Findings[i]
 		switch f.RuleID {
 		case "BF001":
-			f.DueAt = testNow.Add(-due.Day)
-			g.Notified[f.Fingerprint] = testNow.Add(-5 * due.Day)
+			f.DueAt = fixtest.Now.Add(-due.Day)
+			g.Notified[f.Fingerprint] = fixtest.Now.Add(-5 * due.Day)
 		case "BF003":
-			f.DueAt = testNow.Add(3 * due.Day)
-			g.Notified[f.Fingerprint] = testNow.Add(-5 * due.Day)
+			f.DueAt = fixtest.Now.Add(3 * due.Day)
+			g.Notified[f.Fingerprint] = fixtest.Now.Add(-5 * due.Day)
 		case "BF005":
-			f.DueAt = testNow.Add(-due.Day)
+			f.DueAt = fixtest.Now.Add(-due.Day)
 		case "BF006":
-			f.DueAt = testNow
-			g.Notified[f.Fingerprint] = testNow.Add(-due.Day)
+			f.DueAt = fixtest.Now
+			g.Notified[f.Fingerprint] = fixtest.Now.Add(-due.Day)
 		case "BF101":
-			f.DueAt = testNow.Add(-due.Day) // a human act: never held
+			f.DueAt = fixtest.Now.Add(-due.Day) // a human act: never held
 		}
 	}
 	// A waived plan finding: the plan's elevated access has no expiry
@@ -45,7 +47,7 @@ func dueInputs(t *testing.T) Inputs {
 		if f.RuleID == "BF101" {
 			f.RuleID, f.ArtifactURI, f.Message = "BF102", "plan#elevated_access[0]", "elevated access of BF-1234 is not time-bound"
 			f.Fingerprint = model.Fingerprint(f.RuleID, f.Key, f.ArtifactURI)
-			f.Waiver = &model.Waiver{Reason: "kept for the audit", Origin: "config", Expires: testNow.AddDate(0, 1, 0)}
+			f.Waiver = &model.Waiver{Reason: "kept for the audit", Origin: "config", Expires: fixtest.Now.AddDate(0, 1, 0)}
 			in.Report.Findings = append(in.Report.Findings, f)
 			break
 		}
@@ -55,7 +57,7 @@ func dueInputs(t *testing.T) Inputs {
 }
 
 // itemOf finds the item of rule (its command when it has one).
-func itemOf(t *testing.T, p *Plan, rule, action string) (Item, StepPlan) {
+func itemOf(t *testing.T, p *fix.Plan, rule, action string) (fix.Item, fix.StepPlan) {
 	t.Helper()
 	for _, sp := range p.Backfills[0].Steps {
 		for _, it := range sp.Items {
@@ -65,7 +67,7 @@ func itemOf(t *testing.T, p *Plan, rule, action string) (Item, StepPlan) {
 		}
 	}
 	t.Fatalf("no %s %s in the plan", rule, action)
-	return Item{}, StepPlan{}
+	return fix.Item{}, fix.StepPlan{}
 }
 
 // Under --due only the command of a finding due and announced in time is
@@ -73,7 +75,7 @@ func itemOf(t *testing.T, p *Plan, rule, action string) (Item, StepPlan) {
 // not announced (never, or only 1d ago), waived. A held revoke keeps the
 // later deletions waiting for the lifecycle, as a blocked step does.
 func TestDuePlanHolds(t *testing.T) {
-	p, err := NewPlan(dueInputs(t), "BF-1234", all)
+	p, err := fix.NewPlan(dueInputs(t), "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +86,10 @@ func TestDuePlanHolds(t *testing.T) {
 		t.Errorf("the due, announced job should be paused: hold %+v, step waits %q", it.Hold, sp.Waits)
 	}
 	for _, c := range []struct{ rule, action, status, reason string }{
-		{"BF003", remedy.RevokeGrant, StatusNotDue, "due in 3d (2026-12-03)"},
-		{"BF005", remedy.DropTable, StatusNotAnnounced, "owner never notified"},
-		{"BF006", remedy.DeleteQueue, StatusNotAnnounced, "owner notified only 1d ago (2026-11-29); notice_days is 2: acts from 2026-12-01"},
-		{"BF102", "", StatusWaived, "waived (config): kept for the audit, until 2026-12-30"},
+		{"BF003", remedy.RevokeGrant, fix.StatusNotDue, "due in 3d (2026-12-03)"},
+		{"BF005", remedy.DropTable, fix.StatusNotAnnounced, "owner never notified"},
+		{"BF006", remedy.DeleteQueue, fix.StatusNotAnnounced, "owner notified only 1d ago (2026-11-29); notice_days is 2: acts from 2026-12-01"},
+		{"BF102", "", fix.StatusWaived, "waived (config): kept for the audit, until 2026-12-30"},
 	} {
 		it, sp := itemOf(t, p, c.rule, c.action)
 		if it.Hold == nil || it.Hold.Status != c.status || !strings.Contains(it.Hold.Reason, c.reason) {
@@ -109,7 +111,7 @@ func TestDuePlanHolds(t *testing.T) {
 	// Without --due nothing is held and the waived finding is not listed.
 	in := dueInputs(t)
 	in.Due = nil
-	plain, err := NewPlan(in, "BF-1234", all)
+	plain, err := fix.NewPlan(in, "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +132,12 @@ func TestDueNoDueDate(t *testing.T) {
 			f.DueAt = time.Time{}
 		}
 	}
-	p, err := NewPlan(in, "BF-1234", all)
+	p, err := fix.NewPlan(in, "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
 	it, _ := itemOf(t, p, "BF001", remedy.PauseJob)
-	if it.Hold == nil || it.Hold.Status != StatusNotDue || !strings.Contains(it.Hold.Reason, "no due date") {
+	if it.Hold == nil || it.Hold.Status != fix.StatusNotDue || !strings.Contains(it.Hold.Reason, "no due date") {
 		t.Errorf("hold %+v", it.Hold)
 	}
 }
@@ -144,12 +146,12 @@ func TestDueNoDueDate(t *testing.T) {
 // (no system is configured: a read or an action would fail), and the
 // script comments the held commands out with the reason.
 func TestDueDryRunAndScript(t *testing.T) {
-	p, err := NewPlan(dueInputs(t), "BF-1234", all)
+	p, err := fix.NewPlan(dueInputs(t), "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ap := &Applier{Allowed: func(string) bool { return true }, DryRun: true}
-	got := map[string]Result{}
+	ap := &fix.Applier{Allowed: func(string) bool { return true }, DryRun: true}
+	got := map[string]fix.Result{}
 	for _, r := range ap.Apply(context.Background(), p) {
 		key := r.Item.RuleID
 		if r.Item.Action != nil {
@@ -158,20 +160,20 @@ func TestDueDryRunAndScript(t *testing.T) {
 		got[key] = r
 	}
 	for key, want := range map[string]string{
-		"BF001 pause_job":    StatusWouldApply,
-		"BF003 revoke_grant": StatusNotDue,
-		"BF001 delete_job":   StatusWaits,
-		"BF005 drop_table":   StatusNotAnnounced,
-		"BF006 delete_queue": StatusNotAnnounced,
-		"BF102":              StatusWaived,
-		"BF101":              StatusByHand,
+		"BF001 pause_job":    fix.StatusWouldApply,
+		"BF003 revoke_grant": fix.StatusNotDue,
+		"BF001 delete_job":   fix.StatusWaits,
+		"BF005 drop_table":   fix.StatusNotAnnounced,
+		"BF006 delete_queue": fix.StatusNotAnnounced,
+		"BF102":              fix.StatusWaived,
+		"BF101":              fix.StatusByHand,
 	} {
 		if got[key].Status != want {
 			t.Errorf("%s: %q (%s), want %q", key, got[key].Status, got[key].Reason, want)
 		}
 	}
 	var out bytes.Buffer
-	if err := WriteResults(&out, ap.Apply(context.Background(), p)); err != nil {
+	if err := fix.WriteResults(&out, ap.Apply(context.Background(), p)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "1 would apply") || !strings.Contains(out.String(), "not due       BF003 revoke_grant") {
@@ -179,7 +181,7 @@ func TestDueDryRunAndScript(t *testing.T) {
 	}
 
 	var sh bytes.Buffer
-	if err := WriteScript(&sh, p); err != nil {
+	if err := fix.WriteScript(&sh, p); err != nil {
 		t.Fatal(err)
 	}
 	s := sh.String()

@@ -1,24 +1,26 @@
-package fix
+package fix_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/rules"
+	"github.com/bfaudit/bfaudit/testkit/fixtest"
 )
 
 // A live dashboard reading the backfill's temporary table holds the drop
 // back: the lifecycle stops at normalized with the dashboard as blocker,
 // and the plan asks to repoint the panel before the table goes.
 func TestReaderHoldsTheDropBack(t *testing.T) {
-	est := estate(true)
+	est := fixtest.Estate(true)
 	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindDashboard, System: "grafana", Source: "grafana", Scope: "general",
 		URI: "grafana://grafana/dashboards/rev", Name: "Revenue", State: model.StateActive,
 		Attributes: map[string]string{model.AttrURL: "https://grafana.example.com/d/rev/revenue",
 			model.AttrReads: model.FormatReads([]model.Read{{Identifier: "scratch.bf_1234_tmp", BackfillID: "bf_1234", Where: `panel "Refunds"`}})}})
 	est.Coverage = append(est.Coverage, model.Coverage{Source: "grafana", Status: model.CoverageOK})
-	in := inputs(t, est)
+	in := fixtest.Inputs(t, est)
 
 	b := in.Index.Backfill(model.ParseID("BF-1234"))
 	var mine []model.Finding
@@ -32,7 +34,7 @@ func TestReaderHoldsTheDropBack(t *testing.T) {
 		t.Fatalf("lifecycle should stop at normalized on the dashboard: next %s, blockers %q", lc.Next, lc.Blockers)
 	}
 
-	p, err := NewPlan(in, "BF-1234", all)
+	p, err := fix.NewPlan(in, "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestReaderHoldsTheDropBack(t *testing.T) {
 
 	// Repointed: the dashboard no longer reads the table, the drop is free.
 	est.Artifacts[len(est.Artifacts)-1].Attributes[model.AttrReads] = ""
-	p, _ = NewPlan(inputs(t, est), "BF-1234", all)
+	p, _ = fix.NewPlan(fixtest.Inputs(t, est), "BF-1234", all)
 	if ret := stepOf(t, p.Backfills[0], model.StepRetired); ret.Waits != "" {
 		t.Errorf("retired still waits once the panel is repointed: %q", ret.Waits)
 	}
@@ -73,12 +75,12 @@ func TestReaderHoldsTheDropBack(t *testing.T) {
 // (retired) waits until the decision record holds its final range and
 // replay id (BF020, archived); once it does, the deletion may run.
 func TestCheckpointWaitsForTheRecord(t *testing.T) {
-	est := estate(true)
+	est := fixtest.Estate(true)
 	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindCheckpoint, System: "kafka", Source: "events", Scope: "bf_1234_replay",
 		URI: "kafka://events/groups/bf_1234_replay", Name: "bf_1234_replay", BackfillID: "BF-1234", State: model.StateActive,
 		Attributes: map[string]string{model.AttrCheckpointType: "consumer_group", model.AttrMembers: "0", model.AttrOffsets: "refunds/0=81234"}})
 	est.Coverage = append(est.Coverage, model.Coverage{Source: "events", Status: model.CoverageOK})
-	p, err := NewPlan(inputs(t, est), "BF-1234", all)
+	p, err := fix.NewPlan(fixtest.Inputs(t, est), "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestCheckpointWaitsForTheRecord(t *testing.T) {
 	}
 
 	est.Records[0].Checkpoint = &model.CheckpointRecord{FinalRange: "refunds/0=81234", ReplayID: "bf_1234_replay"}
-	p, _ = NewPlan(inputs(t, est), "BF-1234", all)
+	p, _ = fix.NewPlan(fixtest.Inputs(t, est), "BF-1234", all)
 	if ret := stepOf(t, p.Backfills[0], model.StepRetired); ret.Waits != "" {
 		t.Errorf("retired still waits once the record holds the checkpoint: %q", ret.Waits)
 	}

@@ -1,4 +1,4 @@
-package fix
+package fix_test
 
 import (
 	"bytes"
@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/testkit/fixtest"
 )
 
 // stubbed are the programs a script may call; the tests put a stub of
@@ -101,12 +103,12 @@ func urgentEstate() *model.Estate {
 
 func urgentScript(t *testing.T) string {
 	t.Helper()
-	p, err := NewPlan(inputs(t, urgentEstate()), "BF-1234", all)
+	p, err := fix.NewPlan(fixtest.Inputs(t, urgentEstate()), "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteScript(&b, p); err != nil {
+	if err := fix.WriteScript(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("sh", "-n", "-c", b.String()).CombinedOutput(); err != nil {
@@ -177,8 +179,8 @@ func TestScriptGoesOnPastAFailure(t *testing.T) {
 	if strings.Contains(ran, deleteCall) {
 		t.Errorf("the key was deleted although access was not revoked:\n%s", ran)
 	}
-	if code == 0 || !strings.Contains(stderr, "bfaudit fix: FAILED BF003 revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:"+iamSA+" in project proj (exit 1)\n") ||
-		!strings.HasSuffix(stderr, "  BF003 revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:"+iamSA+" in project proj: failed (exit 1)\n"+
+	if code == 0 || !strings.Contains(stderr, "bfaudit fix: FAILED BF003 revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:bf-1234@proj.iam.gserviceaccount.com in project proj (exit 1)\n") ||
+		!strings.HasSuffix(stderr, "  BF003 revoke_grant: remove roles/bigquery.dataEditor from serviceAccount:bf-1234@proj.iam.gserviceaccount.com in project proj: failed (exit 1)\n"+
 			"  BF004 delete_key: delete key k1 of "+iamSA+": skipped, step access-revoked did not complete\n") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
@@ -209,7 +211,7 @@ func withGuard(est *model.Estate) *model.Estate {
 // (the access removals, the other flag's archive, the dashboard) stays
 // live.
 func TestCheckHoldsOnlyItsFlag(t *testing.T) {
-	in := inputs(t, withGuard(urgentEstate()))
+	in := fixtest.Inputs(t, withGuard(urgentEstate()))
 	rules := map[string]bool{}
 	for _, f := range in.Report.Findings {
 		if strings.HasSuffix(f.ArtifactURI, "bf-1234-suppress-emails") {
@@ -219,12 +221,12 @@ func TestCheckHoldsOnlyItsFlag(t *testing.T) {
 	if !rules["BF018"] {
 		t.Fatalf("the guard flag should be BF018's: %v", rules)
 	}
-	p, err := NewPlan(in, "BF-1234", all)
+	p, err := fix.NewPlan(in, "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	_ = WriteScript(&b, p)
+	_ = fix.WriteScript(&b, p)
 	s := b.String()
 	live := strings.Join(liveCommands(s), "\n")
 	if strings.Contains(live, "bf-1234-suppress-emails") {
@@ -245,11 +247,11 @@ func TestCheckHoldsOnlyItsFlag(t *testing.T) {
 // archive still waits for the check, whichever order the items come in.
 func TestCheckHoldsTheArchiveItsFindingCarries(t *testing.T) {
 	uri := "unleash://unleash/projects/default/features/bf-1234-suppress-emails"
-	check := Item{RuleID: "BF018", ArtifactURI: uri, Human: &remedy.Human{Step: model.StepNormalized, What: "check", Check: true}}
-	archive := Item{RuleID: "BF018", ArtifactURI: uri, Action: &remedy.Action{Name: remedy.ArchiveFlag, Step: model.StepNormalized}}
-	other := Item{RuleID: "BF017", ArtifactURI: "unleash://unleash/projects/default/features/other", Action: &remedy.Action{Name: remedy.ArchiveFlag}}
-	for _, items := range [][]Item{{check, archive, other}, {archive, other, check}} {
-		holdForChecks(items)
+	check := fix.Item{RuleID: "BF018", ArtifactURI: uri, Human: &remedy.Human{Step: model.StepNormalized, What: "check", Check: true}}
+	archive := fix.Item{RuleID: "BF018", ArtifactURI: uri, Action: &remedy.Action{Name: remedy.ArchiveFlag, Step: model.StepNormalized}}
+	other := fix.Item{RuleID: "BF017", ArtifactURI: "unleash://unleash/projects/default/features/other", Action: &remedy.Action{Name: remedy.ArchiveFlag}}
+	for _, items := range [][]fix.Item{{check, archive, other}, {archive, other, check}} {
+		fix.HoldForChecks(items)
 		for _, it := range items {
 			switch {
 			case it.Action != nil && it.ArtifactURI == uri && !strings.HasPrefix(it.Waits, "by-hand check BF018 on this artifact first"):

@@ -1,11 +1,13 @@
-package fix
+package fix_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/testkit/fixtest"
 )
 
 // withSpecialAlert adds to est a special alert still watching the replay
@@ -21,7 +23,7 @@ func withSpecialAlert(est *model.Estate) *model.Estate {
 	return est
 }
 
-func readyActions(sp StepPlan) []string {
+func readyActions(sp fix.StepPlan) []string {
 	var out []string
 	for _, it := range sp.Items {
 		if it.Ready(sp) {
@@ -38,7 +40,7 @@ func readyActions(sp StepPlan) []string {
 // the temporary table still wait, and the lifecycle still says where the
 // backfill stands.
 func TestAccessGoesBeforeNormalized(t *testing.T) {
-	p, err := NewPlan(inputs(t, withSpecialAlert(iamEstate(nil))), "BF-1234", all)
+	p, err := fix.NewPlan(fixtest.Inputs(t, withSpecialAlert(iamEstate(nil))), "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestAccessGoesBeforeNormalized(t *testing.T) {
 	}
 
 	var b strings.Builder
-	if err := WriteScript(&b, p); err != nil {
+	if err := fix.WriteScript(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# -- step access revoked: runs now (the replay is finished: access goes first) although step normalized is not done: BF007",
@@ -84,7 +86,7 @@ func TestAccessWaitsForTheReplay(t *testing.T) {
 	est := iamEstate(nil)
 	est.Backfills[0].Status = model.StatusRunning
 	est.Records = nil // an archived record would say the replay is over
-	p, err := NewPlan(inputs(t, est), "BF-1234", all)
+	p, err := fix.NewPlan(fixtest.Inputs(t, est), "BF-1234", all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,30 +98,5 @@ func TestAccessWaitsForTheReplay(t *testing.T) {
 	rev := stepOf(t, p.Backfills[0], model.StepAccessRevoked)
 	if !strings.Contains(rev.Waits, "replay not finished (status running)") || rev.Ahead != "" {
 		t.Errorf("access revoked: waits %q, ahead %q", rev.Waits, rev.Ahead)
-	}
-}
-
-// Under --apply, an earlier step's command that fails (here pausing the
-// replay job, with no source that can act on it) does not hold the
-// revocation back; it still holds the deletions.
-func TestApplyRevokesPastAFailedStep(t *testing.T) {
-	_, sys := newFakeIAM(t)
-	est := iamEstate(nil)
-	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindSchedulerJob, System: "airflow", Source: "scheduler", Scope: "bf_1234_replay",
-		State: model.StateEnabled, URI: "airflow://scheduler/dags/bf_1234_replay", Name: "bf_1234_replay", BackfillID: "BF-1234"})
-	est.Coverage = append(est.Coverage, model.Coverage{Source: "scheduler", Status: model.CoverageOK})
-	res := applyPlan(t, inputs(t, est), "BF-1234", sys, openStore(t), remedy.RevokeGrant, remedy.DeleteKey, remedy.DeleteJob)
-	if got := statusOf(res, remedy.PauseJob); got != StatusFailed {
-		t.Fatalf("pause_job with no scheduler system: %s", got)
-	}
-	for _, a := range []string{remedy.RevokeGrant, remedy.DisableKey} {
-		if got := statusOf(res, a); got != StatusApplied {
-			t.Errorf("%s: %s, want applied past the failed pause: %+v", a, got, res)
-		}
-	}
-	for _, a := range []string{remedy.DeleteKey, remedy.DeleteJob} {
-		if got := statusOf(res, a); got != StatusWaits {
-			t.Errorf("%s: %s, want waits after the failed pause", a, got)
-		}
 	}
 }

@@ -6,19 +6,20 @@ import (
 	"io"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/remedy"
 )
 
 // Systems builds, for each configured source of a system bfaudit can act
-// on (one registered with RegisterSystem), what acts on it, by source
+// on (one whose remedy.System has Acts), what acts on it, by source
 // name. The systems share the collectors' settings (addresses,
 // credentials, TLS). close releases the clients of those that hold one
 // (an io.Closer).
-func Systems(instances []collectors.Instance) (systems map[string]System, close func() error, err error) {
-	systems = map[string]System{}
+func Systems(instances []collectors.Instance) (systems map[string]remedy.Actor, close func() error, err error) {
+	systems = map[string]remedy.Actor{}
 	var closers []io.Closer
 	for _, in := range instances {
-		build, ok := systemFor(in.Type)
-		if !ok {
+		build := remedy.SystemNamed(in.Type).Acts
+		if build == nil {
 			continue
 		}
 		s, err := build(in.Collector)

@@ -1,4 +1,4 @@
-package fix
+package fix_test
 
 import (
 	"slices"
@@ -10,6 +10,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors/alertmanager"
 	"github.com/bfaudit/bfaudit/collectors/postgres"
 	"github.com/bfaudit/bfaudit/collectors/prometheus"
+	"github.com/bfaudit/bfaudit/fix"
 )
 
 // Each source of a fixable type gets what acts on it, found by its type;
@@ -23,7 +24,7 @@ func TestSystemsBySourceType(t *testing.T) {
 	live.URL = "http://airflow:8080"
 	saved := airflow.New()
 	saved.ExportDir = t.TempDir()
-	systems, closeAll, err := Systems([]collectors.Instance{
+	systems, closeAll, err := fix.Systems([]collectors.Instance{
 		{Name: "silences", Type: "alertmanager", Collector: am},
 		{Name: "scheduler", Type: "airflow", Collector: live},
 		{Name: "exported", Type: "airflow", Collector: saved},
@@ -43,7 +44,7 @@ func TestSystemsBySourceType(t *testing.T) {
 	}
 
 	bad := &postgres.Postgres{DSN: "postgres://%zz"}
-	_, _, err = Systems([]collectors.Instance{{Name: "warehouse", Type: "postgres", Collector: bad}})
+	_, _, err = fix.Systems([]collectors.Instance{{Name: "warehouse", Type: "postgres", Collector: bad}})
 	if err == nil || !strings.Contains(err.Error(), "source warehouse: dsn") {
 		t.Errorf("bad DSN: %v, want an error naming the source", err)
 	}

@@ -253,3 +253,22 @@ func (a *Artifact) TimeAttr(key string) time.Time {
 	t, _ := time.Parse(time.RFC3339, a.Attributes[key])
 	return t
 }
+
+// Attrs makes an attribute map from key, value pairs (a key without a
+// value is dropped), for artifacts written by hand: examples and tests.
+func Attrs(kv ...string) map[string]string {
+	m := make(map[string]string, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+// NameOrURI is the artifact's name, or its URI when it has none, for a
+// sentence about it.
+func (a *Artifact) NameOrURI() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.URI
+}

@@ -1,5 +1,9 @@
 package remedy
 
-// ShSyntax checks a script parses as sh, for the tests of the rules'
-// remedies (package remedy_test).
-var ShSyntax = shSyntax
+// What the external tests (package remedy_test, which see every system's
+// registration through collectors/all) read of the package's inside.
+var (
+	ExampleBackfill  = exampleBackfill
+	ExampleArtifacts = exampleArtifacts
+	HeredocDelimiter = heredocDelimiter
+)

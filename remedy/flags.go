@@ -19,7 +19,7 @@ func RestoreGuard(r *Remedy, _ model.Finding, facts Facts) {
 	}
 	r.Human = &Human{Step: model.StepNormalized, Where: pageOf(a), Check: true,
 		What: fmt.Sprintf("Make sure flag %s is back in its normal position (side effects on) in every environment, and check the job sends again. "+
-			"Removing the flag (BF017's command) returns its callers to the default in their code: check that default is the normal position.", nameOr(a))}
+			"Removing the flag (BF017's command) returns its callers to the default in their code: check that default is the normal position.", a.NameOrURI())}
 }
 
 // RepointReader: a live dashboard or alert rule reading a backfill's
@@ -42,7 +42,7 @@ func RepointReader(r *Remedy, _ model.Finding, facts Facts) {
 		}
 		reads = append(reads, s)
 	}
-	what := fmt.Sprintf("Repoint the queries of %s %s to %s, or retire them", a.Kind, nameOr(a), target)
+	what := fmt.Sprintf("Repoint the queries of %s %s to %s, or retire them", a.Kind, a.NameOrURI(), target)
 	if len(reads) > 0 {
 		what += ": " + strings.Join(reads, ", ")
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// inferArtifact rebuilds, from a finding alone, as much of its artifact
+// InferArtifact rebuilds, from a finding alone, as much of its artifact
 // as the commands need: the system from the URI's scheme, the kind from
 // the rule's recipe and the URI's shape, and for grants the role and
 // member the URI names. A report holds findings, not artifacts, so this
@@ -14,7 +14,7 @@ import (
 // PostgreSQL grant's privileges, an IAM condition) the command is the
 // broader one and a note says so. nil when the finding is not about an
 // artifact bfaudit has commands for.
-func inferArtifact(f model.Finding) *model.Artifact {
+func InferArtifact(f model.Finding) *model.Artifact {
 	if model.IsWholeBackfill(f.ArtifactURI) || strings.HasPrefix(f.ArtifactURI, "plan#") {
 		return nil
 	}
@@ -28,7 +28,7 @@ func inferArtifact(f model.Finding) *model.Artifact {
 	if a.Kind == model.KindQueue && strings.Contains(f.ArtifactURI, "/subscriptions/") {
 		a.Kind = model.KindSubscription
 	}
-	if infer := commandsOf(a).infer; infer != nil {
+	if infer := commandsOf(a).Infer; infer != nil {
 		infer(a)
 	}
 	if a.Kind == "" {

@@ -173,7 +173,7 @@ func Overdue(r *Remedy, f model.Finding, facts Facts) {
 	d.date("expiry", exp.Expiry, "")
 	r.Human = &Human{Step: model.StepVerified, Where: planFile(f, facts), Template: d.String(),
 		What: fmt.Sprintf("Stop the backfill and clear its queued runs (job %s), or, if it must finish, move the plan's expiry with the approver's (%s) consent.",
-			orDash(exp.JobID), orDash(exp.Approver))}
+			OrDash(exp.JobID), OrDash(exp.Approver))}
 }
 
 // PlanMissingCleanup: the plan's cleanup section to write.
@@ -211,7 +211,7 @@ func NotTimeBound(r *Remedy, f model.Finding, facts Facts) {
 		end = b.Expiry.UTC().Format("2006-01-02T15:04:05Z")
 	}
 	h := &Human{Step: model.StepPlan, Where: a.URI, What: "Give the grant an end, so it lapses by itself if cleanup is forgotten."}
-	if bound := commandsOf(a).bound; bound != nil {
+	if bound := commandsOf(a).Bound; bound != nil {
 		var more string
 		h.Template, more = bound(a, end)
 		h.What += more
@@ -222,8 +222,8 @@ func NotTimeBound(r *Remedy, f model.Finding, facts Facts) {
 // CatchupRisk: a recent start date and catch-up off, in the DAG.
 func CatchupRisk(r *Remedy, f model.Finding, facts Facts) {
 	dag := ""
-	if a := facts.Artifact; a != nil {
-		dag, _ = ParseAirflowDAG(a)
+	if a := facts.Artifact; a != nil && a.Kind == model.KindSchedulerJob && systemOf(a) == "airflow" {
+		dag = a.Name
 	}
 	where := f.ArtifactURI
 	if dag != "" {
@@ -250,7 +250,7 @@ func ConsumersNotInformed(r *Remedy, f model.Finding, facts Facts) {
 		"What changes: TODO: the tables, reports and figures that move, and by how much\n"+
 		"The previous version stays available for comparison at: TODO\n"+
 		"Questions: %s\n",
-		id, rangeText(b.Range), id, b.Trigger, orDash(b.JobID),
+		id, rangeText(b.Range), id, b.Trigger, OrDash(b.JobID),
 		rangeText(b.Range), first(b.Purpose, "TODO"), first(b.Owner, "TODO"))
 	r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts), Template: notice + "\n" + d.String(),
 		What: "Tell downstream consumers which intervals change and why, then record it in the plan."}
@@ -258,6 +258,7 @@ func ConsumersNotInformed(r *Remedy, f model.Finding, facts Facts) {
 
 // SilenceOutlivesPlan: the silence is recreated to end with the plan;
 // expiring it outright would unmute the alerts the replay still trips.
+// Its system's Bound writes the commands.
 func SilenceOutlivesPlan(r *Remedy, f model.Finding, facts Facts) {
 	a := facts.Artifact
 	if a == nil {
@@ -267,25 +268,17 @@ func SilenceOutlivesPlan(r *Remedy, f model.Finding, facts Facts) {
 	if b := facts.Backfill; b != nil && !b.Expiry.IsZero() {
 		end = b.Expiry.UTC().Format("2006-01-02T15:04:05Z")
 	}
-	matchers, ok := splitMatchers(a.Attr(model.AttrMatchers))
-	if !ok {
-		matchers = []string{"TODO-matchers"}
+	bound := commandsOf(a).Bound
+	if bound == nil {
+		return
 	}
-	// silence add's own flags go after the subcommand (amtool refuses
-	// them before it).
-	parts := []string{"amtool"}
-	if u := a.Attr(model.AttrAPIURL); u != "" {
-		parts = append(parts, Flag("--alertmanager.url", u))
-	}
-	parts = append(parts, "silence", "add", Flag("--end", end),
-		Flag("--comment", "backfill "+string(model.ParseID(f.BackfillID))+", until its plan's expiry"))
-	for _, m := range matchers {
-		parts = append(parts, Quote(m))
-	}
-	add := strings.Join(parts, " ")
-	r.Human = &Human{Step: model.StepPlan, Where: first(a.Attr(model.AttrAPIURL), a.URI),
-		What:     "Recreate the silence to end by the plan's expiry, then expire the old one (or move the plan's expiry if the replay truly needs longer).",
-		Template: add + "\n" + silenceCommand(a)}
+	h := &Human{Step: model.StepPlan, Where: first(a.Attr(model.AttrAPIURL), a.URI), What: "Recreate the silence to end by the plan's expiry"}
+	silence := *a // the new silence names the finding's backfill
+	silence.BackfillID = f.BackfillID
+	var more string
+	h.Template, more = bound(&silence, end)
+	h.What += more
+	r.Human = h
 }
 
 // planFile is the plan a finding is about.

@@ -151,7 +151,7 @@ type Facts struct {
 // false when bfaudit knows no fix beyond the rule's remediation text.
 func For(f model.Finding, a *model.Artifact) (Remedy, bool) {
 	if a == nil {
-		a = inferArtifact(f)
+		a = InferArtifact(f)
 	}
 	return Build(f, Facts{Artifact: a})
 }
@@ -159,7 +159,7 @@ func For(f model.Finding, a *model.Artifact) (Remedy, bool) {
 // Build returns the remedy of a finding from what is known of it.
 func Build(f model.Finding, facts Facts) (Remedy, bool) {
 	rc, _ := recipeOf(f.RuleID)
-	r, ok := buildWith(rc.Build, f, facts)
+	r, ok := BuildWith(rc.Build, f, facts)
 	for _, id := range f.Folded {
 		// A finding folded into this one (BF017's lingering flag into
 		// BF018's guard) keeps its commands: they join this remedy's. Its
@@ -172,7 +172,7 @@ func Build(f model.Finding, facts Facts) (Remedy, bool) {
 		}
 		ff := f
 		ff.RuleID, ff.Folded = id, nil
-		fr, fok := buildWith(frc.Build, ff, facts)
+		fr, fok := BuildWith(frc.Build, ff, facts)
 		if !fok {
 			continue
 		}
@@ -186,9 +186,9 @@ func Build(f model.Finding, facts Facts) (Remedy, bool) {
 	return r, ok
 }
 
-// buildWith builds a finding's remedy with its rule's builder (nil: the
+// BuildWith builds a finding's remedy with its rule's builder (nil: the
 // rule has no remedy).
-func buildWith(build Builder, f model.Finding, facts Facts) (Remedy, bool) {
+func BuildWith(build Builder, f model.Finding, facts Facts) (Remedy, bool) {
 	r := Remedy{RuleID: f.RuleID, Fingerprint: f.Fingerprint, BackfillID: f.BackfillID, ArtifactURI: f.ArtifactURI}
 	if a := facts.Artifact; a != nil {
 		r.System, r.Source = systemOf(a), a.Source

@@ -22,7 +22,7 @@ func DisabledJob(r *Remedy, _ model.Finding, facts Facts) {
 
 // removal fills the commands that remove an artifact from its system.
 func removal(r *Remedy, a *model.Artifact) {
-	if remove := commandsOf(a).remove; remove != nil {
+	if remove := commandsOf(a).Remove; remove != nil {
 		remove(r, a)
 	}
 }
@@ -43,7 +43,7 @@ func removeArtifact(r *Remedy, facts Facts, step model.Step) {
 
 // manualRemoval says what to remove by hand.
 func manualRemoval(a *model.Artifact, step model.Step) *Human {
-	if manual := commandsOf(a).manual; manual != nil {
+	if manual := commandsOf(a).Manual; manual != nil {
 		return manual(a, step)
 	}
 	verb := "Delete"
@@ -51,7 +51,7 @@ func manualRemoval(a *model.Artifact, step model.Step) *Human {
 		verb = "Turn off and delete"
 	}
 	return &Human{Step: step, Where: a.URI,
-		What: fmt.Sprintf("%s the %s %s in %s: bfaudit has no command for this system.", verb, a.Kind, nameOr(a), orDash(systemOf(a)))}
+		What: fmt.Sprintf("%s the %s %s in %s: bfaudit has no command for this system.", verb, a.Kind, a.NameOrURI(), OrDash(systemOf(a)))}
 }
 
 // ExpiredJob: a job still scheduled is paused now (nothing verifies a
@@ -63,7 +63,7 @@ func ExpiredJob(r *Remedy, _ model.Finding, facts Facts) {
 		return
 	}
 	if a.Kind == model.KindSchedulerJob && a.State != model.StatePaused && a.State != model.StateDisabled {
-		if pause := commandsOf(a).pause; pause != nil {
+		if pause := commandsOf(a).Pause; pause != nil {
 			pause(r, a)
 		}
 	}
@@ -77,7 +77,8 @@ func runbookNote(r *Remedy) {
 	r.Notes = append(r.Notes, "if the job is needed for future recovery, convert it into an owned, tested runbook entry instead of deleting it, and set its runbook attribute")
 }
 
-func orDash(s string) string {
+// OrDash is s, or "-" when empty, for a name in a sentence.
+func OrDash(s string) string {
 	if s == "" {
 		return "-"
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/rules"
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
+	"github.com/bfaudit/bfaudit/testkit/remedytest"
 )
 
 // The tests here read each rule's remedy as the rule registers it: this
@@ -90,7 +91,7 @@ func TestExampleCommands(t *testing.T) {
 		var got []wantAction
 		for _, a := range r.Actions {
 			got = append(got, wantAction{a.Name, a.Step.String(), a.Shell})
-			remedy.ShSyntax(t, a.Shell)
+			remedytest.ShSyntax(t, a.Shell)
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s[%d] on %s:\n got %q\nwant %q", c.rule, c.i, e.Finding.ArtifactURI, got, c.want)

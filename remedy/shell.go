@@ -24,11 +24,11 @@ func Quote(s string) string {
 // Flag renders --name=value with the value quoted.
 func Flag(name, value string) string { return name + "=" + Quote(value) }
 
-// command builds one shell command line: the program and its fixed words
+// Command builds one shell command line: the program and its fixed words
 // (never from the estate), then flags (rendered with Flag), then
 // positional arguments, quoted. A positional argument that starts with '-'
 // would be read as an option, so "--" ends the options just before it.
-func command(words []string, flags []string, args ...string) string {
+func Command(words []string, flags []string, args ...string) string {
 	parts := append([]string{}, words...)
 	parts = append(parts, flags...)
 	ended := false

@@ -1,9 +1,7 @@
-package remedy
+package remedy_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -13,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+	"github.com/bfaudit/bfaudit/testkit/remedytest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -40,14 +40,6 @@ func pgTest(t *testing.T) (*pgx.Conn, []string, string) {
 	return conn, env, c.Database
 }
 
-func randomTag(t *testing.T) string {
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	return "bfq" + hex.EncodeToString(b)
-}
-
 // runPsql runs a rendered script with the real sh and psql, in a fresh
 // directory, and fails if a name broke out of its quoting.
 func runPsql(t *testing.T, env []string, script string) {
@@ -70,12 +62,12 @@ func runPsql(t *testing.T, env []string, script string) {
 func TestSQLAgainstPostgres(t *testing.T) {
 	conn, env, db := pgTest(t)
 	ctx := context.Background()
-	schema := randomTag(t)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+Ident(schema)); err != nil {
+	schema := remedytest.RandomTag(t)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+remedy.Ident(schema)); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = conn.Exec(context.Background(), "DROP SCHEMA "+Ident(schema)+" CASCADE") })
-	for i, name := range hostileNames {
+	t.Cleanup(func() { _, _ = conn.Exec(context.Background(), "DROP SCHEMA "+remedy.Ident(schema)+" CASCADE") })
+	for i, name := range remedytest.HostileNames {
 		if name == "" {
 			continue
 		}
@@ -85,23 +77,23 @@ func TestSQLAgainstPostgres(t *testing.T) {
 					t.Fatal(err)
 				}
 				var got string
-				if err := conn.QueryRow(ctx, "SELECT "+Literal(name)).Scan(&got); err != nil || got != name {
+				if err := conn.QueryRow(ctx, "SELECT "+remedy.Literal(name)).Scan(&got); err != nil || got != name {
 					t.Errorf("literal with standard_conforming_strings %s: %q, %v", scs, got, err)
 				}
 			}
 			table := fmt.Sprintf("t%d %s", i, name)
 			role := fmt.Sprintf("%s_%d %s", schema, i, name)
 			for _, stmt := range []string{
-				"CREATE TABLE " + Qualified(schema, table) + " (id int)",
-				"CREATE ROLE " + Ident(role) + " LOGIN",
-				"GRANT SELECT, INSERT ON TABLE " + Qualified(schema, table) + " TO " + Ident(role),
+				"CREATE TABLE " + remedy.Qualified(schema, table) + " (id int)",
+				"CREATE ROLE " + remedy.Ident(role) + " LOGIN",
+				"GRANT SELECT, INSERT ON TABLE " + remedy.Qualified(schema, table) + " TO " + remedy.Ident(role),
 			} {
 				if _, err := conn.Exec(ctx, stmt); err != nil {
 					t.Fatalf("%s: %v", stmt, err)
 				}
 			}
 			t.Cleanup(func() {
-				_, _ = conn.Exec(context.Background(), "DROP OWNED BY "+Ident(role)+"; DROP ROLE IF EXISTS "+Ident(role))
+				_, _ = conn.Exec(context.Background(), "DROP OWNED BY "+remedy.Ident(role)+"; DROP ROLE IF EXISTS "+remedy.Ident(role))
 			})
 			var rel string
 			if err := conn.QueryRow(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, schema, table).Scan(&rel); err != nil || rel != table {
@@ -116,10 +108,10 @@ func TestSQLAgainstPostgres(t *testing.T) {
 			tbl := model.Artifact{Kind: model.KindTable, System: "postgres", URI: "postgres://w/" + esc(db) + "/" + esc(schema+"."+table),
 				Attributes: map[string]string{"object": "table"}}
 			for _, c := range []struct {
-				build Builder
+				build remedy.Builder
 				a     model.Artifact
-			}{{Remove(model.StepAccessRevoked), grant}, {Remove(model.StepAccessRevoked), cred}, {Remove(model.StepRetired), tbl}} {
-				r, ok := buildWith(c.build, model.Finding{}, Facts{Artifact: &c.a})
+			}{{remedy.Remove(model.StepAccessRevoked), grant}, {remedy.Remove(model.StepAccessRevoked), cred}, {remedy.Remove(model.StepRetired), tbl}} {
+				r, ok := remedy.BuildWith(c.build, model.Finding{}, remedy.Facts{Artifact: &c.a})
 				if !ok {
 					t.Fatalf("%s: no remedy", c.a.URI)
 				}
@@ -145,30 +137,30 @@ func TestSQLAgainstPostgres(t *testing.T) {
 func TestRevokeLeavesNeighbours(t *testing.T) {
 	conn, env, db := pgTest(t)
 	ctx := context.Background()
-	schema := randomTag(t)
+	schema := remedytest.RandomTag(t)
 	role := schema + "_loader"
 	for _, stmt := range []string{
-		"CREATE SCHEMA " + Ident(schema),
-		"CREATE TABLE " + Qualified(schema, "a;b") + " (id int)",
-		"CREATE TABLE " + Qualified(schema, "a") + " (id int)",
-		"CREATE ROLE " + Ident(role),
-		"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA " + Ident(schema) + " TO " + Ident(role),
+		"CREATE SCHEMA " + remedy.Ident(schema),
+		"CREATE TABLE " + remedy.Qualified(schema, "a;b") + " (id int)",
+		"CREATE TABLE " + remedy.Qualified(schema, "a") + " (id int)",
+		"CREATE ROLE " + remedy.Ident(role),
+		"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA " + remedy.Ident(schema) + " TO " + remedy.Ident(role),
 	} {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
 	t.Cleanup(func() {
-		_, _ = conn.Exec(context.Background(), "DROP SCHEMA "+Ident(schema)+" CASCADE; DROP OWNED BY "+Ident(role)+"; DROP ROLE "+Ident(role))
+		_, _ = conn.Exec(context.Background(), "DROP SCHEMA "+remedy.Ident(schema)+" CASCADE; DROP OWNED BY "+remedy.Ident(role)+"; DROP ROLE "+remedy.Ident(role))
 	})
 	a := model.Artifact{Kind: model.KindGrant, System: "postgres",
 		URI:        "postgres://w/" + url.PathEscape(db) + "/grant/" + url.PathEscape(role) + "/table/" + url.PathEscape(schema+".a;b"),
 		Attributes: map[string]string{model.AttrRole: "INSERT,SELECT", "object": "table"}}
-	r, _ := buildWith(Remove(model.StepAccessRevoked), model.Finding{}, Facts{Artifact: &a})
+	r, _ := remedy.BuildWith(remedy.Remove(model.StepAccessRevoked), model.Finding{}, remedy.Facts{Artifact: &a})
 	runPsql(t, env, r.Actions[0].Shell)
 	for table, want := range map[string]bool{"a;b": false, "a": true} {
 		var has bool
-		if err := conn.QueryRow(ctx, `SELECT has_table_privilege($1, $2, 'SELECT')`, role, Qualified(schema, table)).Scan(&has); err != nil {
+		if err := conn.QueryRow(ctx, `SELECT has_table_privilege($1, $2, 'SELECT')`, role, remedy.Qualified(schema, table)).Scan(&has); err != nil {
 			t.Fatal(err)
 		}
 		if has != want {

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"context"
+	_ "github.com/bfaudit/bfaudit/collectors/all" // every system's commands
 	"net/url"
 	"strings"
 	"testing"

@@ -251,7 +251,7 @@ func applyFix(ctx context.Context, g *globals, cfg *config.Config, store *histor
 	if store == nil && !f.dryRun {
 		return usageError(errors.New("--apply records every action in the history store: add a history: section to the config"))
 	}
-	var systems map[string]fix.System
+	var systems map[string]remedy.Actor
 	if !f.dryRun {
 		var closeSystems func() error
 		var err error

@@ -4,9 +4,10 @@ import (
 	"sort"
 	"strings"
 
-	"cloud.google.com/go/storage"
 	"testing"
 	"time"
+
+	"cloud.google.com/go/storage"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"

@@ -140,3 +140,7 @@ func Drain(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
 	body.Close()
 }
+
+// MaxObjectAnswer caps the answer about one object (a queue, a DAG, a
+// silence, a flag): a few kilobytes are expected.
+const MaxObjectAnswer = 4 << 20

@@ -3,6 +3,7 @@ package remote
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -134,4 +135,11 @@ func code(raw json.RawMessage) string {
 		return ""
 	}
 	return s
+}
+
+// IsStatus reports whether err is, or wraps, an answer with that HTTP
+// status.
+func IsStatus(err error, code int) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status == code
 }

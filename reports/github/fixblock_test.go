@@ -1,6 +1,7 @@
 package github
 
 import (
+	_ "github.com/bfaudit/bfaudit/collectors/all" // every system's commands
 	"strings"
 	"testing"
 	"time"

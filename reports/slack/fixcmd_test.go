@@ -1,6 +1,7 @@
 package slack
 
 import (
+	_ "github.com/bfaudit/bfaudit/collectors/all" // every system's commands
 	"net/url"
 	"strings"
 	"testing"

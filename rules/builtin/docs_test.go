@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"bytes"
 	"flag"
+	_ "github.com/bfaudit/bfaudit/collectors/all" // every system's commands
 	"os"
 	"path/filepath"
 	"testing"

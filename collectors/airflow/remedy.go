@@ -1,0 +1,45 @@
+package airflow
+
+import (
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+func init() {
+	remedy.RegisterSystem("airflow", remedy.System{Remove: airflowRemoval, Pause: airflowPause, Infer: airflowInfer, Acts: acts})
+}
+
+// ParseAirflowDAG reads a DAG's id from the airflow collector's URI:
+// airflow://<source>/dags/<dag id>, the id path-escaped.
+func ParseAirflowDAG(a *model.Artifact) (string, bool) {
+	segs, ok := model.URISegments(a.URI, "airflow")
+	if !ok || len(segs) != 2 || segs[0] != "dags" || segs[1] == "" || a.Kind != model.KindSchedulerJob {
+		return "", false
+	}
+	return segs[1], true
+}
+
+// airflowPause stops a replay job that should no longer run. It belongs
+// to the first step: a range cannot be verified while the job may still
+// write to it, and a pause deletes nothing and can be undone.
+func airflowPause(r *remedy.Remedy, a *model.Artifact) {
+	dag, ok := ParseAirflowDAG(a)
+	if !ok {
+		return
+	}
+	r.Actions = append(r.Actions, remedy.Action{Name: remedy.PauseJob, Step: model.StepVerified, Resolves: true,
+		Summary: "pause DAG " + dag, Shell: remedy.Command([]string{"airflow", "dags", "pause"}, nil, dag)})
+}
+
+func airflowRemoval(r *remedy.Remedy, a *model.Artifact) {
+	if airflowObjectRemoval(r, a) {
+		return
+	}
+	dag, ok := ParseAirflowDAG(a)
+	if !ok {
+		return
+	}
+	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteJob, Step: model.StepRetired, Resolves: true,
+		Summary: "delete DAG " + dag + " and its run history", Shell: remedy.Command([]string{"airflow", "dags", "delete"}, []string{"--yes"}, dag)})
+	r.Notes = append(r.Notes, "remove the DAG's file from the dags folder first: the scheduler parses it again and the DAG comes back otherwise")
+}

@@ -1,0 +1,165 @@
+package gcs
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"google.golang.org/api/option"
+
+	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+// acts builds what applies the commands of a configured source: its
+// System's Acts (remedy.go).
+var acts = remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
+	return newGCS(c), nil
+})
+
+// gcsSystem deletes checkpoint objects with the storage client the
+// collector lists them with (read-write scope, Application Default
+// Credentials, the source's endpoint and billing project).
+type gcsSystem struct {
+	endpoint   string
+	project    string
+	maxObjects int
+	timeout    time.Duration
+	opts       []option.ClientOption
+
+	once   sync.Once
+	client *storage.Client
+	err    error
+}
+
+// The facts Read compares with the audit: a folder written to since
+// (another object, a later update) is left alone.
+const (
+	gcsObjects  = AttrObjects
+	gcsModified = "modified_at"
+)
+
+func newGCS(c *Collector, extra ...option.ClientOption) *gcsSystem {
+	return &gcsSystem{endpoint: c.Endpoint, project: c.Project, maxObjects: c.MaxObjects, timeout: c.Timeout, opts: extra}
+}
+
+func (s *gcsSystem) storage(ctx context.Context) (*storage.Client, error) {
+	s.once.Do(func() {
+		s.client, s.err = NewClient(context.WithoutCancel(ctx), s.endpoint, storage.ScopeReadWrite, s.opts...)
+	})
+	return s.client, s.err
+}
+
+// Close releases the client.
+func (s *gcsSystem) Close() error {
+	if s.client != nil {
+		return s.client.Close()
+	}
+	return nil
+}
+
+// objects lists what the artifact covers now: every object under a
+// folder, or the one object of a single-object artifact.
+func (s *gcsSystem) objects(ctx context.Context, a *model.Artifact) (*storage.BucketHandle, []*storage.ObjectAttrs, error) {
+	o, ok := ParseGCS(a)
+	if !ok {
+		return nil, nil, fmt.Errorf("gcs: %s is not an artifact bfaudit can act on", a.URI)
+	}
+	c, err := s.storage(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	bkt := c.Bucket(o.Bucket)
+	if s.project != "" {
+		bkt = bkt.UserProject(s.project)
+	}
+	objs, err := ListObjects(ctx, bkt, o.Bucket, o.Path, s.bound(), remote.RetryPolicy{}, s.callTimeout())
+	if err != nil {
+		return nil, nil, fmt.Errorf("gcs: list %s: %w", o.URL(), err)
+	}
+	if !o.Folder() {
+		var exact []*storage.ObjectAttrs
+		for _, x := range objs {
+			if x.Name == o.Path {
+				exact = append(exact, x)
+			}
+		}
+		objs = exact
+	}
+	return bkt, objs, nil
+}
+
+func (s *gcsSystem) bound() int {
+	if s.maxObjects > 0 {
+		return s.maxObjects
+	}
+	return 100000
+}
+
+func (s *gcsSystem) callTimeout() time.Duration {
+	if s.timeout > 0 {
+		return s.timeout
+	}
+	return remote.DefaultCallTimeout
+}
+
+// Read lists the folder again: gone when it holds no object; else its
+// object count and latest update.
+func (s *gcsSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
+	_, objs, err := s.objects(ctx, a)
+	if err != nil {
+		return remedy.Observed{}, err
+	}
+	if len(objs) == 0 {
+		return remedy.Observed{}, nil
+	}
+	var latest time.Time
+	for _, o := range objs {
+		if o.Updated.After(latest) {
+			latest = o.Updated
+		}
+	}
+	return remedy.Observed{Found: true, State: map[string]string{
+		gcsObjects:  strconv.Itoa(len(objs)),
+		gcsModified: latest.UTC().Format(time.RFC3339Nano),
+	}}, nil
+}
+
+// Expected: the object count and latest update the audit saw.
+func (s *gcsSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+	out := map[string]string{}
+	if v := a.Attr(AttrObjects); v != "" {
+		out[gcsObjects] = v
+	}
+	if !a.ModifiedAt.IsZero() {
+		out[gcsModified] = a.ModifiedAt.UTC().Format(time.RFC3339Nano)
+	}
+	return out
+}
+
+// Act deletes the objects one by one (at most max_objects), stopping at
+// the first that fails (a held object, a denied delete) and saying how
+// many were deleted before it.
+func (s *gcsSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+	if act.Name != remedy.DeleteObjects {
+		return fmt.Errorf("gcs: no %s for %s", act.Name, a.URI)
+	}
+	bkt, objs, err := s.objects(ctx, a)
+	if err != nil {
+		return err
+	}
+	for i, o := range objs {
+		_, err := gcp.Call(ctx, remote.RetryPolicy{}, s.callTimeout(), func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, bkt.Object(o.Name).Delete(ctx)
+		})
+		if err != nil && !gcp.IsNotFound(err) {
+			return fmt.Errorf("gcs: deleted %d of %d objects under %s; stopped at gs://%s/%s: %w", i, len(objs), a.Name, o.Bucket, o.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package grafana
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+// acts builds what applies the commands of a configured source: its
+// System's Acts (remedy.go).
+var acts = remedy.ActsOn(newGrafana)
+
+// grafanaSystem deletes dashboards and Grafana-managed alert rules through
+// Grafana's HTTP API with the source's own client: its address, token,
+// TLS and timeout.
+type grafanaSystem struct{ api *apiclient.Client }
+
+// newGrafana uses the client the source built in Init, initialising a
+// source that was not (only its client is needed, so an empty Env); a
+// source reading an export has no server to act on.
+func newGrafana(g *Grafana) (remedy.Actor, error) {
+	if g.ExportDir != "" {
+		return nil, nil
+	}
+	if g.API() == nil {
+		if err := g.Init(collectors.Env{}); err != nil {
+			return nil, err
+		}
+	}
+	return &grafanaSystem{api: g.API()}, nil
+}
+
+// grafanaPath is the API path of a dashboard or alert rule.
+func grafanaPath(a *model.Artifact) (string, error) {
+	uid := a.Attr(AttrUID)
+	if uid == "" {
+		uid = a.Name
+	}
+	switch {
+	case uid == "":
+	case a.Kind == model.KindDashboard:
+		return "/api/dashboards/uid/" + url.PathEscape(uid), nil
+	case a.Kind == model.KindAlert:
+		return "/api/v1/provisioning/alert-rules/" + url.PathEscape(uid), nil
+	}
+	return "", fmt.Errorf("grafana: %s is not a dashboard or alert rule bfaudit can act on", a.URI)
+}
+
+// Read re-reads the dashboard (its version) or the rule (when it was
+// last updated); a 404 is gone.
+func (s *grafanaSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
+	path, err := grafanaPath(a)
+	if err != nil {
+		return remedy.Observed{}, err
+	}
+	resp, err := s.api.Do(ctx, http.MethodGet, path, nil)
+	if remote.IsStatus(err, http.StatusNotFound) {
+		return remedy.Observed{}, nil
+	}
+	if err != nil {
+		return remedy.Observed{}, fmt.Errorf("grafana: %w", err)
+	}
+	defer resp.Body.Close()
+	if a.Kind == model.KindDashboard {
+		var d struct {
+			Meta struct {
+				Version int64 `json:"version"`
+			} `json:"meta"`
+			Dashboard map[string]any `json:"dashboard"`
+		}
+		if err := remote.DecodeJSON(resp.Body, remote.MaxObjectAnswer, &d); err != nil || d.Dashboard == nil {
+			return remedy.Observed{}, fmt.Errorf("grafana: GET %s: the answer is not that dashboard", path)
+		}
+		return remedy.Observed{Found: true, State: map[string]string{"version": strconv.FormatInt(d.Meta.Version, 10)}}, nil
+	}
+	var r struct {
+		UID     string `json:"uid"`
+		Updated string `json:"updated"`
+	}
+	if err := remote.DecodeJSON(resp.Body, remote.MaxObjectAnswer, &r); err != nil || r.UID == "" {
+		return remedy.Observed{}, fmt.Errorf("grafana: GET %s: the answer is not that alert rule", path)
+	}
+	return remedy.Observed{Found: true, State: map[string]string{"updated": normTime(r.Updated)}}, nil
+}
+
+func normTime(s string) string {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return s
+}
+
+// Expected: the dashboard is at the version the audit read, the rule was
+// not updated since (a change since is someone's decision).
+func (s *grafanaSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+	switch {
+	case a.Kind == model.KindDashboard && a.Attr(AttrVersion) != "":
+		return map[string]string{"version": a.Attr(AttrVersion)}
+	case a.Kind == model.KindAlert && !a.ModifiedAt.IsZero():
+		return map[string]string{"updated": a.ModifiedAt.UTC().Format(time.RFC3339)}
+	}
+	return map[string]string{}
+}
+
+// Act deletes the dashboard (DELETE /api/dashboards/uid/{uid}) or the rule
+// (DELETE /api/v1/provisioning/alert-rules/{UID}); one already gone is done.
+func (s *grafanaSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+	path, err := grafanaPath(a)
+	if err != nil {
+		return err
+	}
+	switch {
+	case act.Name == remedy.DeleteDashboard && a.Kind == model.KindDashboard:
+	case act.Name == remedy.DeleteAlertRule && a.Kind == model.KindAlert:
+	default:
+		return fmt.Errorf("grafana: no %s for a %s", act.Name, a.Kind)
+	}
+	resp, err := s.api.Do(ctx, http.MethodDelete, path, nil)
+	if remote.IsStatus(err, http.StatusNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("grafana: %s %s: %w", act.Name, a.Name, err)
+	}
+	resp.Body.Close()
+	return nil
+}

@@ -1,0 +1,72 @@
+package kafka
+
+import (
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+func init() {
+	remedy.RegisterSystem("kafka", remedy.System{Remove: kafkaRemoval, Infer: inferKafka, Acts: acts})
+}
+
+// KafkaGroup is a consumer group, from the kafka collector's URIs:
+// kafka://<cluster>/groups/<group>, the group path-escaped.
+type KafkaGroup struct {
+	Cluster string
+	Group   string
+}
+
+// ParseKafka reads a Kafka consumer group artifact.
+func ParseKafka(a *model.Artifact) (KafkaGroup, bool) {
+	segs, ok := model.URISegments(a.URI, "kafka")
+	if !ok || len(segs) != 2 || segs[0] != "groups" || segs[1] == "" {
+		return KafkaGroup{}, false
+	}
+	rest, _ := strings.CutPrefix(a.URI, "kafka://")
+	cluster, _, _ := strings.Cut(rest, "/")
+	return KafkaGroup{Cluster: cluster, Group: segs[1]}, true
+}
+
+// kafkaBootstrapVar is what the command reads when the artifact does not
+// say which broker it came from (a finding read back from a report): the
+// shell stops with the message until the variable is set.
+const kafkaBootstrapVar = `"${KAFKA_BOOTSTRAP:?set KAFKA_BOOTSTRAP to a broker of the cluster}"`
+
+func kafkaRemoval(r *remedy.Remedy, a *model.Artifact) {
+	g, ok := ParseKafka(a)
+	if !ok {
+		return
+	}
+	bootstrap, needs := kafkaBootstrapVar, []string{"KAFKA_BOOTSTRAP"}
+	if b := a.Attr("bootstrap"); b != "" {
+		bootstrap, needs = remedy.Quote(b), nil
+	}
+	// A group name starting with '-' could be read as an option: it is
+	// then glued to its option (--group=-name), which the tool's parser
+	// reads as the value.
+	group := []string{"--group", remedy.Quote(g.Group)}
+	if strings.HasPrefix(g.Group, "-") {
+		group = []string{remedy.Flag("--group", g.Group)}
+	}
+	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteGroup, Step: model.StepRetired, Resolves: true,
+		Summary: "delete consumer group " + g.Group + " of Kafka cluster " + g.Cluster,
+		Shell:   strings.Join(append([]string{"kafka-consumer-groups", "--bootstrap-server", bootstrap, "--delete"}, group...), " "), Needs: needs})
+	note := "the group's committed offsets are lost with it: record them (the artifact's offsets) in the decision record's checkpoint (final_range, replay_id, location) first"
+	if o := a.Attr(model.AttrOffsets); o != "" {
+		note += "; at the audit they were " + o
+	}
+	r.Notes = append(r.Notes, note)
+	if m := a.Attr(model.AttrMembers); m != "" && m != "0" {
+		r.Notes = append(r.Notes, "the group has "+m+" member(s): a consumer still runs in it; stop it first (Kafka refuses to delete a group with members)")
+	}
+}
+
+// inferKafka: a consumer group's URI names it.
+func inferKafka(a *model.Artifact) {
+	if g, ok := ParseKafka(a); ok {
+		a.Kind, a.Name = model.KindCheckpoint, g.Group
+		a.SetAttr(model.AttrCheckpointType, "consumer_group")
+	}
+}

@@ -1,0 +1,139 @@
+package kubernetes
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+func init() {
+	remedy.RegisterSystem("kubernetes", remedy.System{Remove: kubernetesRemoval, Pause: kubernetesPause, Infer: inferKubernetes, Acts: acts})
+}
+
+// KubeObject is a CronJob or Job, from the kubernetes collector's URI:
+// kubernetes://<source>/<namespace>/cronjobs|jobs/<name>, or one flag of
+// an OpenFeature FeatureFlag resource:
+// kubernetes://<source>/<namespace>/featureflags/<name>#<flag>.
+type KubeObject struct {
+	Namespace, Resource, Name string
+	// Flag is the flag inside a FeatureFlag resource.
+	Flag string
+}
+
+// kubeFeatureFlagCount is the attribute the kubernetes collector keeps
+// the number of flags a FeatureFlag resource holds in.
+const kubeFeatureFlagCount = "featureflag_flags"
+
+// ParseKubernetes reads a Kubernetes artifact.
+func ParseKubernetes(a *model.Artifact) (KubeObject, bool) {
+	segs, ok := model.URISegments(a.URI, "kubernetes")
+	if !ok || len(segs) != 3 || segs[0] == "" || segs[2] == "" {
+		return KubeObject{}, false
+	}
+	o := KubeObject{Namespace: segs[0], Resource: segs[1], Name: segs[2]}
+	switch {
+	case o.Resource == "cronjobs" && a.Kind == model.KindSchedulerJob:
+	case o.Resource == "jobs" && (a.Kind == model.KindJobRun || a.Kind == model.KindSchedulerJob):
+	case o.Resource == "featureflags" && a.Kind == model.KindFeatureFlag:
+		_, frag, ok := strings.Cut(a.URI, "#")
+		flag, err := url.PathUnescape(frag)
+		if !ok || err != nil || flag == "" {
+			return KubeObject{}, false
+		}
+		o.Flag = flag
+	default:
+		return KubeObject{}, false
+	}
+	return o, true
+}
+
+// kind is the resource as kubectl names it.
+func (o KubeObject) kind() string {
+	switch o.Resource {
+	case "cronjobs":
+		return "cronjob"
+	case "featureflags":
+		return "featureflag"
+	}
+	return "job"
+}
+
+// FlagRemovalPatch is the JSON patch that removes one flag from a
+// FeatureFlag resource: /spec/flagSpec/flags/<flag>, the name escaped as
+// a JSON pointer token (~ as ~0, / as ~1).
+func FlagRemovalPatch(flag string) string {
+	token := strings.NewReplacer("~", "~0", "/", "~1").Replace(flag)
+	b, _ := json.Marshal([]map[string]string{{"op": "remove", "path": "/spec/flagSpec/flags/" + token}})
+	return string(b)
+}
+
+// featureFlagRemoval deletes the FeatureFlag resource when this flag is
+// the only one it holds, or else removes the flag from it with a JSON
+// patch, leaving the others. Without the count (a report's finding) it
+// patches: that never removes another flag.
+func featureFlagRemoval(r *remedy.Remedy, o KubeObject, a *model.Artifact) {
+	if a.Attr(kubeFeatureFlagCount) == "1" {
+		r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteFlag, Step: model.StepNormalized, Resolves: true,
+			Summary: "delete FeatureFlag " + o.Namespace + "/" + o.Name + ", which holds only flag " + o.Flag,
+			Shell:   remedy.Command([]string{"kubectl", "delete", "featureflag"}, []string{remedy.Flag("--namespace", o.Namespace)}, o.Name)})
+		return
+	}
+	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteFlag, Step: model.StepNormalized, Resolves: true,
+		Summary: "remove flag " + o.Flag + " from FeatureFlag " + o.Namespace + "/" + o.Name,
+		Shell: remedy.Command([]string{"kubectl", "patch", "featureflag"},
+			[]string{remedy.Flag("--namespace", o.Namespace), "--type=json", remedy.Flag("--patch", FlagRemovalPatch(o.Flag))}, o.Name)})
+}
+
+// suspendPatch is the merge patch that suspends a CronJob.
+const suspendPatch = `{"spec":{"suspend":true}}`
+
+// kubernetesPause suspends the CronJob: like a DAG pause, at the first
+// step (see airflowPause).
+func kubernetesPause(r *remedy.Remedy, a *model.Artifact) {
+	o, ok := ParseKubernetes(a)
+	if !ok || o.Resource != "cronjobs" {
+		return
+	}
+	r.Actions = append(r.Actions, remedy.Action{Name: remedy.PauseJob, Step: model.StepVerified, Resolves: true,
+		Summary: "suspend CronJob " + o.Namespace + "/" + o.Name,
+		Shell: remedy.Command([]string{"kubectl", "patch", "cronjob"},
+			[]string{remedy.Flag("--namespace", o.Namespace), "--type=merge", remedy.Flag("--patch", suspendPatch)}, o.Name)})
+}
+
+func kubernetesRemoval(r *remedy.Remedy, a *model.Artifact) {
+	o, ok := ParseKubernetes(a)
+	if !ok {
+		return
+	}
+	if o.Resource == "featureflags" {
+		featureFlagRemoval(r, o, a)
+		return
+	}
+	summary := "delete CronJob " + o.Namespace + "/" + o.Name
+	if o.Resource == "jobs" {
+		summary = "delete finished Job " + o.Namespace + "/" + o.Name + " and its pods"
+	}
+	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteJob, Step: model.StepRetired, Resolves: true, Summary: summary,
+		Shell: remedy.Command([]string{"kubectl", "delete", o.kind()}, []string{remedy.Flag("--namespace", o.Namespace)}, o.Name)})
+	if o.Resource == "jobs" {
+		r.Notes = append(r.Notes, "give the next backfill Job spec.ttlSecondsAfterFinished so Kubernetes removes it by itself")
+	}
+}
+
+// inferKubernetes: a scheduler job under jobs/ is a Job (a run), not a
+// CronJob; what lies under featureflags/ is a flag.
+func inferKubernetes(a *model.Artifact) {
+	if segs, ok := model.URISegments(a.URI, "kubernetes"); ok && len(segs) == 3 && segs[1] == "featureflags" {
+		a.Kind = model.KindFeatureFlag
+		if _, frag, ok := strings.Cut(a.URI, "#"); ok {
+			a.Name, _ = url.PathUnescape(frag)
+		}
+		return
+	}
+	if a.Kind == model.KindSchedulerJob && strings.Contains(a.URI, "/jobs/") {
+		a.Kind = model.KindJobRun
+	}
+}

@@ -1,0 +1,60 @@
+package notebooks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+// A notebook has no command: one that keeps a credential has its key
+// rotated where it was issued, then is cleaned by hand; one without is
+// moved next to the decision record or deleted by hand. There is no fix
+// --apply for either.
+func init() {
+	remedy.RegisterSystem("notebooks", remedy.System{Manual: notebookManual, Infer: inferNotebook})
+}
+
+// notebookManual says what to do with a notebook by hand. One that keeps
+// a credential (the collector found a secret or a key id in it, or the
+// rule asks at the access-revoked step, as BF022 does about the
+// credential) is fixed at the access-revoked step whatever the rule's
+// step: the key works until it is revoked, wherever else it was copied.
+// One known to keep none (BF023's lingering notebook) is evidence to
+// archive with the decision record or machinery to delete: nothing to
+// rotate.
+func notebookManual(a *model.Artifact, step model.Step) *remedy.Human {
+	file := a.NameOrURI()
+	clear := "`jupyter nbconvert --clear-output --inplace " + remedy.Quote(file) + "`"
+	if a.Attr(model.AttrSecrets) == "" && a.Attr(model.AttrKeyIDs) == "" && step != model.StepAccessRevoked {
+		return &remedy.Human{Step: step, Where: a.URI,
+			What: "Move the notebook next to the decision record, its outputs cleared with " + clear +
+				", or delete it: once the backfill is done it is not left where it can be run again."}
+	}
+	what := "Rotate the key first (it is live until revoked), then clear the outputs with " + clear +
+		" and remove the secret from the cell; check the repository history."
+	if ids := a.Attr(model.AttrKeyIDs); ids != "" {
+		what += fmt.Sprintf(" Service-account key id(s) to delete: %s.", strings.ReplaceAll(ids, ",", ", "))
+	}
+	if s := a.Attr(model.AttrSecrets); s != "" {
+		var where []string
+		for _, line := range strings.Split(s, "\n") {
+			if f := strings.Split(line, "\t"); len(f) == 3 {
+				where = append(where, f[1]+" ("+f[0]+")")
+			}
+		}
+		if len(where) > 0 {
+			what += " Found at: " + strings.Join(where, "; ") + "."
+		}
+	}
+	return &remedy.Human{Step: model.StepAccessRevoked, Where: a.URI, What: what}
+}
+
+// inferNotebook: a notebook's URI is notebooks:///<path below its root>
+// (older estates: notebooks://<source>/<path>, whose source is dropped).
+func inferNotebook(a *model.Artifact) {
+	if segs, ok := model.URISegments(a.URI, "notebooks"); ok && len(segs) > 0 && segs[len(segs)-1] != "" {
+		a.Kind, a.Name = model.KindNotebook, strings.Join(segs, "/")
+	}
+}

@@ -1,0 +1,235 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+func init() {
+	remedy.RegisterSystem("postgres", remedy.System{Remove: postgresRemoval, Bound: postgresBound, Infer: inferPostgres, Acts: acts})
+}
+
+// PGObject is what a PostgreSQL artifact's URI and attributes say it is.
+// The postgres collector's URIs are
+//
+//	postgres://<source>/<database>/<schema>.<table>                 table, view
+//	postgres://<source>/<database>/<schema>                         schema
+//	postgres://<source>/role/<role>                                 login role
+//	postgres://<source>/<database>/grant/<grantee>/<type>/<object>  privileges on an object
+//	postgres://<source>/grant/<member>/role/<role>                  role membership
+type PGObject struct {
+	Database string // "" for cluster-wide objects (roles, memberships)
+	// Object is table, partitioned_table, view, materialized_view,
+	// foreign_table, schema, role, membership, or the object type of a
+	// grant (table, sequence, schema) with Grant set.
+	Object string
+	Grant  bool
+	Schema string
+	Name   string // table, role, or the role granted in a membership
+	// Grantee holds the privileges (a grant) or the membership (member).
+	Grantee    string
+	Privileges []string
+	// Ambiguous says the schema.table split could not be sure: a name
+	// held more than one '.'.
+	Ambiguous bool
+}
+
+// ParsePostgres reads a PostgreSQL artifact; ok is false when it is not one
+// the collector emits.
+func ParsePostgres(a *model.Artifact) (PGObject, bool) {
+	segs, ok := model.URISegments(a.URI, "postgres")
+	if !ok {
+		return PGObject{}, false
+	}
+	switch {
+	case len(segs) == 2 && segs[0] == "role" && a.Kind == model.KindCredential:
+		return PGObject{Object: "role", Name: segs[1]}, true
+	case len(segs) == 4 && segs[0] == "grant" && segs[2] == "role":
+		return PGObject{Object: "membership", Grant: true, Grantee: segs[1], Name: segs[3]}, true
+	case len(segs) == 5 && segs[1] == "grant" && a.Kind == model.KindGrant:
+		o := PGObject{Database: segs[0], Object: segs[3], Grant: true, Grantee: segs[2]}
+		for _, p := range strings.Split(a.Attr(model.AttrRole), ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				o.Privileges = append(o.Privileges, p)
+			}
+		}
+		if o.Object == "schema" {
+			o.Schema = segs[4]
+		} else {
+			o.Schema, o.Name, o.Ambiguous = splitQualified(segs[4])
+		}
+		return o, true
+	case len(segs) == 2 && a.Kind == model.KindTable:
+		o := PGObject{Database: segs[0], Object: a.Attr("object")}
+		if o.Object == "schema" {
+			o.Schema = segs[1]
+			return o, true
+		}
+		if o.Object == "" {
+			o.Object = "table"
+		}
+		o.Schema, o.Name, o.Ambiguous = splitQualified(segs[1])
+		return o, o.Name != ""
+	}
+	return PGObject{}, false
+}
+
+// splitQualified splits schema.table at the first '.': a schema name with
+// a '.' is far rarer than a table name with one.
+func splitQualified(s string) (schema, name string, ambiguous bool) {
+	schema, name, _ = strings.Cut(s, ".")
+	return schema, name, strings.Contains(name, ".")
+}
+
+// pgPrivileges are the privilege keywords REVOKE takes.
+var pgPrivileges = map[string]bool{
+	"SELECT": true, "INSERT": true, "UPDATE": true, "DELETE": true, "TRUNCATE": true,
+	"REFERENCES": true, "TRIGGER": true, "USAGE": true, "CREATE": true, "MAINTAIN": true,
+}
+
+// dropKeyword is the DROP statement for each object the collector emits.
+var dropKeyword = map[string]string{
+	"table": "TABLE", "partitioned_table": "TABLE", "view": "VIEW",
+	"materialized_view": "MATERIALIZED VIEW", "foreign_table": "FOREIGN TABLE", "schema": "SCHEMA",
+}
+
+// grantee renders the holder of privileges: PUBLIC is the keyword, not a
+// role (the collector names the ACL's grantee 0 so).
+func grantee(name string) string {
+	if name == "PUBLIC" {
+		return "PUBLIC"
+	}
+	return remedy.Ident(name)
+}
+
+// RevokeSQL is the statement that revokes a grant or membership.
+func (o PGObject) RevokeSQL() (string, error) {
+	switch {
+	case o.Object == "membership":
+		return fmt.Sprintf("REVOKE %s FROM %s;", remedy.Ident(o.Name), remedy.Ident(o.Grantee)), nil
+	case !o.Grant:
+		return "", fmt.Errorf("postgres: %s is not a grant", o.Object)
+	}
+	privs := "ALL PRIVILEGES"
+	if len(o.Privileges) > 0 {
+		known := true
+		for _, p := range o.Privileges {
+			known = known && pgPrivileges[p]
+		}
+		// The artifact is every privilege the grantee holds on the
+		// object, so ALL is the same revocation when one is unknown.
+		if known {
+			privs = strings.Join(o.Privileges, ", ")
+		}
+	}
+	switch o.Object {
+	case "schema":
+		return fmt.Sprintf("REVOKE %s ON SCHEMA %s FROM %s;", privs, remedy.Ident(o.Schema), grantee(o.Grantee)), nil
+	case "sequence":
+		return fmt.Sprintf("REVOKE %s ON SEQUENCE %s FROM %s;", privs, remedy.Qualified(o.Schema, o.Name), grantee(o.Grantee)), nil
+	case "table":
+		return fmt.Sprintf("REVOKE %s ON TABLE %s FROM %s;", privs, remedy.Qualified(o.Schema, o.Name), grantee(o.Grantee)), nil
+	}
+	return "", fmt.Errorf("postgres: no REVOKE for object type %q", o.Object)
+}
+
+// DropSQL is the statement that drops a table, view or schema. It never
+// cascades: a table something still depends on is not dropped behind the
+// owner's back.
+func (o PGObject) DropSQL() (string, error) {
+	kw, ok := dropKeyword[o.Object]
+	if !ok || o.Grant {
+		return "", fmt.Errorf("postgres: no DROP for %q", o.Object)
+	}
+	if o.Object == "schema" {
+		return fmt.Sprintf("DROP SCHEMA %s;", remedy.Ident(o.Schema)), nil
+	}
+	return fmt.Sprintf("DROP %s %s;", kw, remedy.Qualified(o.Schema, o.Name)), nil
+}
+
+// ExpireRoleSQL stops a role from logging in: NOLOGIN, which holds for
+// every authentication method, and VALID UNTIL now, so that a password
+// login stays refused if LOGIN is given back by mistake. 'now' is read
+// when the statement runs, whenever the script is run.
+func (o PGObject) ExpireRoleSQL() string {
+	return fmt.Sprintf("ALTER ROLE %s NOLOGIN VALID UNTIL 'now';", remedy.Ident(o.Name))
+}
+
+func pgAction(name string, step model.Step, summary, database, sql string) remedy.Action {
+	return remedy.Action{Name: name, Step: step, Summary: summary, SQL: sql, Database: database,
+		Shell: remedy.PsqlBlock(database, sql), Resolves: true}
+}
+
+// postgresRemoval removes a PostgreSQL artifact: revoke a grant, expire a
+// role, drop a table.
+func postgresRemoval(r *remedy.Remedy, a *model.Artifact) {
+	o, ok := ParsePostgres(a)
+	if !ok {
+		return
+	}
+	if o.Ambiguous {
+		r.Notes = append(r.Notes, fmt.Sprintf("the name %q holds more than one '.': the commands read it as schema %q, table %q; check before running", o.Schema+"."+o.Name, o.Schema, o.Name))
+	}
+	switch {
+	case o.Object == "role":
+		r.Actions = append(r.Actions, pgAction(remedy.ExpireRole, model.StepAccessRevoked,
+			fmt.Sprintf("stop role %s from logging in", o.Name), o.Database, o.ExpireRoleSQL()))
+		r.Notes = append(r.Notes, "once nothing needs the role any more: REASSIGN OWNED BY it, DROP OWNED BY it, then DROP ROLE in each database")
+	case o.Grant:
+		sql, err := o.RevokeSQL()
+		if err != nil {
+			return
+		}
+		r.Actions = append(r.Actions, pgAction(remedy.RevokeGrant, model.StepAccessRevoked,
+			"revoke "+a.NameOrURI(), o.Database, sql))
+	default:
+		sql, err := o.DropSQL()
+		if err != nil {
+			return
+		}
+		act := pgAction(remedy.DropTable, model.StepRetired, fmt.Sprintf("drop %s %s", strings.ReplaceAll(o.Object, "_", " "), a.NameOrURI()), o.Database, sql)
+		if o.Object == "schema" {
+			// A schema goes after the tables in it.
+			act.Late = true
+		}
+		r.Actions = append(r.Actions, act)
+	}
+}
+
+// inferPostgres: the URI says whether it is a role, a membership or a
+// grant (and on what), or a table; a grant's privileges are not in it.
+func inferPostgres(a *model.Artifact) {
+	segs, ok := model.URISegments(a.URI, "postgres")
+	if !ok {
+		return
+	}
+	switch {
+	case len(segs) == 2 && segs[0] == "role":
+		a.Kind = model.KindCredential
+		a.SetAttr(model.AttrPrincipal, segs[1])
+	case len(segs) == 4 && segs[0] == "grant":
+		a.Kind = model.KindGrant
+		a.SetAttr(model.AttrPrincipal, segs[1])
+		a.SetAttr(model.AttrRole, segs[3])
+	case len(segs) == 5 && segs[1] == "grant":
+		a.Kind = model.KindGrant
+		a.SetAttr(model.AttrPrincipal, segs[2])
+		a.SetAttr("object", segs[3])
+	case len(segs) == 2 && a.Kind == model.KindTable:
+		if !strings.Contains(segs[1], ".") {
+			a.SetAttr("object", "schema")
+		}
+	}
+}
+
+// postgresBound gives a login role an end: VALID UNTIL.
+func postgresBound(a *model.Artifact, end string) (template, what string) {
+	o, ok := ParsePostgres(a)
+	if !ok || o.Object != "role" {
+		return "", ""
+	}
+	return remedy.PsqlBlock(o.Database, fmt.Sprintf("ALTER ROLE %s VALID UNTIL %s;", remedy.Ident(o.Name), remedy.Literal(end))), ""
+}

@@ -1,0 +1,74 @@
+package pubsub
+
+import (
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+func init() {
+	remedy.RegisterSystem("pubsub", remedy.System{Remove: pubsubRemoval, Infer: inferPubSub, Acts: acts})
+}
+
+// PubSubObject is a topic, subscription or snapshot, from the pubsub
+// collector's URIs (the cloudasset collector emits the same for topics and
+// subscriptions): pubsub://<project>/topics/<name>,
+// pubsub://<project>/subscriptions/<name>, pubsub://<project>/snapshots/<name>.
+type PubSubObject struct {
+	Project      string
+	Subscription bool // else a topic, unless Snapshot
+	Snapshot     bool
+	Name         string
+}
+
+// ParsePubSub reads a Pub/Sub artifact.
+func ParsePubSub(a *model.Artifact) (PubSubObject, bool) {
+	segs, ok := model.RawURISegments(a.URI, "pubsub")
+	if !ok || len(segs) != 3 || segs[0] == "" || segs[2] == "" {
+		return PubSubObject{}, false
+	}
+	switch segs[1] {
+	case "subscriptions":
+		return PubSubObject{Project: segs[0], Subscription: true, Name: segs[2]}, true
+	case "topics":
+		return PubSubObject{Project: segs[0], Name: segs[2]}, true
+	case "snapshots":
+		return PubSubObject{Project: segs[0], Snapshot: true, Name: segs[2]}, true
+	}
+	return PubSubObject{}, false
+}
+
+func pubsubRemoval(r *remedy.Remedy, a *model.Artifact) {
+	o, ok := ParsePubSub(a)
+	if !ok {
+		return
+	}
+	flags := []string{remedy.Flag("--project", o.Project)}
+	if o.Snapshot {
+		r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteSnapshot, Step: model.StepRetired, Resolves: true,
+			Summary: "delete snapshot " + o.Name + " of project " + o.Project,
+			Shell:   remedy.Command([]string{"gcloud", "pubsub", "snapshots", "delete"}, flags, o.Name)})
+		return
+	}
+	if o.Subscription {
+		r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteSubscription, Step: model.StepRetired, Resolves: true,
+			Summary: "delete subscription " + o.Name + " of project " + o.Project,
+			Shell:   remedy.Command([]string{"gcloud", "pubsub", "subscriptions", "delete"}, flags, o.Name)})
+		if a.Attr(model.AttrMessages) != "" && a.Attr(model.AttrMessages) != "0" {
+			r.Notes = append(r.Notes, "messages still waiting in the subscription are lost with it: drain or export them first if anyone needs them")
+		}
+		return
+	}
+	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteTopic, Step: model.StepRetired, Resolves: true,
+		Summary: "delete topic " + o.Name + " of project " + o.Project,
+		Shell:   remedy.Command([]string{"gcloud", "pubsub", "topics", "delete"}, flags, o.Name)})
+	r.Notes = append(r.Notes, "deleting a topic leaves its subscriptions detached (topic _deleted-topic_): delete them too")
+}
+
+// inferPubSub: a snapshot's URI names it (topics and subscriptions take
+// their kind from the rule).
+func inferPubSub(a *model.Artifact) {
+	if o, ok := ParsePubSub(a); ok && o.Snapshot {
+		a.Kind, a.Name = model.KindCheckpoint, o.Name
+		a.SetAttr(model.AttrCheckpointType, "snapshot")
+	}
+}

@@ -1,0 +1,76 @@
+package rabbitmq
+
+import (
+	"net/url"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+func init() {
+	remedy.RegisterSystem("rabbitmq", remedy.System{Remove: rabbitmqRemoval, Acts: acts})
+}
+
+// RabbitObject is a queue or exchange, from the rabbitmq collector's URIs:
+// rabbitmq://<source>/<vhost>/queue|exchange/<name>, each part
+// path-escaped (the default vhost "/" is %2F).
+type RabbitObject struct {
+	Vhost    string
+	Exchange bool // else a queue
+	Name     string
+}
+
+// ParseRabbitMQ reads a RabbitMQ artifact.
+func ParseRabbitMQ(a *model.Artifact) (RabbitObject, bool) {
+	segs, ok := model.URISegments(a.URI, "rabbitmq")
+	if !ok || len(segs) != 3 || segs[2] == "" {
+		return RabbitObject{}, false
+	}
+	switch segs[1] {
+	case "queue":
+		return RabbitObject{Vhost: segs[0], Name: segs[2]}, true
+	case "exchange":
+		return RabbitObject{Vhost: segs[0], Exchange: true, Name: segs[2]}, true
+	}
+	return RabbitObject{}, false
+}
+
+// rabbitFlags points rabbitmqadmin at the management API the artifact was
+// read from, when known (api_url, without credentials: rabbitmqadmin takes
+// them from ~/.rabbitmqadmin.conf or -u/-p).
+func rabbitFlags(a *model.Artifact) []string {
+	var flags []string
+	if u, err := url.Parse(a.Attr(model.AttrAPIURL)); err == nil && u.Host != "" {
+		flags = append(flags, remedy.Flag("--host", u.Hostname()))
+		if p := u.Port(); p != "" {
+			flags = append(flags, remedy.Flag("--port", p))
+		}
+		if u.Scheme == "https" {
+			flags = append(flags, "--ssl")
+		}
+		if u.Path != "" && u.Path != "/" {
+			flags = append(flags, remedy.Flag("--path-prefix", u.Path))
+		}
+	}
+	return flags
+}
+
+func rabbitmqRemoval(r *remedy.Remedy, a *model.Artifact) {
+	o, ok := ParseRabbitMQ(a)
+	if !ok {
+		return
+	}
+	flags := append(rabbitFlags(a), remedy.Flag("--vhost", o.Vhost))
+	what, name := "queue", remedy.DeleteQueue
+	if o.Exchange {
+		what, name = "exchange", remedy.DeleteExchange
+	}
+	// rabbitmqadmin takes the name as name=<value>, split at the first
+	// '=': the whole word is quoted, so the value arrives as it is.
+	r.Actions = append(r.Actions, remedy.Action{Name: name, Step: model.StepRetired, Resolves: true,
+		Summary: "delete " + what + " " + o.Name + " in vhost " + o.Vhost,
+		Shell:   remedy.Command([]string{"rabbitmqadmin"}, flags, "delete", what, "name="+o.Name)})
+	if !o.Exchange && a.Attr(model.AttrMessages) != "" && a.Attr(model.AttrMessages) != "0" {
+		r.Notes = append(r.Notes, "messages still in the queue are lost with it: drain them first if anyone needs them")
+	}
+}

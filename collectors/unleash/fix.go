@@ -1,0 +1,117 @@
+package unleash
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/collectors"
+
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+// acts builds what applies the commands of a configured source: its
+// System's Acts (remedy.go).
+var acts = remedy.ActsOn(newUnleash)
+
+// unleashSystem archives flags through Unleash's Admin API with the
+// source's own client: its address, token, TLS and timeout.
+type unleashSystem struct{ api *apiclient.Client }
+
+// newUnleash uses the client the source built in Init, initialising a
+// source that was not (only its client is needed: an Env with the
+// default selector, which Init checks tag_type against). A source read
+// from an export has nothing to act through.
+func newUnleash(u *Unleash) (remedy.Actor, error) {
+	if u.ExportDir != "" {
+		return nil, nil
+	}
+	if u.API() == nil {
+		if err := u.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
+			return nil, err
+		}
+	}
+	return &unleashSystem{api: u.API()}, nil
+}
+
+// unleashFlag is the project and name of a flag artifact.
+func unleashFlag(a *model.Artifact) (project, name string, err error) {
+	p, n, ok := ParseUnleashFlag(a.URI)
+	if a.Kind != model.KindFeatureFlag || !ok {
+		return "", "", fmt.Errorf("unleash: %s is not a flag bfaudit can act on", a.URI)
+	}
+	return p, n, nil
+}
+
+// Read: an archived flag is gone (the detail of an archived flag answers
+// 404 in Unleash 7; older servers say archived: true). Its state is the
+// environments it is on in.
+func (s *unleashSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
+	project, name, err := unleashFlag(a)
+	if err != nil {
+		return remedy.Observed{}, err
+	}
+	resp, err := s.api.Do(ctx, http.MethodGet, FlagPath(project, name), nil)
+	if remote.IsStatus(err, http.StatusNotFound) {
+		return remedy.Observed{}, nil
+	}
+	if err != nil {
+		return remedy.Observed{}, fmt.Errorf("unleash: %w", err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Name         string `json:"name"`
+		Archived     bool   `json:"archived"`
+		Environments []struct {
+			Name    string `json:"name"`
+			Enabled bool   `json:"enabled"`
+		} `json:"environments"`
+	}
+	if err := remote.DecodeJSON(resp.Body, remote.MaxObjectAnswer, &v); err != nil || v.Name != name {
+		return remedy.Observed{}, fmt.Errorf("unleash: GET flag %s in project %s: the answer is not that flag", name, project)
+	}
+	if v.Archived {
+		return remedy.Observed{}, nil
+	}
+	var on []string
+	for _, e := range v.Environments {
+		if e.Enabled {
+			on = append(on, e.Name)
+		}
+	}
+	sort.Strings(on)
+	return remedy.Observed{Found: true, State: map[string]string{model.AttrEnabledIn: strings.Join(on, ",")}}, nil
+}
+
+// Expected: the flag is on where the audit saw it on (one turned on or off
+// since is someone's decision).
+func (s *unleashSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+	return map[string]string{model.AttrEnabledIn: a.Attr(model.AttrEnabledIn)}
+}
+
+// Act archives the flag (DELETE /api/admin/projects/{p}/features/{name});
+// it can be revived from the archive.
+func (s *unleashSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+	project, name, err := unleashFlag(a)
+	if err != nil {
+		return err
+	}
+	if act.Name != remedy.ArchiveFlag {
+		return fmt.Errorf("unleash: no %s", act.Name)
+	}
+	resp, err := s.api.Do(ctx, http.MethodDelete, FlagPath(project, name), nil)
+	if remote.IsStatus(err, http.StatusNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("unleash: archive flag %s in project %s: %w", name, project, err)
+	}
+	resp.Body.Close()
+	return nil
+}

@@ -1,0 +1,83 @@
+package unleash
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
+)
+
+func init() {
+	remedy.RegisterSystem("unleash", remedy.System{Remove: flagRemoval, Infer: inferUnleash, Acts: acts})
+}
+
+// ParseUnleashFlag reads a flag's project and name from the unleash
+// collector's URI: unleash://<source>/projects/<project>/features/<name>,
+// both path-escaped.
+func ParseUnleashFlag(uri string) (project, name string, ok bool) {
+	segs, ok := model.URISegments(uri, "unleash")
+	if !ok || len(segs) != 4 || segs[0] != "projects" || segs[2] != "features" || segs[1] == "" || segs[3] == "" {
+		return "", "", false
+	}
+	return segs[1], segs[3], true
+}
+
+// unleashFlagPath is the Admin API path of a flag; DELETE on it archives
+// the flag (Unleash 5 and later), which can be revived from the archive.
+func unleashFlagPath(project, name string) string {
+	return "/api/admin/projects/" + url.PathEscape(project) + "/features/" + url.PathEscape(name)
+}
+
+// archiveFlagCommand is the curl call that archives a flag through the
+// Admin API the flag was read from (or $UNLEASH_URL when unknown). The
+// token stays in the environment: the command names the variable only.
+func archiveFlagCommand(a *model.Artifact, project string) (shell string, needs []string) {
+	path := unleashFlagPath(project, a.Name)
+	target := `"${UNLEASH_URL:?set UNLEASH_URL to the Unleash address}"` + remedy.Quote(path)
+	needs = []string{unleashTokenVar, unleashURLVar}
+	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
+		target = remedy.Quote(u + path)
+		needs = needs[:1]
+	}
+	return "curl -fsS -X DELETE " + unleashAuth + " " + target, needs
+}
+
+// The variables the command reads: the admin token, and the address
+// when the artifact did not record it.
+const (
+	unleashTokenVar = "UNLEASH_TOKEN"
+	unleashURLVar   = "UNLEASH_URL"
+)
+
+// unleashAuth sends the admin token from $UNLEASH_TOKEN alone, as the
+// Admin API takes it.
+const unleashAuth = `-H "Authorization: ${UNLEASH_TOKEN:?set UNLEASH_TOKEN to an Unleash admin API token}"`
+
+func flagProject(a *model.Artifact) string {
+	if p := a.Attr(model.AttrProject); p != "" {
+		return p
+	}
+	p, _, _ := ParseUnleashFlag(a.URI)
+	return p
+}
+
+func flagRemoval(r *remedy.Remedy, a *model.Artifact) {
+	project := flagProject(a)
+	if a.Kind != model.KindFeatureFlag || a.Name == "" || project == "" || a.Attr(model.AttrArchived) == "true" {
+		return
+	}
+	shell, needs := archiveFlagCommand(a, project)
+	r.Actions = append(r.Actions, remedy.Action{Name: remedy.ArchiveFlag, Step: model.StepNormalized, Resolves: true,
+		Summary: "archive flag " + a.Name + " in project " + project, Shell: shell, Needs: needs})
+}
+
+// inferUnleash: a flag's URI names its project and name.
+func inferUnleash(a *model.Artifact) {
+	if project, name, ok := ParseUnleashFlag(a.URI); ok {
+		a.Kind, a.Name = model.KindFeatureFlag, name
+		if a.Attr(model.AttrProject) == "" {
+			a.SetAttr(model.AttrProject, project)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package model
+
+import (
+	"net/url"
+	"strings"
+)
+
+// URISegments splits a URI of the form scheme://authority/seg/seg... into its
+// path-unescaped segments after the authority; ok is false when the URI
+// does not have the scheme or a segment does not unescape. Collectors
+// path-escape each name they put in a URI, so a '/' in a name (a RabbitMQ
+// vhost "/") stays inside its segment.
+func URISegments(uri, scheme string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(uri, scheme+"://")
+	if !ok {
+		return nil, false
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) < 2 {
+		return nil, false
+	}
+	out := make([]string, 0, len(parts)-1)
+	for _, p := range parts[1:] {
+		s, err := url.PathUnescape(p)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// RawURISegments splits a URI after its scheme into every part, the
+// authority first, without unescaping: the GCP collectors put ids in URIs
+// as they are (a project, dataset or table id cannot hold '/' or '%').
+func RawURISegments(uri, scheme string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(uri, scheme+"://")
+	if !ok {
+		return nil, false
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.Split(rest, "/"), true
+}

@@ -1,0 +1,59 @@
+package remedy
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/bfaudit/bfaudit/model"
+)
+
+// System is what bfaudit knows of the cleanup in one system (named as
+// artifacts name their System, the collector's type): the commands it
+// writes for the system's artifacts and what applies them. Each field is
+// nil where the system has no such thing. A system's folder,
+// collectors/<type>, registers it from init beside its collector.
+type System struct {
+	// Remove appends the commands that remove the artifact.
+	Remove func(r *Remedy, a *model.Artifact)
+	// Pause appends the command that stops a scheduled job running.
+	Pause func(r *Remedy, a *model.Artifact)
+	// Bound is the template that gives a grant an end, and what to do
+	// with it; "" when the artifact is not such a grant.
+	Bound func(a *model.Artifact, end string) (template, what string)
+	// Manual says what to remove by hand, for a system with no command.
+	Manual func(a *model.Artifact, step model.Step) *Human
+	// Infer fills, from the URI alone, the kind and attributes the
+	// commands need (a report holds findings, not artifacts).
+	Infer func(a *model.Artifact)
+	// Acts builds, from a configured source's collector, what applies the
+	// commands through the system's API (`fix --apply`); nil where they
+	// are only printed. Build it with ActsOn.
+	Acts func(collector any) (Actor, error)
+}
+
+var (
+	systemsMu sync.RWMutex
+	systems   = map[string]System{}
+)
+
+// RegisterSystem records a system's cleanup. It is meant to be called from
+// init; a system registered twice is a programming error.
+func RegisterSystem(name string, s System) {
+	systemsMu.Lock()
+	defer systemsMu.Unlock()
+	if _, dup := systems[name]; dup {
+		panic(fmt.Sprintf("remedy: system %q registered twice", name))
+	}
+	systems[name] = s
+}
+
+// SystemNamed returns the registered cleanup of a system (a collector
+// type); the zero System when none is registered.
+func SystemNamed(name string) System {
+	systemsMu.RLock()
+	defer systemsMu.RUnlock()
+	return systems[name]
+}
+
+// commandsOf returns the cleanup of the artifact's system.
+func commandsOf(a *model.Artifact) System { return SystemNamed(systemOf(a)) }
