@@ -13,7 +13,9 @@ const module = "github.com/bfaudit/bfaudit"
 
 // layers are the top-level folders that hold Go code, highest first. A
 // package may import packages of its own folder and of folders below its
-// own, never above. testkit (the test kits) sits on top so that tests of
+// own, never above. internal is the ground floor: plumbing (talking to
+// servers, redaction, files) that knows nothing of backfills, so it
+// imports no domain package. testkit (the test kits) sits on top so that tests of
 // every folder can use it; no production code imports it.
 var layers = []string{
 	"cmd", "bench", "tools", "deploy", "examples",
@@ -26,9 +28,9 @@ var layers = []string{
 	"rules",
 	"remedy",
 	"templates",
-	"internal",
 	"correlate",
 	"model",
+	"internal",
 }
 
 func TestImportsRunDownTheLayers(t *testing.T) {

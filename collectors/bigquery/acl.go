@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	bq "google.golang.org/api/bigquery/v2"
 )

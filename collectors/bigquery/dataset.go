@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	bq "google.golang.org/api/bigquery/v2"
 )

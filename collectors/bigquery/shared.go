@@ -3,7 +3,7 @@ package bigquery
 import (
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	bq "google.golang.org/api/bigquery/v2"
 )

@@ -7,7 +7,7 @@ import (
 	"cloud.google.com/go/iam/apiv1/iampb"
 	"github.com/bfaudit/bfaudit/collectors/bigquery"
 	"github.com/bfaudit/bfaudit/collectors/gcpiam"
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	bq "google.golang.org/api/bigquery/v2"
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 	"google.golang.org/genproto/googleapis/type/expr"

@@ -8,7 +8,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors/bigquery"
 	"github.com/bfaudit/bfaudit/collectors/gcpiam"
 	"github.com/bfaudit/bfaudit/collectors/pubsub"
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	bq "google.golang.org/api/bigquery/v2"
 )

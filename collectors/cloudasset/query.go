@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 )
 
 // The searches run on the server, so what they leave out is never seen:

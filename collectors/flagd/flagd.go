@@ -29,7 +29,7 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/flagd"
+
 	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
@@ -47,7 +47,7 @@ const maxFileBytes = 16 << 20
 // maxFiles bounds the files one directory or glob may name.
 const maxFiles = 10_000
 
-// Attributes of a flag besides internal/flagd's.
+// Attributes of a flag besides those of flag.go.
 const (
 	// AttrFile is the path the flag's file was read from (the configured
 	// path joined to the config file's directory): what the remedy edits.
@@ -269,9 +269,9 @@ func (f *Flagd) readFile(path string, named bool, sink collectors.Sink) {
 		sink.AddRead(scope, readFlags, 0, 0)
 		return
 	}
-	file, err := flagd.ParseFile(scope, data)
+	file, err := ParseFile(scope, data)
 	switch {
-	case err != nil && errors.Is(err, flagd.ErrEmpty) && !named:
+	case err != nil && errors.Is(err, ErrEmpty) && !named:
 		f.note(scope + ": empty, skipped")
 		sink.AddRead(scope, readFlags, 0, 0)
 		return
@@ -367,7 +367,7 @@ func URI(source, file, flag string) string {
 // resource, #<namespace>/<name>/<data key>/<flag> for a ConfigMap (no
 // namespace segment when the resource names none), each part
 // path-escaped.
-func ResourceURI(source, file string, r *flagd.Resource, entry, flag string) string {
+func ResourceURI(source, file string, r *Resource, entry, flag string) string {
 	var frag []string
 	for _, part := range []string{r.Namespace, r.Name, entry} {
 		if part != "" {

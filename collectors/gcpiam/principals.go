@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	iam "google.golang.org/api/iam/v1"
 )

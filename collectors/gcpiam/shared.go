@@ -3,7 +3,7 @@ package gcpiam
 import (
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 	iam "google.golang.org/api/iam/v1"

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/bfaudit/bfaudit/internal/flagd"
+	"github.com/bfaudit/bfaudit/collectors/flagd"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/iamcond"
+	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	"github.com/bfaudit/bfaudit/model"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/bfaudit/bfaudit/correlate"
 )
 
-const sample = `metadata: {flagSetId: shop, backfill: BF-9}
+const flagFile = `metadata: {flagSetId: shop, backfill: BF-9}
 flags:
   replay:
     state: ENABLED
@@ -20,7 +20,7 @@ flags:
 `
 
 func TestParseMergesMetadataAndReadsTheDefault(t *testing.T) {
-	doc, errs, fatal := Parse("f.yaml", []byte(sample), true)
+	doc, errs, fatal := Parse("f.yaml", []byte(flagFile), true)
 	if fatal != nil || len(errs) > 0 || len(doc.Flags) != 2 {
 		t.Fatalf("Parse: %v %v %+v", fatal, errs, doc)
 	}
@@ -67,7 +67,7 @@ func TestServesOn(t *testing.T) {
 // kept has a name, a valid state and a default variant among its variants.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
-		sample, "", "null", "flags: {}\n", "flags:\n", "flags: []\n", `{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on"}}}`,
+		flagFile, "", "null", "flags: {}\n", "flags:\n", "flags: []\n", `{"flags": {"a": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on"}}}`,
 		`{"flags": {`, "flags:\n  a: &x {state: ENABLED, variants: {v: *x}}\n", "v: &v {on: 1}\nflags:\n  a: {state: ENABLED, variants: *v, defaultVariant: on}\n",
 		"flags: {a: {state: ENABLED, variants: {}}}\n", "flags: {a: 1, a: 2}\n", "metadata: [1]\nflags: {}\n", "flags: *nope\n",
 		"flags:\n  ? [a]\n  : {state: ENABLED}\n", "flags: {a: {state: DISABLED, variants: {x: [1]}, defaultVariant: x, metadata: {k: {}}}}\n",
@@ -111,7 +111,7 @@ func contains(s []string, v string) bool {
 // kept is one a reader can judge.
 func FuzzParseFile(f *testing.F) {
 	for _, s := range []string{
-		sample, "", "---\n---\n", "flags: []\n", "flags:\n  - key: a\n    state: ENABLED\n    variants: {on: true}\n",
+		flagFile, "", "---\n---\n", "flags: []\n", "flags:\n  - key: a\n    state: ENABLED\n    variants: {on: true}\n",
 		"apiVersion: core.openfeature.dev/v1beta1\nkind: FeatureFlag\nmetadata: {name: x}\nspec:\n  flagSpec:\n    flags: {a: {state: ENABLED, variants: {on: 1}}}\n",
 		"apiVersion: core.openfeature.dev/v1alpha1\nkind: FeatureFlagConfiguration\nmetadata: {name: x}\nspec:\n  featureFlagSpec: |\n    {\"flags\": {\"a\": {\"state\": \"ENABLED\", \"variants\": {\"on\": true}}}}\n",
 		"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n", "apiVersion: apps/v1\nkind: Deployment\n---\n[1]\n",
