@@ -19,6 +19,10 @@ type Audit struct {
 	index  *correlate.Index
 }
 
+// Index is the correlated estate the report was judged on: what fix
+// orders its plan by.
+func (a *Audit) Index() *correlate.Index { return a.index }
+
 // Evaluate correlates an estate, runs the rules and builds the report. It
 // touches no system: `audit --from estate.json` is this alone.
 func Evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time) *Audit {

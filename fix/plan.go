@@ -373,9 +373,6 @@ func sortItems(items []Item) {
 	})
 }
 
-// Evaluate audits an estate as `bfaudit audit` does (correlate, rules,
-// report) and keeps the index the plan orders by.
-func Evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time) Inputs {
-	ix := correlate.Correlate(est, sel)
-	return Inputs{Report: audit.BuildReport(ix, eng.Evaluate(ix, now), now), Index: ix}
-}
+// InputsOf is what a plan is made of: an audit's report (audit.Run, as
+// `bfaudit audit` runs it) and the index it was judged on.
+func InputsOf(a *audit.Audit) Inputs { return Inputs{Report: a.Report, Index: a.Index()} }

@@ -16,7 +16,6 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/config"
 	"github.com/bfaudit/bfaudit/fix"
-	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/reports/history"
 )
@@ -125,28 +124,31 @@ func runFix(cmd *cobra.Command, g *globals, f fixFlags) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), deadline)
 	defer cancel()
 
-	var est *model.Estate
+	run := audit.Plan{Instances: cfg.Instances, Concurrency: cfg.Concurrency, Selector: cfg.Selector,
+		Engine: cfg.Engine, Now: now, Due: cfg.DuePolicy, Teams: cfg.Teams, Deadline: deadline}
 	var prog *progress
+	collect := ctx
 	if len(f.from) > 0 {
-		if est, err = loadEstates(g, f.from); err != nil {
+		if run.Estate, err = loadEstates(g, f.from); err != nil {
 			return usageError(err)
 		}
 	} else {
 		prog = g.startProgress(len(cfg.Instances))
-		est, err = audit.Collect(collectors.WithObserver(ctx, prog), cfg.Instances, cfg.Selector, cfg.Concurrency, now)
-		prog.close()
-		if err != nil {
-			return &exitError{code: exitIncomplete, err: audit.Stopped(ctx, deadline)}
-		}
+		collect = collectors.WithObserver(ctx, prog)
+	}
+	a, errs := audit.Run(collect, ctx, run)
+	prog.close()
+	if len(errs) > 0 {
+		return &exitError{code: exitIncomplete, err: errors.Join(errs...)}
 	}
 	// What a source that did not answer held is left out of the plan
 	// (its findings are unread); say so once.
-	for _, err := range coverageErrors(est.Coverage, prog) {
+	for _, err := range coverageErrors(a.Report.Coverage, prog) {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintln(g.stderr, "bfaudit: warning:", line)
 		}
 	}
-	in := fix.Evaluate(est, cfg.Selector, cfg.Engine, now)
+	in := fix.InputsOf(a)
 	in.RecordsDir, in.PlansDir = fix.Dirs(cfg.Instances)
 
 	var store *history.Store

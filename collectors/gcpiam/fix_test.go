@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	_ "github.com/bfaudit/bfaudit/collectors/airflow" // the replay job's pause command
 	"io"
 	"net/http"
 	"net/http/httptest"

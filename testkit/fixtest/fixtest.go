@@ -71,7 +71,7 @@ func Inputs(t *testing.T, est *model.Estate) fix.Inputs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fix.Evaluate(est, correlate.MustSelector(), eng, Now)
+	return evaluate(est, correlate.MustSelector(), eng)
 }
 
 // OpenStore opens a history store in the test's folder.
@@ -157,7 +157,7 @@ func Audit(t *testing.T, sel *correlate.Selector, instances ...collectors.Instan
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fix.Evaluate(est, sel, eng, Now)
+	return evaluate(est, sel, eng)
 }
 
 // Open lists the open findings of backfill id as rule id + artifact URI.
@@ -169,4 +169,11 @@ func Open(in fix.Inputs, id string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// evaluate judges est as bfaudit fix does: the audit's pipeline, no
+// sources to read.
+func evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine) fix.Inputs {
+	a, _ := audit.Run(context.Background(), context.Background(), audit.Plan{Estate: est, Selector: sel, Engine: eng, Now: Now})
+	return fix.InputsOf(a)
 }
