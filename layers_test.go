@@ -20,9 +20,9 @@ const module = "github.com/bfaudit/bfaudit"
 var layers = []string{
 	"cmd", "bench", "tools", "deploy", "examples",
 	"testkit",
-	"config",
 	"fix",
 	"audit",
+	"config",
 	"reports",
 	"collectors",
 	"rules",
