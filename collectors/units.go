@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/model"
 )
 
 // Env is what the audit hands a source before it reads anything: the
@@ -107,7 +106,7 @@ func collectUnits(ctx context.Context, c Collector, sink Sink, keep func([]strin
 			return nil
 		}
 	}
-	w := &watchedSink{Sink: sink, units: units}
+	w := newWatchedSink(sink, units)
 	limit := 1
 	if cu, ok := c.(ConcurrentUnits); ok {
 		limit = max(cu.UnitConcurrency(), 1)
@@ -184,30 +183,55 @@ func orWhole(unit string) string {
 // watchedSink holds a collector to its declared units: a read or an error
 // at a scope under no declared unit is recorded as an error of the whole
 // source (a bug in the collector must not pass as an answer), and it
-// remembers which units said anything.
+// remembers which units said anything. Each check walks the scope's
+// parents, so a source of many units (DAGs, files) costs no more per read
+// than one.
 type watchedSink struct {
 	Sink
-	units []string
+	units map[string]bool // declared, without a trailing "/"; "" is the whole source
 
 	mu    sync.Mutex
-	said  map[string]bool // scopes read or failed
+	said  map[string]bool // declared units something was read or failed under
 	whole bool            // an error of the whole source was recorded
 }
 
-func (w *watchedSink) declared(scope string) bool {
-	return slices.ContainsFunc(w.units, func(u string) bool { return model.ScopeWithin(scope, u) })
+func newWatchedSink(sink Sink, units []string) *watchedSink {
+	w := &watchedSink{Sink: sink, units: make(map[string]bool, len(units)), said: map[string]bool{}}
+	for _, u := range units {
+		w.units[strings.TrimSuffix(u, "/")] = true
+	}
+	return w
+}
+
+// over lists the declared units scope lies within (see model.ScopeWithin):
+// scope itself and each parent, up to the whole source.
+func (w *watchedSink) over(scope string) []string {
+	var out []string
+	for s := strings.TrimSuffix(scope, "/"); ; {
+		if w.units[s] {
+			out = append(out, s)
+		}
+		if s == "" {
+			return out
+		}
+		i := strings.LastIndexByte(s, '/')
+		if i < 0 {
+			i = 0
+		}
+		s = s[:i]
+	}
 }
 
 func (w *watchedSink) saw(scope string) bool {
-	if !w.declared(scope) {
+	units := w.over(scope)
+	if len(units) == 0 {
 		w.Sink.AddError("", fmt.Errorf("the collector read %s, which it did not declare as a unit", scope))
 		return false
 	}
 	w.mu.Lock()
-	if w.said == nil {
-		w.said = map[string]bool{}
+	for _, u := range units {
+		w.said[u] = true
 	}
-	w.said[scope] = true
 	w.mu.Unlock()
 	return true
 }
@@ -216,15 +240,7 @@ func (w *watchedSink) saw(scope string) bool {
 func (w *watchedSink) touched(unit string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.whole {
-		return true
-	}
-	for s := range w.said {
-		if model.ScopeWithin(s, unit) {
-			return true
-		}
-	}
-	return false
+	return w.whole || w.said[strings.TrimSuffix(unit, "/")]
 }
 
 func (w *watchedSink) AddRead(scope, what string, n, partial int) {
