@@ -19,17 +19,6 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(a *Airflow) (remedy.Actor, error) {
-	// A source that reads saved API answers has nothing to act
-	// through.
-	if a.ExportDir != "" {
-		return nil, nil
-	}
-	return newAirflow(a), nil
-})
-
 // airflowSystem acts on DAGs through the stable REST API the collector
 // reads (/api/v1 on Airflow 2, /api/v2 on Airflow 3), with its HTTP client
 // and credentials: basic auth on v1, a bearer token on v2 (token_env, or

@@ -6,7 +6,15 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("airflow", remedy.System{Remove: airflowRemoval, Pause: airflowPause, Infer: airflowInfer, Acts: acts})
+	remedy.RegisterSystem("airflow", remedy.System{Remove: airflowRemoval, Pause: airflowPause, Infer: airflowInfer,
+		Acts: remedy.ActsOn(func(a *Airflow) (remedy.Actor, error) {
+			// A source that reads saved API answers has nothing to act
+			// through.
+			if a.ExportDir != "" {
+				return nil, nil
+			}
+			return newAirflow(a), nil
+		})})
 }
 
 // ParseAirflowDAG reads a DAG's id from the airflow collector's URI:

@@ -7,30 +7,19 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
-
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(newAlertmanager)
-
 // amSystem expires silences through Alertmanager's API v2 with the
 // source's own client: its address, login, TLS and timeout.
 type amSystem struct{ api *apiclient.Client }
 
-// newAlertmanager uses the client the source built in Init, initialising
-// a source that was not (only its client is needed, so an empty Env).
+// newAlertmanager uses the client the source built in Init (a configured
+// source is initialised when its entry is decoded).
 func newAlertmanager(a *Alertmanager) (remedy.Actor, error) {
-	if a.API() == nil {
-		if err := a.Init(collectors.Env{}); err != nil {
-			return nil, err
-		}
-	}
 	return &amSystem{api: a.API()}, nil
 }
 

@@ -66,6 +66,9 @@ func TestApplyAlertmanager(t *testing.T) {
 			t.Setenv("BFAUDIT_FIXTEST_AM_TOKEN", "am-token")
 			src := New()
 			src.URL, src.TokenEnv = srv.URL, "BFAUDIT_FIXTEST_AM_TOKEN"
+			if err := src.Init(collectors.Env{}); err != nil {
+				t.Fatal(err)
+			}
 			am, err := newAlertmanager(src)
 			if err != nil {
 				t.Fatal(err)
@@ -105,6 +108,9 @@ func TestAlertmanagerActsWithTheSourcesTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	silence := &model.Artifact{Kind: model.KindSilence, Name: "s-1", URI: "alertmanager://am/silences/s-1"}
+	if err := src.Init(collectors.Env{}); err != nil {
+		t.Fatal(err)
+	}
 	am, err := newAlertmanager(src)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,8 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("alertmanager", remedy.System{Remove: silenceRemoval, Bound: silenceBound, Infer: inferAlertmanager, Acts: acts})
+	remedy.RegisterSystem("alertmanager", remedy.System{Remove: silenceRemoval, Bound: silenceBound, Infer: inferAlertmanager,
+		Acts: remedy.ActsOn(newAlertmanager)})
 }
 
 // silenceCommand is the amtool command that expires a silence, pointed at

@@ -19,12 +19,6 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
-	return newBigQuery(c)
-})
-
 // bqSystem acts on BigQuery tables and dataset ACLs with the REST client
 // the collector lists them with (google.golang.org/api/bigquery/v2), read
 // and write scope, Application Default Credentials, the source's endpoint.

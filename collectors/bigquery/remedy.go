@@ -10,7 +10,10 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("bigquery", remedy.System{Remove: bigqueryRemoval, Infer: inferBigQuery, Acts: acts})
+	remedy.RegisterSystem("bigquery", remedy.System{Remove: bigqueryRemoval, Infer: inferBigQuery,
+		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
+			return newBigQuery(c)
+		})})
 }
 
 // BQTable is a BigQuery table or dataset ACL entry, from the collector's

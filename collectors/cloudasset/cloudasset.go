@@ -26,8 +26,8 @@ import (
 	asset "cloud.google.com/go/asset/apiv1"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
-	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/correlate/iamcond"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"google.golang.org/api/option"
 )

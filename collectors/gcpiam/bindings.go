@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"github.com/bfaudit/bfaudit/collectors"
-	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/correlate/iamcond"
+	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/model"
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 )

@@ -19,12 +19,6 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
-	return newIAM(c), nil
-})
-
 // iamSystem acts on project IAM bindings and service-account keys with the
 // REST clients the gcpiam collector reads them with (Resource Manager v3,
 // IAM v1), Application Default Credentials, the source's endpoints and its

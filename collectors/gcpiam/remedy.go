@@ -10,7 +10,10 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("gcpiam", remedy.System{Remove: gcpiamRemoval, Bound: gcpiamBound, Infer: inferIAM, Acts: acts})
+	remedy.RegisterSystem("gcpiam", remedy.System{Remove: gcpiamRemoval, Bound: gcpiamBound, Infer: inferIAM,
+		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
+			return newIAM(c), nil
+		})})
 }
 
 // IAMBinding is one member's project IAM binding, or a service-account

@@ -16,12 +16,6 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
-	return newGCS(c), nil
-})
-
 // gcsSystem deletes checkpoint objects with the storage client the
 // collector lists them with (read-write scope, Application Default
 // Credentials, the source's endpoint and billing project).

@@ -8,7 +8,10 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("gcs", remedy.System{Remove: gcsRemoval, Infer: inferGCS, Acts: acts})
+	remedy.RegisterSystem("gcs", remedy.System{Remove: gcsRemoval, Infer: inferGCS,
+		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
+			return newGCS(c), nil
+		})})
 }
 
 // GCSObject is a checkpoint folder (Path ends with '/') or a single

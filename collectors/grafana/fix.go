@@ -8,34 +8,23 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/bfaudit/bfaudit/collectors"
-
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(newGrafana)
-
 // grafanaSystem deletes dashboards and Grafana-managed alert rules through
 // Grafana's HTTP API with the source's own client: its address, token,
 // TLS and timeout.
 type grafanaSystem struct{ api *apiclient.Client }
 
-// newGrafana uses the client the source built in Init, initialising a
-// source that was not (only its client is needed, so an empty Env); a
-// source reading an export has no server to act on.
+// newGrafana uses the client the source built in Init (a configured
+// source is initialised when its entry is decoded); a source reading an
+// export has no server to act on.
 func newGrafana(g *Grafana) (remedy.Actor, error) {
 	if g.ExportDir != "" {
 		return nil, nil
-	}
-	if g.API() == nil {
-		if err := g.Init(collectors.Env{}); err != nil {
-			return nil, err
-		}
 	}
 	return &grafanaSystem{api: g.API()}, nil
 }

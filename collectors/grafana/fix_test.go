@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
@@ -66,7 +67,7 @@ func (f *fakeGrafanaAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // dashboard edited since the audit is left alone; every request the fix
 // sends is one Grafana's API description allows.
 func TestApplyGrafana(t *testing.T) {
-	spec, err := swagger.Load("../collectors/grafana/testdata/grafana-api-extract.json")
+	spec, err := swagger.Load("testdata/grafana-api-extract.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +88,9 @@ func TestApplyGrafana(t *testing.T) {
 			t.Setenv("BFAUDIT_FIXTEST_GRAFANA_TOKEN", "gf-token")
 			src := New()
 			src.URL, src.TokenEnv = srv.URL, "BFAUDIT_FIXTEST_GRAFANA_TOKEN"
+			if err := src.Init(collectors.Env{}); err != nil {
+				t.Fatal(err)
+			}
 			sys0, err := newGrafana(src)
 			if err != nil {
 				t.Fatal(err)

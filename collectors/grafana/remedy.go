@@ -9,7 +9,8 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("grafana", remedy.System{Remove: grafanaRemoval, Infer: inferGrafana, Acts: acts})
+	remedy.RegisterSystem("grafana", remedy.System{Remove: grafanaRemoval, Infer: inferGrafana,
+		Acts: remedy.ActsOn(newGrafana)})
 }
 
 // The variables the printed command reads: the token (the command names

@@ -11,12 +11,6 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(k *Kafka) (remedy.Actor, error) {
-	return newKafka(k)
-})
-
 // kafkaSystem deletes consumer groups through the source's admin client
 // (its brokers, SASL login, TLS and timeout).
 type kafkaSystem struct {

@@ -8,7 +8,10 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("kafka", remedy.System{Remove: kafkaRemoval, Infer: inferKafka, Acts: acts})
+	remedy.RegisterSystem("kafka", remedy.System{Remove: kafkaRemoval, Infer: inferKafka,
+		Acts: remedy.ActsOn(func(k *Kafka) (remedy.Actor, error) {
+			return newKafka(k)
+		})})
 }
 
 // KafkaGroup is a consumer group, from the kafka collector's URIs:

@@ -16,15 +16,6 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(k *Kubernetes) (remedy.Actor, error) {
-	if k.Client == nil {
-		return nil, nil
-	}
-	return newKubernetes(k), nil
-})
-
 // kubeSystem acts on CronJobs and Jobs with the collector's client-go
 // clientset (its kubeconfig and context).
 type kubeSystem struct {

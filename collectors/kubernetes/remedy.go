@@ -10,7 +10,13 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("kubernetes", remedy.System{Remove: kubernetesRemoval, Pause: kubernetesPause, Infer: inferKubernetes, Acts: acts})
+	remedy.RegisterSystem("kubernetes", remedy.System{Remove: kubernetesRemoval, Pause: kubernetesPause, Infer: inferKubernetes,
+		Acts: remedy.ActsOn(func(k *Kubernetes) (remedy.Actor, error) {
+			if k.Client == nil {
+				return nil, nil
+			}
+			return newKubernetes(k), nil
+		})})
 }
 
 // KubeObject is a CronJob or Job, from the kubernetes collector's URI:

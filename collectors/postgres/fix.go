@@ -15,12 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(p *Postgres) (remedy.Actor, error) {
-	return newPostgres(p)
-})
-
 // pgSystem acts on a PostgreSQL source with pgx, the collector's driver,
 // connecting as the source's DSN says (the collector's sessions are read
 // only; these are not). Objects are looked up in the catalog by the name

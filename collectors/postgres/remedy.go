@@ -9,7 +9,10 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("postgres", remedy.System{Remove: postgresRemoval, Bound: postgresBound, Infer: inferPostgres, Acts: acts})
+	remedy.RegisterSystem("postgres", remedy.System{Remove: postgresRemoval, Bound: postgresBound, Infer: inferPostgres,
+		Acts: remedy.ActsOn(func(p *Postgres) (remedy.Actor, error) {
+			return newPostgres(p)
+		})})
 }
 
 // PGObject is what a PostgreSQL artifact's URI and attributes say it is.

@@ -16,12 +16,6 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
-	return newPubSub(c), nil
-})
-
 // pubsubSystem acts on a Pub/Sub source with the client the collector
 // uses (Application Default Credentials, the source's endpoint;
 // PUBSUB_EMULATOR_HOST is honoured by the client).

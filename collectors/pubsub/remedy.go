@@ -6,7 +6,10 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("pubsub", remedy.System{Remove: pubsubRemoval, Infer: inferPubSub, Acts: acts})
+	remedy.RegisterSystem("pubsub", remedy.System{Remove: pubsubRemoval, Infer: inferPubSub,
+		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
+			return newPubSub(c), nil
+		})})
 }
 
 // PubSubObject is a topic, subscription or snapshot, from the pubsub

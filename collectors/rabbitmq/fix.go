@@ -14,12 +14,6 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(func(r *RabbitMQ) (remedy.Actor, error) {
-	return newRabbitMQ(r)
-})
-
 // rabbitSystem acts on a RabbitMQ source through the management HTTP API
 // the collector reads, with its HTTP client (its TLS settings) and
 // credentials.

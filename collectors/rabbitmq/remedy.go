@@ -8,7 +8,10 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("rabbitmq", remedy.System{Remove: rabbitmqRemoval, Acts: acts})
+	remedy.RegisterSystem("rabbitmq", remedy.System{Remove: rabbitmqRemoval,
+		Acts: remedy.ActsOn(func(r *RabbitMQ) (remedy.Actor, error) {
+			return newRabbitMQ(r)
+		})})
 }
 
 // RabbitObject is a queue or exchange, from the rabbitmq collector's URIs:

@@ -7,35 +7,22 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bfaudit/bfaudit/collectors"
-
-	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// acts builds what applies the commands of a configured source: its
-// System's Acts (remedy.go).
-var acts = remedy.ActsOn(newUnleash)
-
 // unleashSystem archives flags through Unleash's Admin API with the
 // source's own client: its address, token, TLS and timeout.
 type unleashSystem struct{ api *apiclient.Client }
 
-// newUnleash uses the client the source built in Init, initialising a
-// source that was not (only its client is needed: an Env with the
-// default selector, which Init checks tag_type against). A source read
-// from an export has nothing to act through.
+// newUnleash uses the client the source built in Init (a configured
+// source is initialised when its entry is decoded); a source read from an
+// export has nothing to act through.
 func newUnleash(u *Unleash) (remedy.Actor, error) {
 	if u.ExportDir != "" {
 		return nil, nil
-	}
-	if u.API() == nil {
-		if err := u.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
-			return nil, err
-		}
 	}
 	return &unleashSystem{api: u.API()}, nil
 }

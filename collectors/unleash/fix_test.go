@@ -77,6 +77,9 @@ func TestApplyUnleash(t *testing.T) {
 			t.Setenv("BFAUDIT_FIXTEST_UNLEASH_TOKEN", "*:*.unleash-token")
 			src := New()
 			src.URL, src.TokenEnv = srv.URL, "BFAUDIT_FIXTEST_UNLEASH_TOKEN"
+			if err := src.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
+				t.Fatal(err)
+			}
 			sys, err := newUnleash(src)
 			if err != nil {
 				t.Fatal(err)
@@ -108,6 +111,9 @@ func TestUnleashSystemBuild(t *testing.T) {
 	}
 	src = New()
 	src.URL = "http://unleash:4242"
+	if err := src.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
+		t.Fatal(err)
+	}
 	if s, err := newUnleash(src); s == nil || err != nil || src.API() == nil {
 		t.Errorf("server: %v %v", s, err)
 	}
@@ -175,6 +181,9 @@ func TestUnleashRealServer(t *testing.T) {
 	a := collect()
 	if a == nil || a.State != model.StateEnabled || a.Attr(model.AttrEnabledIn) != "development" {
 		t.Fatalf("before: %+v", a)
+	}
+	if err := src.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
+		t.Fatal(err)
 	}
 	sys, err := newUnleash(src)
 	if err != nil {

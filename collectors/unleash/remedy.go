@@ -9,7 +9,8 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("unleash", remedy.System{Remove: flagRemoval, Infer: inferUnleash, Acts: acts})
+	remedy.RegisterSystem("unleash", remedy.System{Remove: flagRemoval, Infer: inferUnleash,
+		Acts: remedy.ActsOn(newUnleash)})
 }
 
 // ParseUnleashFlag reads a flag's project and name from the unleash
