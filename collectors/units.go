@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +35,18 @@ type Env struct {
 
 // Path resolves a path of the source's settings against BaseDir.
 func (e Env) Path(p string) string { return Resolve(e.BaseDir, p) }
+
+// Name is what a source names itself by in its URIs and errors: its
+// configured name, else the host of its address (a URL), else fallback.
+func (e Env) Name(address, fallback string) string {
+	if e.Source != "" {
+		return e.Source
+	}
+	if u, err := url.Parse(address); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return fallback
+}
 
 // Place names where key is written: its place in the config file when
 // known, else the key itself.

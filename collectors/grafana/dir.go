@@ -49,14 +49,7 @@ func hasSavedAnswers(dir string) bool {
 // read decodes a file into out; found is false when it does not exist.
 // Errors name the file once.
 func (d *dirSource) read(name string, out any) (found bool, err error) {
-	b, found, err := safefile.ReadSaved(d.dir, name, maxFileBytes)
-	if !found || err != nil {
-		return found, err
-	}
-	if err := remote.Unmarshal(b, out); err != nil {
-		return true, fmt.Errorf("%s: %w", name, err)
-	}
-	return true, nil
+	return remote.ReadSaved(d.dir, name, maxFileBytes, out)
 }
 
 func (d *dirSource) folders(_ context.Context, parent string) ([]folder, error) {

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"time"
 
@@ -97,15 +96,7 @@ func (n *Notebooks) SampleConfig() string { return sampleConfig }
 
 // sourceName names the source in errors: its name, else the server's
 // host.
-func (n *Notebooks) sourceName() string {
-	if n.env.Source != "" {
-		return n.env.Source
-	}
-	if u, err := url.Parse(n.JupyterURL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "notebooks"
-}
+func (n *Notebooks) sourceName() string { return n.env.Name(n.JupyterURL, "notebooks") }
 
 // Inputs are the notebook files, folders or globs.
 func (n *Notebooks) Inputs() []collectors.Input {

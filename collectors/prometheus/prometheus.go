@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -94,15 +93,7 @@ func (p *Prometheus) Notes() []string {
 
 // sourceName is the name this source reports under, the host part of its
 // URIs: the source's name, else the URL's host (or "prometheus").
-func (p *Prometheus) sourceName() string {
-	if p.env.Source != "" {
-		return p.env.Source
-	}
-	if u, err := url.Parse(p.URL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "prometheus"
-}
+func (p *Prometheus) sourceName() string { return p.env.Name(p.URL, "prometheus") }
 
 // Inputs are the rule files, files, folders or globs.
 func (p *Prometheus) Inputs() []collectors.Input {

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
-	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
 // dirAPI reads Admin API answers saved as files, so an estate can be
@@ -41,14 +40,7 @@ const maxFileBytes = 64 << 20
 // read decodes the file name (slash-separated, relative to the export)
 // into out; found is false when it does not exist.
 func (d *dirAPI) read(name string, out any) (found bool, err error) {
-	b, found, err := safefile.ReadSaved(d.dir, name, maxFileBytes)
-	if !found || err != nil {
-		return found, err
-	}
-	if err := remote.Unmarshal(b, out); err != nil {
-		return true, fmt.Errorf("%s: %w", name, err)
-	}
-	return true, nil
+	return remote.ReadSaved(d.dir, name, maxFileBytes, out)
 }
 
 // safeName keeps an id from the export's own files out of a path.

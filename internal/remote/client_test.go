@@ -46,7 +46,10 @@ func TestNewClientKeepsConnectionsForItsConcurrency(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := conns.Load(); n > 16 {
+	// About 8; a busy machine dials a few more when a call starts just
+	// before another returns its connection. Go's default (two idle
+	// connections kept) dials well over a hundred here.
+	if n := conns.Load(); n > 40 {
 		t.Errorf("%d connections for 200 calls by 8 workers, want about 8", n)
 	}
 }
