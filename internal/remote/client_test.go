@@ -12,12 +12,20 @@ import (
 	"testing"
 )
 
-// Parallel calls reuse their connections: 8 workers making 200 calls open
-// about 8 connections, not one per call as Go's default of two idle
-// connections per host leads to.
+// Parallel calls reuse their connections: two rounds of 8 calls held open
+// at once need 8 connections, not 14 as Go's default of two idle
+// connections per host gives (the second round dials 6 again). The server
+// holds each round's calls until all 8 arrived, so every round really
+// runs 8 at once.
 func TestNewClientKeepsConnectionsForItsConcurrency(t *testing.T) {
+	const workers = 8
 	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	var round sync.WaitGroup
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		round.Done()
+		round.Wait()
+		w.Write([]byte("{}"))
+	}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			conns.Add(1)
@@ -25,16 +33,17 @@ func TestNewClientKeepsConnectionsForItsConcurrency(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	c, err := NewClient(ClientOptions{Conns: 8})
+	c, err := NewClient(ClientOptions{Conns: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 25; i++ {
+	for r := 0; r < 2; r++ {
+		round.Add(workers)
+		var calls sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
 				resp, err := c.Get(srv.URL)
 				if err != nil {
 					t.Error(err)
@@ -42,15 +51,12 @@ func TestNewClientKeepsConnectionsForItsConcurrency(t *testing.T) {
 				}
 				ReadAll(resp.Body, 1<<10)
 				resp.Body.Close()
-			}
-		}()
+			}()
+		}
+		calls.Wait()
 	}
-	wg.Wait()
-	// About 8; a busy machine dials a few more when a call starts just
-	// before another returns its connection. Go's default (two idle
-	// connections kept) dials well over a hundred here.
-	if n := conns.Load(); n > 40 {
-		t.Errorf("%d connections for 200 calls by 8 workers, want about 8", n)
+	if n := conns.Load(); n != workers {
+		t.Errorf("%d connections for two rounds of %d calls at once, want %d", n, workers, workers)
 	}
 }
 
