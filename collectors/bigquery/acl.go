@@ -1,8 +1,6 @@
 package bigquery
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/url"
 	"strings"
 
@@ -108,13 +106,11 @@ func aclMember(e *bq.DatasetAccess) string {
 // condition's title, or a hash of its expression.
 func aclURI(project, dataset, role, member string, cond *bq.Expr) string {
 	uri := "bigquery://" + project + "/" + dataset + "/acl/" + role + "/" + member
-	if cond == nil || (cond.Title == "" && cond.Expression == "") {
+	if cond == nil {
 		return uri
 	}
-	key := cond.Title
-	if key == "" {
-		sum := sha256.Sum256([]byte(cond.Expression))
-		key = hex.EncodeToString(sum[:6])
+	if key := iamcond.ConditionKey(cond.Title, cond.Expression); key != "" {
+		uri += "?condition=" + url.QueryEscape(key)
 	}
-	return uri + "?condition=" + url.QueryEscape(key)
+	return uri
 }

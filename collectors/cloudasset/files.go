@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"cloud.google.com/go/asset/apiv1/assetpb"
 	"github.com/bfaudit/bfaudit/internal/safefile"
@@ -35,7 +33,7 @@ func (c *Collector) readFile(configured string, inv *inventory) error {
 	}
 	data, err := safefile.Read(path)
 	if err != nil {
-		return fmt.Errorf("cloudasset: %s: %w", origin, plainReadError(path, err))
+		return fmt.Errorf("cloudasset: %s: %w", origin, safefile.PlainError(path, err))
 	}
 	if err := parseFile(data, origin, inv); err != nil {
 		return fmt.Errorf("cloudasset: %s: %w", origin, err)
@@ -151,17 +149,4 @@ func parseItem(raw []byte, where string, inv *inventory) error {
 
 func unmarshal(raw []byte, m proto.Message) error {
 	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(raw, m)
-}
-
-// plainReadError drops the resolved (often absolute) path from a read
-// error: the message names the file as configured instead.
-func plainReadError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
-		return errors.New(msg)
-	}
-	return err
 }

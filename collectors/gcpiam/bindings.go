@@ -2,8 +2,6 @@ package gcpiam
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -118,13 +116,11 @@ func (c *Collector) grant(project, role, member, expr, title, uri, id, how strin
 // its condition's title, or a hash of its expression when it has none.
 func grantURI(project, role, member string, cond *crm.Expr) string {
 	uri := fmt.Sprintf("gcpiam://%s/bindings/%s/%s", project, role, member)
-	if cond == nil || (cond.Title == "" && cond.Expression == "") {
+	if cond == nil {
 		return uri
 	}
-	key := cond.Title
-	if key == "" {
-		sum := sha256.Sum256([]byte(cond.Expression))
-		key = hex.EncodeToString(sum[:6])
+	if key := iamcond.ConditionKey(cond.Title, cond.Expression); key != "" {
+		uri += "?condition=" + url.QueryEscape(key)
 	}
-	return uri + "?condition=" + url.QueryEscape(key)
+	return uri
 }

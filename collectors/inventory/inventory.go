@@ -15,7 +15,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -81,7 +80,7 @@ func (i *Inventory) CollectUnit(_ context.Context, unit string, sink collectors.
 	path := i.env.Path(filepath.FromSlash(unit))
 	data, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
-		return fmt.Errorf("inventory: %s: %w", unit, plainReadError(path, err))
+		return fmt.Errorf("inventory: %s: %w", unit, safefile.PlainError(path, err))
 	}
 	arts, errs := Parse(unit, data, i.System)
 	sink.AddRead(unit, "entries", len(arts), 0)
@@ -98,17 +97,4 @@ func (i *Inventory) CollectUnit(_ context.Context, unit string, sink collectors.
 // written in the config, cleaned, with "/" separators.
 func Unit(configured string) string {
 	return filepath.ToSlash(filepath.Clean(configured))
-}
-
-// plainReadError drops the resolved (often absolute) path from a read
-// error: the message names the file by its unit instead.
-func plainReadError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
-		return errors.New(msg)
-	}
-	return err
 }

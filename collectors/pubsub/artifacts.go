@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -156,11 +157,7 @@ func copyLabels(in map[string]string) map[string]string {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(in)
 }
 
 func lastSegment(name string) string {

@@ -8,6 +8,8 @@
 package iamcond
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -158,4 +160,15 @@ func isRequestTime(e celast.Expr) bool {
 	op := sel.Operand()
 	return !sel.IsTestOnly() && sel.FieldName() == "time" &&
 		op.Kind() == celast.IdentKind && op.AsIdent() == "request"
+}
+
+// ConditionKey names a conditional grant's condition in its URI: the
+// condition's title, or a hash of its expression when it has none; ""
+// for no condition. Two grants of one role and member differ only by it.
+func ConditionKey(title, expression string) string {
+	if title != "" || expression == "" {
+		return title
+	}
+	sum := sha256.Sum256([]byte(expression))
+	return hex.EncodeToString(sum[:6])
 }

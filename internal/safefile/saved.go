@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 )
 
 // ReadSaved reads one saved API answer, name (slash-separated) under dir,
@@ -24,13 +23,7 @@ func ReadSaved(dir, name string, limit int64) (b []byte, found bool, err error) 
 	case errors.Is(err, ErrTooLarge):
 		return nil, true, fmt.Errorf("%s: larger than %d MiB: refused", name, limit>>20)
 	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		} else if msg, ok := strings.CutPrefix(err.Error(), p+": "); ok {
-			err = errors.New(msg)
-		}
-		return nil, true, fmt.Errorf("%s: %w", name, err)
+		return nil, true, fmt.Errorf("%s: %w", name, PlainError(p, err))
 	}
 	if t := bytes.TrimSpace(b); len(t) == 0 || string(t) == "null" {
 		return nil, true, fmt.Errorf("%s: empty file", name)
