@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -24,28 +25,13 @@ const (
 	AttrAirflowBackfillID = "airflow_backfill_id"
 )
 
-// tagLabels turns DAG tags into labels: "backfill_id=BF-1234" and
-// "backfill:BF-1234" become key/value pairs; any other tag is a key with
-// an empty value.
+// tagLabels turns DAG tags into labels (see correlate.TagLabels).
 func tagLabels(tags []tagJSON) map[string]string {
-	if len(tags) == 0 {
-		return nil
+	names := make([]string, len(tags))
+	for i, t := range tags {
+		names[i] = t.Name
 	}
-	out := make(map[string]string, len(tags))
-	for _, t := range tags {
-		name := strings.TrimSpace(t.Name)
-		if name == "" {
-			continue
-		}
-		if k, v, ok := strings.Cut(name, "="); ok {
-			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		} else if k, v, ok := strings.Cut(name, ":"); ok {
-			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		} else {
-			out[name] = ""
-		}
-	}
-	return out
+	return correlate.TagLabels(names, 0)
 }
 
 // matchDAG asks the selector whether a DAG is backfill machinery: by a

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -28,32 +29,7 @@ func (g *Grafana) ruleURI(uid string) string {
 	return "grafana://" + g.env.Source + "/alert-rules/" + url.PathEscape(uid)
 }
 
-// tagLabels turns tags into labels: "backfill_id=BF-1234" and
-// "backfill_id:BF-1234" become key and value; any other tag is a key with
-// an empty value.
-func tagLabels(tags []string) map[string]string {
-	out := map[string]string{}
-	for i, t := range tags {
-		if i >= maxTags {
-			break
-		}
-		t = strings.TrimSpace(t)
-		if t == "" {
-			continue
-		}
-		if k, v, ok := strings.Cut(t, "="); ok {
-			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		} else if k, v, ok := strings.Cut(t, ":"); ok {
-			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		} else {
-			out[t] = ""
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
+func tagLabels(tags []string) map[string]string { return correlate.TagLabels(tags, maxTags) }
 
 // tie asks the selector whether an object is made for a backfill: a tag or
 // label carrying the id, a declared asset, the title, or a bare tag that
