@@ -220,15 +220,20 @@ func (s *sourceSink) freeze(ctx context.Context) (abandoned bool) {
 	return !s.finished
 }
 
+// add appends v to one of the sink's lists, unless the sink is frozen.
+func add[T any](s *sourceSink, list *[]T, v T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.frozen {
+		*list = append(*list, v)
+	}
+}
+
 func (s *sourceSink) AddBackfill(b model.Backfill) {
 	if b.Source.Source == "" {
 		b.Source.Source = s.source
 	}
-	s.mu.Lock()
-	if !s.frozen {
-		s.backfills = append(s.backfills, b)
-	}
-	s.mu.Unlock()
+	add(s, &s.backfills, b)
 }
 
 func (s *sourceSink) AddArtifact(a model.Artifact) {
@@ -236,22 +241,14 @@ func (s *sourceSink) AddArtifact(a model.Artifact) {
 	if a.System == "" {
 		a.System = s.system
 	}
-	s.mu.Lock()
-	if !s.frozen {
-		s.artifacts = append(s.artifacts, a)
-	}
-	s.mu.Unlock()
+	add(s, &s.artifacts, a)
 }
 
 func (s *sourceSink) AddRecord(r model.DecisionRecord) {
 	if r.Source.Source == "" {
 		r.Source.Source = s.source
 	}
-	s.mu.Lock()
-	if !s.frozen {
-		s.records = append(s.records, r)
-	}
-	s.mu.Unlock()
+	add(s, &s.records, r)
 }
 
 func (s *sourceSink) AddEdge(e model.Edge) {
@@ -259,11 +256,7 @@ func (s *sourceSink) AddEdge(e model.Edge) {
 	if e.System == "" {
 		e.System = s.system
 	}
-	s.mu.Lock()
-	if !s.frozen {
-		s.edges = append(s.edges, e)
-	}
-	s.mu.Unlock()
+	add(s, &s.edges, e)
 }
 
 func (s *sourceSink) AddBuild(b model.Build) {
@@ -271,11 +264,7 @@ func (s *sourceSink) AddBuild(b model.Build) {
 	if b.System == "" {
 		b.System = s.system
 	}
-	s.mu.Lock()
-	if !s.frozen {
-		s.builds = append(s.builds, b)
-	}
-	s.mu.Unlock()
+	add(s, &s.builds, b)
 }
 
 func (s *sourceSink) AddError(scope string, err error) {
