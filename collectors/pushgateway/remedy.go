@@ -11,31 +11,25 @@ func init() {
 	remedy.RegisterSystem("pushgateway", remedy.System{Remove: groupRemoval, Infer: inferGroup, Acts: remedy.ActsOn(newActor)})
 }
 
-// urlVar is the address the command reads when the artifact did not
-// record it (a finding read back from a report): the shell stops, saying
-// so, until it is set.
-const urlVar = "PUSHGATEWAY_URL"
-
-// groupRemoval is the curl call that deletes the group from the
-// Pushgateway it was read from. A Pushgateway behind a login takes
-// curl's own options for it (a .netrc, -u), never a secret in the text.
+// groupRemoval: curl deletes the group from the Pushgateway it was read
+// from, else $PUSHGATEWAY_URL; a login goes in curl's .netrc, never here.
 func groupRemoval(r *remedy.Remedy, a *model.Artifact) {
-	labels, ok := parseGroupURI(a.URI)
+	key, ok := keyPathOf(a.URI)
 	if a.Kind != model.KindCheckpoint || !ok {
 		return
 	}
-	path := groupPath(labels)
-	target, needs := `"${`+urlVar+`:?set `+urlVar+` to the Pushgateway address}"`+remedy.Quote(path), []string{urlVar}
+	path := "/metrics" + key
+	target, needs := `"${PUSHGATEWAY_URL:?set PUSHGATEWAY_URL to the Pushgateway address}"`+remedy.Quote(path), []string{"PUSHGATEWAY_URL"}
 	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
 		target, needs = remedy.Quote(u+path), nil
 	}
 	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteMetricGroup, Step: model.StepRetired, Resolves: true,
-		Summary: "delete metric group " + groupName(labels) + " from the Pushgateway", Shell: "curl -fsS -X DELETE " + target, Needs: needs})
+		Summary: "delete metric group " + key[1:] + " from the Pushgateway", Shell: "curl -fsS -X DELETE " + target, Needs: needs})
 }
 
 // inferGroup: a group's URI holds its whole grouping key.
 func inferGroup(a *model.Artifact) {
-	if labels, ok := parseGroupURI(a.URI); ok {
-		a.Kind, a.Name = model.KindCheckpoint, groupName(labels)
+	if key, ok := keyPathOf(a.URI); ok {
+		a.Kind, a.Name = model.KindCheckpoint, key[1:]
 	}
 }
