@@ -51,7 +51,8 @@ func (p *Pushgateway) Init(env collectors.Env) (err error) {
 // Units: the API lists every group in one answer, so the gateway is one unit.
 func (p *Pushgateway) Units(context.Context) ([]string, error) { return []string{""}, nil }
 
-// group is an entry of GET /api/v1/metrics; its metric families are not read.
+// group is an entry of GET /api/v1/metrics: its key, and when it was last
+// pushed to (push_time_seconds' time stamp, which a failed push moves too).
 type group struct {
 	Labels   map[string]string `json:"labels"`
 	PushTime struct {
