@@ -45,6 +45,7 @@ const (
 	DeletePool         = "delete_pool"         // delete an Airflow pool
 	DeleteConnection   = "delete_connection"   // delete an Airflow connection (its stored credential)
 	DeleteVariable     = "delete_variable"     // delete an Airflow variable (its value)
+	DeleteMetricGroup  = "delete_metric_group" // delete a Pushgateway metric group (the progress a replay pushed)
 	// RebuildTable (lineage.go) rebuilds a derived table: printed only.
 )
 
@@ -59,6 +60,7 @@ func Actions() map[string]bool {
 		ArchiveFlag: true, DeleteFlag: false, DeleteDashboard: false, DeleteAlertRule: false,
 		DeleteGroup: false, DeleteObjects: false, DeleteSnapshot: false,
 		DeletePool: false, DeleteConnection: false, DeleteVariable: false, RebuildTable: false,
+		DeleteMetricGroup: false,
 	}
 }
 

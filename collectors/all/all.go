@@ -20,6 +20,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/postgres"
 	_ "github.com/bfaudit/bfaudit/collectors/prometheus"
 	_ "github.com/bfaudit/bfaudit/collectors/pubsub"
+	_ "github.com/bfaudit/bfaudit/collectors/pushgateway"
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
 	_ "github.com/bfaudit/bfaudit/collectors/unleash"
