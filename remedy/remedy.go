@@ -45,14 +45,27 @@ const (
 	DeletePool         = "delete_pool"         // delete an Airflow pool
 	DeleteConnection   = "delete_connection"   // delete an Airflow connection (its stored credential)
 	DeleteVariable     = "delete_variable"     // delete an Airflow variable (its value)
-	DeleteMetricGroup  = "delete_metric_group" // delete a Pushgateway metric group (the progress a replay pushed)
 	// RebuildTable (lineage.go) rebuilds a derived table: printed only.
 )
 
 // Actions lists every action name with whether it can be undone from what
 // fix records before acting (the grant's privileges, the role's validity):
 // only those run under `fix --apply` without being named in fix.allow.
+// They are the actions above, which several systems share, and those a
+// registered system adds of its own (System.Actions).
 func Actions() map[string]bool {
+	out := sharedActions()
+	systemsMu.RLock()
+	defer systemsMu.RUnlock()
+	for _, s := range systems {
+		for name, reversible := range s.Actions {
+			out[name] = reversible
+		}
+	}
+	return out
+}
+
+func sharedActions() map[string]bool {
 	return map[string]bool{
 		PauseJob: true, ExpireRole: true, DisableKey: true,
 		DeleteJob: false, RevokeGrant: false, DeleteKey: false, DeleteSubscription: false,
@@ -60,7 +73,6 @@ func Actions() map[string]bool {
 		ArchiveFlag: true, DeleteFlag: false, DeleteDashboard: false, DeleteAlertRule: false,
 		DeleteGroup: false, DeleteObjects: false, DeleteSnapshot: false,
 		DeletePool: false, DeleteConnection: false, DeleteVariable: false, RebuildTable: false,
-		DeleteMetricGroup: false,
 	}
 }
 

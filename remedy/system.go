@@ -25,6 +25,10 @@ type System struct {
 	// Infer fills, from the URI alone, the kind and attributes the
 	// commands need (a report holds findings, not artifacts).
 	Infer func(a *model.Artifact)
+	// Actions are the actions only this system takes, each with whether
+	// it can be undone (see Actions); the shared ones are declared in this
+	// package.
+	Actions map[string]bool
 	// Acts builds, from a configured source's collector, what applies the
 	// commands through the system's API (`fix --apply`); nil where they
 	// are only printed. Build it with ActsOn.
@@ -43,6 +47,12 @@ func RegisterSystem(name string, s System) {
 	defer systemsMu.Unlock()
 	if _, dup := systems[name]; dup {
 		panic(fmt.Sprintf("remedy: system %q registered twice", name))
+	}
+	shared := sharedActions()
+	for action := range s.Actions {
+		if _, ok := shared[action]; ok {
+			panic(fmt.Sprintf("remedy: system %q declares the shared action %q", name, action))
+		}
 	}
 	systems[name] = s
 }

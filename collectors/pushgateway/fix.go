@@ -6,28 +6,22 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// actor deletes groups with a client of the source's own settings:
-// address, login, TLS, timeout and retries.
-type actor struct{ api *apiclient.Client }
-
-func newActor(p *Pushgateway) (remedy.Actor, error) {
-	c, err := apiclient.New(p.Config, nil, p.Retry)
-	return &actor{api: c}, err
-}
+// newActor: the source deletes groups through the client it reads them
+// with (address, login, TLS, timeout, retries).
+func newActor(p *Pushgateway) (remedy.Actor, error) { return p, nil }
 
 // Read finds the group again in the listing (the API has no call for one
 // group) by its whole grouping key: gone, or when it was last pushed.
-func (s *actor) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
+func (p *Pushgateway) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
 	key, ok := keyPathOf(a.URI)
 	if !ok {
 		return remedy.Observed{}, fmt.Errorf("pushgateway: %s is not a metric group bfaudit can act on", a.URI)
 	}
-	groups, err := list(ctx, s.api)
+	groups, err := list(ctx, p.client)
 	if err != nil {
 		return remedy.Observed{}, fmt.Errorf("pushgateway: %w", err)
 	}
@@ -40,17 +34,17 @@ func (s *actor) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (r
 }
 
 // Expected: the last push the audit saw; a group pushed since is left alone.
-func (s *actor) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+func (p *Pushgateway) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
 	return map[string]string{"pushed": a.ModifiedAt.UTC().Format(time.RFC3339Nano)}
 }
 
 // Act deletes the group (a group already gone is no error to the API).
-func (s *actor) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+func (p *Pushgateway) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
 	key, ok := keyPathOf(a.URI)
-	if !ok || act.Name != remedy.DeleteMetricGroup {
+	if !ok || act.Name != DeleteMetricGroup {
 		return fmt.Errorf("pushgateway: no %s on %s", act.Name, a.URI)
 	}
-	if err := s.api.Send(ctx, http.MethodDelete, "/metrics"+key, "", nil); err != nil {
+	if err := p.client.Send(ctx, http.MethodDelete, "/metrics"+key, "", nil); err != nil {
 		return fmt.Errorf("pushgateway: delete metric group %s: %w", key[1:], err)
 	}
 	return nil

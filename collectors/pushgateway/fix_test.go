@@ -38,8 +38,8 @@ func TestApplyDeletesTheGroup(t *testing.T) {
 				t.Fatal(err)
 			}
 			store := fixtest.OpenStore(t)
-			res := fixtest.Apply(t, in, id, map[string]remedy.Actor{"pg": actor}, store, remedy.DeleteMetricGroup)
-			if got := fixtest.StatusOf(res, remedy.DeleteMetricGroup); got != c.want {
+			res := fixtest.Apply(t, in, id, map[string]remedy.Actor{"pg": actor}, store, DeleteMetricGroup)
+			if got := fixtest.StatusOf(res, DeleteMetricGroup); got != c.want {
 				t.Errorf("delete_metric_group: %s, want %s (%+v)", got, c.want, res)
 			}
 			got, err := actor.Read(context.Background(), &model.Artifact{URI: "pushgateway://pg" + keyPath(labels)}, remedy.Action{})
@@ -47,7 +47,7 @@ func TestApplyDeletesTheGroup(t *testing.T) {
 				t.Errorf("the group after: %+v, %v", got, err)
 			}
 			acts, err := store.FixActions(context.Background(), id)
-			if err != nil || len(acts) != 1 || acts[0].Result != c.want || acts[0].Action != remedy.DeleteMetricGroup ||
+			if err != nil || len(acts) != 1 || acts[0].Result != c.want || acts[0].Action != DeleteMetricGroup ||
 				c.pushAgain != strings.Contains(acts[0].Error, "pushed was") {
 				t.Errorf("history: %+v, %v", acts, err)
 			}

@@ -7,8 +7,12 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
+// DeleteMetricGroup cannot be undone: it runs only when fix.allow names it.
+const DeleteMetricGroup = "delete_metric_group"
+
 func init() {
-	remedy.RegisterSystem("pushgateway", remedy.System{Remove: groupRemoval, Infer: inferGroup, Acts: remedy.ActsOn(newActor)})
+	remedy.RegisterSystem("pushgateway", remedy.System{Remove: groupRemoval, Infer: inferGroup,
+		Actions: map[string]bool{DeleteMetricGroup: false}, Acts: remedy.ActsOn(newActor)})
 }
 
 // groupRemoval: curl deletes the group from the Pushgateway it was read
@@ -23,7 +27,7 @@ func groupRemoval(r *remedy.Remedy, a *model.Artifact) {
 	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
 		target, needs = remedy.Quote(u+path), nil
 	}
-	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteMetricGroup, Step: model.StepRetired, Resolves: true,
+	r.Actions = append(r.Actions, remedy.Action{Name: DeleteMetricGroup, Step: model.StepRetired, Resolves: true,
 		Summary: "delete metric group " + key[1:] + " from the Pushgateway", Shell: "curl -fsS -X DELETE " + target, Needs: needs})
 }
 

@@ -26,7 +26,7 @@ func TestDeleteCommand(t *testing.T) {
 				t.Fatalf("%q: %+v", name, r)
 			}
 			act := r.Actions[0]
-			if act.Name != remedy.DeleteMetricGroup || act.Step != model.StepRetired || !act.Resolves || remedy.Reversible(act.Name) ||
+			if act.Name != DeleteMetricGroup || act.Step != model.StepRetired || !act.Resolves || remedy.Reversible(act.Name) ||
 				(api == "") != slices.Equal(act.Needs, []string{"PUSHGATEWAY_URL"}) {
 				t.Errorf("action %+v", act)
 			}
