@@ -1,7 +1,9 @@
 // Package bench generates large, realistic estates (Estate; bench/gen
 // saves one to a file) for the benchmarks and memory bounds of an audit,
-// and holds the golden reports that keep faster code writing the same
-// bytes. bench/run.sh times whole processes against bench/plainloop.
+// and holds the tests that keep faster code writing the same reports: the
+// quickstart's golden reports, the digests of the 100k estate's, and what
+// a small estate's reports must say. bench/run.sh times whole processes
+// against bench/plainloop.
 package bench
 
 import (

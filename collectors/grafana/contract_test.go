@@ -40,7 +40,7 @@ func TestContractCollectorRequests(t *testing.T) {
 // The validator is not a rubber stamp: requests altered from the ones the
 // collector sends are each refused, naming what is wrong.
 func TestContractRefusesAlteredRequests(t *testing.T) {
-	spec := loadSpec(t)
+	spec := loadSpec(t, specPath)
 	ok := func(method, path, query string, body string) []string {
 		q, err := url.ParseQuery(query)
 		if err != nil {
@@ -56,7 +56,7 @@ func TestContractRefusesAlteredRequests(t *testing.T) {
 	}{
 		{"unknown parameter", "GET", "/api/search", "type=dash-db&folderUid=analytics", "", `"folderUid" is not declared`},
 		{"tags for tag", "GET", "/api/search", "type=dash-db&tags=backfill", "", `"tags" is not declared`},
-		{"page not an integer", "GET", "/api/folders", "limit=1000&page=two", "", "not an integer"},
+		{"page not an integer", "GET", "/api/folders", "limit=1000&page=two", "", "invalid integer"},
 		{"type outside its enum", "GET", "/api/search", "type=dashboard", "", "is not one of"},
 		{"csv parameter repeated", "GET", "/api/search", "folderUIDs=a&folderUIDs=b", "", "not multi"},
 		{"wrong path", "GET", "/api/dashboards/by-uid/x", "", "", "no path"},
@@ -64,7 +64,7 @@ func TestContractRefusesAlteredRequests(t *testing.T) {
 		{"method not allowed", "DELETE", "/api/folders", "", "", "does not allow DELETE"},
 		{"body on a delete", "DELETE", "/api/dashboards/uid/x", "", `{"force":true}`, "takes none"},
 		{"rule body missing a required property", "PUT", "/api/v1/provisioning/alert-rules/r1", "",
-			`{"orgID":1,"folderUID":"f","ruleGroup":"g","condition":"A","data":[],"noDataState":"OK","execErrState":"Error","for":"5m"}`, "required property title"},
+			`{"orgID":1,"folderUID":"f","ruleGroup":"g","condition":"A","data":[],"noDataState":"OK","execErrState":"Error","for":"5m"}`, `property "title" is missing`},
 		{"rule body with a bad enum", "PUT", "/api/v1/provisioning/alert-rules/r1", "",
 			`{"orgID":1,"folderUID":"f","ruleGroup":"g","title":"t","condition":"A","data":[],"noDataState":"Maybe","execErrState":"Error","for":"5m"}`, "is not one of"},
 	} {
@@ -78,7 +78,7 @@ func TestContractRefusesAlteredRequests(t *testing.T) {
 // The fake's answers are the description's shapes: each fixture object
 // validates against its definition.
 func TestFakeAnswersFollowTheDescription(t *testing.T) {
-	spec := loadSpec(t)
+	spec := loadSpec(t, specPath)
 	f := estate(t)
 	check := func(def string, v any) {
 		b, _ := json.Marshal(v)

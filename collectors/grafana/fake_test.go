@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,65 +25,11 @@ const specPath = "testdata/grafana-api-extract.json"
 // read (testdata/README.md).
 const apisSpecPath = "testdata/grafana-apis-dashboard-v2beta1-extract.json"
 
-// loadAPIsSpec reads the OpenAPI 3 extract as the checker's description:
-// each path's operations with the path's parameters and their own, a
-// parameter's type taken from its schema.
-func loadAPIsSpec(t testing.TB) *swagger.Spec {
-	t.Helper()
-	b, err := os.ReadFile(apisSpecPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type param struct {
-		Name, In string
-		Required bool
-		Schema   struct{ Type string }
-	}
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	convert := func(raw json.RawMessage) []swagger.Param {
-		var ps []param
-		_ = json.Unmarshal(raw, &ps)
-		out := make([]swagger.Param, len(ps))
-		for i, p := range ps {
-			out[i] = swagger.Param{Name: p.Name, In: p.In, Required: p.Required, Type: p.Schema.Type}
-		}
-		return out
-	}
-	spec := &swagger.Spec{Paths: map[string]map[string]swagger.Operation{}}
-	for tmpl, item := range doc.Paths {
-		shared := convert(item["parameters"])
-		spec.Paths[tmpl] = map[string]swagger.Operation{}
-		for method, raw := range item {
-			if method == "parameters" {
-				continue
-			}
-			var op struct {
-				OperationID string          `json:"operationId"`
-				Parameters  json.RawMessage `json:"parameters"`
-			}
-			if err := json.Unmarshal(raw, &op); err != nil {
-				t.Fatal(err)
-			}
-			spec.Paths[tmpl][method] = swagger.Operation{OperationID: op.OperationID,
-				Parameters: append(append([]swagger.Param(nil), shared...), convert(op.Parameters)...)}
-		}
-	}
-	if len(spec.Paths) == 0 {
-		t.Fatalf("%s: no paths", apisSpecPath)
-	}
-	return spec
-}
-
 const fakeToken = "glsa_fake_token"
 
-func loadSpec(t testing.TB) *swagger.Spec {
+func loadSpec(t testing.TB, path string) *swagger.Spec {
 	t.Helper()
-	s, err := swagger.Load(specPath)
+	s, err := swagger.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +62,8 @@ func newFakeGrafana(t testing.TB) *fakeGrafana {
 		dashboards: map[string]map[string]any{},
 		v2:         map[string]map[string]any{},
 		override:   map[string]http.Handler{},
-		rec:        &swagger.Recorder{Spec: loadSpec(t)},
-		apis:       &swagger.Recorder{Spec: loadAPIsSpec(t)},
+		rec:        &swagger.Recorder{Spec: loadSpec(t, specPath)},
+		apis:       &swagger.Recorder{Spec: loadSpec(t, apisSpecPath)},
 	}
 	api, apis := f.rec.Wrap(f), f.apis.Wrap(f)
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -10,25 +10,30 @@
 // may run on hosts without tzdata, and the image does not change with the
 // build machine's tzdata package.
 //
-// Why not github.com/google/ko (checked against v0.19.1's pkg/build, the
-// library goreleaser's kos: drives): ko adds a Go binary to a base image
-// and builds no base, so the CA certificates, the passwd and group entries
-// of uid 65532, /home/nonroot and /tmp would still be built here and handed
-// to it (build.WithBaseImages takes a v1.Image, so that works offline; ko's
-// own default, cgr.dev/chainguard/static:latest, must be pulled from a
-// registry and, being :latest, changes under a rebuild of the same commit).
-// What ko then adds differs from the image this package documents: the
-// binary and the entrypoint are /ko-app/bfaudit, not BinaryPath
-// (docs/deploy.md and the Kubernetes manifests' test rely on it); every
-// image gets a kodata layer, empty here, and KO_DATA_PATH; and ko runs go
-// build itself with flags from its own configuration, a third spelling of
-// BuildFlags and LDFlags beside goreleaser's, which release_test keeps
-// equal to this package's. Its pkg/build also imports sigstore's cosign v3
-// and x/tools/go/packages, and its go.mod requires some 160 modules
-// (cosign, the moby client, kind, registry credential helpers) that would
-// join bfaudit's module graph. The one part ko would save, appending two
-// layers and a config, is the part this package already leaves to
-// go-containerregistry, the library ko uses for it.
+// Why not goreleaser's kos builder (github.com/google/ko underneath)? It
+// was tried: goreleaser v2.15.1 (the Makefile's pin, built through the Go
+// module proxy) with a kos entry for cmd/bfaudit carrying this image's
+// user (65532), labels and creation time, run as `goreleaser release
+// --snapshot`. It built the binary, then failed:
+//
+//	ko: build: fetching base image: Get "https://cgr.dev/v2/": dial tcp:
+//	lookup cgr.dev: no such host
+//
+// and would not pass this package's tests with a network either:
+//   - ko builds no base: it starts from an image pulled from a registry
+//     (cgr.dev/chainguard/static:latest by default, which changes under a
+//     rebuild of the same commit) or read from a Docker daemon, so the CA
+//     certificates and the passwd entry of the non-root user would still
+//     be built here and pushed somewhere ko can read them;
+//   - it writes no image file: a snapshot is loaded into a Docker daemon
+//     and a release is pushed to a registry, where `make image` writes an
+//     OCI layout and a tarball with neither;
+//   - the binary and entrypoint are /ko-app/bfaudit, not BinaryPath, which
+//     docs/deploy.md and the Kubernetes manifests' test rely on, and every
+//     image gets a kodata layer and KO_DATA_PATH.
+//
+// What ko would save, appending the layers and the config, is already
+// go-containerregistry's, the library ko uses for it.
 package image
 
 import (

@@ -1,373 +1,235 @@
-// Package swagger checks HTTP requests against a Swagger 2.0 (OpenAPI 2)
-// description: the contract test of a collector whose fake server is built
-// from the service's published API description. It knows what such a test
-// needs: path templates, methods, path and query parameters with their
-// types, enums and collection formats, and JSON bodies against the
-// definitions (types, required properties, enums, string lengths and
-// patterns). A $ref the description does not carry accepts any value.
+// Package swagger checks HTTP requests against a service's published API
+// description, Swagger 2.0 (OpenAPI 2) or OpenAPI 3: the contract test of a
+// collector whose fake server is built from that description.
+//
+// kin-openapi does the checking: openapi2conv turns a Swagger 2.0
+// description into OpenAPI 3, a gorillamux router finds the operation
+// (path under the base path, method), and openapi3filter checks its path
+// and query parameters (types, enums, formats) and its JSON body against
+// the schemas. This package adds only what kin-openapi leaves alone and a
+// contract test needs:
+//   - a $ref the description's extract does not carry accepts any value
+//     (kin-openapi refuses to load a description with one);
+//   - a query parameter the operation does not declare is refused, and so
+//     is a body sent to an operation that takes none (kin-openapi passes
+//     both: a server may ignore them, a contract test may not);
+//   - a query parameter sent more than once where the description reads
+//     one value is refused (kin-openapi reads the first and drops the rest);
+//   - a query parameter may be sent empty (kin-openapi refuses it unless
+//     the description declares allowEmptyValue, which Grafana's never
+//     does though its server takes them and its prose asks for one).
 package swagger
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 )
 
 // Spec is a loaded description.
 type Spec struct {
-	BasePath    string                          `json:"basePath"`
-	Paths       map[string]map[string]Operation `json:"paths"`
-	Definitions map[string]*Schema              `json:"definitions"`
+	doc    *openapi3.T
+	router routers.Router
 }
 
-// Operation is one method of one path.
-type Operation struct {
-	OperationID string  `json:"operationId"`
-	Parameters  []Param `json:"parameters"`
-}
-
-// Param is one declared parameter.
-type Param struct {
-	Name             string  `json:"name"`
-	In               string  `json:"in"`
-	Type             string  `json:"type"`
-	Format           string  `json:"format"`
-	Required         bool    `json:"required"`
-	Enum             []any   `json:"enum"`
-	CollectionFormat string  `json:"collectionFormat"`
-	Items            *Schema `json:"items"`
-	Schema           *Schema `json:"schema"`
-}
-
-// Schema is the part of a JSON schema the checks read.
-type Schema struct {
-	Ref        string             `json:"$ref"`
-	Type       string             `json:"type"`
-	Format     string             `json:"format"`
-	Required   []string           `json:"required"`
-	Properties map[string]*Schema `json:"properties"`
-	Items      *Schema            `json:"items"`
-	Enum       []any              `json:"enum"`
-	MinLength  *int               `json:"minLength"`
-	MaxLength  *int               `json:"maxLength"`
-	Pattern    string             `json:"pattern"`
-}
-
-// Load reads a description from a file.
+// Load reads a description from a file: Swagger 2.0 or OpenAPI 3.
 func Load(path string) (*Spec, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var s Spec
-	if err := json.Unmarshal(b, &s); err != nil {
+	if b, err = fillMissingRefs(b); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(s.Paths) == 0 {
+	loader := openapi3.NewLoader()
+	var doc *openapi3.T
+	if bytes.Contains(b, []byte(`"swagger"`)) {
+		var doc2 openapi2.T
+		if err := json.Unmarshal(b, &doc2); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		doc, err = openapi2conv.ToV3WithLoader(&doc2, loader, nil)
+	} else {
+		doc, err = loader.LoadFromData(b)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if doc.Paths.Len() == 0 {
 		return nil, fmt.Errorf("%s: no paths", path)
 	}
-	return &s, nil
+	allowEmptyQueryValues(doc)
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Spec{doc: doc, router: router}, nil
 }
 
-// Match finds the path template a request path (under basePath) falls
-// under; literal segments win over parameters, so /a/export is not /a/{id}.
-// params are the path parameters' values, unescaped.
-func (s *Spec) Match(path string) (template string, params map[string]string, ok bool) {
-	rest, found := strings.CutPrefix(path, s.BasePath)
-	if !found || (rest != "" && !strings.HasPrefix(rest, "/")) {
-		return "", nil, false
-	}
-	segs := strings.Split(rest, "/")
-	best := -1
-	for tmpl := range s.Paths {
-		tsegs := strings.Split(tmpl, "/")
-		if len(tsegs) != len(segs) {
-			continue
+// allowEmptyQueryValues lets a query parameter be sent empty, which
+// kin-openapi refuses unless allowEmptyValue is declared. Grafana's
+// description declares it nowhere, yet says in prose that an empty
+// folderUIDs searches the top level, and its server takes empty values.
+func allowEmptyQueryValues(doc *openapi3.T) {
+	for _, item := range doc.Paths.Map() {
+		params := item.Parameters
+		for _, op := range item.Operations() {
+			params = append(params, op.Parameters...)
 		}
-		lits, p, fits := 0, map[string]string{}, true
-		for i, ts := range tsegs {
-			if strings.HasPrefix(ts, "{") && strings.HasSuffix(ts, "}") {
-				v, err := url.PathUnescape(segs[i])
-				if err != nil || v == "" {
-					fits = false
-					break
-				}
-				p[ts[1:len(ts)-1]] = v
-				continue
+		for _, p := range params {
+			if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+				p.Value.AllowEmptyValue = true
 			}
-			if ts != segs[i] {
-				fits = false
-				break
-			}
-			lits++
-		}
-		if fits && (lits > best || (lits == best && tmpl < template)) {
-			best, template, params = lits, tmpl, p
 		}
 	}
-	return template, params, best >= 0
+}
+
+// localRef is a reference inside the description: its path after "#/".
+var localRef = regexp.MustCompile(`"\$ref"\s*:\s*"#/([^"]+)"`)
+
+// fillMissingRefs gives every local $ref the description does not carry
+// an empty target: a schema that accepts any value, a response with no
+// shape. Extracts keep the operations a test needs and leave the rest.
+func fillMissingRefs(b []byte) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	for _, ref := range localRef.FindAllSubmatch(b, -1) {
+		parts := strings.Split(string(ref[1]), "/")
+		m := doc
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := m[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				m[p] = next
+			}
+			m = next
+		}
+		if _, ok := m[parts[len(parts)-1]]; !ok {
+			m[parts[len(parts)-1]] = map[string]any{"description": "not in the extract"}
+		}
+	}
+	return json.Marshal(doc)
 }
 
 // Check returns every way a request breaks the description; none when it
 // keeps it. path is the URL's escaped path, body the request body.
 func (s *Spec) Check(method, path string, query url.Values, body []byte) []string {
-	tmpl, pathParams, ok := s.Match(path)
-	if !ok {
+	req, err := http.NewRequest(method, "http://fake"+path, bytes.NewReader(body))
+	if err != nil {
+		return []string{fmt.Sprintf("%s %s: %v", method, path, err)}
+	}
+	req.URL.RawQuery = query.Encode()
+	if len(bytes.TrimSpace(body)) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	route, pathParams, err := s.router.FindRoute(req)
+	switch {
+	case errors.Is(err, routers.ErrMethodNotAllowed):
+		return []string{fmt.Sprintf("%s %s: the path does not allow %s", method, path, method)}
+	case err != nil:
 		return []string{fmt.Sprintf("%s %s: no path of the description matches", method, path)}
 	}
-	op, ok := s.Paths[tmpl][strings.ToLower(method)]
-	if !ok {
-		return []string{fmt.Sprintf("%s %s: %s does not allow %s", method, path, tmpl, method)}
-	}
-	where := method + " " + tmpl
+	where := method + " " + route.Path
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, where+": "+fmt.Sprintf(format, args...)) }
-	declared := map[string]Param{}
-	var bodyParam *Param
-	for i, p := range op.Parameters {
-		switch p.In {
-		case "query":
-			declared[p.Name] = p
-		case "path":
-			if v, ok := pathParams[p.Name]; ok {
-				if err := checkValue(p.Type, p.Format, p.Enum, v); err != nil {
-					bad("path parameter %s: %v", p.Name, err)
-				}
-			}
-		case "body":
-			bodyParam = &op.Parameters[i]
+	declared := map[string]*openapi3.Parameter{}
+	for _, p := range append(route.PathItem.Parameters, route.Operation.Parameters...) {
+		if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+			declared[p.Value.Name] = p.Value
 		}
 	}
-	keys := make([]string, 0, len(query))
-	for k := range query {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(query)) {
 		p, ok := declared[k]
-		if !ok {
+		switch {
+		case !ok:
 			bad("query parameter %q is not declared for this operation", k)
-			continue
-		}
-		vals := query[k]
-		if p.Type == "array" {
-			if p.CollectionFormat != "multi" && len(vals) > 1 {
-				bad("query parameter %s is repeated but its collectionFormat is %s, not multi", k, orCSV(p.CollectionFormat))
-			}
-			var items []string
-			for _, v := range vals {
-				if p.CollectionFormat == "multi" {
-					items = append(items, v)
-				} else {
-					items = append(items, strings.Split(v, sep(p.CollectionFormat))...)
-				}
-			}
-			for _, it := range items {
-				if p.Items != nil {
-					if err := checkValue(p.Items.Type, p.Items.Format, p.Items.Enum, it); err != nil {
-						bad("query parameter %s: item %v", k, err)
-					}
-				}
-			}
-			continue
-		}
-		if len(vals) > 1 {
-			bad("query parameter %s is repeated but is not an array", k)
-		}
-		for _, v := range vals {
-			if err := checkValue(p.Type, p.Format, p.Enum, v); err != nil {
-				bad("query parameter %s: %v", k, err)
-			}
+		case len(query[k]) > 1 && !(p.Schema != nil && p.Schema.Value.Type.Is(openapi3.TypeArray) && p.Explode != nil && *p.Explode):
+			bad("query parameter %s is repeated, but the description reads it once (its collectionFormat is not multi)", k)
 		}
 	}
-	for name, p := range declared {
-		if p.Required && len(query[name]) == 0 {
-			bad("required query parameter %s is missing", name)
-		}
-	}
-	switch {
-	case bodyParam == nil && len(bytes.TrimSpace(body)) > 0:
+	if route.Operation.RequestBody == nil && len(bytes.TrimSpace(body)) > 0 {
 		bad("a body is sent but the operation takes none")
-	case bodyParam != nil && len(bytes.TrimSpace(body)) == 0:
-		if bodyParam.Required {
-			bad("the required body is missing")
-		}
-	case bodyParam != nil:
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
-			bad("the body is not JSON: %v", err)
-		} else {
-			for _, e := range s.validate(bodyParam.Schema, v, "body", 0) {
-				bad("%s", e)
-			}
-		}
+	}
+	err = openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: pathParams, Route: route,
+		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+	})
+	for _, e := range flatten(err) {
+		bad("%s", e)
 	}
 	return out
 }
 
-func orCSV(f string) string {
-	if f == "" {
-		return "csv (the default)"
-	}
-	return f
-}
-
-func sep(format string) string {
-	switch format {
-	case "ssv":
-		return " "
-	case "tsv":
-		return "\t"
-	case "pipes":
-		return "|"
-	}
-	return ","
-}
-
-// checkValue checks one query or path value (text) against a simple type.
-func checkValue(typ, format string, enum []any, v string) error {
-	switch typ {
-	case "integer":
-		bits := 64
-		if format == "int32" {
-			bits = 32
-		}
-		if _, err := strconv.ParseInt(v, 10, bits); err != nil {
-			return fmt.Errorf("%q is not an integer (%s)", v, format)
-		}
-	case "number":
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return fmt.Errorf("%q is not a number", v)
-		}
-	case "boolean":
-		if v != "true" && v != "false" {
-			return fmt.Errorf("%q is not a boolean", v)
-		}
-	}
-	if len(enum) > 0 {
-		for _, e := range enum {
-			if fmt.Sprint(e) == v {
-				return nil
-			}
-		}
-		return fmt.Errorf("%q is not one of %v", v, enum)
-	}
-	return nil
-}
-
-// validate checks a decoded JSON value against a schema.
-func (s *Spec) validate(sc *Schema, v any, at string, depth int) []string {
-	if sc == nil || depth > 64 {
+// flatten lists the errors kin-openapi gathered, one line each: where
+// (the parameter, the body, the JSON pointer in it) and why, without the
+// schema and value kin-openapi appends.
+func flatten(err error) []string {
+	switch e := err.(type) {
+	case nil:
 		return nil
+	case openapi3.MultiError:
+		var out []string
+		for _, err := range e {
+			out = append(out, flatten(err)...)
+		}
+		return out
+	case *openapi3filter.RequestError:
+		prefix := ""
+		switch {
+		case e.Parameter != nil:
+			prefix = fmt.Sprintf("%s parameter %s: ", e.Parameter.In, e.Parameter.Name)
+		case e.RequestBody != nil:
+			prefix = "body: "
+		}
+		if e.Err == nil {
+			return []string{prefix + e.Reason}
+		}
+		out := flatten(e.Err)
+		for i := range out {
+			out[i] = prefix + out[i]
+		}
+		return out
+	case *openapi3.SchemaError:
+		if at := e.JSONPointer(); len(at) > 0 {
+			return []string{"/" + strings.Join(at, "/") + ": " + e.Reason}
+		}
+		return []string{e.Reason}
 	}
-	if sc.Ref != "" {
-		name, ok := strings.CutPrefix(sc.Ref, "#/definitions/")
-		def := s.Definitions[name]
-		if !ok || def == nil {
-			return nil // not carried by the description: any value
-		}
-		return s.validate(def, v, at, depth+1)
-	}
-	var out []string
-	switch sc.Type {
-	case "object":
-		m, ok := v.(map[string]any)
-		if !ok {
-			return []string{fmt.Sprintf("%s: want an object, got %s", at, kind(v))}
-		}
-		for _, r := range sc.Required {
-			if _, ok := m[r]; !ok {
-				out = append(out, fmt.Sprintf("%s: required property %s is missing", at, r))
-			}
-		}
-		for k, pv := range m {
-			if ps := sc.Properties[k]; ps != nil {
-				out = append(out, s.validate(ps, pv, at+"."+k, depth+1)...)
-			}
-		}
-	case "array":
-		a, ok := v.([]any)
-		if !ok {
-			return []string{fmt.Sprintf("%s: want an array, got %s", at, kind(v))}
-		}
-		for i, e := range a {
-			out = append(out, s.validate(sc.Items, e, fmt.Sprintf("%s[%d]", at, i), depth+1)...)
-		}
-	case "string":
-		str, ok := v.(string)
-		if !ok {
-			return []string{fmt.Sprintf("%s: want a string, got %s", at, kind(v))}
-		}
-		n := len([]rune(str))
-		if sc.MinLength != nil && n < *sc.MinLength {
-			out = append(out, fmt.Sprintf("%s: shorter than %d", at, *sc.MinLength))
-		}
-		if sc.MaxLength != nil && n > *sc.MaxLength {
-			out = append(out, fmt.Sprintf("%s: longer than %d", at, *sc.MaxLength))
-		}
-		if sc.Pattern != "" {
-			if re, err := regexp.Compile(sc.Pattern); err == nil && !re.MatchString(str) {
-				out = append(out, fmt.Sprintf("%s: %q does not match %s", at, str, sc.Pattern))
-			}
-		}
-	case "integer", "number":
-		f, ok := v.(float64)
-		if !ok {
-			return []string{fmt.Sprintf("%s: want a %s, got %s", at, sc.Type, kind(v))}
-		}
-		if sc.Type == "integer" && f != float64(int64(f)) {
-			out = append(out, fmt.Sprintf("%s: %v is not an integer", at, f))
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return []string{fmt.Sprintf("%s: want a boolean, got %s", at, kind(v))}
-		}
-	}
-	if len(sc.Enum) > 0 {
-		found := false
-		for _, e := range sc.Enum {
-			if fmt.Sprint(e) == fmt.Sprint(v) {
-				found = true
-			}
-		}
-		if !found {
-			out = append(out, fmt.Sprintf("%s: %v is not one of %v", at, v, sc.Enum))
-		}
-	}
-	return out
+	return []string{strings.ReplaceAll(err.Error(), "\n", " ")}
 }
 
 // ValidateValue checks a decoded JSON value (an answer the fake serves)
-// against a definition.
+// against a definition (a schema of the components, in OpenAPI 3).
 func (s *Spec) ValidateValue(definition string, v any) []string {
-	return s.validate(&Schema{Ref: "#/definitions/" + definition}, v, definition, 0)
-}
-
-func kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
+	sc := s.doc.Components.Schemas[definition]
+	if sc == nil || sc.Value == nil {
+		return []string{definition + ": no such definition"}
 	}
-	return fmt.Sprintf("%T", v)
+	out := flatten(sc.Value.VisitJSON(v, openapi3.MultiErrors()))
+	for i := range out {
+		out[i] = definition + ": " + out[i]
+	}
+	return out
 }
 
 // Recorder checks every request a handler receives against the
