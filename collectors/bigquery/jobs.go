@@ -11,6 +11,7 @@ import (
 	bqclient "cloud.google.com/go/bigquery"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/iterator"
 )
@@ -58,11 +59,8 @@ func (c *Collector) checkLineage() error {
 	if l.Lookback == 0 {
 		l.Lookback = defaultJobsLookback
 	}
-	if l.MaxRows < 0 {
-		return fmt.Errorf("lineage.max_rows: %d; expected a positive row count (default %d)", l.MaxRows, defaultJobsMaxRows)
-	}
-	if l.MaxRows == 0 {
-		l.MaxRows = defaultJobsMaxRows
+	if err := remote.CheckCount("lineage.max_rows", &l.MaxRows, defaultJobsMaxRows); err != nil {
+		return err
 	}
 	region := strings.ToLower(strings.TrimSpace(l.Region))
 	if region == "" {

@@ -129,17 +129,11 @@ func (c *Collector) Init(collectors.Env) error {
 	if c.MaxDepth == 0 {
 		c.MaxDepth = defaultMaxDepth
 	}
-	if c.MaxLinks < 0 {
-		return fmt.Errorf("max_links: %d; expected a positive count (default %d)", c.MaxLinks, defaultMaxLinks)
+	if err := remote.CheckCount("max_links", &c.MaxLinks, defaultMaxLinks); err != nil {
+		return err
 	}
-	if c.MaxLinks == 0 {
-		c.MaxLinks = defaultMaxLinks
-	}
-	if c.MaxPages < 0 {
-		return fmt.Errorf("max_pages: %d; expected a positive count (default %d)", c.MaxPages, defaultMaxPages)
-	}
-	if c.MaxPages == 0 {
-		c.MaxPages = defaultMaxPages
+	if err := remote.CheckCount("max_pages", &c.MaxPages, defaultMaxPages); err != nil {
+		return err
 	}
 	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err

@@ -147,3 +147,15 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// CheckCount validates a bound from a config key (max_pages, max_rows):
+// negative is refused, 0 takes the default def.
+func CheckCount[N int | int64](key string, n *N, def N) error {
+	if *n < 0 {
+		return fmt.Errorf("%s: %d; expected a positive count (default %d)", key, *n, def)
+	}
+	if *n == 0 {
+		*n = def
+	}
+	return nil
+}
