@@ -73,9 +73,12 @@ func ParseBigQuery(a *model.Artifact) (BQTable, bool) {
 }
 
 // parseACLURI reads an ACL entry's role and member from its URI: the
-// member starts at the first part after acl that holds a ':'.
+// member starts at the first part after acl that holds a ':', and ends at
+// the condition (a deleted member holds a '?': deleted:user:<e-mail>?uid=<id>).
 func parseACLURI(uri string) (role, member string, ok bool) {
-	segs, ok := model.RawURISegments(uri, "bigquery")
+	rest, ok := strings.CutPrefix(uri, "bigquery://")
+	rest, _, _ = strings.Cut(rest, "?condition=")
+	segs := strings.Split(rest, "/")
 	if !ok || len(segs) < 5 || segs[2] != "acl" {
 		return "", "", false
 	}

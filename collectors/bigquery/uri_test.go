@@ -15,7 +15,7 @@ import (
 func TestURIRoundTrip(t *testing.T) {
 	ids := []string{"p-one", "analytics_eu", "bf_1234_scratch$20260101", "é"}
 	roles := []string{"WRITER", "roles/bigquery.dataEditor", "projects/p-one/roles/replay.writer"}
-	members := []string{"user:alice@example.com", "serviceAccount:bf-1@p.iam.gserviceaccount.com", "specialGroup:allAuthenticatedUsers",
+	members := []string{"user:alice@example.com", "serviceAccount:bf-1@p.iam.gserviceaccount.com", "specialGroup:allAuthenticatedUsers", "deleted:user:bob@example.com?uid=1",
 		"principal://iam.googleapis.com/locations/global/workforcePools/pool/subject/alice"}
 	for i, project := range ids {
 		dataset, table := ids[(i+1)%len(ids)], ids[(i+2)%len(ids)]
