@@ -131,28 +131,27 @@ func postgresRemoval(r *remedy.Remedy, a *model.Artifact) {
 }
 
 // inferPostgres: the URI says whether it is a role, a membership or a
-// grant (and on what), or a table; a grant's privileges are not in it.
+// grant (and on what), or a table or schema; a grant's privileges are not
+// in it. Each shape is read as ParsePostgres reads an artifact of its kind.
 func inferPostgres(a *model.Artifact) {
-	segs, ok := model.URISegments(a.URI, "postgres")
-	if !ok {
+	if o, ok := ParsePostgres(&model.Artifact{Kind: model.KindCredential, URI: a.URI}); ok && o.Object == "role" {
+		a.Kind = model.KindCredential
+		a.SetAttr(model.AttrPrincipal, o.Name)
 		return
 	}
-	switch {
-	case len(segs) == 2 && segs[0] == "role":
-		a.Kind = model.KindCredential
-		a.SetAttr(model.AttrPrincipal, segs[1])
-	case len(segs) == 4 && segs[0] == "grant":
+	if o, ok := ParsePostgres(&model.Artifact{Kind: model.KindGrant, URI: a.URI}); ok {
 		a.Kind = model.KindGrant
-		a.SetAttr(model.AttrPrincipal, segs[1])
-		a.SetAttr(model.AttrRole, segs[3])
-	case len(segs) == 5 && segs[1] == "grant":
-		a.Kind = model.KindGrant
-		a.SetAttr(model.AttrPrincipal, segs[2])
-		a.SetAttr("object", segs[3])
-	case len(segs) == 2 && a.Kind == model.KindTable:
-		if !strings.Contains(segs[1], ".") {
-			a.SetAttr("object", "schema")
+		a.SetAttr(model.AttrPrincipal, o.Grantee)
+		if o.Object == "membership" {
+			a.SetAttr(model.AttrRole, o.Name)
+		} else {
+			a.SetAttr("object", o.Object)
 		}
+		return
+	}
+	schema := &model.Artifact{Kind: model.KindTable, URI: a.URI, Attributes: model.Attrs("object", "schema")}
+	if o, ok := ParsePostgres(schema); ok && a.Kind == model.KindTable && !strings.Contains(o.Schema, ".") {
+		a.SetAttr("object", "schema")
 	}
 }
 
