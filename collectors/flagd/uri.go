@@ -20,11 +20,7 @@ import (
 
 // URI is a flag's URI in a flagd definition file.
 func URI(source, file, flag string) string {
-	segs := strings.Split(file, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return "flagd://" + source + "/" + strings.Join(segs, "/") + "#" + url.PathEscape(flag)
+	return "flagd://" + source + "/" + model.EscapePath(file) + "#" + url.PathEscape(flag)
 }
 
 // ResourceURI is the URI of a flag a resource holds in a file.

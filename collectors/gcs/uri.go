@@ -15,11 +15,7 @@ import (
 
 // FolderURI is the artifact URI of a folder (or single object) of a bucket.
 func FolderURI(source, bucket, folder string) string {
-	parts := strings.Split(folder, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	return "gcs://" + url.PathEscape(source) + "/" + url.PathEscape(bucket) + "/" + strings.Join(parts, "/")
+	return "gcs://" + url.PathEscape(source) + "/" + url.PathEscape(bucket) + "/" + model.EscapePath(folder)
 }
 
 // GCSObject is a checkpoint folder (Path ends with '/') or a single

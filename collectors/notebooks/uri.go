@@ -1,7 +1,6 @@
 package notebooks
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -18,11 +17,7 @@ import (
 // notebooks://<source>/<path>; their source is dropped when read.
 
 func uri(rel string) string {
-	segs := strings.Split(strings.Trim(rel, "/"), "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return "notebooks:///" + strings.Join(segs, "/")
+	return "notebooks:///" + model.EscapePath(strings.Trim(rel, "/"))
 }
 
 // parseURI reads a notebook's path back from its URI; ok is false for

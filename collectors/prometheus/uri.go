@@ -3,7 +3,8 @@ package prometheus
 import (
 	"fmt"
 	"net/url"
-	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
 )
 
 // Artifact URIs, built here only (a rule's removal is said from its
@@ -29,7 +30,9 @@ func (p *Prometheus) serverGroupURI(file, group string) string {
 }
 
 // fileURI starts the URIs of a rule file's groups (groupURI).
-func (p *Prometheus) fileURI(unit string) string { return p.uriBase() + "/files/" + pathSegments(unit) }
+func (p *Prometheus) fileURI(unit string) string {
+	return p.uriBase() + "/files/" + model.EscapePath(unit)
+}
 
 // fileObjectURI starts the URIs of the groups of a PrometheusRule in a file.
 func (p *Prometheus) fileObjectURI(unit, namespace, name string) string {
@@ -63,12 +66,3 @@ func kindSegment(kind string) string {
 
 // segment escapes one name for a URI path.
 func segment(s string) string { return url.PathEscape(s) }
-
-// pathSegments escapes each part of a slash path.
-func pathSegments(path string) string {
-	parts := strings.Split(path, "/")
-	for i, s := range parts {
-		parts[i] = url.PathEscape(s)
-	}
-	return strings.Join(parts, "/")
-}
