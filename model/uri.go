@@ -33,6 +33,17 @@ func URISegments(uri, scheme string) ([]string, bool) {
 	return out, true
 }
 
+// EscapePath path-escapes each segment of a slash path and keeps its
+// slashes, so URISegments reads the path back segment by segment (a file
+// or object path whose folders are parts of the URI).
+func EscapePath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
 // RawURISegments splits a URI after its scheme into every part, the
 // authority first, without unescaping: the GCP collectors put ids in URIs
 // as they are (a project, dataset or table id cannot hold '/' or '%').

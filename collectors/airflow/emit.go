@@ -2,7 +2,6 @@ package airflow
 
 import (
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -53,14 +52,6 @@ func (c *Airflow) matchDAG(d dagJSON, labels map[string]string) (id, how string,
 func (c *Airflow) catchupRisk(d dagJSON, now time.Time) bool {
 	return !d.stale() && d.schedule() != "" && d.Catchup != nil && *d.Catchup &&
 		d.StartDate != nil && now.Sub(*d.StartDate) > c.CatchupMaxAge
-}
-
-func (c *Airflow) dagURI(dagID string) string {
-	return "airflow://" + c.authority() + "/dags/" + url.PathEscape(dagID)
-}
-
-func (c *Airflow) runURI(dagID, runID string) string {
-	return c.dagURI(dagID) + "/dagRuns/" + url.PathEscape(runID)
 }
 
 func (c *Airflow) dagArtifact(info *dagInfo) model.Artifact {

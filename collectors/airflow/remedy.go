@@ -17,16 +17,6 @@ func init() {
 		})})
 }
 
-// ParseAirflowDAG reads a DAG's id from the airflow collector's URI:
-// airflow://<source>/dags/<dag id>, the id path-escaped.
-func ParseAirflowDAG(a *model.Artifact) (string, bool) {
-	segs, ok := model.URISegments(a.URI, "airflow")
-	if !ok || len(segs) != 2 || segs[0] != "dags" || segs[1] == "" || a.Kind != model.KindSchedulerJob {
-		return "", false
-	}
-	return segs[1], true
-}
-
 // airflowPause stops a replay job that should no longer run. It belongs
 // to the first step: a range cannot be verified while the job may still
 // write to it, and a pause deletes nothing and can be undone.

@@ -5,11 +5,8 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// Airflow's deployment-wide objects, as the airflow collector names them:
-// airflow://<source>/pools/<name>, /connections/<conn_id> and
-// /variables/<key>, each name path-escaped.
+// The removal of each of Airflow's deployment-wide objects, by collection.
 var airflowObjects = map[string]struct {
-	kind   model.Kind
 	action string
 	step   model.Step
 	noun   string
@@ -17,23 +14,9 @@ var airflowObjects = map[string]struct {
 	// A connection holds a credential: removing it closes access, so it
 	// belongs with the other revocations. A pool or a variable is
 	// machinery left over, removed when the backfill is retired.
-	"pools":       {model.KindPool, remedy.DeletePool, model.StepRetired, "pool"},
-	"connections": {model.KindCredential, remedy.DeleteConnection, model.StepAccessRevoked, "connection"},
-	"variables":   {model.KindVariable, remedy.DeleteVariable, model.StepRetired, "variable"},
-}
-
-// ParseAirflowObject reads the collection ("pools", "connections",
-// "variables") and name of an Airflow pool, connection or variable URI.
-func ParseAirflowObject(a *model.Artifact) (collection, name string, ok bool) {
-	segs, ok := model.URISegments(a.URI, "airflow")
-	if !ok || len(segs) != 2 || segs[1] == "" {
-		return "", "", false
-	}
-	o, known := airflowObjects[segs[0]]
-	if !known || (a.Kind != "" && a.Kind != o.kind) {
-		return "", "", false
-	}
-	return segs[0], segs[1], true
+	scopePools:       {remedy.DeletePool, model.StepRetired, "pool"},
+	scopeConnections: {remedy.DeleteConnection, model.StepAccessRevoked, "connection"},
+	scopeVariables:   {remedy.DeleteVariable, model.StepRetired, "variable"},
 }
 
 // airflowObjectRemoval appends `airflow pools|connections|variables delete
@@ -62,14 +45,14 @@ func airflowObjectRemoval(r *remedy.Remedy, a *model.Artifact) bool {
 // airflowInfer sets the kind of a pool, connection or variable from its
 // URI, for a finding known without its artifact.
 func airflowInfer(a *model.Artifact) {
-	segs, ok := model.URISegments(a.URI, "airflow")
-	if !ok || len(segs) != 2 {
+	coll, name, ok := parseTwoParts(a.URI)
+	if !ok {
 		return
 	}
-	if o, known := airflowObjects[segs[0]]; known {
-		a.Kind = o.kind
+	if kind, known := resourceKinds[coll]; known {
+		a.Kind = kind
 	}
 	if a.Name == "" {
-		a.Name = segs[1]
+		a.Name = name
 	}
 }

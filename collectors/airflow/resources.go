@@ -183,10 +183,6 @@ func (c *Airflow) tie(uri, name string, description *string) (id, how string, ok
 	return "", "", false
 }
 
-func (c *Airflow) resourceURI(unit, name string) string {
-	return "airflow://" + c.authority() + "/" + unit + "/" + url.PathEscape(name)
-}
-
 func (c *Airflow) poolArtifact(p poolJSON) (model.Artifact, bool) {
 	uri := c.resourceURI(scopePools, p.Name)
 	id, how, ok := c.tie(uri, p.Name, p.Description)

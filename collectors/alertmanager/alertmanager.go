@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -138,11 +137,6 @@ func (a *Alertmanager) CollectUnit(ctx context.Context, _ string, sink collector
 		sink.AddArtifact(a.artifact(t, muted))
 	}
 	return nil
-}
-
-// uri is the stable address of a silence.
-func (a *Alertmanager) uri(id string) string {
-	return "alertmanager://" + a.env.Source + "/silences/" + url.PathEscape(id)
 }
 
 var _ collectors.Collector = (*Alertmanager)(nil)

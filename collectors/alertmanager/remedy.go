@@ -73,8 +73,8 @@ func splitMatchers(text string) ([]string, bool) {
 
 // inferAlertmanager: a silence's URI names it.
 func inferAlertmanager(a *model.Artifact) {
-	if segs, ok := model.URISegments(a.URI, "alertmanager"); ok && len(segs) == 2 && segs[0] == "silences" {
-		a.Kind, a.Name = model.KindSilence, segs[1]
+	if id, ok := parseSilenceURI(a.URI); ok {
+		a.Kind, a.Name = model.KindSilence, id
 	}
 }
 

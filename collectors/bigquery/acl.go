@@ -1,7 +1,6 @@
 package bigquery
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -100,17 +99,4 @@ func aclMember(e *bq.DatasetAccess) string {
 		return "specialGroup:" + e.SpecialGroup
 	}
 	return ""
-}
-
-// aclURI names one ACL entry stably; a conditional entry adds its
-// condition's title, or a hash of its expression.
-func aclURI(project, dataset, role, member string, cond *bq.Expr) string {
-	uri := "bigquery://" + project + "/" + dataset + "/acl/" + role + "/" + member
-	if cond == nil {
-		return uri
-	}
-	if key := iamcond.ConditionKey(cond.Title, cond.Expression); key != "" {
-		uri += "?condition=" + url.QueryEscape(key)
-	}
-	return uri
 }

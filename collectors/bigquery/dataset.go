@@ -42,7 +42,7 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 	dsID := entry.DatasetReference.DatasetId
 	scope := datasetScope(project, dsID)
 	var dsTie tie
-	if id, how, ok := c.sel.Match(datasetURI(project, dsID), dsID, entry.Labels); ok {
+	if id, how, ok := c.sel.Match(DatasetURI(project, dsID), dsID, entry.Labels); ok {
 		dsTie = tie{id, how}
 	}
 	complete := true
@@ -80,7 +80,7 @@ func (c *Collector) collectDataset(ctx context.Context, project string, entry *b
 		}
 		read++
 		tID := t.TableReference.TableId
-		id, how, ok := c.sel.Match(tableURI(project, dsID, tID), tID, t.Labels)
+		id, how, ok := c.sel.Match(TableURI(project, dsID, tID), tID, t.Labels)
 		if !ok && dsTie.how != "" {
 			id, how, ok = dsTie.id, dsTie.how, true
 		}
@@ -126,7 +126,7 @@ func (c *Collector) tableFromList(project, dataset string, t *bq.TableListTables
 	a := model.Artifact{
 		Kind:        model.KindTable,
 		Scope:       datasetScope(project, dataset),
-		URI:         tableURI(project, dataset, tID),
+		URI:         TableURI(project, dataset, tID),
 		Name:        dataset + "." + tID,
 		BackfillID:  tt.id,
 		Correlation: tt.how,
@@ -176,14 +176,6 @@ func partitioning(p *bq.TimePartitioning) string {
 		field = "_PARTITIONTIME"
 	}
 	return p.Type + "(" + field + ")"
-}
-
-func datasetURI(project, dataset string) string {
-	return "bigquery://" + project + "/" + dataset
-}
-
-func tableURI(project, dataset, table string) string {
-	return "bigquery://" + project + "/" + dataset + "/" + table
 }
 
 // millis reads the REST API's milliseconds since the epoch; 0 is unset.

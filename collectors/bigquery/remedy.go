@@ -16,35 +16,6 @@ func init() {
 		})})
 }
 
-// BQTable is a BigQuery table or dataset ACL entry, from the collector's
-// URIs: bigquery://<project>/<dataset>/<table> and
-// bigquery://<project>/<dataset>/acl/<role>/<member>[?condition=...]
-// (the cloudasset collector emits the same URIs).
-type BQTable struct {
-	Project, Dataset, Table string
-	// ACL entries: Role and Member as IAM spells them.
-	ACL          bool
-	Role, Member string
-}
-
-// ParseBigQuery reads a BigQuery artifact.
-func ParseBigQuery(a *model.Artifact) (BQTable, bool) {
-	segs, ok := model.RawURISegments(a.URI, "bigquery")
-	if !ok || len(segs) < 3 || segs[0] == "" || segs[1] == "" {
-		return BQTable{}, false
-	}
-	t := BQTable{Project: segs[0], Dataset: segs[1]}
-	switch {
-	case a.Kind == model.KindGrant && len(segs) >= 4 && segs[2] == "acl":
-		t.ACL, t.Role, t.Member = true, a.Attr(model.AttrRole), a.Attr(model.AttrPrincipal)
-		return t, t.Role != "" && t.Member != ""
-	case (a.Kind == model.KindTable || a.Kind == model.KindCheckpoint) && len(segs) == 3 && segs[2] != "":
-		t.Table = segs[2]
-		return t, true
-	}
-	return BQTable{}, false
-}
-
 // Spec is the table as bq names it: project:dataset.table.
 func (t BQTable) Spec() string { return t.Project + ":" + t.Dataset + "." + t.Table }
 
@@ -110,11 +81,11 @@ func bigqueryRemoval(r *remedy.Remedy, a *model.Artifact) {
 
 // inferBigQuery: an ACL entry's URI names its role and member.
 func inferBigQuery(a *model.Artifact) {
-	segs, ok := model.RawURISegments(a.URI, "bigquery")
-	if !ok || len(segs) < 5 || segs[2] != "acl" {
+	role, member, ok := parseACLURI(a.URI)
+	if !ok {
 		return
 	}
 	a.Kind = model.KindGrant
-	a.SetAttr(model.AttrRole, segs[3])
-	a.SetAttr(model.AttrPrincipal, strings.Join(segs[4:], "/"))
+	a.SetAttr(model.AttrRole, role)
+	a.SetAttr(model.AttrPrincipal, member)
 }

@@ -13,12 +13,6 @@ import (
 // build exactly the artifacts this one emits, through the same code, so
 // findings and fingerprints do not change when a user switches.
 
-// DatasetURI is the URI a dataset is matched by (labels aside).
-func DatasetURI(project, dataset string) string { return datasetURI(project, dataset) }
-
-// TableURI is a table artifact's URI.
-func TableURI(project, dataset, table string) string { return tableURI(project, dataset, table) }
-
 // TableArtifact is the artifact Collect emits for a table, as tables.get
 // returns it (with fetch_table_metadata), tied to backfill id by how.
 func TableArtifact(project, dataset string, t *bq.Table, id, how, ownerLabel string, now time.Time) model.Artifact {

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -350,35 +349,6 @@ func others(docs []string) string {
 	}
 	return n + " without flags (" + strings.Join(list, ", ") + more + ")"
 }
-
-// URI is flagd://<source>/<file path>#<flag>, every path segment and the
-// flag name path-escaped. An absolute path keeps its leading "/" (two
-// slashes after the source).
-func URI(source, file, flag string) string {
-	segs := strings.Split(file, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return "flagd://" + source + "/" + strings.Join(segs, "/") + "#" + url.PathEscape(flag)
-}
-
-// ResourceURI is the URI of a flag a resource holds in a file:
-// flagd://<source>/<file path>#<namespace>/<name>/<flag> for an Operator
-// resource, #<namespace>/<name>/<data key>/<flag> for a ConfigMap (no
-// namespace segment when the resource names none), each part
-// path-escaped.
-func ResourceURI(source, file string, r *Resource, entry, flag string) string {
-	var frag []string
-	for _, part := range []string{r.Namespace, r.Name, entry} {
-		if part != "" {
-			frag = append(frag, url.PathEscape(part))
-		}
-	}
-	frag = append(frag, url.PathEscape(flag))
-	return strings.TrimSuffix(URI(source, file, ""), "#") + "#" + strings.Join(frag, "/")
-}
-
-func (f *Flagd) uri(file, flag string) string { return URI(f.env.Source, file, flag) }
 
 // unit is the scope path of a file or directory: its path relative to
 // the config file's directory, "/"-separated; the absolute path when it

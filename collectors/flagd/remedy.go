@@ -2,7 +2,6 @@ package flagd
 
 import (
 	"fmt"
-	"net/url"
 	"path"
 	"strings"
 
@@ -12,70 +11,6 @@ import (
 
 func init() {
 	remedy.RegisterSystem("flagd", remedy.System{Remove: flagdRemoval, Manual: flagdManual, Infer: inferFlagd})
-}
-
-// Attributes the flagd collector keeps: the file's path as it read it
-// (joined to the config file's directory), and how the file holds the
-// flag ("map", "array", or the kind of the Operator resource holding it).
-const (
-	flagdFileAttr  = "file"
-	flagdShapeAttr = "shape"
-)
-
-// FlagdEntry is one flag of a flagd definition file. Resource is set for
-// a flag an Operator resource holds in the file (namespace/name).
-type FlagdEntry struct {
-	File, Flag, Resource string
-}
-
-// ParseFlagd reads a flagd artifact: the file from its file attribute
-// (the path the collector read) or else from its URI,
-// flagd://<source>/<path>#<flag>, every segment path-escaped (the path is
-// then relative to the config file's directory, or absolute). A flag of
-// an Operator resource in the file has the fragment
-// <namespace>/<name>/<flag> (or <name>/<flag>).
-func ParseFlagd(a *model.Artifact) (FlagdEntry, bool) {
-	rest, ok := strings.CutPrefix(a.URI, "flagd://")
-	if !ok {
-		return FlagdEntry{}, false
-	}
-	_, rest, ok = strings.Cut(rest, "/")
-	if !ok {
-		return FlagdEntry{}, false
-	}
-	p, frag, ok := strings.Cut(rest, "#")
-	if !ok {
-		return FlagdEntry{}, false
-	}
-	var resource []string
-	if parts := strings.Split(frag, "/"); len(parts) > 1 {
-		frag = parts[len(parts)-1]
-		for _, part := range parts[:len(parts)-1] {
-			r, err := url.PathUnescape(part)
-			if err != nil || r == "" {
-				return FlagdEntry{}, false
-			}
-			resource = append(resource, r)
-		}
-	}
-	flag, err := url.PathUnescape(frag)
-	if err != nil || flag == "" {
-		return FlagdEntry{}, false
-	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if segs[i], err = url.PathUnescape(s); err != nil {
-			return FlagdEntry{}, false
-		}
-	}
-	file := strings.Join(segs, "/")
-	if f := a.Attr(flagdFileAttr); f != "" {
-		file = f
-	}
-	if file == "" {
-		return FlagdEntry{}, false
-	}
-	return FlagdEntry{File: file, Flag: flag, Resource: strings.Join(resource, "/")}, true
 }
 
 // flagdRemoval prints the command that deletes the flag's entry from its
@@ -96,7 +31,7 @@ func flagdRemoval(r *remedy.Remedy, a *model.Artifact) {
 		file = "./" + file // never read as an option
 	}
 	jqExpr, yqExpr := "'del(.flags[$flag])'", "'del(.flags[strenv(FLAG)])'"
-	if a.Attr(flagdShapeAttr) == "array" {
+	if a.Attr(AttrShape) == "array" {
 		jqExpr, yqExpr = "'del(.flags[] | select(.key == $flag))'", "'del(.flags[] | select(.key == strenv(FLAG)))'"
 	}
 	var sh string
@@ -122,10 +57,10 @@ func flagdManual(a *model.Artifact, step model.Step) *remedy.Human {
 			What: fmt.Sprintf("Delete the %s %s from its flag file.", a.Kind, a.NameOrURI())}
 	}
 	var what string
-	switch kind, res := a.Attr(flagdShapeAttr), a.Attr("resource"); kind {
+	switch kind, res := a.Attr(AttrShape), a.Attr(AttrResource); kind {
 	case "ConfigMap":
 		what = fmt.Sprintf("Remove flag %s from the definition in data.%s of the ConfigMap %s in %s; then apply the file where it is kept (kubectl apply -f), and flagd reloads it.",
-			e.Flag, a.Attr("entry"), res, e.File)
+			e.Flag, a.Attr(AttrEntry), res, e.File)
 	case "FeatureFlag", "FeatureFlagConfiguration":
 		spec := "spec.flagSpec.flags"
 		if kind == "FeatureFlagConfiguration" {

@@ -43,7 +43,7 @@ func TestFlagdJSONRemovalWithJQ(t *testing.T) {
 		if err := os.WriteFile(file, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		a := flagdArtifact("fl ags/a'b $x.json", name, map[string]string{flagdFileAttr: file})
+		a := flagdArtifact("fl ags/a'b $x.json", name, map[string]string{AttrFile: file})
 		r, ok := remedy.BuildWith(remedy.Remove(model.StepNormalized), model.Finding{}, remedy.Facts{Artifact: &a})
 		if !ok || len(r.Actions) != 1 || r.Actions[0].Name != remedy.DeleteFlag || r.Actions[0].Step != model.StepNormalized || !r.Actions[0].Resolves {
 			t.Fatalf("%q: %+v", name, r)
@@ -117,7 +117,7 @@ func TestFlagdArrayFormRemoval(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "flags.json")
 	os.WriteFile(file, []byte(`{"flags": [{"key": "keep", "state": "ENABLED"}, {"key": "bf-1-replay", "state": "ENABLED"}]}`), 0o644)
-	a := flagdArtifact("flags.json", "bf-1-replay", map[string]string{flagdFileAttr: file, flagdShapeAttr: "array"})
+	a := flagdArtifact("flags.json", "bf-1-replay", map[string]string{AttrFile: file, AttrShape: "array"})
 	r, _ := remedy.BuildWith(remedy.Remove(model.StepNormalized), model.Finding{}, remedy.Facts{Artifact: &a})
 	if len(r.Actions) != 1 {
 		t.Fatalf("%+v", r)
@@ -130,7 +130,7 @@ func TestFlagdArrayFormRemoval(t *testing.T) {
 	if err := json.Unmarshal(b, &after); err != nil || len(after.Flags) != 1 || after.Flags[0]["key"] != "keep" {
 		t.Errorf("after: %s (%v)", b, err)
 	}
-	y := flagdArtifact("flags.yaml", "bf-1-replay", map[string]string{flagdShapeAttr: "array"})
+	y := flagdArtifact("flags.yaml", "bf-1-replay", map[string]string{AttrShape: "array"})
 	r, _ = remedy.BuildWith(remedy.Remove(model.StepNormalized), model.Finding{}, remedy.Facts{Artifact: &y})
 	if len(r.Actions) != 1 || !strings.Contains(r.Actions[0].Shell, `'del(.flags[] | select(.key == strenv(FLAG)))'`) {
 		t.Errorf("yaml: %+v", r.Actions)
@@ -143,10 +143,10 @@ func TestFlagdArrayFormRemoval(t *testing.T) {
 func TestFlagdResourceFlagIsManual(t *testing.T) {
 	a := model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: "simple-flag",
 		URI:        "flagd://flags/deploy/end-to-end.yaml#open-feature-demo/featureflag-sample/simple-flag",
-		Attributes: map[string]string{flagdShapeAttr: "FeatureFlag", flagdFileAttr: "deploy/end-to-end.yaml", "resource": "open-feature-demo/featureflag-sample"}}
+		Attributes: map[string]string{AttrShape: "FeatureFlag", AttrFile: "deploy/end-to-end.yaml", "resource": "open-feature-demo/featureflag-sample"}}
 	cm := model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: "myStringFlag",
 		URI:        "flagd://flags/deploy/flagd.yaml#open-feature-flags/flags/myStringFlag",
-		Attributes: map[string]string{flagdShapeAttr: "ConfigMap", "resource": "open-feature-flags", "entry": "flags"}}
+		Attributes: map[string]string{AttrShape: "ConfigMap", "resource": "open-feature-flags", "entry": "flags"}}
 	for _, tc := range []struct {
 		a    *model.Artifact
 		want string

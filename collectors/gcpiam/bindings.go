@@ -3,7 +3,6 @@ package gcpiam
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strconv"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -55,7 +54,7 @@ func (c *Collector) collectBindings(ctx context.Context, project string, tie iam
 			if !memberTied && bindingTied {
 				id, how = bindingID, "name"
 			}
-			uri := grantURI(project, b.Role, m, b.Condition)
+			uri := GrantURI(project, b.Role, m, b.Condition)
 			if how == "" {
 				if assetID, ok := tie.Asset(uri); ok {
 					id, how = assetID, "asset"
@@ -109,18 +108,4 @@ func (c *Collector) grant(project, role, member, expr, title, uri, id, how strin
 		}
 	}
 	return a
-}
-
-// grantURI names one member's binding stably: the same role and member may
-// be bound twice with different conditions, so a conditional binding adds
-// its condition's title, or a hash of its expression when it has none.
-func grantURI(project, role, member string, cond *crm.Expr) string {
-	uri := fmt.Sprintf("gcpiam://%s/bindings/%s/%s", project, role, member)
-	if cond == nil {
-		return uri
-	}
-	if key := iamcond.ConditionKey(cond.Title, cond.Expression); key != "" {
-		uri += "?condition=" + url.QueryEscape(key)
-	}
-	return uri
 }

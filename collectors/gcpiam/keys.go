@@ -130,7 +130,7 @@ func (c *Collector) key(a account, k *iam.ServiceAccountKey) model.Artifact {
 	art := model.Artifact{
 		Kind:        model.KindCredential,
 		Scope:       a.unit(),
-		URI:         fmt.Sprintf("gcpiam://%s/serviceAccounts/%s/keys/%s", project, a.email, keyID),
+		URI:         keyURI(project, a.email, keyID),
 		Name:        a.email + " key " + keyID,
 		BackfillID:  a.backfillID,
 		Correlation: a.how,
@@ -164,10 +164,6 @@ func (c *Collector) key(a account, k *iam.ServiceAccountKey) model.Artifact {
 		art.State = model.StateExpired
 	}
 	return art
-}
-
-func accountURI(project, email string) string {
-	return fmt.Sprintf("gcpiam://%s/serviceAccounts/%s", project, email)
 }
 
 // keyProject reads the project out of projects/P/serviceAccounts/E/keys/K.

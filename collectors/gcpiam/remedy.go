@@ -3,7 +3,6 @@ package gcpiam
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
@@ -14,47 +13,6 @@ func init() {
 		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
 			return newIAM(c), nil
 		})})
-}
-
-// IAMBinding is one member's project IAM binding, or a service-account
-// key, from the gcpiam collector's URIs (the cloudasset collector emits
-// the same): gcpiam://<project>/bindings/<role>/<member>[?condition=...]
-// and gcpiam://<project>/serviceAccounts/<email>/keys/<key id>.
-type IAMBinding struct {
-	Project string
-	// A binding: Role, Member, and the condition's expression and title
-	// when it has one.
-	Role, Member   string
-	Expression     string
-	Title          string
-	Key            bool
-	Account, KeyID string
-	// ConditionUnknown: the URI names a condition the artifact does not
-	// carry (a report has only the URI), so no command can match it.
-	ConditionUnknown bool
-}
-
-// conditionTitleAttr is the attribute gcpiam puts a condition's title in.
-const conditionTitleAttr = "condition_title"
-
-// ParseIAM reads a gcpiam artifact.
-func ParseIAM(a *model.Artifact) (IAMBinding, bool) {
-	segs, ok := model.RawURISegments(a.URI, "gcpiam")
-	if !ok || len(segs) < 3 || segs[0] == "" {
-		return IAMBinding{}, false
-	}
-	b := IAMBinding{Project: segs[0]}
-	switch {
-	case a.Kind == model.KindGrant && segs[1] == "bindings":
-		b.Role, b.Member = a.Attr(model.AttrRole), a.Attr(model.AttrPrincipal)
-		b.Expression, b.Title = a.Attr(model.AttrCondition), a.Attr(conditionTitleAttr)
-		b.ConditionUnknown = b.Expression == "" && strings.Contains(a.URI, "?condition=")
-		return b, b.Role != "" && b.Member != ""
-	case a.Kind == model.KindCredential && len(segs) == 5 && segs[1] == "serviceAccounts" && segs[3] == "keys":
-		b.Key, b.Account, b.KeyID = true, segs[2], segs[4]
-		return b, b.Account != "" && b.KeyID != ""
-	}
-	return IAMBinding{}, false
 }
 
 // removeBinding is the gcloud command that removes the binding. gcloud
@@ -107,24 +65,14 @@ func gcpiamRemoval(r *remedy.Remedy, a *model.Artifact) {
 		Summary: fmt.Sprintf("remove %s from %s in project %s", b.Role, b.Member, b.Project), Shell: b.removeBinding()})
 }
 
-// inferIAM: a binding's URI names its role (roles/x, or a custom role
-// under projects/ or organizations/) and member; a condition is only
-// named, so its binding cannot be matched exactly.
+// inferIAM: a binding's URI names its role and member; a condition is
+// only named, so its binding cannot be matched exactly.
 func inferIAM(a *model.Artifact) {
-	segs, ok := model.RawURISegments(a.URI, "gcpiam")
-	if !ok || len(segs) < 4 || segs[1] != "bindings" {
-		return
+	if _, role, member, ok := parseBindingURI(a.URI); ok {
+		a.Kind = model.KindGrant
+		a.SetAttr(model.AttrRole, role)
+		a.SetAttr(model.AttrPrincipal, member)
 	}
-	n := 2 // roles/x
-	if segs[2] == "projects" || segs[2] == "organizations" {
-		n = 4 // projects/p/roles/x
-	}
-	if len(segs) < 2+n+1 {
-		return
-	}
-	a.Kind = model.KindGrant
-	a.SetAttr(model.AttrRole, strings.Join(segs[2:2+n], "/"))
-	a.SetAttr(model.AttrPrincipal, strings.Join(segs[2+n:], "/"))
 }
 
 // gcpiamBound gives a binding an end: the same binding with a time

@@ -17,7 +17,7 @@ func TestConditionalBindingFile(t *testing.T) {
 	expr := `request.time < timestamp("2026-10-01T00:00:00Z") && resource.name.startsWith("projects/_/buckets/a,b")`
 	for _, title := range []string{"bf-1234 until october", "it's, \"quoted\" = x\nline"} {
 		a := model.Artifact{Kind: model.KindGrant, System: "gcpiam", URI: "gcpiam://p/bindings/r/m?condition=x",
-			Attributes: model.Attrs(model.AttrPrincipal, "user:a@b.c", model.AttrRole, "roles/x", model.AttrCondition, expr, conditionTitleAttr, title)}
+			Attributes: model.Attrs(model.AttrPrincipal, "user:a@b.c", model.AttrRole, "roles/x", model.AttrCondition, expr, AttrConditionTitle, title)}
 		r, _ := remedy.BuildWith(remedy.Remove(model.StepAccessRevoked), model.Finding{}, remedy.Facts{Artifact: &a})
 		calls := remedytest.RunShell(t, r.Actions[0].Shell)
 		if len(calls) != 1 {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/bfaudit/bfaudit/correlate/iamcond"
 	"github.com/bfaudit/bfaudit/model"
-	crm "google.golang.org/api/cloudresourcemanager/v3"
 	iam "google.golang.org/api/iam/v1"
 )
 
@@ -14,11 +13,6 @@ import (
 // exactly the artifacts this one emits, and keep the same service
 // accounts under the same units (AccountSet), through the same code, so
 // findings, fingerprints and units do not change when a user switches.
-
-// GrantURI is the URI of member's binding to role in project's policy.
-func GrantURI(project, role, member string, cond *crm.Expr) string {
-	return grantURI(project, role, member, cond)
-}
 
 // GrantArtifact is the grant Collect emits for member's binding to role in
 // project's policy (expr and title from its condition, uri from GrantURI).

@@ -1,9 +1,7 @@
 package gcs
 
 import (
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -12,17 +10,6 @@ import (
 
 // AttrObjects is the number of objects in a checkpoint folder.
 const AttrObjects = "objects"
-
-// FolderURI is the artifact URI of a folder (or single object) of a
-// bucket: gcs://<source>/<bucket>/<path>, each path component escaped,
-// a folder keeping its trailing '/'.
-func FolderURI(source, bucket, folder string) string {
-	parts := strings.Split(folder, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	return "gcs://" + url.PathEscape(source) + "/" + url.PathEscape(bucket) + "/" + strings.Join(parts, "/")
-}
 
 // group ties the objects listed under prefix and folds them into one
 // artifact per checkpoint folder (see folderOf), in listing order. A
@@ -55,7 +42,7 @@ func (c *Collector) group(bucket, prefix string, battrs *storage.BucketAttrs, ob
 			}
 			a := model.Artifact{
 				Kind: model.KindCheckpoint, System: "gcs", Scope: PrefixScope(bucket, prefix), URI: uri,
-				Name: "gs://" + bucket + "/" + folder, BackfillID: id, Correlation: how, State: model.StateActive,
+				Name: GCSObject{bucket, folder}.URL(), BackfillID: id, Correlation: how, State: model.StateActive,
 			}
 			a.SetAttr(model.AttrCheckpointType, "object")
 			out = append(out, a)

@@ -14,33 +14,6 @@ func init() {
 		})})
 }
 
-// GCSObject is a checkpoint folder (Path ends with '/') or a single
-// object in a bucket, from the gcs collector's URIs:
-// gcs://<source>/<bucket>/<path>, each path component escaped.
-type GCSObject struct {
-	Bucket string
-	Path   string
-}
-
-// Folder reports whether the object is a folder (every object under it).
-func (o GCSObject) Folder() bool { return strings.HasSuffix(o.Path, "/") }
-
-// URL is the gs:// address gcloud takes.
-func (o GCSObject) URL() string { return "gs://" + o.Bucket + "/" + o.Path }
-
-// ParseGCS reads a gcs artifact's bucket and path.
-func ParseGCS(a *model.Artifact) (GCSObject, bool) {
-	segs, ok := model.URISegments(a.URI, "gcs")
-	if !ok || len(segs) < 2 || segs[0] == "" {
-		return GCSObject{}, false
-	}
-	o := GCSObject{Bucket: segs[0], Path: strings.Join(segs[1:], "/")}
-	if strings.Trim(o.Path, "/") == "" {
-		return GCSObject{}, false // never the whole bucket
-	}
-	return o, true
-}
-
 func gcsRemoval(r *remedy.Remedy, a *model.Artifact) {
 	o, ok := ParseGCS(a)
 	if !ok {

@@ -177,7 +177,7 @@ var v2Path = regexp.MustCompile(`/apis/dashboard\.grafana\.app/(v2[a-z0-9]{0,20}
 // <namespace>/dashboards/<uid>, in Grafana's description of that API).
 func (s *apiSource) dashboard(ctx context.Context, h hit) (answer, error) {
 	var raw json.RawMessage
-	err := s.c.Get(ctx, "/api/dashboards/uid/"+url.PathEscape(h.UID), nil, &raw)
+	err := s.c.Get(ctx, dashboardPath(h.UID), nil, &raw)
 	var se *remote.StatusError
 	if !errors.As(err, &se) || se.Status != http.StatusNotAcceptable {
 		return answer{data: raw}, err

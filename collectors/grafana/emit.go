@@ -21,14 +21,6 @@ const (
 // maxTags caps the tags kept of a dashboard.
 const maxTags = 50
 
-func (g *Grafana) dashboardURI(uid string) string {
-	return "grafana://" + g.env.Source + "/dashboards/" + url.PathEscape(uid)
-}
-
-func (g *Grafana) ruleURI(uid string) string {
-	return "grafana://" + g.env.Source + "/alert-rules/" + url.PathEscape(uid)
-}
-
 func tagLabels(tags []string) map[string]string { return correlate.TagLabels(tags, maxTags) }
 
 // tie asks the selector whether an object is made for a backfill: a tag or

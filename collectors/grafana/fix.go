@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -31,16 +30,9 @@ func newGrafana(g *Grafana) (remedy.Actor, error) {
 
 // grafanaPath is the API path of a dashboard or alert rule.
 func grafanaPath(a *model.Artifact) (string, error) {
-	uid := a.Attr(AttrUID)
-	if uid == "" {
-		uid = a.Name
-	}
-	switch {
-	case uid == "":
-	case a.Kind == model.KindDashboard:
-		return "/api/dashboards/uid/" + url.PathEscape(uid), nil
-	case a.Kind == model.KindAlert:
-		return "/api/v1/provisioning/alert-rules/" + url.PathEscape(uid), nil
+	uid := objectUID(a)
+	if path := apiPath(a.Kind, uid); uid != "" && path != "" {
+		return path, nil
 	}
 	return "", fmt.Errorf("grafana: %s is not a dashboard or alert rule bfaudit can act on", a.URI)
 }

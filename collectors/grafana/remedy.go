@@ -1,7 +1,6 @@
 package grafana
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -24,26 +23,24 @@ const (
 // grafanaRemoval deletes a dashboard or a Grafana-managed alert rule with
 // the API, at the address the collector recorded.
 func grafanaRemoval(r *remedy.Remedy, a *model.Artifact) {
-	uid := a.Attr("uid")
-	if uid == "" {
-		uid = a.Name
-	}
+	uid := objectUID(a)
 	if uid == "" {
 		return
 	}
-	var name, what, path string
+	var name, what string
 	switch a.Kind {
 	case model.KindDashboard:
-		name, what, path = remedy.DeleteDashboard, "delete Grafana dashboard ", "/api/dashboards/uid/"
+		name, what = remedy.DeleteDashboard, "delete Grafana dashboard "
 	case model.KindAlert:
-		name, what, path = remedy.DeleteAlertRule, "delete Grafana alert rule ", "/api/v1/provisioning/alert-rules/"
+		name, what = remedy.DeleteAlertRule, "delete Grafana alert rule "
 	default:
 		return
 	}
-	target := "\"$" + grafanaURLVar + "\"" + remedy.Quote(path+url.PathEscape(uid))
+	path := apiPath(a.Kind, uid)
+	target := "\"$" + grafanaURLVar + "\"" + remedy.Quote(path)
 	needs := []string{grafanaTokenVar, grafanaURLVar}
 	if base := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); base != "" {
-		target = remedy.Quote(base + path + url.PathEscape(uid))
+		target = remedy.Quote(base + path)
 		needs = needs[:1]
 	}
 	shell := "curl -fsS -X DELETE -H \"Authorization: Bearer $" + grafanaTokenVar + "\" " + target
@@ -53,22 +50,15 @@ func grafanaRemoval(r *remedy.Remedy, a *model.Artifact) {
 
 // inferGrafana: the URI names the kind and the uid.
 func inferGrafana(a *model.Artifact) {
-	segs, ok := model.URISegments(a.URI, "grafana")
-	if !ok || len(segs) != 2 {
+	kind, uid, ok := parseURI(a.URI)
+	if !ok {
 		return
 	}
-	switch segs[0] {
-	case "dashboards":
-		a.Kind = model.KindDashboard
-	case "alert-rules":
-		a.Kind = model.KindAlert
-	default:
-		return
-	}
+	a.Kind = kind
 	if a.Name == "" {
-		a.Name = segs[1]
+		a.Name = uid
 	}
 	if a.Attributes["uid"] == "" {
-		a.SetAttr("uid", segs[1])
+		a.SetAttr(AttrUID, uid)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,12 +30,6 @@ const CheckpointConsumerGroup = "consumer_group"
 
 // GroupScope is the unit of one consumer group.
 func GroupScope(group string) string { return model.JoinScope(group) }
-
-// URI is the stable address of a consumer group: the group name is
-// path-escaped, so '/' or '%' in it stays inside its segment.
-func URI(cluster, group string) string {
-	return "kafka://" + cluster + "/groups/" + url.PathEscape(group)
-}
 
 // Units is the whole source (""): every group is found by one listing of
 // the cluster and read with the admin client that listed it, which is

@@ -14,24 +14,6 @@ func init() {
 		})})
 }
 
-// KafkaGroup is a consumer group, from the kafka collector's URIs:
-// kafka://<cluster>/groups/<group>, the group path-escaped.
-type KafkaGroup struct {
-	Cluster string
-	Group   string
-}
-
-// ParseKafka reads a Kafka consumer group artifact.
-func ParseKafka(a *model.Artifact) (KafkaGroup, bool) {
-	segs, ok := model.URISegments(a.URI, "kafka")
-	if !ok || len(segs) != 2 || segs[0] != "groups" || segs[1] == "" {
-		return KafkaGroup{}, false
-	}
-	rest, _ := strings.CutPrefix(a.URI, "kafka://")
-	cluster, _, _ := strings.Cut(rest, "/")
-	return KafkaGroup{Cluster: cluster, Group: segs[1]}, true
-}
-
 // kafkaBootstrapVar is what the command reads when the artifact does not
 // say which broker it came from (a finding read back from a report): the
 // shell stops with the message until the variable is set.
@@ -43,7 +25,7 @@ func kafkaRemoval(r *remedy.Remedy, a *model.Artifact) {
 		return
 	}
 	bootstrap, needs := kafkaBootstrapVar, []string{"KAFKA_BOOTSTRAP"}
-	if b := a.Attr("bootstrap"); b != "" {
+	if b := a.Attr(AttrBootstrap); b != "" {
 		bootstrap, needs = remedy.Quote(b), nil
 	}
 	// A group name starting with '-' could be read as an option: it is
@@ -70,6 +52,6 @@ func kafkaRemoval(r *remedy.Remedy, a *model.Artifact) {
 func inferKafka(a *model.Artifact) {
 	if g, ok := ParseKafka(a); ok {
 		a.Kind, a.Name = model.KindCheckpoint, g.Group
-		a.SetAttr(model.AttrCheckpointType, "consumer_group")
+		a.SetAttr(model.AttrCheckpointType, CheckpointConsumerGroup)
 	}
 }

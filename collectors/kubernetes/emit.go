@@ -31,10 +31,6 @@ const (
 // the closest thing Kubernetes has to a dedicated backfill pool.
 const kueueQueueLabel = "kueue.x-k8s.io/queue-name"
 
-func (c *Kubernetes) uri(ns, resource, name string) string {
-	return "kubernetes://" + c.authority() + "/" + ns + "/" + resource + "/" + name
-}
-
 // base fills what CronJob and Job artifacts share: identity, labels,
 // owner and the backfill id from the first label key present.
 func (c *Kubernetes) base(kind model.Kind, resource string, meta metav1.ObjectMeta) model.Artifact {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 
 	"github.com/bfaudit/bfaudit/collectors/flagd"
@@ -94,7 +93,7 @@ func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured, read fun
 	resourceURI := c.uri(ns, FeatureFlagGVR.Resource, name)
 	var out []model.Artifact
 	for _, fl := range doc.Flags {
-		uri := resourceURI + "#" + url.PathEscape(fl.Name)
+		uri := c.flagURI(ns, name, fl.Name)
 		id, how, ok := c.env.Selector.Match(uri, fl.Name, fl.Labels())
 		if !ok {
 			for _, k := range c.LabelKeys {

@@ -2,7 +2,6 @@ package kubernetes
 
 import (
 	"encoding/json"
-	"net/url"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -17,43 +16,6 @@ func init() {
 			}
 			return newKubernetes(k), nil
 		})})
-}
-
-// KubeObject is a CronJob or Job, from the kubernetes collector's URI:
-// kubernetes://<source>/<namespace>/cronjobs|jobs/<name>, or one flag of
-// an OpenFeature FeatureFlag resource:
-// kubernetes://<source>/<namespace>/featureflags/<name>#<flag>.
-type KubeObject struct {
-	Namespace, Resource, Name string
-	// Flag is the flag inside a FeatureFlag resource.
-	Flag string
-}
-
-// kubeFeatureFlagCount is the attribute the kubernetes collector keeps
-// the number of flags a FeatureFlag resource holds in.
-const kubeFeatureFlagCount = "featureflag_flags"
-
-// ParseKubernetes reads a Kubernetes artifact.
-func ParseKubernetes(a *model.Artifact) (KubeObject, bool) {
-	segs, ok := model.URISegments(a.URI, "kubernetes")
-	if !ok || len(segs) != 3 || segs[0] == "" || segs[2] == "" {
-		return KubeObject{}, false
-	}
-	o := KubeObject{Namespace: segs[0], Resource: segs[1], Name: segs[2]}
-	switch {
-	case o.Resource == "cronjobs" && a.Kind == model.KindSchedulerJob:
-	case o.Resource == "jobs" && (a.Kind == model.KindJobRun || a.Kind == model.KindSchedulerJob):
-	case o.Resource == "featureflags" && a.Kind == model.KindFeatureFlag:
-		_, frag, ok := strings.Cut(a.URI, "#")
-		flag, err := url.PathUnescape(frag)
-		if !ok || err != nil || flag == "" {
-			return KubeObject{}, false
-		}
-		o.Flag = flag
-	default:
-		return KubeObject{}, false
-	}
-	return o, true
 }
 
 // kind is the resource as kubectl names it.
@@ -81,7 +43,7 @@ func FlagRemovalPatch(flag string) string {
 // patch, leaving the others. Without the count (a report's finding) it
 // patches: that never removes another flag.
 func featureFlagRemoval(r *remedy.Remedy, o KubeObject, a *model.Artifact) {
-	if a.Attr(kubeFeatureFlagCount) == "1" {
+	if a.Attr(AttrResourceFlags) == "1" {
 		r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteFlag, Step: model.StepNormalized, Resolves: true,
 			Summary: "delete FeatureFlag " + o.Namespace + "/" + o.Name + ", which holds only flag " + o.Flag,
 			Shell:   remedy.Command([]string{"kubectl", "delete", "featureflag"}, []string{remedy.Flag("--namespace", o.Namespace)}, o.Name)})
@@ -132,14 +94,15 @@ func kubernetesRemoval(r *remedy.Remedy, a *model.Artifact) {
 // inferKubernetes: a scheduler job under jobs/ is a Job (a run), not a
 // CronJob; what lies under featureflags/ is a flag.
 func inferKubernetes(a *model.Artifact) {
-	if segs, ok := model.URISegments(a.URI, "kubernetes"); ok && len(segs) == 3 && segs[1] == "featureflags" {
+	o, ok := splitURI(a.URI)
+	switch {
+	case !ok:
+	case o.Resource == FeatureFlagGVR.Resource:
 		a.Kind = model.KindFeatureFlag
-		if _, frag, ok := strings.Cut(a.URI, "#"); ok {
-			a.Name, _ = url.PathUnescape(frag)
+		if o.Flag != "" {
+			a.Name = o.Flag
 		}
-		return
-	}
-	if a.Kind == model.KindSchedulerJob && strings.Contains(a.URI, "/jobs/") {
+	case o.Resource == "jobs" && a.Kind == model.KindSchedulerJob:
 		a.Kind = model.KindJobRun
 	}
 }

@@ -2,7 +2,6 @@ package notebooks
 
 import (
 	"context"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,19 +25,6 @@ const (
 func scope(path string) string {
 	segs := strings.Split(strings.Trim(path, "/"), "/")
 	return model.JoinScope(segs...)
-}
-
-// uri is a notebook's identity: notebooks:///<path below its root>,
-// each path segment escaped, the same whether the notebook was read from
-// files or through a Jupyter server and whatever the source is called, so
-// its findings (their fingerprints) follow the notebook, not the way it
-// was read. The authority is empty: no source name is part of it.
-func uri(rel string) string {
-	segs := strings.Split(strings.Trim(rel, "/"), "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return "notebooks:///" + strings.Join(segs, "/")
 }
 
 // ref names one notebook read: path is how the source names it (the path

@@ -51,10 +51,9 @@ func notebookManual(a *model.Artifact, step model.Step) *remedy.Human {
 	return &remedy.Human{Step: model.StepAccessRevoked, Where: a.URI, What: what}
 }
 
-// inferNotebook: a notebook's URI is notebooks:///<path below its root>
-// (older estates: notebooks://<source>/<path>, whose source is dropped).
+// inferNotebook: a notebook's URI names its path.
 func inferNotebook(a *model.Artifact) {
-	if segs, ok := model.URISegments(a.URI, "notebooks"); ok && len(segs) > 0 && segs[len(segs)-1] != "" {
-		a.Kind, a.Name = model.KindNotebook, strings.Join(segs, "/")
+	if path, ok := parseURI(a.URI); ok {
+		a.Kind, a.Name = model.KindNotebook, path
 	}
 }

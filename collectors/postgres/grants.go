@@ -101,7 +101,7 @@ func (p *Postgres) grantArtifact(db string, g *grant, objs backfillObjects, role
 	a := model.Artifact{
 		Kind:        model.KindGrant,
 		Scope:       grantsScope(db),
-		URI:         p.uri(db, "grant", grantee, g.objType, object),
+		URI:         p.grantURI(db, grantee, g.objType, object),
 		Name:        strings.Join(g.privileges, ",") + " on " + g.objType + " " + object + " to " + grantee,
 		BackfillID:  m.id,
 		Correlation: m.how,

@@ -15,78 +15,6 @@ func init() {
 		})})
 }
 
-// PGObject is what a PostgreSQL artifact's URI and attributes say it is.
-// The postgres collector's URIs are
-//
-//	postgres://<source>/<database>/<schema>.<table>                 table, view
-//	postgres://<source>/<database>/<schema>                         schema
-//	postgres://<source>/role/<role>                                 login role
-//	postgres://<source>/<database>/grant/<grantee>/<type>/<object>  privileges on an object
-//	postgres://<source>/grant/<member>/role/<role>                  role membership
-type PGObject struct {
-	Database string // "" for cluster-wide objects (roles, memberships)
-	// Object is table, partitioned_table, view, materialized_view,
-	// foreign_table, schema, role, membership, or the object type of a
-	// grant (table, sequence, schema) with Grant set.
-	Object string
-	Grant  bool
-	Schema string
-	Name   string // table, role, or the role granted in a membership
-	// Grantee holds the privileges (a grant) or the membership (member).
-	Grantee    string
-	Privileges []string
-	// Ambiguous says the schema.table split could not be sure: a name
-	// held more than one '.'.
-	Ambiguous bool
-}
-
-// ParsePostgres reads a PostgreSQL artifact; ok is false when it is not one
-// the collector emits.
-func ParsePostgres(a *model.Artifact) (PGObject, bool) {
-	segs, ok := model.URISegments(a.URI, "postgres")
-	if !ok {
-		return PGObject{}, false
-	}
-	switch {
-	case len(segs) == 2 && segs[0] == "role" && a.Kind == model.KindCredential:
-		return PGObject{Object: "role", Name: segs[1]}, true
-	case len(segs) == 4 && segs[0] == "grant" && segs[2] == "role":
-		return PGObject{Object: "membership", Grant: true, Grantee: segs[1], Name: segs[3]}, true
-	case len(segs) == 5 && segs[1] == "grant" && a.Kind == model.KindGrant:
-		o := PGObject{Database: segs[0], Object: segs[3], Grant: true, Grantee: segs[2]}
-		for _, p := range strings.Split(a.Attr(model.AttrRole), ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				o.Privileges = append(o.Privileges, p)
-			}
-		}
-		if o.Object == "schema" {
-			o.Schema = segs[4]
-		} else {
-			o.Schema, o.Name, o.Ambiguous = splitQualified(segs[4])
-		}
-		return o, true
-	case len(segs) == 2 && a.Kind == model.KindTable:
-		o := PGObject{Database: segs[0], Object: a.Attr("object")}
-		if o.Object == "schema" {
-			o.Schema = segs[1]
-			return o, true
-		}
-		if o.Object == "" {
-			o.Object = "table"
-		}
-		o.Schema, o.Name, o.Ambiguous = splitQualified(segs[1])
-		return o, o.Name != ""
-	}
-	return PGObject{}, false
-}
-
-// splitQualified splits schema.table at the first '.': a schema name with
-// a '.' is far rarer than a table name with one.
-func splitQualified(s string) (schema, name string, ambiguous bool) {
-	schema, name, _ = strings.Cut(s, ".")
-	return schema, name, strings.Contains(name, ".")
-}
-
 // pgPrivileges are the privilege keywords REVOKE takes.
 var pgPrivileges = map[string]bool{
 	"SELECT": true, "INSERT": true, "UPDATE": true, "DELETE": true, "TRUNCATE": true,
@@ -203,28 +131,27 @@ func postgresRemoval(r *remedy.Remedy, a *model.Artifact) {
 }
 
 // inferPostgres: the URI says whether it is a role, a membership or a
-// grant (and on what), or a table; a grant's privileges are not in it.
+// grant (and on what), or a table or schema; a grant's privileges are not
+// in it. Each shape is read as ParsePostgres reads an artifact of its kind.
 func inferPostgres(a *model.Artifact) {
-	segs, ok := model.URISegments(a.URI, "postgres")
-	if !ok {
+	if o, ok := ParsePostgres(&model.Artifact{Kind: model.KindCredential, URI: a.URI}); ok && o.Object == "role" {
+		a.Kind = model.KindCredential
+		a.SetAttr(model.AttrPrincipal, o.Name)
 		return
 	}
-	switch {
-	case len(segs) == 2 && segs[0] == "role":
-		a.Kind = model.KindCredential
-		a.SetAttr(model.AttrPrincipal, segs[1])
-	case len(segs) == 4 && segs[0] == "grant":
+	if o, ok := ParsePostgres(&model.Artifact{Kind: model.KindGrant, URI: a.URI}); ok {
 		a.Kind = model.KindGrant
-		a.SetAttr(model.AttrPrincipal, segs[1])
-		a.SetAttr(model.AttrRole, segs[3])
-	case len(segs) == 5 && segs[1] == "grant":
-		a.Kind = model.KindGrant
-		a.SetAttr(model.AttrPrincipal, segs[2])
-		a.SetAttr("object", segs[3])
-	case len(segs) == 2 && a.Kind == model.KindTable:
-		if !strings.Contains(segs[1], ".") {
-			a.SetAttr("object", "schema")
+		a.SetAttr(model.AttrPrincipal, o.Grantee)
+		if o.Object == "membership" {
+			a.SetAttr(model.AttrRole, o.Name)
+		} else {
+			a.SetAttr("object", o.Object)
 		}
+		return
+	}
+	schema := &model.Artifact{Kind: model.KindTable, URI: a.URI, Attributes: model.Attrs("object", "schema")}
+	if o, ok := ParsePostgres(schema); ok && a.Kind == model.KindTable && !strings.Contains(o.Schema, ".") {
+		a.SetAttr("object", "schema")
 	}
 }
 

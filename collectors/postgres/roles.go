@@ -186,7 +186,7 @@ func (p *Postgres) collectMemberships(ctx context.Context, conn *pgx.Conn, rs *r
 		a := model.Artifact{
 			Kind:        model.KindGrant,
 			Scope:       scopeRoles,
-			URI:         p.uri("grant", memberName, "role", roleName),
+			URI:         p.membershipURI(memberName, roleName),
 			Name:        roleName + " to " + memberName,
 			BackfillID:  m.id,
 			Correlation: m.how,

@@ -91,7 +91,7 @@ func (p *Prometheus) apiGroups(list []apiGroup, addErr func(scope string, err er
 	out := make([]group, 0, len(list))
 	for _, ag := range list {
 		g := group{file: ag.File, name: ag.Name, scope: model.JoinScope(scopeRules, orDash(ag.File), orDash(ag.Name))}
-		g.uriPrefix = p.uriBase() + "/" + scopeRules + "/" + segment(orDash(ag.File)) + "/" + segment(orDash(ag.Name))
+		g.uriPrefix = p.serverGroupURI(ag.File, ag.Name)
 		if ag.Name == "" {
 			addErr(g.scope, fmt.Errorf("prometheus source %s: GET %s/api/v1/rules: a group without a name", p.sourceName(), p.client.Base()))
 			continue

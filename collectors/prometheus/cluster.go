@@ -280,6 +280,6 @@ func (p *Prometheus) clusterObjectGroups(o *unstructured.Unstructured) ([]group,
 	if err != nil {
 		return nil, fmt.Errorf("PrometheusRule: %w", err)
 	}
-	prefix := p.uriBase() + "/" + scopeObjects + "/" + segment(m.Metadata.Namespace) + "/" + segment(m.Metadata.Name)
+	prefix := p.clusterObjectURI(m.Metadata.Namespace, m.Metadata.Name)
 	return ruleGroups(rgs, "", model.JoinScope(m.Metadata.Namespace, m.Metadata.Name), prefix, object, m.Metadata.Labels), nil
 }

@@ -2,7 +2,6 @@ package prometheus
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -92,10 +91,7 @@ func (p *Prometheus) emit(g group, add func(model.Artifact)) {
 	for _, r := range g.rules {
 		key := r.kind + "/" + r.name
 		count[key]++
-		uri := g.uriPrefix + "/" + kindSegment(r.kind) + "/" + segment(r.name)
-		if n := count[key]; n > 1 {
-			uri += fmt.Sprintf("#%d", n)
-		}
+		uri := ruleURI(g.uriPrefix, r.kind, r.name, count[key])
 		w := p.watch(r.expr)
 		id, how, others := p.tie(g, r, uri, w)
 		if id == "" {
@@ -149,28 +145,6 @@ func (p *Prometheus) artifact(g group, r rule, uri string, w watched, id, how st
 		a.SetAttr(AttrOtherBackfills, strings.Join(others, ","))
 	}
 	return a
-}
-
-func kindSegment(kind string) string {
-	if kind == typeRecording {
-		return "record"
-	}
-	return "alert"
-}
-
-// uriBase starts every URI of this source.
-func (p *Prometheus) uriBase() string { return "prometheus://" + p.sourceName() }
-
-// segment escapes one name for a URI path.
-func segment(s string) string { return url.PathEscape(s) }
-
-// pathSegments escapes each part of a slash path.
-func pathSegments(path string) string {
-	parts := strings.Split(path, "/")
-	for i, s := range parts {
-		parts[i] = url.PathEscape(s)
-	}
-	return strings.Join(parts, "/")
 }
 
 func firstOf(vs ...string) string {

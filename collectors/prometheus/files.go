@@ -290,7 +290,7 @@ func (p *Prometheus) ruleFile(unit string, data []byte) (fileRead, error) {
 	if err != nil {
 		return fileRead{}, err
 	}
-	prefix := p.uriBase() + "/files/" + pathSegments(unit)
+	prefix := p.fileURI(unit)
 	return fileRead{groups: ruleGroups(rgs, unit, unit, prefix, "", nil)}, nil
 }
 
@@ -351,7 +351,7 @@ func (p *Prometheus) objectGroups(unit string, m manifest) ([]group, error) {
 		}
 		return nil, err
 	}
-	prefix := p.uriBase() + "/files/" + pathSegments(unit) + "/" + segment(orDash(m.Metadata.Namespace)) + "/" + segment(m.Metadata.Name)
+	prefix := p.fileObjectURI(unit, m.Metadata.Namespace, m.Metadata.Name)
 	return ruleGroups(rgs, unit, unit, prefix, object, m.Metadata.Labels), nil
 }
 
@@ -402,7 +402,7 @@ func (p *Prometheus) parseGroups(data []byte, ignoreUnknown bool) (*rulefmt.Rule
 func ruleGroups(rgs *rulefmt.RuleGroups, file, scope, prefix, object string, objectLabels map[string]string) []group {
 	out := make([]group, 0, len(rgs.Groups))
 	for _, rg := range rgs.Groups {
-		g := group{file: file, name: rg.Name, scope: scope, uriPrefix: prefix + "/" + segment(rg.Name),
+		g := group{file: file, name: rg.Name, scope: scope, uriPrefix: groupURI(prefix, rg.Name),
 			object: object, objectLabels: objectLabels}
 		for _, r := range rg.Rules {
 			kind, name := typeAlerting, r.Alert

@@ -29,7 +29,7 @@ type tie struct{ id, how string }
 
 func (c *Collector) topic(project string, t *pubsubpb.Topic) (model.Artifact, bool) {
 	short := lastSegment(t.GetName())
-	uri := "pubsub://" + project + "/topics/" + short
+	uri := objectURI(project, partTopics, short)
 	id, how, ok := c.sel.Match(uri, short, t.GetLabels())
 	if !ok {
 		return model.Artifact{}, false
@@ -50,7 +50,7 @@ func (c *Collector) topic(project string, t *pubsubpb.Topic) (model.Artifact, bo
 // topic is backfill machinery too.
 func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topics map[string]tie) (model.Artifact, bool) {
 	short := lastSegment(s.GetName())
-	uri := "pubsub://" + project + "/subscriptions/" + short
+	uri := objectURI(project, partSubscriptions, short)
 	id, how, ok := c.sel.Match(uri, short, s.GetLabels())
 	if !ok {
 		id, how, ok = topicTie(c, s.GetTopic(), topics)
@@ -100,7 +100,7 @@ func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topic
 // a production topic is tied only by its own name or labels.
 func (c *Collector) snapshot(project string, s *pubsubpb.Snapshot, topics map[string]tie) (model.Artifact, bool) {
 	short := lastSegment(s.GetName())
-	uri := "pubsub://" + project + "/snapshots/" + short
+	uri := objectURI(project, partSnapshots, short)
 	id, how, ok := c.sel.Match(uri, short, s.GetLabels())
 	if !ok {
 		id, how, ok = topicTie(c, s.GetTopic(), topics)

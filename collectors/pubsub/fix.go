@@ -66,14 +66,7 @@ func (s *pubsubSystem) object(a *model.Artifact) (PubSubObject, string, error) {
 	if !ok {
 		return o, "", fmt.Errorf("pubsub: %s is not an artifact bfaudit can act on", a.URI)
 	}
-	kind := "topics"
-	switch {
-	case o.Subscription:
-		kind = "subscriptions"
-	case o.Snapshot:
-		kind = "snapshots"
-	}
-	return o, "projects/" + o.Project + "/" + kind + "/" + o.Name, nil
+	return o, "projects/" + o.Project + "/" + o.collection() + "/" + o.Name, nil
 }
 
 func (s *pubsubSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {

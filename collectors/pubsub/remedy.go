@@ -12,34 +12,6 @@ func init() {
 		})})
 }
 
-// PubSubObject is a topic, subscription or snapshot, from the pubsub
-// collector's URIs (the cloudasset collector emits the same for topics and
-// subscriptions): pubsub://<project>/topics/<name>,
-// pubsub://<project>/subscriptions/<name>, pubsub://<project>/snapshots/<name>.
-type PubSubObject struct {
-	Project      string
-	Subscription bool // else a topic, unless Snapshot
-	Snapshot     bool
-	Name         string
-}
-
-// ParsePubSub reads a Pub/Sub artifact.
-func ParsePubSub(a *model.Artifact) (PubSubObject, bool) {
-	segs, ok := model.RawURISegments(a.URI, "pubsub")
-	if !ok || len(segs) != 3 || segs[0] == "" || segs[2] == "" {
-		return PubSubObject{}, false
-	}
-	switch segs[1] {
-	case "subscriptions":
-		return PubSubObject{Project: segs[0], Subscription: true, Name: segs[2]}, true
-	case "topics":
-		return PubSubObject{Project: segs[0], Name: segs[2]}, true
-	case "snapshots":
-		return PubSubObject{Project: segs[0], Snapshot: true, Name: segs[2]}, true
-	}
-	return PubSubObject{}, false
-}
-
 func pubsubRemoval(r *remedy.Remedy, a *model.Artifact) {
 	o, ok := ParsePubSub(a)
 	if !ok {

@@ -28,7 +28,7 @@ func (r *RabbitMQ) selectExchanges(xs []exchange) map[vhostName]backfillExchange
 		if builtIn(x.Name) {
 			continue
 		}
-		uri := r.uri(x.Vhost, "exchange", x.Name)
+		uri := r.uri(x.Vhost, partExchange, x.Name)
 		labels := argumentLabels(x.Arguments)
 		if id, how, ok := r.env.Selector.Match(uri, x.Name, matchLabels(labels)); ok {
 			out[vhostName{x.Vhost, x.Name}] = backfillExchange{x: x, uri: uri, labels: labels, m: match{id, how}}
@@ -88,7 +88,7 @@ func (r *RabbitMQ) exchangeArtifacts(all []exchange, selected map[vhostName]back
 			x = exchange{Name: k.name, Vhost: k.vhost}
 		}
 		m := match{id: commonID(rt.matches), how: correlationBinding}
-		uri := r.uri(k.vhost, "exchange", k.name)
+		uri := r.uri(k.vhost, partExchange, k.name)
 		out = append(out, r.exchangeArtifact(k, x, uri, argumentLabels(x.Arguments), m, rt.dests))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })

@@ -2,7 +2,6 @@ package rabbitmq
 
 import (
 	"encoding/json"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,10 +50,6 @@ type backfillQueue struct {
 	m      match
 }
 
-func (r *RabbitMQ) uri(vhost, kind, name string) string {
-	return "rabbitmq://" + url.PathEscape(r.sourceName()) + "/" + url.PathEscape(vhost) + "/" + kind + "/" + url.PathEscape(name)
-}
-
 // argumentLabels turns queue or exchange arguments into labels: strings
 // as they are, numbers and booleans as their JSON text.
 func argumentLabels(args map[string]json.RawMessage) map[string]string {
@@ -92,7 +87,7 @@ func matchLabels(labels map[string]string) map[string]string {
 func (r *RabbitMQ) selectQueues(queues []queue) []backfillQueue {
 	var out []backfillQueue
 	for _, q := range queues {
-		uri := r.uri(q.Vhost, "queue", q.Name)
+		uri := r.uri(q.Vhost, partQueue, q.Name)
 		labels := argumentLabels(q.Arguments)
 		if id, how, ok := r.env.Selector.Match(uri, q.Name, matchLabels(labels)); ok {
 			out = append(out, backfillQueue{q: q, uri: uri, labels: labels, m: match{id, how}})

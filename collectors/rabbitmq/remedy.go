@@ -14,30 +14,6 @@ func init() {
 		})})
 }
 
-// RabbitObject is a queue or exchange, from the rabbitmq collector's URIs:
-// rabbitmq://<source>/<vhost>/queue|exchange/<name>, each part
-// path-escaped (the default vhost "/" is %2F).
-type RabbitObject struct {
-	Vhost    string
-	Exchange bool // else a queue
-	Name     string
-}
-
-// ParseRabbitMQ reads a RabbitMQ artifact.
-func ParseRabbitMQ(a *model.Artifact) (RabbitObject, bool) {
-	segs, ok := model.URISegments(a.URI, "rabbitmq")
-	if !ok || len(segs) != 3 || segs[2] == "" {
-		return RabbitObject{}, false
-	}
-	switch segs[1] {
-	case "queue":
-		return RabbitObject{Vhost: segs[0], Name: segs[2]}, true
-	case "exchange":
-		return RabbitObject{Vhost: segs[0], Exchange: true, Name: segs[2]}, true
-	}
-	return RabbitObject{}, false
-}
-
 // rabbitFlags points rabbitmqadmin at the management API the artifact was
 // read from, when known (api_url, without credentials: rabbitmqadmin takes
 // them from ~/.rabbitmqadmin.conf or -u/-p).

@@ -365,14 +365,6 @@ func (h *httpAPI) tagger(ctx context.Context, name, typ, value string) (string, 
 	return "", nil
 }
 
-// flagPath is the Admin API path of one flag, which DELETE archives.
-func flagPath(projectID, name string) string {
-	return "/api/admin/projects/" + url.PathEscape(projectID) + "/features/" + url.PathEscape(name)
-}
-
-// FlagPath is flagPath for the fix action.
-func FlagPath(projectID, name string) string { return flagPath(projectID, name) }
-
 // onceErr is an error whose text names its address once: apiclient
 // prefixes "GET <address>: " to an error that names it already (an HTTP
 // status with its query, or net/http's Get "<address>").

@@ -1,7 +1,6 @@
 package unleash
 
 import (
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,16 +36,11 @@ type tiedFlag struct {
 	keepBy     string   // who added its keep tag, from the event log
 }
 
-// uri is the stable address of a flag.
-func (u *Unleash) uri(projectID, name string) string {
-	return "unleash://" + u.env.Source + "/projects/" + url.PathEscape(projectID) + "/features/" + url.PathEscape(name)
-}
-
 // tie says which backfill a flag belongs to, through the shared
 // selector: a tag of type tag_type (its value is the id), a plan's
 // declared asset, the flag's name, then the words of its description.
 func (u *Unleash) tie(projectID string, f flag) (tiedFlag, bool) {
-	t := tiedFlag{flag: f, project: projectID, uri: u.uri(projectID, f.Name)}
+	t := tiedFlag{flag: f, project: projectID, uri: flagURI(u.env.Source, projectID, f.Name)}
 	var values []string
 	for _, tg := range f.Tags {
 		if tg.Type == u.TagType && tg.Value != "" {
@@ -112,7 +106,7 @@ func (u *Unleash) artifact(t tiedFlag, envType map[string]string) model.Artifact
 	art.SetAttr(model.AttrProject, t.project)
 	if base := u.apiURL(); base != "" {
 		art.SetAttr(model.AttrAPIURL, base)
-		art.SetAttr(model.AttrURL, base+"/projects/"+url.PathEscape(t.project)+"/features/"+url.PathEscape(t.Name))
+		art.SetAttr(model.AttrURL, base+featurePath(t.project, t.Name))
 	}
 	switch {
 	case t.archived():

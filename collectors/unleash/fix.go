@@ -44,7 +44,7 @@ func (s *unleashSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Ac
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	resp, err := s.api.Do(ctx, http.MethodGet, FlagPath(project, name), nil)
+	resp, err := s.api.Do(ctx, http.MethodGet, flagPath(project, name), nil)
 	if remote.IsStatus(err, http.StatusNotFound) {
 		return remedy.Observed{}, nil
 	}
@@ -92,7 +92,7 @@ func (s *unleashSystem) Act(ctx context.Context, a *model.Artifact, act remedy.A
 	if act.Name != remedy.ArchiveFlag {
 		return fmt.Errorf("unleash: no %s", act.Name)
 	}
-	resp, err := s.api.Do(ctx, http.MethodDelete, FlagPath(project, name), nil)
+	resp, err := s.api.Do(ctx, http.MethodDelete, flagPath(project, name), nil)
 	if remote.IsStatus(err, http.StatusNotFound) {
 		return nil
 	}

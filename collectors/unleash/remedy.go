@@ -1,7 +1,6 @@
 package unleash
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/model"
@@ -13,28 +12,11 @@ func init() {
 		Acts: remedy.ActsOn(newUnleash)})
 }
 
-// ParseUnleashFlag reads a flag's project and name from the unleash
-// collector's URI: unleash://<source>/projects/<project>/features/<name>,
-// both path-escaped.
-func ParseUnleashFlag(uri string) (project, name string, ok bool) {
-	segs, ok := model.URISegments(uri, "unleash")
-	if !ok || len(segs) != 4 || segs[0] != "projects" || segs[2] != "features" || segs[1] == "" || segs[3] == "" {
-		return "", "", false
-	}
-	return segs[1], segs[3], true
-}
-
-// unleashFlagPath is the Admin API path of a flag; DELETE on it archives
-// the flag (Unleash 5 and later), which can be revived from the archive.
-func unleashFlagPath(project, name string) string {
-	return "/api/admin/projects/" + url.PathEscape(project) + "/features/" + url.PathEscape(name)
-}
-
 // archiveFlagCommand is the curl call that archives a flag through the
 // Admin API the flag was read from (or $UNLEASH_URL when unknown). The
 // token stays in the environment: the command names the variable only.
 func archiveFlagCommand(a *model.Artifact, project string) (shell string, needs []string) {
-	path := unleashFlagPath(project, a.Name)
+	path := flagPath(project, a.Name)
 	target := `"${UNLEASH_URL:?set UNLEASH_URL to the Unleash address}"` + remedy.Quote(path)
 	needs = []string{unleashTokenVar, unleashURLVar}
 	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
