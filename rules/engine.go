@@ -171,12 +171,13 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 // up to twice the memory it needed.)
 func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	var found findingBlocks
+	byKind := newKindIndex(ix)
 	for _, r := range e.rules {
 		if r.meta {
 			continue
 		}
 		c := e.context(ix, now, r, nil)
-		c.blocks = &found
+		c.blocks, c.byKind = &found, byKind
 		r.Check(c)
 	}
 	var user []model.Finding
