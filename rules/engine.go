@@ -182,19 +182,15 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	}
 	var user []model.Finding
 	e.evaluateUser(ix, now, &found, &user)
-	seen := fingerprintSet{hex: make(map[uint64]struct{}, found.n+len(user))}
 	found.close()
-	out := make([]model.Finding, 0, found.n+len(user)+len(e.waivers))
-	keep := func(f *model.Finding) {
-		if seen.add(f.Fingerprint) {
-			out = append(out, *f)
+	seen, dead, live := found.settle(e.prec, len(user))
+	out := make([]model.Finding, 0, live+len(user)+len(e.waivers))
+	found.drain(dead, func(f *model.Finding) { out = append(out, *f) })
+	for i := range user {
+		if seen.add(user[i].Fingerprint) {
+			out = append(out, user[i])
 		}
 	}
-	found.drain(keep)
-	for i := range user {
-		keep(&user[i])
-	}
-	out = e.prec.fold(out)
 	out = e.applyWaivers(ix, out, now)
 	SortFindings(out)
 	return out
