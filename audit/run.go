@@ -89,8 +89,9 @@ func Run(ctx, finish context.Context, p Plan) (*Audit, []error) {
 	// memory keeps them fixed from the first sighting, without one they
 	// are counted from now (docs/reports/due.md).
 	due.Stamp(r, p.Due)
+	team := p.Teams.Namer()
 	for i := range r.Findings {
-		r.Findings[i].Team = p.Teams.Name(r.Findings[i].Owner)
+		r.Findings[i].Team = team(r.Findings[i].Owner)
 	}
 	if d, ok := p.Memory.(dater); ok {
 		if err := d.Due(finish, r); err != nil {
