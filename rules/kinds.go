@@ -29,8 +29,35 @@ type tiedArtifact struct {
 	a *model.Artifact
 }
 
-func newKindIndex(ix *correlate.Index) *kindIndex {
-	k := &kindIndex{ix: ix, tiedOf: map[model.Kind][]int32{}, of: map[model.Kind][]int32{}}
+// newKindIndex makes the index of ix, built when a rule first asks
+// (rules about plans and records never do).
+func newKindIndex(ix *correlate.Index) *kindIndex { return &kindIndex{ix: ix} }
+
+// build counts first, so that every list is made once at its size.
+func (k *kindIndex) build() {
+	ix := k.ix
+	count, countTied := map[model.Kind]int{}, map[model.Kind]int{}
+	tied := 0
+	for i := range ix.Artifacts {
+		count[ix.Artifacts[i].Kind]++
+	}
+	for _, id := range ix.IDs {
+		for _, j := range ix.ByBackfill[id] {
+			if a := &ix.Artifacts[j]; a.State.Live() {
+				countTied[a.Kind]++
+				tied++
+			}
+		}
+	}
+	k.of = make(map[model.Kind][]int32, len(count))
+	for kind, n := range count {
+		k.of[kind] = make([]int32, 0, n)
+	}
+	k.tiedOf = make(map[model.Kind][]int32, len(countTied))
+	for kind, n := range countTied {
+		k.tiedOf[kind] = make([]int32, 0, n)
+	}
+	k.tied = make([]tiedArtifact, 0, tied)
 	for i := range ix.Artifacts {
 		a := &ix.Artifacts[i]
 		k.of[a.Kind] = append(k.of[a.Kind], int32(i))
@@ -44,7 +71,6 @@ func newKindIndex(ix *correlate.Index) *kindIndex {
 			}
 		}
 	}
-	return k
 }
 
 // merged yields, in increasing order, the positions the lists of kinds
@@ -135,11 +161,14 @@ func (c *Context) judges(k model.Kind) bool {
 	return false
 }
 
-// kinds returns the evaluation's kind index, built on first use when the
-// context was made outside an evaluation.
+// kinds returns the evaluation's kind index, built on first use (and made
+// when the context was made outside an evaluation).
 func (c *Context) kinds() *kindIndex {
 	if c.byKind == nil || c.byKind.ix != c.Index {
 		c.byKind = newKindIndex(c.Index)
+	}
+	if c.byKind.of == nil {
+		c.byKind.build()
 	}
 	return c.byKind
 }
