@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 )
 
 // maxAnswerBytes caps one API answer or one per-DAG export file: a page of
@@ -43,4 +44,55 @@ func jsonError(err error) error {
 		return errors.New("answer ends in the middle of the JSON")
 	}
 	return err
+}
+
+// runConf is a run's conf kept as its JSON text, decoded only for the
+// runs the collector keeps. Airflow 2 cannot filter runs by type, so a
+// listing brings every run of the lookback and the collector drops all
+// but the backfill runs as each page arrives: decoding each dropped
+// run's conf into a map (any parameters a run was given, often the
+// biggest part of a run) was most of the work of reading a page.
+type runConf struct{ raw []byte }
+
+// UnmarshalJSON keeps an object's text (the decoder has checked it) and
+// refuses any other value but null, as decoding into a map did.
+func (c *runConf) UnmarshalJSON(b []byte) error {
+	switch {
+	case string(b) == "null":
+		c.raw = nil
+	case len(b) > 0 && b[0] == '{':
+		c.raw = append(c.raw[:0], b...)
+	default:
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[map[string]any]()}
+	}
+	return nil
+}
+
+// jsonKind names the kind of a JSON value by its first byte, as
+// encoding/json names it in a type error.
+func jsonKind(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "value"
+	case b[0] == '"':
+		return "string"
+	case b[0] == '[':
+		return "array"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	}
+	return "number"
+}
+
+// decode reads the conf; nil when there is none, or when it does not
+// decode (a number out of float64's range): such a conf ties nothing.
+func (c runConf) decode() map[string]any {
+	if c.raw == nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(c.raw, &m) != nil {
+		return nil
+	}
+	return m
 }
