@@ -226,7 +226,9 @@ var fiveAsCEL = func() []rules.UserRuleSpec {
 	const live = `artifact.state != "deleted" && artifact.state != "expired"`
 	grace := func(d string) string {
 		t := "backfill.timeline"
-		at := func(f string) string { return "has(" + t + "." + f + ") ? now >= " + t + "." + f + ` + duration("` + d + `")` }
+		at := func(f string) string {
+			return "has(" + t + "." + f + ") ? now >= " + t + "." + f + ` + duration("` + d + `")`
+		}
 		return `backfill.status in ["replayed", "verified", "archived", "retired"] && (` +
 			at("completed_at") + " : " + at("verified_at") + " : " + at("archived_at") + " : " + at("retired_at") + " : true)"
 	}
