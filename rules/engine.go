@@ -159,12 +159,15 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 // backfill, rule and artifact. A finding reported twice (same fingerprint)
 // is kept once, and a finding of a rule that another rule's finding on the
 // same artifact supersedes is folded into it (Rule.Supersedes), before
-// waivers apply: a waiver of the surviving finding covers the problem. Every built-in rule is one pass over the index, and the
-// user rules share one pass over the artifacts and one over the backfills,
-// so the cost is linear in the estate.
+// waivers apply: a waiver of the surviving finding covers the problem.
+// Every built-in rule walks only the artifacts of its kinds, from an index
+// by kind built once (kinds.go), and the user rules share one pass over
+// the artifacts and one over the backfills, so the cost is linear in the
+// estate.
 //
 // Every rule reports into blocks that are never moved (the failures of
-// user rules into a slice of their own, after them), and the findings are
+// user rules into a slice of their own, after them); duplicates and
+// superseded findings are settled there, and the findings that stay are
 // then moved once into one slice of the exact size, with room for the
 // waiver findings, and sorted in place. (One slice shared by every rule,
 // grown by append, used to copy each finding about five times and to hold
