@@ -55,7 +55,7 @@ unit:
 # Allocation bounds are measured without -race, which moves values to the
 # heap (the tests skip themselves under it).
 allocs:
-	$(GO) test -count=1 -run 'Alloc|Stream' ./reports/ ./rules/ ./audit/
+	$(GO) test -count=1 -run 'Alloc|Stream' ./reports/ ./rules/ ./rules/builtin/ ./audit/
 
 image:
 	$(GO) run ./tools/image -arch $(IMAGE_ARCH) -repo $(IMAGE_REPO) -out dist/image

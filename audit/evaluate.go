@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -29,6 +30,14 @@ func Evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now
 	return evaluate(est, sel, eng, now, false)
 }
 
+// releaseFrom is the estate size from which evaluate collects the
+// loading's garbage before the rules run; release is debug.FreeOSMemory
+// (variables for tests).
+var (
+	releaseFrom = 50_000
+	release     = debug.FreeOSMemory
+)
+
 // evaluate is Evaluate; remembered says a history store will carry what
 // silent units last held (see correlate.Index.Remembered).
 func evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now time.Time, remembered bool) *Audit {
@@ -39,6 +48,16 @@ func evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now
 	ix := correlate.Correlate(&view, sel)
 	ix.Remembered = remembered
 	view.Artifacts = ix.Artifacts
+	if len(ix.Artifacts) >= releaseFrom {
+		// Decoding left its garbage (the decoder's blocks, the untied
+		// list) in the heap the runtime paces its next collection from:
+		// twice what was live when decoding ended (110 MB at 100,000
+		// artifacts). Collected here, the goal is twice what the index
+		// holds, and the evaluation's peak stays under it: 268 MB peak
+		// RSS instead of 304 MB for the bench estate (medians of five),
+		// for one collection (up to 0.1 s of CPU).
+		release()
+	}
 	findings := eng.Evaluate(ix, now)
 	return &Audit{Report: BuildReport(ix, findings, now), index: ix}
 }

@@ -59,7 +59,12 @@ type dater interface {
 // the run incomplete.
 func Run(ctx, finish context.Context, p Plan) (*Audit, []error) {
 	var errs []error
+	// The plan lets go of the estate: the evaluation ties a copy of its
+	// artifacts, and the plan, alive until Run returns, would otherwise
+	// hold the untied list beside it (31 MB at 100,000 artifacts) through
+	// the whole evaluation.
 	est := p.Estate
+	p.Estate = nil
 	if est == nil {
 		var err error
 		if est, err = Collect(ctx, p.Instances, p.Selector, p.Concurrency, p.Now); err != nil {
@@ -84,8 +89,9 @@ func Run(ctx, finish context.Context, p Plan) (*Audit, []error) {
 	// memory keeps them fixed from the first sighting, without one they
 	// are counted from now (docs/reports/due.md).
 	due.Stamp(r, p.Due)
+	team := p.Teams.Namer()
 	for i := range r.Findings {
-		r.Findings[i].Team = p.Teams.Name(r.Findings[i].Owner)
+		r.Findings[i].Team = team(r.Findings[i].Owner)
 	}
 	if d, ok := p.Memory.(dater); ok {
 		if err := d.Due(finish, r); err != nil {

@@ -227,8 +227,8 @@ func BenchmarkAirflowAtScale(b *testing.B) {
 		target     float64
 	}{
 		{"airflow3 5000 DAGs", "2", 5000, 0, 1.1},
-		{"airflow2 1000 DAGs x 30 runs", "1", 1000, 30, 1.5},
-		{"airflow2 1000 DAGs x 90 runs", "1", 1000, 90, 1.5},
+		{"airflow2 1000 DAGs x 30 runs", "1", 1000, 30, 1.1},
+		{"airflow2 1000 DAGs x 90 runs", "1", 1000, 90, 1.1},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var r airflowRun

@@ -165,8 +165,12 @@ type Read struct {
 
 // Reads parses AttrReads; malformed lines are skipped.
 func (a *Artifact) Reads() []Read {
+	reads := a.Attr(AttrReads)
+	if reads == "" {
+		return nil // most artifacts read nothing: no lines to split
+	}
 	var out []Read
-	for _, line := range strings.Split(a.Attr(AttrReads), "\n") {
+	for _, line := range strings.Split(reads, "\n") {
 		f := strings.Split(line, "\t")
 		if len(f) < 2 || f[0] == "" || f[1] == "" {
 			continue
@@ -243,14 +247,28 @@ func (a *Artifact) IntAttr(key string) (int64, bool) {
 }
 
 // BoolAttr reads a boolean attribute; absent or malformed reads false.
+// The usual values are read without strconv, whose error for an absent
+// attribute is an allocation: rules ask for attributes most artifacts
+// lack, once per artifact.
 func (a *Artifact) BoolAttr(key string) bool {
-	b, _ := strconv.ParseBool(a.Attributes[key])
-	return b
+	switch v := a.Attributes[key]; v {
+	case "true":
+		return true
+	case "", "false":
+		return false
+	default:
+		b, _ := strconv.ParseBool(v)
+		return b
+	}
 }
 
 // TimeAttr reads an RFC 3339 attribute; zero when absent or malformed.
 func (a *Artifact) TimeAttr(key string) time.Time {
-	t, _ := time.Parse(time.RFC3339, a.Attributes[key])
+	v := a.Attributes[key]
+	if v == "" {
+		return time.Time{} // without the parse error's allocation
+	}
+	t, _ := time.Parse(time.RFC3339, v)
 	return t
 }
 

@@ -23,6 +23,7 @@ type Context struct {
 	out      *[]model.Finding // where findings go, unless blocks is set
 	blocks   *findingBlocks
 	keyLines KeyLines
+	byKind   *kindIndex
 }
 
 // Duration reads a duration parameter ("72h", "14d"); the default is used

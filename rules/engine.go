@@ -159,41 +159,41 @@ func (e *Engine) SeverityOf(r *Rule) model.Severity {
 // backfill, rule and artifact. A finding reported twice (same fingerprint)
 // is kept once, and a finding of a rule that another rule's finding on the
 // same artifact supersedes is folded into it (Rule.Supersedes), before
-// waivers apply: a waiver of the surviving finding covers the problem. Every built-in rule is one pass over the index, and the
-// user rules share one pass over the artifacts and one over the backfills,
-// so the cost is linear in the estate.
+// waivers apply: a waiver of the surviving finding covers the problem.
+// Every built-in rule walks only the artifacts of its kinds, from an index
+// by kind built once (kinds.go), and the user rules share one pass over
+// the artifacts and one over the backfills, so the cost is linear in the
+// estate.
 //
 // Every rule reports into blocks that are never moved (the failures of
-// user rules into a slice of their own, after them), and the findings are
+// user rules into a slice of their own, after them); duplicates and
+// superseded findings are settled there, and the findings that stay are
 // then moved once into one slice of the exact size, with room for the
 // waiver findings, and sorted in place. (One slice shared by every rule,
 // grown by append, used to copy each finding about five times and to hold
 // up to twice the memory it needed.)
 func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	var found findingBlocks
+	byKind := newKindIndex(ix)
 	for _, r := range e.rules {
 		if r.meta {
 			continue
 		}
 		c := e.context(ix, now, r, nil)
-		c.blocks = &found
+		c.blocks, c.byKind = &found, byKind
 		r.Check(c)
 	}
 	var user []model.Finding
 	e.evaluateUser(ix, now, &found, &user)
-	seen := fingerprintSet{hex: make(map[uint64]struct{}, found.n+len(user))}
 	found.close()
-	out := make([]model.Finding, 0, found.n+len(user)+len(e.waivers))
-	keep := func(f *model.Finding) {
-		if seen.add(f.Fingerprint) {
-			out = append(out, *f)
+	seen, dead, live := found.settle(e.prec, len(user))
+	out := make([]model.Finding, 0, live+len(user)+len(e.waivers))
+	found.drain(dead, func(f *model.Finding) { out = append(out, *f) })
+	for i := range user {
+		if seen.add(user[i].Fingerprint) {
+			out = append(out, user[i])
 		}
 	}
-	found.drain(keep)
-	for i := range user {
-		keep(&user[i])
-	}
-	out = e.prec.fold(out)
 	out = e.applyWaivers(ix, out, now)
 	SortFindings(out)
 	return out

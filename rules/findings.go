@@ -45,6 +45,7 @@ type staged struct {
 	source      string
 	scope       string
 	location    *model.Location
+	folded      []string // set by the precedence (fold)
 }
 
 const blockLen = 4096
@@ -92,6 +93,33 @@ func (b *findingBlocks) add(r *Rule, f *model.Finding) {
 	b.n++
 }
 
+// at returns the i-th finding added.
+func (b *findingBlocks) at(i int32) *staged {
+	if f := int(i) / blockLen; f < len(b.full) {
+		return &b.full[f][int(i)%blockLen]
+	}
+	return &b.cur[int(i)-len(b.full)*blockLen]
+}
+
+// settle marks dead each finding added twice (same fingerprint: the first
+// stays) and each finding the precedence folds into another, and returns
+// the fingerprints of the survivors and how many they are.
+func (b *findingBlocks) settle(p precedence, extra int) (fingerprintSet, []bool, int) {
+	seen := fingerprintSet{hex: make(map[uint64]struct{}, b.n+extra)}
+	dead := make([]bool, b.n)
+	for i := range int32(b.n) {
+		dead[i] = !seen.add(b.at(i).fingerprint)
+	}
+	p.fold(b, dead)
+	live := 0
+	for _, d := range dead {
+		if !d {
+			live++
+		}
+	}
+	return seen, dead, live
+}
+
 // text returns the kept copy of s.
 func (b *findingBlocks) text(s string) string {
 	if t, ok := b.texts[s]; ok {
@@ -104,21 +132,26 @@ func (b *findingBlocks) text(s string) string {
 	return s
 }
 
-// drain hands each finding, whole again, to fn in the order they were
-// added, letting each block go once it is done. f is only good during
-// the call.
-func (b *findingBlocks) drain(fn func(f *model.Finding)) {
+// drain hands each finding not dead, whole again, to fn in the order
+// they were added, letting each block go once it is done. f is only good
+// during the call.
+func (b *findingBlocks) drain(dead []bool, fn func(f *model.Finding)) {
 	var quarter int
 	if b.n >= releaseFrom {
 		quarter = max(len(b.full)/4, 1)
 	}
 	var f model.Finding
+	n := 0
 	each := func(blk []staged) {
 		for i := range blk {
 			s := &blk[i]
+			n++
+			if dead[n-1] {
+				continue
+			}
 			f = model.Finding{RuleID: s.rule.ID, RuleName: s.rule.Name, Title: s.rule.Title, Step: s.rule.Step,
 				Severity: s.severity, BackfillID: s.backfillID, Key: s.key, ArtifactURI: s.artifactURI, Owner: s.owner,
-				Message: s.message, Evidence: s.evidence, Remediation: s.rule.Remediation, Fingerprint: s.fingerprint,
+				Message: s.message, Evidence: s.evidence, Folded: s.folded, Remediation: s.rule.Remediation, Fingerprint: s.fingerprint,
 				Source: s.source, Scope: s.scope, Location: s.location}
 			fn(&f)
 		}

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-
-	"github.com/bfaudit/bfaudit/model"
 )
 
 // Precedence between rules that judge the same artifact for the same
@@ -55,12 +53,16 @@ func (p precedence) involved(id string, superseding map[string]bool) bool {
 	return p[id] != nil || superseding[id]
 }
 
-// fold applies the precedence to fs in place and returns what stays, in
-// the same order. Only findings on an artifact take part; the work is one
-// pass to group them by artifact and a few comparisons per artifact.
-func (p precedence) fold(fs []model.Finding) []model.Finding {
+// fold applies the precedence to the staged findings that are not dead
+// yet (not duplicates), marking dead those folded into another, before
+// the engine makes the report's slice: that slice then holds only the
+// findings that stay (about 104,000 of the 148,000 staged on the bench
+// estate). Only findings on an artifact take part; they are grouped by
+// artifact by sorting their positions, 4 bytes each (a map keyed by
+// backfill and URI held about 10 MB at the run's peak).
+func (p precedence) fold(b *findingBlocks, dead []bool) {
 	if len(p) == 0 {
-		return fs
+		return
 	}
 	superseding := map[string]bool{}
 	for _, over := range p {
@@ -68,57 +70,57 @@ func (p precedence) fold(fs []model.Finding) []model.Finding {
 			superseding[id] = true
 		}
 	}
-	groups := map[string][]int{}
-	for i := range fs {
-		f := &fs[i]
-		if f.ArtifactURI != "" && p.involved(f.RuleID, superseding) {
-			k := string(f.Key) + "\x00" + f.ArtifactURI
-			groups[k] = append(groups[k], i)
+	var involved []int32
+	for i := range int32(b.n) {
+		if s := b.at(i); !dead[i] && s.artifactURI != "" && p.involved(s.rule.ID, superseding) {
+			involved = append(involved, i)
 		}
 	}
-	dead := map[int]bool{}
-	for _, g := range groups {
-		if len(g) > 1 {
-			p.foldGroup(fs, g, dead)
+	slices.SortFunc(involved, func(i, j int32) int {
+		a, c := b.at(i), b.at(j)
+		return cmp.Or(cmp.Compare(a.key, c.key), cmp.Compare(a.artifactURI, c.artifactURI), cmp.Compare(i, j))
+	})
+	for len(involved) > 0 {
+		first := b.at(involved[0])
+		n := 1
+		for n < len(involved) {
+			if s := b.at(involved[n]); s.key != first.key || s.artifactURI != first.artifactURI {
+				break
+			}
+			n++
 		}
-	}
-	if len(dead) == 0 {
-		return fs
-	}
-	out := fs[:0]
-	for i := range fs {
-		if !dead[i] {
-			out = append(out, fs[i])
+		if n > 1 {
+			p.foldGroup(b, involved[:n], dead)
 		}
+		involved = involved[n:]
 	}
-	return out
 }
 
 // foldGroup folds the findings of one artifact: leaves first (a finding
 // that absorbs nothing still alive), each into the most severe finding
 // that supersedes it (then the lowest rule id), so that chains (BF014
 // into BF017 into BF018) end in one finding.
-func (p precedence) foldGroup(fs []model.Finding, g []int, dead map[int]bool) {
+func (p precedence) foldGroup(fs *findingBlocks, g []int32, dead []bool) {
 	for {
 		folded := false
 		for _, b := range g {
 			if dead[b] || p.absorbsAny(fs, g, b, dead) {
 				continue
 			}
-			into, as := -1, ""
+			into, as := int32(-1), ""
 			for _, a := range g {
 				if a == b || dead[a] {
 					continue
 				}
-				s, ok := p.over(fs[a].RuleID, fs[b].RuleID)
-				if ok && (into < 0 || better(&fs[a], &fs[into])) {
+				s, ok := p.over(fs.at(a).rule.ID, fs.at(b).rule.ID)
+				if ok && (into < 0 || better(fs.at(a), fs.at(into))) {
 					into, as = a, s
 				}
 			}
 			if into < 0 {
 				continue
 			}
-			foldInto(&fs[into], &fs[b], as)
+			foldInto(fs.at(into), fs.at(b), as)
 			dead[b], folded = true, true
 		}
 		if !folded {
@@ -129,10 +131,10 @@ func (p precedence) foldGroup(fs []model.Finding, g []int, dead map[int]bool) {
 
 // absorbsAny reports whether the finding at b supersedes a live finding of
 // the group.
-func (p precedence) absorbsAny(fs []model.Finding, g []int, b int, dead map[int]bool) bool {
+func (p precedence) absorbsAny(fs *findingBlocks, g []int32, b int32, dead []bool) bool {
 	for _, c := range g {
 		if c != b && !dead[c] {
-			if _, ok := p.over(fs[b].RuleID, fs[c].RuleID); ok {
+			if _, ok := p.over(fs.at(b).rule.ID, fs.at(c).rule.ID); ok {
 				return true
 			}
 		}
@@ -140,31 +142,31 @@ func (p precedence) absorbsAny(fs []model.Finding, g []int, b int, dead map[int]
 	return false
 }
 
-func better(a, b *model.Finding) bool {
-	if a.Severity != b.Severity {
-		return a.Severity > b.Severity
+func better(a, b *staged) bool {
+	if a.severity != b.severity {
+		return a.severity > b.severity
 	}
-	return cmp.Less(a.RuleID, b.RuleID)
+	return cmp.Less(a.rule.ID, b.rule.ID)
 }
 
 // foldInto makes b one evidence line of a: "not time-bound (BF102): no
 // expiry condition", the evidence of b that a does not already hold.
-func foldInto(a, b *model.Finding, as string) {
+func foldInto(a, b *staged, as string) {
 	var extra []string
-	for _, e := range b.Evidence {
-		if !slices.Contains(a.Evidence, e) && !slices.Contains(extra, e) {
+	for _, e := range b.evidence {
+		if !slices.Contains(a.evidence, e) && !slices.Contains(extra, e) {
 			extra = append(extra, e)
 		}
 	}
 	what := strings.Join(extra, "; ")
 	if what == "" {
-		what = b.Message
+		what = b.message
 	}
-	a.Evidence = append(slices.Clip(a.Evidence), as+" ("+b.RuleID+"): "+what)
-	a.Severity = max(a.Severity, b.Severity)
-	for _, id := range append([]string{b.RuleID}, b.Folded...) {
-		if !slices.Contains(a.Folded, id) {
-			a.Folded = append(slices.Clip(a.Folded), id)
+	a.evidence = append(slices.Clip(a.evidence), as+" ("+b.rule.ID+"): "+what)
+	a.severity = max(a.severity, b.severity)
+	for _, id := range append([]string{b.rule.ID}, b.folded...) {
+		if !slices.Contains(a.folded, id) {
+			a.folded = append(slices.Clip(a.folded), id)
 		}
 	}
 }

@@ -51,6 +51,11 @@ type Rule struct {
 	// what `bfaudit plan check` runs.
 	Governance bool    `json:"governance"`
 	Params     []Param `json:"params,omitempty"`
+	// Kinds are the artifact kinds the rule judges; nil means every kind
+	// (or none: a rule about plans and records). The engine hands the
+	// rule only these (Context.Tied, Artifacts, ArtifactsOf), from an
+	// index by kind it builds once per evaluation.
+	Kinds []model.Kind `json:"-"`
 	// Check inspects the estate and reports findings through the context.
 	Check func(*Context) `json:"-"`
 	// Remedy is how the fix of a finding is built (the commands, or what

@@ -54,5 +54,5 @@ func teamOf(cfg *config.Config) func(string) string {
 	if len(cfg.Teams) == 0 {
 		return nil
 	}
-	return cfg.Teams.Name
+	return cfg.Teams.Namer()
 }

@@ -106,19 +106,19 @@ func (c *dagRunCollection) check() error { return needList(c.DagRuns == nil, "da
 
 // dagRunJSON is DAGRun (v1) / DAGRunResponse (v2).
 type dagRunJSON struct {
-	DagRunID          string         `json:"dag_run_id"`
-	DagID             string         `json:"dag_id"`
-	LogicalDate       *time.Time     `json:"logical_date"`
-	ExecutionDate     *time.Time     `json:"execution_date"` // v1, deprecated alias of logical_date
-	QueuedAt          *time.Time     `json:"queued_at"`      // v2
-	RunAfter          *time.Time     `json:"run_after"`      // v2
-	StartDate         *time.Time     `json:"start_date"`
-	EndDate           *time.Time     `json:"end_date"`
-	DataIntervalStart *time.Time     `json:"data_interval_start"`
-	DataIntervalEnd   *time.Time     `json:"data_interval_end"`
-	RunType           string         `json:"run_type"`
-	State             string         `json:"state"`
-	Conf              map[string]any `json:"conf"`
+	DagRunID          string     `json:"dag_run_id"`
+	DagID             string     `json:"dag_id"`
+	LogicalDate       *time.Time `json:"logical_date"`
+	ExecutionDate     *time.Time `json:"execution_date"` // v1, deprecated alias of logical_date
+	QueuedAt          *time.Time `json:"queued_at"`      // v2
+	RunAfter          *time.Time `json:"run_after"`      // v2
+	StartDate         *time.Time `json:"start_date"`
+	EndDate           *time.Time `json:"end_date"`
+	DataIntervalStart *time.Time `json:"data_interval_start"`
+	DataIntervalEnd   *time.Time `json:"data_interval_end"`
+	RunType           string     `json:"run_type"`
+	State             string     `json:"state"`
+	Conf              runConf    `json:"conf"`
 }
 
 // backfillCollection is BackfillCollectionResponse (v2 only).

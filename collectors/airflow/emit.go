@@ -108,7 +108,7 @@ func (c *Airflow) runArtifact(r dagRunJSON, info *dagInfo) model.Artifact {
 		a.Owner = info.dag.owner()
 		a.BackfillID, a.Correlation = info.backfillID, info.how
 	}
-	a.Labels = c.confLabels(r.Conf)
+	a.Labels = c.confLabels(r.Conf.decode())
 	if a.BackfillID == "" {
 		if id, ok := c.env.Selector.FromLabels(a.Labels); ok {
 			a.BackfillID, a.Correlation = id, "label"

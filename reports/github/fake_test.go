@@ -20,7 +20,7 @@ import (
 // shapes, Link pagination, validation and rate-limit answers, and state in
 // memory. It counts the calls it serves.
 type fakeGitHub struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *httptest.Server
 	clock  *fakeClock
 	token  string
@@ -49,6 +49,8 @@ type fakeGitHub struct {
 	noPush bool
 	// teams maps "org/team-slug" to its active members' logins.
 	teams map[string][]string
+	// latency, when set, is how long each answer takes (in real time).
+	latency time.Duration
 	// eventID numbers issue events across issues, as GitHub does.
 	eventID int64
 }
@@ -132,7 +134,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 const testToken = "ghp_TESTTOKENdoNotLeak0123456789abcdef"
 
-func newFakeGitHub(t *testing.T) *fakeGitHub {
+func newFakeGitHub(t testing.TB) *fakeGitHub {
 	t.Helper()
 	f := &fakeGitHub{
 		t: t, token: testToken, owner: "acme", repo: "data-platform",
@@ -160,7 +162,9 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 		icpt := f.intercept
 		limit := f.rateHeaders()
 		refused := f.quota != nil && f.quota.left < 0
+		latency := f.latency
 		f.mu.Unlock()
+		time.Sleep(latency)
 		if refused {
 			writeJSON(w, http.StatusForbidden, limit, map[string]string{
 				"message": "API rate limit exceeded for user ID 1.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"})

@@ -18,7 +18,7 @@ var testOwners = model.Owners{
 }
 
 // newTestSink points a Sink at the fake, with the fake's clock and sleep.
-func newTestSink(t *testing.T, f *fakeGitHub, mutate ...func(*Config)) (*Sink, *bytes.Buffer) {
+func newTestSink(t testing.TB, f *fakeGitHub, mutate ...func(*Config)) (*Sink, *bytes.Buffer) {
 	t.Helper()
 	cfg := Config{Repo: f.owner + "/" + f.repo, BaseURL: f.baseURL(), TokenEnv: "BFAUDIT_TEST_GH_TOKEN"}
 	for _, m := range mutate {
@@ -100,7 +100,7 @@ func (e *estate) report() *model.Report {
 		Coverage:  append([]model.Coverage(nil), e.coverage...)}
 }
 
-func runSync(t *testing.T, s *Sink, e *estate) Result {
+func runSync(t testing.TB, s *Sink, e *estate) Result {
 	t.Helper()
 	res, err := s.Sync(context.Background(), e.report())
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestScale250Backfills runs 250 backfills (2 findings each) through the
@@ -69,4 +70,61 @@ func TestScale250Backfills(t *testing.T) {
 			t.Fatalf("issue #%d has %d markers", is.number, strings.Count(is.body, markerPrefix))
 		}
 	}
+}
+
+// atScale is 1,000 backfills of two findings each, their issues filed by
+// a first run, the fake then answering after latency: the GitHub half of
+// the sinks' bench (bench/README.md).
+func atScale(tb testing.TB, latency time.Duration) (*fakeGitHub, *Sink, *estate) {
+	f := newFakeGitHub(tb)
+	s, _ := newTestSink(tb, f)
+	e := manyBackfills(1000, 2)
+	runSync(tb, s, e)
+	f.mu.Lock()
+	f.latency = latency
+	f.mu.Unlock()
+	return f, s, e
+}
+
+// scalePages is the listing of 1,000 issues, 100 a page: all an unchanged
+// run needs to read.
+const scalePages = 10
+
+// TestScale1000UnchangedReadsTheListingOnly: over 1,000 backfills that did
+// not change, a run reads the issue listing's pages and nothing else.
+func TestScale1000UnchangedReadsTheListingOnly(t *testing.T) {
+	f, s, e := atScale(t, 0)
+	f.resetCounts()
+	res := runSync(t, s, e)
+	if reads, writes := f.counts(); reads != scalePages || writes != 0 || res.Unchanged != 1000 {
+		t.Errorf("unchanged run: %d reads, %d writes, %d unchanged; want %d reads (the listing's pages), no write, 1000 unchanged",
+			reads, writes, res.Unchanged, scalePages)
+	}
+}
+
+// BenchmarkSyncAtScale is an unchanged run over 1,000 backfills with 50 ms
+// an answer. The sink calls GitHub one call at a time (GitHub asks
+// integrations not to call concurrently: its secondary rate limit), so its
+// floor is calls × latency; x-bound is the time over that floor, and
+// x-pages the calls over the listing's pages. rate-limit-used is what the
+// run takes from the hourly budget of 5,000 requests.
+//
+//	go test -run '^$' -bench SyncAtScale -benchtime 3x ./reports/github/
+func BenchmarkSyncAtScale(b *testing.B) {
+	const latency = 50 * time.Millisecond
+	f, s, e := atScale(b, latency)
+	var calls int
+	var took time.Duration
+	for b.Loop() {
+		f.resetCounts()
+		start := time.Now()
+		runSync(b, s, e)
+		took = time.Since(start)
+		reads, writes := f.counts()
+		calls = reads + writes
+	}
+	b.ReportMetric(float64(calls), "calls")
+	b.ReportMetric(float64(calls)/scalePages, "x-pages")
+	b.ReportMetric(float64(took)/float64(time.Duration(calls)*latency), "x-bound")
+	b.ReportMetric(float64(calls), "rate-limit-used")
 }

@@ -25,7 +25,7 @@ type (
 	sent      = slackfake.Message
 )
 
-func newFakeSlack(t *testing.T) *fakeSlack { return slackfake.New(t, testToken) }
+func newFakeSlack(t testing.TB) *fakeSlack { return slackfake.New(t, testToken) }
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -123,7 +123,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, cfg history.Config)) {
 	})
 }
 
-func openStore(t *testing.T, cfg history.Config) *history.Store {
+func openStore(t testing.TB, cfg history.Config) *history.Store {
 	t.Helper()
 	s, err := history.Open(context.Background(), cfg)
 	if err != nil {
@@ -183,7 +183,7 @@ func without(r *model.Report, uri string) *model.Report {
 
 // audit records r in the store and posts it, then marks the run
 // delivered, as the pipeline does.
-func audit(t *testing.T, store *history.Store, s *Sink, r *model.Report) (Result, error) {
+func audit(t testing.TB, store *history.Store, s *Sink, r *model.Report) (Result, error) {
 	t.Helper()
 	if store != nil {
 		if err := store.Record(context.Background(), r); err != nil {
@@ -208,7 +208,7 @@ func botEnv(name string) string {
 	return ""
 }
 
-func newBotSink(t *testing.T, f *fakeSlack, cfg Config, owners model.Owners, store *history.Store, opts ...Option) *Sink {
+func newBotSink(t testing.TB, f *fakeSlack, cfg Config, owners model.Owners, store *history.Store, opts ...Option) *Sink {
 	t.Helper()
 	if cfg.Channel == "" {
 		cfg.Channel = "#leads"

@@ -14,6 +14,7 @@ func init() {
 		Rationale: "If the replay needs elevated permissions, make those permissions time-bound by default: access that ends by itself cannot linger when cleanup is forgotten. " +
 			"This flags a plan's elevated access with no expiry, and backfill grants with no time condition (an IAM binding without request.time < timestamp(...), a role without VALID UNTIL).",
 		Practice:    rules.PracticePlan,
+		Kinds:       []model.Kind{model.KindGrant, model.KindCredential},
 		Remediation: "Give every elevated_access entry an expiry in the plan, and grant it with an end: an IAM condition such as request.time < timestamp(\"2026-03-01T00:00:00Z\"), or VALID UNTIL on a login role.",
 		Severity:    model.SeverityHigh, Step: model.StepPlan, Governance: true,
 		Check: accessNotTimeBound,
@@ -34,7 +35,7 @@ func accessNotTimeBound(c *rules.Context) {
 				Evidence: []string{key + ": no expiry"}})
 		}
 	})
-	tied(c.Index, []model.Kind{model.KindGrant, model.KindCredential}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if why := unbounded(a); why != "" {
 			c.Report(rules.Issue{Backfill: b, Artifact: a,
 				Message:  fmt.Sprintf("%s %s of %s is not time-bound: %s", a.Kind, grantName(a), b.ID, why),

@@ -14,6 +14,7 @@ func init() {
 		Rationale: "Service-account keys and login roles created for a replay are elevated access: the practice revokes them once audit and exports are complete, " +
 			"as the third step of closing the loop, because a correction notebook that keeps credentials long after the data was fixed is a standing way in.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindCredential},
 		Remediation: "Delete the service-account key or drop the login role (or set NOLOGIN / VALID UNTIL in the past); give future backfill credentials an expiry when they are created.",
 		Severity:    model.SeverityHigh, Ladder: accessLadder("a credential"),
 		Supersedes: []rules.Supersede{foldsNotTimeBound, foldsUndeclared},
@@ -30,7 +31,7 @@ func init() {
 // credential, and one whose validity already ended cannot be used.
 func activeBackfillCredential(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindCredential}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if _, ok := a.Attributes[model.AttrLogin]; ok && !a.BoolAttr(model.AttrLogin) {
 			return
 		}

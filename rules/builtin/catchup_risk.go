@@ -13,6 +13,7 @@ func init() {
 		ID: "BF106", Name: "catchup-risk", Title: "Scheduled job with catch-up on and an old start date",
 		Rationale:   "An unintended backfill often starts when a job with catch-up enabled and an old start date is deployed or unpaused: the scheduler immediately creates runs for every missed interval.",
 		Practice:    rules.PracticeRunSafely,
+		Kinds:       []model.Kind{model.KindSchedulerJob},
 		Remediation: "Set an explicit, recent start date and disable automatic catch-up for jobs that do not need history (Airflow: catchup=False).",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Params: []rules.Param{{Name: "days", Default: "30", Description: "a start date more than this many days before the audit counts as old"}},
@@ -27,8 +28,7 @@ func init() {
 func catchupRisk(c *rules.Context) {
 	days := c.Int("days")
 	cutoff := c.Now.AddDate(0, 0, -days)
-	for i := range c.Index.Artifacts {
-		a := &c.Index.Artifacts[i]
+	for a := range c.Artifacts() {
 		if a.Kind != model.KindSchedulerJob || !a.State.Live() || !a.BoolAttr(model.AttrCatchup) {
 			continue
 		}

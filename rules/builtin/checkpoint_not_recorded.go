@@ -14,6 +14,7 @@ func init() {
 		Rationale: "Checkpoint state (consumer group offsets, checkpoint objects, snapshots) is the only account of how far a replay got. " +
 			"Before it is deleted, its final processed range and replay id go into the decision record; deleted first, nobody can say what was replayed.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindCheckpoint},
 		Remediation: "Write the checkpoint's final_range, replay_id and location into the decision record's checkpoint section; then the state can be deleted.",
 		Severity:    model.SeverityMedium, Step: model.StepArchived,
 		Params: []rules.Param{{Name: "grace", Default: "7d", Description: "time after completion before held checkpoint state must be recorded"}},
@@ -29,7 +30,7 @@ func init() {
 // the state's removal (retired): the range is written down first.
 func checkpointNotRecorded(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindCheckpoint}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if r := c.Index.Record(b.Key); r != nil && r.HoldsCheckpoint() {
 			return
 		}

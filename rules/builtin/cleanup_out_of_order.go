@@ -32,7 +32,7 @@ func cleanupOutOfOrder(c *rules.Context) {
 		archived := rec != nil && rec.Archived()
 		var deleted, tables, live []*model.Artifact
 		tablesSeen := 0
-		for _, a := range c.Index.ArtifactsOf(id) {
+		for a := range c.ArtifactsOf(id) {
 			retirable := a.Kind == model.KindTable || a.Kind == model.KindSchedulerJob
 			if a.Kind == model.KindTable {
 				tablesSeen++

@@ -17,6 +17,7 @@ func init() {
 			"A dashboard still reading a backfill's temporary table shows numbers that are not the final data, and breaks the day the table is dropped: " +
 			"the panel is repointed or retired before the table goes.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindDashboard, model.KindAlert},
 		Remediation: "Repoint the panel or alert query to the final table named in the decision record, or retire it; only then drop the temporary table.",
 		Severity:    model.SeverityMedium, Step: model.StepNormalized,
 		Check: dashboardReadsTempTable,
@@ -33,8 +34,7 @@ func init() {
 // backfill's own dashboard reading its own tables is its machinery, judged
 // by BF007, not a reader.
 func dashboardReadsTempTable(c *rules.Context) {
-	for i := range c.Index.Artifacts {
-		a := &c.Index.Artifacts[i]
+	for a := range c.Artifacts() {
 		if (a.Kind != model.KindDashboard && a.Kind != model.KindAlert) || !a.State.Live() {
 			continue
 		}

@@ -12,24 +12,6 @@ import (
 	"github.com/bfaudit/bfaudit/rules"
 )
 
-// tied calls fn for every live artifact of the given kinds that is tied to
-// a known backfill. It walks the index's per-backfill lists, so a rule
-// costs one pass over the artifacts.
-func tied(ix *correlate.Index, kinds []model.Kind, fn func(b *model.Backfill, a *model.Artifact)) {
-	want := map[model.Kind]bool{}
-	for _, k := range kinds {
-		want[k] = true
-	}
-	for _, id := range ix.IDs {
-		b := ix.Backfills[id]
-		for _, a := range ix.ArtifactsOf(id) {
-			if want[a.Kind] && a.State.Live() {
-				fn(b, a)
-			}
-		}
-	}
-}
-
 // stateNote says what state an artifact is in, for evidence. The source
 // is a name from the config ("exports"), so it is called a source: "is
 // active in exports" read to owners as if the artifact were in some export.

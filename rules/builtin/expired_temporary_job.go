@@ -16,6 +16,7 @@ func init() {
 			"Plans must carry an expiry date for temporary jobs, and the job goes once the replay is verified. " +
 			"A finished run object that stays in the cluster (a Kubernetes Job without ttlSecondsAfterFinished) is the same leftover machinery.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindSchedulerJob, model.KindJobRun},
 		Remediation: "Delete the job from the scheduler, or convert it into an owned, tested runbook entry (set the runbook attribute) if it is needed for future recovery.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},
@@ -31,8 +32,8 @@ func init() {
 // schedule (they run only when triggered), are BF002's.
 func expiredTemporaryJob(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
-		if a.State == model.StatePaused || a.State == model.StateDisabled || a.BoolAttr(model.AttrTriggerOnly) || a.Attr(model.AttrRunbook) != "" {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
+		if a.Kind != model.KindSchedulerJob || a.State == model.StatePaused || a.State == model.StateDisabled || a.BoolAttr(model.AttrTriggerOnly) || a.Attr(model.AttrRunbook) != "" {
 			return
 		}
 		var why string
@@ -61,8 +62,8 @@ func expiredTemporaryJob(c *rules.Context) {
 // are only history in a scheduler's database (Airflow DAG runs) are not
 // machinery and are never marked finished.
 func finishedRunsLeftBehind(c *rules.Context, grace time.Duration) {
-	tied(c.Index, []model.Kind{model.KindJobRun}, func(b *model.Backfill, a *model.Artifact) {
-		if !a.BoolAttr(model.AttrFinished) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
+		if a.Kind != model.KindJobRun || !a.BoolAttr(model.AttrFinished) {
 			return
 		}
 		var why string

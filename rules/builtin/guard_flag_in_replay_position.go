@@ -16,6 +16,7 @@ func init() {
 		Rationale: "Side effects (customer e-mails, invoices, alerts) are disabled for historical intervals, and teams do that with a flag. " +
 			"Left in its replay position after the replay, the flag keeps production from sending what it should: customers get no e-mail, invoices are not issued. On financial or customer-visible data it is critical.",
 		Practice:    rules.PracticeRunSafely,
+		Kinds:       []model.Kind{model.KindFeatureFlag},
 		Remediation: "Put the flag back in its normal position now (side effects on) and check that the job sends again; then remove the flag (rule BF017 gives the command).",
 		Severity:    model.SeverityHigh, Step: model.StepNormalized,
 		Ladder: upRung(model.SeverityHigh, "while a guard is still in its replay position after the replay",
@@ -46,7 +47,7 @@ var guardName = regexp.MustCompile(`(?i)(suppress|mute|disable|skip|block|pause|
 // it critical.
 func guardFlagInReplayPosition(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindFeatureFlag}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		bs := c.Index.BackfillsOf(a).Backfills
 		why := ""
 		for _, sb := range bs {

@@ -14,6 +14,7 @@ func init() {
 		Rationale: "A disabled one-off job is not a recovery tool: nobody owns or tests it, and unpausing it replays old intervals. " +
 			"If the job is useful for future recovery it should become an owned, tested runbook entry instead.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindSchedulerJob},
 		Remediation: "Delete the paused job, or convert it into an owned, tested runbook entry and record it (runbook attribute).",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},
@@ -29,7 +30,7 @@ func init() {
 // only when someone triggers it).
 func lingeringDisabledJob(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		triggerOnly := a.BoolAttr(model.AttrTriggerOnly) && a.State.Live()
 		if (a.State != model.StatePaused && a.State != model.StateDisabled && !triggerOnly) || a.Attr(model.AttrRunbook) != "" {
 			return

@@ -15,6 +15,7 @@ func init() {
 		Rationale: "Elevated access given for a replay (warehouse grants, IAM bindings, dataset ACLs) must be removed with the other temporary write paths; " +
 			"the practice revokes it before the decision record is archived.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindGrant},
 		Remediation: "Revoke the grant or binding; for future backfills make elevated access time-bound (an IAM condition on request.time, VALID UNTIL).",
 		Severity:    model.SeverityHigh, Ladder: accessLadder("a grant"),
 		Supersedes: []rules.Supersede{foldsNotTimeBound, foldsUndeclared},
@@ -28,7 +29,7 @@ func init() {
 
 func lingeringElevatedGrant(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindGrant}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		var why string
 		if exp, _, _ := grantExpiry(a); c.Past(exp) {
 			why = fmt.Sprintf("its expiry %s has passed but the grant is still there", exp.UTC().Format("2006-01-02 15:04 MST"))

@@ -15,6 +15,7 @@ func init() {
 		Rationale: "The replay surface includes the feature flags a backfill switched (skip e-mails, replay mode, a special write path). " +
 			"Once the replay is over a flag made for it has no purpose; left in place it keeps a special path one click away, and left on it keeps production in replay mode. Its severity is where it is on: off in every environment nothing runs through it (archive it, low); on in production, production still runs the replay's path (high).",
 		Practice: rules.PracticeInventory,
+		Kinds:    []model.Kind{model.KindFeatureFlag},
 		Remediation: "Switch the flag back to its normal position, then archive or delete it (Unleash: archive; flagd: remove its entry; OpenFeature: delete the FeatureFlag or its entry). " +
 			"If it is to stay, take it off the backfill (remove the tag or id) and give it an owner.",
 		Severity: model.SeverityMedium, Step: model.StepNormalized,
@@ -38,7 +39,7 @@ func init() {
 // replay's path), off everywhere low (flagSeverity).
 func lingeringFeatureFlag(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindFeatureFlag}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		over, why := lingers(c, a, grace)
 		if !over {
 			return

@@ -13,6 +13,7 @@ func init() {
 		ID: "BF006", Name: "lingering-queue", Title: "Temporary queue or subscription still there after the backfill",
 		Rationale:   "A temporary retry queue that stays subscribed keeps receiving and holding messages, and its consumers keep acting on them long after the replay is over.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindQueue, model.KindSubscription},
 		Remediation: "Drain and delete the queue or detach and delete the subscription; remove bindings and exchanges that only served it.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},
@@ -25,7 +26,7 @@ func init() {
 
 func lingeringQueue(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindQueue, model.KindSubscription}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if a.BoolAttr(model.AttrDetached) {
 			return
 		}

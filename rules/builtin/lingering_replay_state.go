@@ -15,6 +15,7 @@ func init() {
 		Rationale: "A streaming backfill replays a log from an old offset: its consumer group, the snapshot it seeked to and its checkpoint folders stay parked at old positions. " +
 			"Left behind, a group can be resumed by mistake and replay again, a group with members is a replay consumer still running, and a group far behind the log end reprocesses everything when anything joins it.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindCheckpoint},
 		Remediation: "Once the decision record holds the final range and replay id, delete the consumer group, snapshot or checkpoint folder; stop a replay consumer still running first.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Ladder: []rules.Rung{
@@ -42,7 +43,7 @@ func init() {
 func lingeringReplayState(c *rules.Context) {
 	grace := c.Duration("grace")
 	maxLag := int64(c.Int("lag"))
-	tied(c.Index, []model.Kind{model.KindCheckpoint}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if !a.ExpiresAt.IsZero() && !c.Past(a.ExpiresAt) && a.Attr(model.AttrHolds) != "true" {
 			return // it expires by itself
 		}

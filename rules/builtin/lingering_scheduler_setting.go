@@ -15,6 +15,7 @@ func init() {
 			"a backfill's pool or variable left in the scheduler is read by the next run that finds it, long after the backfill is over. " +
 			"Connections made for a replay are credentials and are judged by BF004.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindPool, model.KindVariable},
 		Remediation: "Delete the pool or variable once no job uses it (airflow pools delete, airflow variables delete).",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},
@@ -27,7 +28,7 @@ func init() {
 
 func lingeringSchedulerSetting(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindPool, model.KindVariable}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		over, why := c.GraceOver(b, grace)
 		if !over && c.Past(b.Expiry) {
 			over, why = true, fmt.Sprintf("backfill %s expired %s", b.ID, day(b.Expiry))

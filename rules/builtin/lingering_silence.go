@@ -17,6 +17,7 @@ func init() {
 		Rationale: "A backfill that replays months of data mutes the production alerts it would trip. Returning the pipeline to its normal alerting is the second step of closing the loop; " +
 			"a silence still active after the replay, or set to end long after the backfill's expiry, is a production alert nobody will hear.",
 		Practice: rules.PracticeCloseTheLoop,
+		Kinds:    []model.Kind{model.KindSilence},
 		Remediation: "Expire the silence: `amtool silence expire <id>` (the finding's evidence has the exact command, with the Alertmanager's address), " +
 			"or DELETE /api/v2/silence/<id>. For the next backfill, give the silence an end inside the plan's window.",
 		Severity: model.SeverityHigh, Ladder: upRung(model.SeverityHigh, "while a silence made for a backfill still mutes alerts after it",
@@ -41,7 +42,7 @@ func init() {
 // backfill nothing describes is never concluded over (served.go).
 func lingeringSilence(c *rules.Context) {
 	grace, overrun := c.Duration("grace"), c.Duration("max_overrun")
-	tied(c.Index, []model.Kind{model.KindSilence}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if !allCompleted(c, a) {
 			return
 		}

@@ -14,6 +14,7 @@ func init() {
 		Rationale: "A special alert that only watched the backfill is removed once normal pipeline alerting covers the path; left active it pages people about a replay that is over, " +
 			"and a dashboard made for it shows a replay nobody watches any more. (Feature flags: BF017.)",
 		Practice: rules.PracticeCloseTheLoop,
+		Kinds:    []model.Kind{model.KindAlert, model.KindDashboard},
 		Remediation: "Delete the alert or dashboard once the normal schedule and alerting are back (a Prometheus rule: remove it from its rule file or PrometheusRule and reload); " +
 			"if it is worth keeping, take it off the backfill (remove the label) and give it an owner.",
 		Severity: model.SeverityLow, Step: model.StepNormalized,
@@ -36,8 +37,7 @@ func init() {
 // last of them is over (served.go).
 func lingeringSpecialAlert(c *rules.Context) {
 	grace := c.Duration("grace")
-	kinds := []model.Kind{model.KindAlert, model.KindDashboard}
-	tied(c.Index, kinds, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if a.State == model.StatePaused || a.State == model.StateDisabled {
 			return
 		}

@@ -15,6 +15,7 @@ func init() {
 		Rationale: "Temporary tables hold partial or superseded copies of corrected data; left behind they get read by mistake and cost storage. " +
 			"They are archived, merged or dropped once the range is validated and the decision record says where the final data lives.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindTable},
 		Remediation: "Archive, merge or drop the table after validation; set a table expiration on temporary tables when they are created.",
 		Severity:    model.SeverityMedium, Step: model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},
@@ -27,7 +28,7 @@ func init() {
 
 func lingeringTempTable(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindTable}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if isFinalData(c.Index.Record(b.Key), a) {
 			return
 		}

@@ -19,6 +19,7 @@ func init() {
 			"Whether a key is revoked is asked only of the sources that can list cloud keys (gcpiam, cloudasset, or any source that reported one this run, such as an inventory): another source failing says nothing about a key. " +
 			"With no such source at all the finding says the key's state is unknown, and its severity comes from the notebook's own content and its backfill's classification.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindNotebook, model.KindCredential},
 		Remediation: "Rotate or revoke the credential first, then clear the notebook's outputs (jupyter nbconvert --clear-output --inplace) and remove the secret from its cells and the repository's history.",
 		Severity:    model.SeverityHigh, Step: model.StepAccessRevoked,
 		Ladder: []rules.Rung{
@@ -35,6 +36,7 @@ func init() {
 			"It is reported only where there is a reason to move it: its plan lists it in assets_to_remove, so the team decided it goes once the backfill is done and it is still where it can be run again; " +
 			"or part of it was too large to scan, so nobody can say it keeps no credential. A notebook with a credential is BF022's.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       []model.Kind{model.KindNotebook},
 		Remediation: "Move the notebook next to the decision record (outputs cleared) or delete it.",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Params: []rules.Param{{Name: "grace", Default: "14d", Description: "time after completion before a backfill's notebook counts as lingering"}},
@@ -64,7 +66,7 @@ func notebookCredential(c *rules.Context) {
 	var sources keySourceSet
 	judge := func(b *model.Backfill, a *model.Artifact) {
 		secrets := a.Attr(model.AttrSecrets)
-		if secrets == "" {
+		if secrets == "" || a.Kind != model.KindNotebook {
 			return
 		}
 		var ev []string
@@ -124,16 +126,16 @@ func notebookCredential(c *rules.Context) {
 		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a, Severity: sev, Message: msg, Evidence: append(ev, stateNote(a))})
 	}
-	tied(c.Index, []model.Kind{model.KindNotebook}, judge)
+	c.Tied(judge)
 	for _, id := range c.Index.Unknown {
-		for _, a := range c.Index.ArtifactsOf(id) {
+		for a := range c.ArtifactsOf(id) {
 			if a.Kind == model.KindNotebook && a.State.Live() {
 				judge(nil, a)
 			}
 		}
 	}
-	for i := range c.Index.Artifacts {
-		if a := &c.Index.Artifacts[i]; a.Kind == model.KindNotebook && a.BackfillID == "" && a.State.Live() {
+	for a := range c.Artifacts() {
+		if a.Kind == model.KindNotebook && a.BackfillID == "" && a.State.Live() {
 			judge(nil, a)
 		}
 	}
@@ -143,8 +145,8 @@ func notebookCredential(c *rules.Context) {
 // /keys/<id> by that id.
 func cloudKeys(c *rules.Context) map[string][]*model.Artifact {
 	out := map[string][]*model.Artifact{}
-	for i := range c.Index.Artifacts {
-		if k := &c.Index.Artifacts[i]; k.Kind == model.KindCredential {
+	for k := range c.Artifacts() {
+		if k.Kind == model.KindCredential {
 			if id := keyID(k.URI); id != "" {
 				out[id] = append(out[id], k)
 			}
@@ -249,7 +251,7 @@ func keyID(uri string) string {
 // fix's evidence.
 func lingeringNotebook(c *rules.Context) {
 	grace := c.Duration("grace")
-	tied(c.Index, []model.Kind{model.KindNotebook}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if a.Attr(model.AttrSecrets) != "" {
 			return
 		}

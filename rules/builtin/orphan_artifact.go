@@ -22,7 +22,7 @@ func init() {
 
 func orphanArtifact(c *rules.Context) {
 	for _, id := range c.Index.Unknown {
-		for _, a := range c.Index.ArtifactsOf(id) {
+		for a := range c.ArtifactsOf(id) {
 			if !a.State.Live() {
 				continue
 			}

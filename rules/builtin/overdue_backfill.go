@@ -14,6 +14,7 @@ func init() {
 		Rationale: "The expiry date in the plan bounds how long temporary machinery may run. A backfill still running or with runs queued after it has passed is " +
 			"an unplanned load on production systems and shared pools, and nobody agreed to it.",
 		Practice:    rules.PracticePlan,
+		Kinds:       []model.Kind{model.KindJobRun},
 		Remediation: "Stop the backfill and clear its queued runs, or, if it must finish, extend the plan's expiry with the approver's consent.",
 		Severity:    model.SeverityHigh, Step: model.StepVerified,
 		Check:  overdueBackfill,
@@ -32,7 +33,7 @@ func overdueBackfill(c *rules.Context) {
 			ev = append(ev, "status running")
 		}
 		runs := 0
-		for _, a := range c.Index.ArtifactsOf(id) {
+		for a := range c.ArtifactsOf(id) {
 			if a.Kind != model.KindJobRun {
 				continue
 			}

@@ -16,6 +16,7 @@ func init() {
 			"It applies only until the replay is over (for a silence naming several backfills, while any of them still replays, against the latest of their expiries); " +
 			"from then on BF016 (lingering-silence) judges the silence.",
 		Practice:    rules.PracticePlan,
+		Kinds:       []model.Kind{model.KindSilence},
 		Remediation: "Shorten the silence to end by the plan's expiry (recreate it with `amtool silence add --duration` or an end time; the old one with `amtool silence expire <id>`), or move the plan's expiry if the replay truly needs longer.",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Check: silenceOutlivesPlan,
@@ -32,7 +33,7 @@ func init() {
 // higher severity. A plan without an expiry has no window to judge (BF101
 // reports it); a backfill nothing describes has no known window either.
 func silenceOutlivesPlan(c *rules.Context) {
-	tied(c.Index, []model.Kind{model.KindSilence}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		s := c.Index.BackfillsOf(a)
 		if len(s.Unknown) > 0 {
 			return

@@ -16,6 +16,7 @@ func init() {
 			"; backfills need bounded parallelism and isolated compute, or every backfill is also an availability risk" +
 			".",
 		Practice:    rules.PracticeRunSafely,
+		Kinds:       []model.Kind{model.KindSchedulerJob},
 		Remediation: "Set concurrency (a small number; 1 for stateful jobs) and a dedicated low-priority pool or queue in the plan, and on the scheduler's job (max_active_runs, pool).",
 		Severity:    model.SeverityMedium, Step: model.StepPlan, Governance: true,
 		Params: []rules.Param{{Name: "max_concurrency", Default: "16", Description: "a concurrency cap above this counts as no cap"}},
@@ -66,7 +67,7 @@ func unboundedConcurrency(c *rules.Context) {
 		c.Report(rules.Issue{Backfill: b, Unit: unit, Object: viewObject(v, "concurrency"), Evidence: []string{viewText(v), "no plan describes " + b.ID},
 			Message: fmt.Sprintf("%s runs %s without a plan and is not bounded: %s", objectName(v), b.ID, strings.Join(why, ", "))})
 	})
-	tied(c.Index, []model.Kind{model.KindSchedulerJob}, func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if b.Status.Completed() || a.State == model.StatePaused || a.State == model.StateDisabled {
 			return
 		}

@@ -35,8 +35,7 @@ func undeclaredAsset(c *rules.Context) {
 		if b.Origin != model.OriginPlan || unreadable(b) {
 			continue
 		}
-		arts := c.Index.ArtifactsOf(id)
-		if len(arts) == 0 {
+		if len(c.Index.ByBackfill[id]) == 0 {
 			continue
 		}
 		assets := make(map[string]bool, len(b.AssetsToRemove))
@@ -48,7 +47,7 @@ func undeclaredAsset(c *rules.Context) {
 		for _, e := range b.ElevatedAccess {
 			principals[e.Principal] = true
 		}
-		for _, a := range arts {
+		for a := range c.ArtifactsOf(id) {
 			switch {
 			case !a.State.Live(), a.Kind == model.KindJobRun, assets[a.URI]:
 				continue

@@ -14,6 +14,7 @@ func init() {
 		Rationale: "Every retirement decision needs an owner's approval, and the plan names a person responsible for closing access. " +
 			"Machinery with no owner on the artifact, no plan owner, no approving owner on the record and no CODEOWNERS owner of either file has nobody to drive its cleanup.",
 		Practice:    rules.PracticeInventory,
+		Kinds:       model.Kinds(),
 		Remediation: "Set an owner label on the artifact, or an owner in the backfill's plan (or an approving owner in its decision record, or a CODEOWNERS line for the plan's file).",
 		Severity:    model.SeverityLow, Step: model.StepRetired,
 		Check:  unownedArtifact,
@@ -25,7 +26,7 @@ func init() {
 // after the owner fallback (artifact, plan, CODEOWNERS, record). Artifacts of unknown
 // backfills are BF011's: finding their plan finds their owner.
 func unownedArtifact(c *rules.Context) {
-	tied(c.Index, model.Kinds(), func(b *model.Backfill, a *model.Artifact) {
+	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		if a.Kind == model.KindJobRun || c.Index.Owner(a) != "" {
 			return
 		}

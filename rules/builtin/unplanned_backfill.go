@@ -45,7 +45,7 @@ func unplannedBackfill(c *rules.Context) {
 	for _, id := range c.Index.Unknown {
 		var first *model.Artifact
 		active := false
-		for _, a := range c.Index.ArtifactsOf(id) {
+		for a := range c.ArtifactsOf(id) {
 			if !backfillRun(a) || !a.State.Live() {
 				continue
 			}

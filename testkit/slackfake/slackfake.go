@@ -69,6 +69,9 @@ type Server struct {
 	// Now dates the ts of each message, as Slack's ts is its post time
 	// (default the wall clock).
 	Now func() time.Time
+	// Latency, when set, is how long each answer takes (in real time),
+	// for benchmarks at a real service's pace.
+	Latency time.Duration
 }
 
 // New starts a fake that accepts token, stopped when the test ends.
@@ -107,8 +110,9 @@ func (f *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 		auth := r.Header.Get("Authorization")
 		f.mu.Lock()
 		f.requests = append(f.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body), Auth: auth})
-		down := f.Down
+		down, latency := f.Down, f.Latency
 		f.mu.Unlock()
+		time.Sleep(latency)
 		if down {
 			http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 			return
