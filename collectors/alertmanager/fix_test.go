@@ -108,9 +108,6 @@ func TestAlertmanagerActsWithTheSourcesTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	silence := &model.Artifact{Kind: model.KindSilence, Name: "s-1", URI: "alertmanager://am/silences/s-1"}
-	if err := src.Init(collectors.Env{}); err != nil {
-		t.Fatal(err)
-	}
 	am, err := newAlertmanager(src)
 	if err != nil {
 		t.Fatal(err)

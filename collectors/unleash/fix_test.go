@@ -182,9 +182,6 @@ func TestUnleashRealServer(t *testing.T) {
 	if a == nil || a.State != model.StateEnabled || a.Attr(model.AttrEnabledIn) != "development" {
 		t.Fatalf("before: %+v", a)
 	}
-	if err := src.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
-		t.Fatal(err)
-	}
 	sys, err := newUnleash(src)
 	if err != nil {
 		t.Fatal(err)
