@@ -21,8 +21,6 @@ const (
 // maxTags caps the tags kept of a dashboard.
 const maxTags = 50
 
-func tagLabels(tags []string) map[string]string { return correlate.TagLabels(tags, maxTags) }
-
 // tie asks the selector whether an object is made for a backfill: a tag or
 // label carrying the id, a declared asset, the title, or a bare tag that
 // holds an id (a tag "bf-1234").
@@ -55,7 +53,7 @@ func (g *Grafana) boardArtifact(scope, uid, folderTitle string, h hit, b board) 
 		tags = h.Tags
 	}
 	uri := g.dashboardURI(uid)
-	labels := mergeLabels(tagLabels(tags), b.Labels)
+	labels := mergeLabels(correlate.TagLabels(tags, maxTags), b.Labels)
 	bf, how, tied := g.tie(uri, title, labels)
 	rs := reads(g.env.Selector, b.Queries)
 	if !tied && len(rs) == 0 {
