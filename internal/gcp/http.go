@@ -32,22 +32,5 @@ func HTTPClient(ctx context.Context, opts ...option.ClientOption) (*http.Client,
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &http.Client{Transport: httplog.Wrap(cappedTransport{base: base})}, nil
-}
-
-// cappedTransport caps every answer's body: the generated clients read
-// bodies themselves.
-type cappedTransport struct{ base http.RoundTripper }
-
-func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.ContentLength > MaxAnswerBytes {
-		resp.Body.Close()
-		return nil, &remote.TooLargeError{Max: MaxAnswerBytes}
-	}
-	resp.Body = remote.CappedBody(resp.Body, MaxAnswerBytes)
-	return resp, nil
+	return &http.Client{Transport: httplog.Wrap(remote.CapAnswers(base, MaxAnswerBytes))}, nil
 }

@@ -144,3 +144,29 @@ func Drain(body io.ReadCloser) {
 // MaxObjectAnswer caps the answer about one object (a queue, a DAG, a
 // silence, a flag): a few kilobytes are expected.
 const MaxObjectAnswer = 4 << 20
+
+// CapAnswers wraps base so that every answer's body is capped at max
+// (reading past it is a *TooLargeError; a declared length past it fails
+// the call at once), for clients that read bodies themselves: Google's
+// generated clients, the AWS SDK.
+func CapAnswers(base http.RoundTripper, max int64) http.RoundTripper {
+	return cappedTransport{base: base, max: max}
+}
+
+type cappedTransport struct {
+	base http.RoundTripper
+	max  int64
+}
+
+func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.ContentLength > t.max {
+		resp.Body.Close()
+		return nil, &TooLargeError{Max: t.max}
+	}
+	resp.Body = CappedBody(resp.Body, t.max)
+	return resp, nil
+}

@@ -1,0 +1,83 @@
+package awsconf
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/logging"
+
+	"github.com/bfaudit/bfaudit/internal/httplog"
+	"github.com/bfaudit/bfaudit/internal/remote"
+)
+
+// MaxAnswerBytes caps the body of one answer. The largest answers these
+// collectors read (a page of 1000 objects or 100 Glue tables with their
+// columns, an account's authorization details page) are a few MB.
+const MaxAnswerBytes = 16 << 20
+
+// Attempts is how many times the SDK tries one call (the first included);
+// its waits are capped at MaxBackoff, and Settings.Timeout bounds them all.
+const (
+	Attempts   = 3
+	MaxBackoff = 5 * time.Second
+)
+
+// Load builds the SDK configuration of a source: the default credential
+// chain (or Profile), the first region (clients are given the region of
+// each unit), Endpoint when set, answers capped at MaxAnswerBytes and
+// logged under --verbose, the SDK's standard retries bounded. It does
+// not call AWS: credentials are resolved at the first call, so a source
+// without them fails its units, not its config. extra adds load options
+// (tests: static credentials).
+func Load(ctx context.Context, s Settings, extra ...func(*config.LoadOptions) error) (aws.Config, error) {
+	opts := []func(*config.LoadOptions) error{
+		// The SDK's own log (checksum and retry notes) would go to
+		// stderr, outside the run's log: off.
+		config.WithLogger(logging.Nop{}),
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = Attempts
+				o.MaxBackoff = MaxBackoff
+			})
+		}),
+	}
+	if len(s.Regions) > 0 {
+		opts = append(opts, config.WithRegion(s.Regions[0]))
+	}
+	if s.Profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(s.Profile))
+	}
+	if s.Endpoint != "" {
+		opts = append(opts, config.WithBaseEndpoint(s.Endpoint))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, append(opts, extra...)...)
+	if err != nil {
+		// The loader's errors name files and profiles, never a secret.
+		return aws.Config{}, fmt.Errorf("aws configuration: %w", err)
+	}
+	// The SDK's own client stays underneath: it honours AWS_CA_BUNDLE
+	// and the proxy settings, which a client of another type would lose.
+	cfg.HTTPClient = loggedClient{next: remote.CapAnswers(doer{cfg.HTTPClient}, MaxAnswerBytes)}
+	return cfg, nil
+}
+
+// loggedClient logs each call under --verbose (httplog) and caps its
+// answer (remote.CapAnswers).
+type loggedClient struct{ next http.RoundTripper }
+
+func (c loggedClient) Do(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := c.next.RoundTrip(req)
+	httplog.Log(req.Context(), req, resp, err, time.Since(start))
+	return resp, err
+}
+
+// doer is an aws.HTTPClient as a RoundTripper.
+type doer struct{ c aws.HTTPClient }
+
+func (d doer) RoundTrip(req *http.Request) (*http.Response, error) { return d.c.Do(req) }

@@ -1,0 +1,133 @@
+package awsconf
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Settings is the part of every AWS source's entry that says where to
+// read: embed it with `mapstructure:",squash"`.
+type Settings struct {
+	// Regions are read one by one (units account/region); required.
+	Regions []string `mapstructure:"regions"`
+	// Profile names a shared config profile (~/.aws/config); empty: the
+	// default credential chain (environment, web identity for EKS and
+	// GitHub OIDC, the shared files' default, instance metadata).
+	Profile string `mapstructure:"profile"`
+	// Endpoint overrides every service's address (a LocalStack, MinIO or
+	// a test server); empty: AWS's own.
+	Endpoint string `mapstructure:"endpoint"`
+	// Accounts are the accounts to read, each reached by assuming its
+	// role; empty with no Organization: the caller's own account.
+	Accounts []Account `mapstructure:"accounts"`
+	// Organization reads the accounts from AWS Organizations instead.
+	Organization *Organization `mapstructure:"organization"`
+	// Timeout bounds each call, the SDK's own retries of it included.
+	Timeout time.Duration `mapstructure:"timeout"`
+}
+
+// Account is one account of an estate and the role bfaudit assumes in it.
+type Account struct {
+	ID string `mapstructure:"id"`
+	// Role is the role's name (or full ARN) assumed in the account;
+	// empty: the caller's credentials reach it as they are.
+	Role string `mapstructure:"role"`
+}
+
+// Organization lists the accounts of an AWS organization (the caller
+// must be allowed organizations:ListAccounts, as in the management or a
+// delegated administrator account) and assumes Role, by name, in each:
+// the pattern of c7n-org and of the organization's own access role.
+type Organization struct {
+	Role string `mapstructure:"role"`
+	// Exclude names accounts (ids) not to read.
+	Exclude []string `mapstructure:"exclude"`
+}
+
+var (
+	regionPattern  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d+$`)
+	accountPattern = regexp.MustCompile(`^\d{12}$`)
+	// A role name: IAM's own character set, up to 64 characters.
+	rolePattern = regexp.MustCompile(`^[\w+=,.@-]{1,64}$`)
+)
+
+// Check validates the settings; errors name the key.
+func (s Settings) Check() error {
+	if len(s.Regions) == 0 {
+		return errors.New("regions: missing; list the regions to read, e.g. [eu-west-1]")
+	}
+	for i, r := range s.Regions {
+		if !regionPattern.MatchString(r) {
+			return fmt.Errorf("regions[%d]: %q is not an AWS region (expected e.g. eu-west-1)", i, r)
+		}
+	}
+	if s.Endpoint != "" {
+		if u, err := url.Parse(s.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
+			return fmt.Errorf("endpoint: %q is not a URL (expected e.g. http://127.0.0.1:4566)", s.Endpoint)
+		}
+	}
+	if len(s.Accounts) > 0 && s.Organization != nil {
+		return errors.New("accounts, organization: set one: accounts lists them, organization reads them from AWS Organizations")
+	}
+	for i, a := range s.Accounts {
+		if !accountPattern.MatchString(a.ID) {
+			return fmt.Errorf("accounts[%d].id: %q is not an account id (expected 12 digits)", i, a.ID)
+		}
+		if err := checkRole(a.Role, a.ID); err != nil {
+			return fmt.Errorf("accounts[%d].role: %w", i, err)
+		}
+	}
+	if o := s.Organization; o != nil {
+		if o.Role == "" {
+			return errors.New("organization.role: missing; name the role to assume in each account, e.g. bfaudit-read")
+		}
+		if !rolePattern.MatchString(o.Role) {
+			return fmt.Errorf("organization.role: %q is not a role name (the name only, assumed in every account)", o.Role)
+		}
+		for i, id := range o.Exclude {
+			if !accountPattern.MatchString(id) {
+				return fmt.Errorf("organization.exclude[%d]: %q is not an account id (expected 12 digits)", i, id)
+			}
+		}
+	}
+	return nil
+}
+
+// checkRole accepts a role name or the ARN of a role in account id.
+func checkRole(role, id string) error {
+	if role == "" || rolePattern.MatchString(role) {
+		return nil
+	}
+	if arn, ok := strings.CutPrefix(role, "arn:"); ok {
+		parts := strings.SplitN(arn, ":", 5)
+		if len(parts) == 5 && parts[1] == "iam" && parts[3] == id && strings.HasPrefix(parts[4], "role/") {
+			return nil
+		}
+		return fmt.Errorf("%q is not the ARN of a role in account %s", role, id)
+	}
+	return fmt.Errorf("%q is not a role name or ARN", role)
+}
+
+// RoleARN is the ARN of role (a name or an ARN) in account id, in the
+// partition of region (aws, aws-cn, aws-us-gov).
+func RoleARN(role, id, region string) string {
+	if strings.HasPrefix(role, "arn:") {
+		return role
+	}
+	return "arn:" + Partition(region) + ":iam::" + id + ":role/" + role
+}
+
+// Partition is the ARN partition a region belongs to.
+func Partition(region string) string {
+	switch {
+	case strings.HasPrefix(region, "cn-"):
+		return "aws-cn"
+	case strings.HasPrefix(region, "us-gov-"):
+		return "aws-us-gov"
+	}
+	return "aws"
+}
