@@ -60,7 +60,7 @@ interval. Exits 3, naming them, when a source did not answer fully.`,
 				if cmd.Flags().Changed("deadline") && deadline <= 0 {
 					return usageError(fmt.Errorf("--deadline: must be positive, got %s", deadline))
 				}
-				return runPlanLive(cmd, g, format, files, now, deadline)
+				return runPlanLive(cmd, g, format, files, now, deadline, failOnFlag)
 			}
 			if cmd.Flags().Changed("deadline") {
 				return usageError(errors.New("--deadline bounds reading the sources: it goes with --live"))
