@@ -101,6 +101,15 @@ func runPlanLive(cmd *cobra.Command, g *globals, format string, files []string, 
 			}
 		}
 	}
+	// The urgent thing first, then down the plan.
+	for i := range r.Plans {
+		slices.SortStableFunc(r.Plans[i].Findings, func(a, b model.Finding) int {
+			if a.Severity != b.Severity {
+				return int(b.Severity - a.Severity)
+			}
+			return lineOf(a) - lineOf(b)
+		})
+	}
 	if format == "sarif" {
 		err = printPlanFindings(cmd, g, format, findings, plans, nil, now)
 	} else {
@@ -143,4 +152,11 @@ func estimate(ctx context.Context, instances []collectors.Instance, plans []mode
 		}
 	}
 	return estimators, failed
+}
+
+func lineOf(f model.Finding) int {
+	if f.Location == nil {
+		return 0
+	}
+	return f.Location.Line
 }
