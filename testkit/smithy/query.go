@@ -97,7 +97,10 @@ func readQuery(s *shape, m *member, k string, form url.Values, seen map[string]b
 				out[mb.name] = v
 			}
 		}
-		return out, len(out) > 0, missingRequired(s, out, at)
+		if len(out) == 0 && at != "" { // absent; the input itself is always there
+			return nil, false, nil
+		}
+		return out, true, missingRequired(s, out, at)
 	case "list", "set", "map":
 		if v, ok := form[k]; ok && v[0] == "" { // an empty list is sent as "Key="
 			seen[k] = true
