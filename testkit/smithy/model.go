@@ -27,6 +27,7 @@ type Model struct {
 	Protocol string // awsQuery, awsJson1_0, awsJson1_1 or restJson1
 	Version  string // the API version; awsQuery requests carry it
 
+	signingName     string // SigV4's name of the service, in every request's Authorization header
 	xmlNamespace    string
 	queryCompatible bool // awsQueryCompatible: JSON errors also name their awsQuery code
 	ops             map[string]*operation
@@ -241,9 +242,11 @@ func parse(b []byte) (*Model, error) {
 					m.queryCompatible = true
 				}
 			}
-			var ns struct{ URI string }
+			var ns struct{ URI, Name string }
 			_ = json.Unmarshal(raw.Traits["smithy.api#xmlNamespace"], &ns)
 			m.xmlNamespace = ns.URI
+			_ = json.Unmarshal(raw.Traits["aws.auth#sigv4"], &ns)
+			m.signingName = ns.Name
 		}
 	}
 	if m.Service == "" || m.Protocol == "" {

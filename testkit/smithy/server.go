@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -40,25 +42,30 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // model's member names) or an error.
 type Handler func(c Call) (output map[string]any, err *Error)
 
-// Server is a fake of one service: every request is checked against the
-// model before h sees it, and every answer of h is checked before it is
-// sent. A request or an answer that breaks the model fails the test.
+// Server is a fake of one service, or of several at one address: every
+// request is checked against the model before the handler sees it, and
+// every answer is checked before it is sent. A request or an answer that
+// breaks the model fails the test.
 type Server struct {
 	URL string
 
 	t    testing.TB
-	m    *Model
-	h    Handler
 	done chan struct{}
 
-	mu    sync.Mutex
-	calls []string
-	stall time.Duration
+	mu       sync.Mutex
+	services []service
+	calls    []string
+	stall    time.Duration
 }
 
-// NewServer starts a fake on 127.0.0.1, closed when the test ends.
+type service struct {
+	m *Model
+	h Handler
+}
+
+// NewServer starts a fake of m on 127.0.0.1, closed when the test ends.
 func NewServer(t testing.TB, m *Model, h Handler) *Server {
-	s := &Server{t: t, m: m, h: h, done: make(chan struct{})}
+	s := &Server{t: t, done: make(chan struct{}), services: []service{{m, h}}}
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = srv.URL
 	t.Cleanup(func() {
@@ -66,6 +73,16 @@ func NewServer(t testing.TB, m *Model, h Handler) *Server {
 		srv.Close()
 	})
 	return s
+}
+
+// Add serves another service at the same address, as AWS's SDK reaches
+// every service at one endpoint when it is given one (awsconf's
+// Settings.Endpoint): STS beside IAM, say. Requests are told apart by the
+// service their SigV4 signature names.
+func (s *Server) Add(m *Model, h Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.services = append(s.services, service{m, h})
 }
 
 // Calls lists the operations served so far, in order.
@@ -83,14 +100,35 @@ func (s *Server) Stall(d time.Duration) {
 	s.mu.Unlock()
 }
 
+// credentialScope finds the service in a SigV4 Authorization header:
+// Credential=AKID/20261207/us-east-1/sts/aws4_request.
+var credentialScope = regexp.MustCompile(`Credential=[^/,]+/[^/,]+/[^/,]+/([^/,]+)/aws4_request`)
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	call, _, ok := s.m.checkServed(s.t, w, r)
+	s.mu.Lock()
+	services, stall := s.services, s.stall
+	s.mu.Unlock()
+	sv := services[0]
+	if len(services) > 1 {
+		var signed string
+		if m := credentialScope.FindStringSubmatch(r.Header.Get("Authorization")); m != nil {
+			signed = m[1]
+		}
+		i := slices.IndexFunc(services, func(sv service) bool { return sv.m.signingName == signed })
+		if i < 0 {
+			s.t.Errorf("smithy: a request signed for service %q, which this fake does not serve: %s %s", signed, r.Method, r.URL.Path)
+			http.Error(w, "no such service here", http.StatusBadRequest)
+			return
+		}
+		sv = services[i]
+	}
+	m := sv.m
+	call, _, ok := m.checkServed(s.t, w, r)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
 	s.calls = append(s.calls, call.Operation)
-	stall := s.stall
 	s.mu.Unlock()
 	if stall > 0 {
 		select {
@@ -101,11 +139,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	op := s.m.ops[call.Operation]
-	out, e := s.h(call)
+	op := m.ops[call.Operation]
+	out, e := sv.h(call)
 	if e != nil {
-		if err := s.m.writeError(w, op, e); err != nil {
-			s.t.Errorf("smithy: the fake %s answers %s with an error the model does not allow: %v", s.m.Service, op.name, err)
+		if err := m.writeError(w, op, e); err != nil {
+			s.t.Errorf("smithy: the fake %s answers %s with an error the model does not allow: %v", m.Service, op.name, err)
 		}
 		return
 	}
@@ -114,17 +152,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := reader{}.value(op.output, "", out, "")
 	if err != nil {
-		s.t.Errorf("smithy: the fake %s answers %s with an output the model does not allow: %v", s.m.Service, op.name, err)
-		_ = s.m.writeError(w, nil, &Error{Code: "SmithyContractViolation", Message: "the fake's answer breaks the model: " + err.Error(), Status: 500})
+		s.t.Errorf("smithy: the fake %s answers %s with an output the model does not allow: %v", m.Service, op.name, err)
+		_ = m.writeError(w, nil, &Error{Code: "SmithyContractViolation", Message: "the fake's answer breaks the model: " + err.Error(), Status: 500})
 		return
 	}
-	switch s.m.Protocol {
+	switch m.Protocol {
 	case awsQuery:
-		s.m.writeQuery(w, op, v.(map[string]any))
+		m.writeQuery(w, op, v.(map[string]any))
 	case restJSON1:
-		s.m.writeREST(w, op, v.(map[string]any))
+		m.writeREST(w, op, v.(map[string]any))
 	default:
-		s.m.writeJSON(w, op, v.(map[string]any))
+		m.writeJSON(w, op, v.(map[string]any))
 	}
 }
 
