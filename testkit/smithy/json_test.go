@@ -14,36 +14,9 @@ import (
 	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/bfaudit/bfaudit/testkit/smithy"
 )
-
-func TestSTSAssumeRoleAnswersCredentials(t *testing.T) {
-	expires := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	var got smithy.Call
-	fake := smithy.NewServer(t, smithy.AWS(t, "sts"), func(c smithy.Call) (map[string]any, *smithy.Error) {
-		got = c
-		return map[string]any{
-			"Credentials": map[string]any{
-				"AccessKeyId": "ASIAFAKE", "SecretAccessKey": "fake-secret", "SessionToken": "fake-token", "Expiration": expires,
-			},
-			"AssumedRoleUser": map[string]any{"AssumedRoleId": "AROAFAKE:bfaudit", "Arn": "arn:aws:sts::444455556666:assumed-role/audit/bfaudit"},
-		}, nil
-	})
-	out, err := sts.NewFromConfig(smithy.AWSConfig(fake.URL)).AssumeRole(context.Background(), &sts.AssumeRoleInput{
-		RoleArn: aws.String("arn:aws:iam::444455556666:role/audit"), RoleSessionName: aws.String("bfaudit"), DurationSeconds: aws.Int32(900),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if aws.ToString(out.Credentials.SessionToken) != "fake-token" || !aws.ToTime(out.Credentials.Expiration).Equal(expires) {
-		t.Errorf("credentials %+v", out.Credentials)
-	}
-	if got.Input["DurationSeconds"] != int64(900) || got.Input["RoleSessionName"] != "bfaudit" {
-		t.Errorf("input read %v", got.Input)
-	}
-}
 
 func TestOrganizationsListAccounts(t *testing.T) {
 	joined := time.Date(2024, 3, 5, 12, 0, 0, 0, time.UTC)

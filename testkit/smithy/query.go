@@ -22,6 +22,9 @@ func (m *Model) checkQuery(r *http.Request, body []byte) (Call, error) {
 	if r.Method != http.MethodPost {
 		return Call{}, fmt.Errorf("awsQuery is sent with POST, not %s", r.Method)
 	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		return Call{}, fmt.Errorf("Content-Type %q, awsQuery's is application/x-www-form-urlencoded", ct)
+	}
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
 		return Call{}, fmt.Errorf("the form body does not parse: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/iam/types"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/bfaudit/bfaudit/testkit/smithy"
 )
@@ -107,5 +108,31 @@ func TestIAMGetRolePolicyAndNoSuchEntity(t *testing.T) {
 	_, err = client.ListUsers(context.Background(), &iam.ListUsersInput{})
 	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
 		t.Errorf("error %v, want AccessDenied (a code the model leaves out, sent as given)", err)
+	}
+}
+
+func TestSTSAssumeRoleAnswersCredentials(t *testing.T) {
+	expires := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var got smithy.Call
+	fake := smithy.NewServer(t, smithy.AWS(t, "sts"), func(c smithy.Call) (map[string]any, *smithy.Error) {
+		got = c
+		return map[string]any{
+			"Credentials": map[string]any{
+				"AccessKeyId": "ASIAFAKE", "SecretAccessKey": "fake-secret", "SessionToken": "fake-token", "Expiration": expires,
+			},
+			"AssumedRoleUser": map[string]any{"AssumedRoleId": "AROAFAKE:bfaudit", "Arn": "arn:aws:sts::444455556666:assumed-role/audit/bfaudit"},
+		}, nil
+	})
+	out, err := sts.NewFromConfig(smithy.AWSConfig(fake.URL)).AssumeRole(context.Background(), &sts.AssumeRoleInput{
+		RoleArn: aws.String("arn:aws:iam::444455556666:role/audit"), RoleSessionName: aws.String("bfaudit"), DurationSeconds: aws.Int32(900),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(out.Credentials.SessionToken) != "fake-token" || !aws.ToTime(out.Credentials.Expiration).Equal(expires) {
+		t.Errorf("credentials %+v", out.Credentials)
+	}
+	if got.Input["DurationSeconds"] != int64(900) || got.Input["RoleSessionName"] != "bfaudit" {
+		t.Errorf("input read %v", got.Input)
 	}
 }
