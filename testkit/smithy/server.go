@@ -234,7 +234,7 @@ func (m *Model) writeError(w http.ResponseWriter, op *operation, e *Error) error
 	switch m.Protocol {
 	case awsQuery:
 		if s != nil {
-			status = cmp.Or(e.Status, s.queryState, status)
+			status = cmp.Or(e.Status, s.queryStatus, status)
 			code = cmp.Or(s.queryCode, s.name)
 		}
 		writeQueryError(w, status, code, e.Message)
