@@ -43,15 +43,15 @@ type operation struct {
 }
 
 type shape struct {
-	name, typ  string             // Smithy's type (an enum is read as a string with enum values)
-	members    map[string]*member // structure and union
-	item       *member            // list
-	key, value *member            // map
-	enum       []string           // the values an enum (or a string with the enum trait) allows
-	timestamp  string             // timestampFormat
-	fault      string             // an error shape's "client" or "server"
-	httpStatus int                // an error shape's httpError
-	queryCode  string             // awsQueryError: the code awsQuery (and awsQueryCompatible) answers
+	name, typ   string             // Smithy's type (an enum is read as a string with enum values)
+	members     map[string]*member // structure and union
+	item        *member            // list
+	key, value  *member            // map
+	enum        []string           // the values an enum (or a string with the enum trait) allows
+	timestamp   string             // timestampFormat
+	fault       string             // an error shape's "client" or "server"
+	httpStatus  int                // an error shape's httpError
+	queryCode   string             // awsQueryError: the code awsQuery (and awsQueryCompatible) answers
 	queryStatus int                // awsQueryError: its HTTP status
 }
 
