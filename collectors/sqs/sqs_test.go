@@ -293,4 +293,3 @@ func TestShownEndpointKeepsNoSecretNorPerson(t *testing.T) {
 		}
 	}
 }
-
