@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/Admiral-Piett/goaws/app"
 	"github.com/Admiral-Piett/goaws/app/router"
 
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/testkit/smithy"
 )
 
@@ -46,8 +46,9 @@ const (
 // roles assumed. Each part's requests are checked against the model; a
 // request that breaks it fails the test.
 type estate struct {
-	t   *testing.T
-	URL string
+	t    *testing.T
+	URL  string
+	stop func() // the server goes down
 
 	mu     sync.Mutex
 	queues map[string]*fakeQueue // by account/region/name
@@ -105,7 +106,8 @@ func newEstate(t *testing.T) *estate {
 		}
 	})
 	sts := proxy(smithy.NewServer(t, stsModel, e.stsHandler).URL)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// hostile.Server lets stalled handlers go when the test ends.
+	srv := hostile.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, region, service := signedBy(r)
 		acct := accountOf(key)
 		unit := acct + "/" + region + "/" + service
@@ -113,6 +115,9 @@ func newEstate(t *testing.T) *estate {
 		broken := e.broken[unit]
 		if broken == nil {
 			broken = e.broken[service]
+		}
+		if broken == nil {
+			broken = e.broken["*"]
 		}
 		e.calls = append(e.calls, unit+" "+operationOf(r))
 		e.mu.Unlock()
@@ -128,8 +133,7 @@ func newEstate(t *testing.T) *estate {
 			http.Error(w, "not served", http.StatusNotFound)
 		}
 	}))
-	t.Cleanup(srv.Close)
-	e.URL = srv.URL
+	e.URL, e.stop = srv.URL, srv.Close
 	return e
 }
 
@@ -185,7 +189,7 @@ func (e *estate) Calls() []string {
 }
 
 // breakUnit answers every request of an account/region/service (or of a
-// whole service) with h.
+// whole service, or "*": all) with h.
 func (e *estate) breakUnit(unit string, h http.Handler) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -371,7 +375,8 @@ func emptySNS(c smithy.Call) (map[string]any, *smithy.Error) {
 }
 
 // stsHandler assumes any role not refused, answering credentials whose key
-// names the role's account.
+// names the role's account. They have expired already, so every call
+// assumes the role again: a role refused between two runs is refused.
 func (e *estate) stsHandler(c smithy.Call) (map[string]any, *smithy.Error) {
 	switch c.Operation {
 	case "GetCallerIdentity":
@@ -387,7 +392,7 @@ func (e *estate) stsHandler(c smithy.Call) (map[string]any, *smithy.Error) {
 		}
 		return map[string]any{
 			"Credentials": map[string]any{"AccessKeyId": "ASIA" + p[4], "SecretAccessKey": canarySecret,
-				"SessionToken": canaryToken, "Expiration": time.Now().Add(time.Hour)},
+				"SessionToken": canaryToken, "Expiration": time.Now().Add(-time.Minute)},
 			"AssumedRoleUser": map[string]any{"Arn": role + "/bfaudit", "AssumedRoleId": "AROATEST:bfaudit"},
 		}, nil
 	}

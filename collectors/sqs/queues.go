@@ -106,7 +106,6 @@ func (r *regionRead) queues(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sqs: %s: list queues: %w", r.where, err)
 	}
-	r.sink.AddRead(r.unit(), "queues", len(urls), 0)
 	listed := map[string]*queue{}
 	var tied []*queue
 	for i, u := range urls {
@@ -135,21 +134,34 @@ func (r *regionRead) queues(ctx context.Context) error {
 			r.queueTies[r.queueARN(name)] = q.tie
 		}
 	}
+	// A tied queue is read at its own scope (its attributes), the others
+	// at the unit's: the counts add up to the queues listed.
+	read := func(q *queue) (model.Artifact, bool) {
+		a, ok := r.queueArtifact(ctx, q)
+		partial := 0
+		if !ok {
+			partial = 1
+		}
+		r.sink.AddRead(r.queueScope(q.name), "queues", 1, partial)
+		return a, ok
+	}
 	var emitted []model.Artifact
 	for _, q := range tied {
-		if a, ok := r.queueArtifact(ctx, q); ok {
+		if a, ok := read(q); ok {
 			emitted = append(emitted, a)
 		}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	for _, dlq := range r.deadLetterQueues(ctx, emitted, listed) {
-		if a, ok := r.queueArtifact(ctx, dlq.queue); ok {
+	dlqs := r.deadLetterQueues(ctx, emitted, listed)
+	for _, dlq := range dlqs {
+		if a, ok := read(dlq.queue); ok {
 			a.SetAttr(AttrDeadLetterSources, dlq.sources)
 			emitted = append(emitted, a)
 		}
 	}
+	r.sink.AddRead(r.unit(), "queues", len(urls)-len(tied)-len(dlqs), 0)
 	for _, a := range emitted {
 		r.sink.AddArtifact(a)
 	}

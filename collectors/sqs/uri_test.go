@@ -52,7 +52,7 @@ func TestARNs(t *testing.T) {
 		"arn:aws:sqs:eu-west-1:1:bf-7001-dlq":                      "bf-7001-dlq",
 		"arn:aws:lambda:eu-west-1:1:function:replay-sink":          "replay-sink",
 		"arn:aws:firehose:eu-west-1:1:deliverystream/bf_7001_sink": "bf_7001_sink",
-		"https://example.com/x": "",
+		"https://example.com/x":                                    "",
 	} {
 		if got := resourceName(arn); got != want {
 			t.Errorf("resourceName(%q) = %q, want %q", arn, got, want)
