@@ -58,7 +58,9 @@ func removal(r *remedy.Remedy, a *model.Artifact) {
 			Shell: remedy.Command([]string{"aws", "sns", "unsubscribe"},
 				[]string{remedy.Flag("--region", region), remedy.Flag("--subscription-arn", arn)})})
 	default:
-		r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteTopic, Step: model.StepRetired, Resolves: true,
+		// Late: after the step's unsubscribes, which a deleted topic's
+		// subscriptions would no longer answer.
+		r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteTopic, Step: model.StepRetired, Resolves: true, Late: true,
 			Summary: "delete topic " + o.Topic + in,
 			Shell: remedy.Command([]string{"aws", "sns", "delete-topic"},
 				[]string{remedy.Flag("--region", o.Region), remedy.Flag("--topic-arn", o.TopicARN())})})

@@ -38,8 +38,7 @@ func standard(t *testing.T, e *estate) map[string]string {
 	client := snsClient(e)
 	topic := func(name string) string { return createTopic(t, e, name) }
 	subscribe := func(topicARN, protocol, endpoint string) string {
-		out, err := client.Subscribe(context.Background(), &awssns.SubscribeInput{TopicArn: aws.String(topicARN),
-			Protocol: aws.String(protocol), Endpoint: aws.String(endpoint), ReturnSubscriptionArn: true})
+		out, err := client.Subscribe(context.Background(), subscribeInput(topicARN, protocol, endpoint))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +67,10 @@ func createTopic(t *testing.T, e *estate, name string) string {
 		t.Fatal(err)
 	}
 	return aws.ToString(out.TopicArn)
+}
+
+func subscribeInput(topicARN, protocol, endpoint string) *awssns.SubscribeInput {
+	return &awssns.SubscribeInput{TopicArn: aws.String(topicARN), Protocol: aws.String(protocol), Endpoint: aws.String(endpoint), ReturnSubscriptionArn: true}
 }
 
 func byURI(sink *collectors.TestSink) map[string]model.Artifact {
