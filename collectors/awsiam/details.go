@@ -65,7 +65,9 @@ func (c *Collector) readAccount(ctx context.Context, client *iam.Client) (*accou
 	}
 	pager := iam.NewGetAccountAuthorizationDetailsPaginator(client, &iam.GetAccountAuthorizationDetailsInput{
 		Filter: entities, MaxItems: aws.Int32(pageSize)})
-	next := func(ctx context.Context) (*iam.GetAccountAuthorizationDetailsOutput, error) { return pager.NextPage(ctx) }
+	next := func(ctx context.Context) (*iam.GetAccountAuthorizationDetailsOutput, error) {
+		return pager.NextPage(ctx)
+	}
 	err := awsconf.Pages(ctx, c.Timeout, pager.HasMorePages, next, func(page *iam.GetAccountAuthorizationDetailsOutput) error {
 		for i, r := range page.RoleDetailList {
 			p := &principal{kind: kindRole, name: aws.ToString(r.RoleName), path: aws.ToString(r.Path), arn: aws.ToString(r.Arn),
