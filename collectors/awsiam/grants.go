@@ -18,7 +18,8 @@ const (
 	// document is not read), "inline", or "statement" (one statement of
 	// an inline policy of a principal not made for the backfill).
 	AttrPolicyType = "policy_type"
-	// AttrDocumentHash identifies an inline policy's statements as the
+	// AttrDocumentHash identifies the statements of an inline or customer
+	// managed policy as the
 	// audit read them, and AttrStatementHash one statement: a fix leaves
 	// a policy that changed since alone.
 	AttrDocumentHash  = "document_hash"
@@ -94,6 +95,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 		a := grant(uri, ap.arn, policyManaged, gid, ghow)
 		doc, err := parseDocument(mp.document)
 		if err == nil {
+			a.SetAttr(AttrDocumentHash, doc.hash())
 			end, bounded, _, cerr := doc.expiry()
 			bound(&a, end, bounded, cerr)
 		} else {
