@@ -19,9 +19,8 @@ const (
 	// an inline policy of a principal not made for the backfill).
 	AttrPolicyType = "policy_type"
 	// AttrDocumentHash identifies the statements of an inline or customer
-	// managed policy as the
-	// audit read them, and AttrStatementHash one statement: a fix leaves
-	// a policy that changed since alone.
+	// managed policy as the audit read them, and AttrStatementHash one
+	// statement: a fix leaves a policy that changed since alone.
 	AttrDocumentHash  = "document_hash"
 	AttrStatementHash = "statement_hash"
 	// AttrPolicyAfter is an inline policy as a statement's removal leaves
