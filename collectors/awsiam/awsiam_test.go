@@ -113,7 +113,7 @@ func TestCollectsAnAccount(t *testing.T) {
 	if n, p := sink.Read(callerAccount, "roles"); n != 5 || p != 0 {
 		t.Errorf("roles read %d (%d partial)", n, p)
 	}
-	if n, _ := sink.Read(callerAccount, "access keys"); n != 2 {
+	if n, _ := sink.Read(usersScope(callerAccount, "bf-1234-runner"), "access keys"); n != 2 {
 		t.Errorf("access keys read %d, want the runner's 2", n)
 	}
 	calls := acct.server.Calls()

@@ -1,11 +1,12 @@
 package awsiam
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"regexp"
@@ -22,6 +23,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/awsconf"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"github.com/bfaudit/bfaudit/testkit/smithy"
 )
 
@@ -73,9 +75,9 @@ func newFakeAWS(t *testing.T, accounts ...*fakeIAM) *fakeAWS {
 	}
 	f.shared = smithy.NewServer(t, smithy.AWS(t, "sts"), f.sts)
 	f.shared.Add(smithy.AWS(t, "organizations"), f.organizations)
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	f.URL = srv.URL
+	// Stalled handlers are let go when the test ends (a request whose
+	// body is not read never sees its client give up).
+	f.URL = hostile.Server(t, f).URL
 	return f
 }
 
@@ -116,6 +118,32 @@ func (f *fakeAWS) breakAccount(account string, h http.Handler) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.broken[account] = h
+}
+
+// hangUp closes the connection without an answer: a service that is down.
+var hangUp = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+})
+
+// onlyKeys answers an account's ListAccessKeys with h, and the rest as
+// the account's fake does.
+func onlyKeys(f *fakeAWS, account string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if strings.Contains(string(body), "Action=ListAccessKeys") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		u, _ := url.Parse(f.accounts[account].server.URL)
+		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
+	})
 }
 
 // refuse makes AssumeRole refuse the account's role.

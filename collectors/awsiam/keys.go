@@ -27,9 +27,9 @@ const (
 func usersScope(account, user string) string { return model.JoinScope(account, "users", user) }
 
 // collectKeys reports the access keys of user u, tied to backfill id,
-// with when each was created and last used. It returns how many keys it
-// read, and of those how many only in part (the last use not read).
-func (c *Collector) collectKeys(ctx context.Context, client *iam.Client, account string, u *principal, id, how string, sink collectors.Sink) (read, partial int) {
+// with when each was created and last used, and how many it read at the
+// user's scope (partial: the last use not read).
+func (c *Collector) collectKeys(ctx context.Context, client *iam.Client, account string, u *principal, id, how string, sink collectors.Sink) {
 	scope := usersScope(account, u.name)
 	fail := func(what string, err error) {
 		sink.AddError(scope, fmt.Errorf("awsiam: account %s: %s of user %s: %w", account, what, u.name, err))
@@ -43,8 +43,9 @@ func (c *Collector) collectKeys(ctx context.Context, client *iam.Client, account
 	})
 	if err != nil {
 		fail("access keys", err)
-		return 0, 0
+		return
 	}
+	read, partial := 0, 0
 	seen := map[string]bool{}
 	for i, k := range keys {
 		keyID := aws.ToString(k.AccessKeyId)
@@ -92,5 +93,5 @@ func (c *Collector) collectKeys(ctx context.Context, client *iam.Client, account
 		sink.AddArtifact(a)
 		read++
 	}
-	return read, partial
+	sink.AddRead(scope, "access keys", read, partial)
 }
