@@ -54,8 +54,8 @@ func TestCollectsAnAccount(t *testing.T) {
 	}
 	role := "arn:aws:iam::111111111111:role/bf-1234-replay"
 	wants := map[string]want{
-		uri(kindRole, "bf-1234-replay", "policy", s3FullAccess): {model.KindGrant, "name", policyAWSManaged, "", "false", model.StateActive, "", "2026-11-20T00:00:00Z", role},
-		uri(kindRole, "bf-1234-replay", "policy", write):        {model.KindGrant, "name", policyManaged, "2026-10-01T00:00:00Z", "true", model.StateActive, "", "2026-11-20T00:00:00Z", role},
+		uri(kindRole, "bf-1234-replay", "policy", s3FullAccess):   {model.KindGrant, "name", policyAWSManaged, "", "false", model.StateActive, "", "2026-11-20T00:00:00Z", role},
+		uri(kindRole, "bf-1234-replay", "policy", write):          {model.KindGrant, "name", policyManaged, "2026-10-01T00:00:00Z", "true", model.StateActive, "", "2026-11-20T00:00:00Z", role},
 		uri(kindRole, "bf-1234-replay", "inline", "replay-extra"): {model.KindGrant, "name", policyInline, "", "false", model.StateActive, "", "2026-11-20T00:00:00Z", role},
 		uri(kindRole, "replayer", "policy", shared): {model.KindGrant, "name", policyManaged, "2027-01-01T00:00:00Z", "true", model.StateActive, "", "",
 			"arn:aws:iam::111111111111:role/backfill/bf-1234/replayer"},
