@@ -88,6 +88,27 @@ func TestCallSummarisesAnAnswerAndKeepsSecretsOut(t *testing.T) {
 	}
 }
 
+// An answer that is not AWS's (a proxy's HTML page echoing the request)
+// is summarised to the operation and the status, and nothing it said.
+func TestCallSummarisesAnAnswerThatIsNotAWSs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html><body>bad gateway: " + r.Header.Get("Authorization") + " " + r.Header.Get("X-Amz-Security-Token") + "</body></html>"))
+	}))
+	defer srv.Close()
+	client := sts.NewFromConfig(testConfig(t, srv.URL), func(o *sts.Options) { o.RetryMaxAttempts = 1 })
+	_, err := Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+		return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	})
+	if err == nil || err.Error() != "STS GetCallerIdentity: an answer that is not AWS's (the SDK could not read it) (HTTP 502)" {
+		t.Fatalf("error = %v, want the operation, that the answer is not AWS's, and the status", err)
+	}
+	if Code(err) != "" {
+		t.Errorf("Code = %q, want none", Code(err))
+	}
+}
+
 func TestCallEndsAStalledAnswerAtItsTimeout(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
