@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
@@ -452,7 +454,10 @@ func collectorOn(t *testing.T, fakeURL, source string, now time.Time, set func(*
 	}
 	c.loadOptions = []func(*config.LoadOptions) error{
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(baseKey, canarySecret, canaryToken)),
-		config.WithRetryMaxAttempts(1),
+		// One try per call: a fault is seen as it is, at once (awsconf's
+		// retryer would wait out backoffs; WithRetryMaxAttempts does not
+		// override a retryer).
+		config.WithRetryer(func() aws.Retryer { return retry.AddWithMaxAttempts(retry.NewStandard(), 1) }),
 	}
 	if err := c.Init(testEnv(source, now)); err != nil {
 		t.Fatal(err)
