@@ -34,8 +34,8 @@ import (
 // assumed role gets its own access key (assumedKey), secret and token.
 const (
 	baseKey        = "AKIDTESTBASE"
-	canarySecret   = "canary-secret-access-key-do-not-print"
-	canaryToken    = "canary-session-token-do-not-print"
+	canarySecret   = hostile.Canary + "-secret-access-key"
+	canaryToken    = hostile.Canary + "-session-token"
 	assumedSecret  = "canary-assumed-secret-do-not-print"
 	assumedToken   = "canary-assumed-token-do-not-print"
 	callerAccount  = "111111111111"
