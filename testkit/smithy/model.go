@@ -43,16 +43,16 @@ type operation struct {
 }
 
 type shape struct {
-	name, typ  string             // typ is Smithy's: structure, list, string, enum, timestamp...
-	members    map[string]*member // structure and union
-	item       *member            // list
-	key, value *member            // map
-	enum       []string           // the values an enum (or a string with the enum trait) allows
-	timestamp  string             // timestampFormat
-	fault      string             // an error shape's "client" or "server"
-	httpStatus int                // an error shape's httpError
-	queryCode  string             // awsQueryError: the code awsQuery (and awsQueryCompatible) answers
-	queryState int                // awsQueryError: its HTTP status
+	name, typ   string             // Smithy's type (an enum is read as a string with enum values)
+	members     map[string]*member // structure and union
+	item        *member            // list
+	key, value  *member            // map
+	enum        []string           // the values an enum (or a string with the enum trait) allows
+	timestamp   string             // timestampFormat
+	fault       string             // an error shape's "client" or "server"
+	httpStatus  int                // an error shape's httpError
+	queryCode   string             // awsQueryError: the code awsQuery (and awsQueryCompatible) answers
+	queryStatus int                // awsQueryError: its HTTP status
 }
 
 type member struct {
@@ -304,7 +304,7 @@ func newShape(id string, raw rawShape) *shape {
 		HTTPResponseCode int `json:"httpResponseCode"`
 	}
 	_ = json.Unmarshal(tr["aws.protocols#awsQueryError"], &qe)
-	s.queryCode, s.queryState = qe.Code, qe.HTTPResponseCode
+	s.queryCode, s.queryStatus = qe.Code, qe.HTTPResponseCode
 	switch {
 	case raw.Type == "enum":
 		s.typ = "string"

@@ -43,7 +43,7 @@ func (m *Model) checkQuery(r *http.Request, body []byte) (Call, error) {
 	}
 	seen := map[string]bool{"Action": true, "Version": true}
 	// A misspelt member is named before the walk calls a required one missing.
-	for k := range form {
+	for _, k := range sortedKeys(form) {
 		top, _, _ := strings.Cut(k, ".")
 		if !seen[k] && op.input.queryMember(top) == nil {
 			return Call{}, fmt.Errorf("%s: unknown member %q", op.name, k)
@@ -86,6 +86,9 @@ func readQuery(s *shape, m *member, k string, form url.Values, seen map[string]b
 			return name
 		}
 		return k + "." + name
+	}
+	if at != "" && !sent(form, k) {
+		return nil, false, nil // and a shape that holds itself ends here
 	}
 	flattened := m != nil && m.flattened
 	switch s.typ {
@@ -138,6 +141,16 @@ func readQuery(s *shape, m *member, k string, form url.Values, seen map[string]b
 	}
 	v, err = fromText(s, format, raw[0], at)
 	return v, err == nil, err
+}
+
+// sent says whether the form has key k or keys under it (k.member.1...).
+func sent(form url.Values, k string) bool {
+	for key := range form {
+		if key == k || strings.HasPrefix(key, k+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // readQueryMap reads a map's entries: base.1.key, base.1.value...

@@ -39,7 +39,8 @@ type Error struct {
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // Handler answers a checked call with the output's members (keyed by the
-// model's member names) or an error.
+// model's member names) or an error. It is called from the server's
+// goroutines, at once when the client calls at once: guard what it shares.
 type Handler func(c Call) (output map[string]any, err *Error)
 
 // Server is a fake of one service, or of several at one address: every
@@ -105,6 +106,7 @@ func (s *Server) Stall(d time.Duration) {
 var credentialScope = regexp.MustCompile(`Credential=[^/,]+/[^/,]+/[^/,]+/([^/,]+)/aws4_request`)
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Amzn-RequestId", requestID) // the JSON protocols' place for it
 	s.mu.Lock()
 	services, stall := s.services, s.stall
 	s.mu.Unlock()
@@ -234,7 +236,7 @@ func (m *Model) writeError(w http.ResponseWriter, op *operation, e *Error) error
 	switch m.Protocol {
 	case awsQuery:
 		if s != nil {
-			status = cmp.Or(e.Status, s.queryState, status)
+			status = cmp.Or(e.Status, s.queryStatus, status)
 			code = cmp.Or(s.queryCode, s.name)
 		}
 		writeQueryError(w, status, code, e.Message)
