@@ -1,7 +1,11 @@
 package awsiam
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,5 +113,50 @@ func TestFixLeavesWhatChangedAlone(t *testing.T) {
 	}
 	if !strings.Contains(prod.inline["prod-access"], "BF1234") || acct.find(kindUser, "bf-1234-runner").keys[0].status != "Active" {
 		t.Errorf("what changed was acted on anyway")
+	}
+}
+
+// The printed script of BF-1234, run by sh with an aws CLI that fails to
+// detach policies: each command runs on its own, so each failure is named
+// and every other revocation still runs (the key's deactivation among
+// them); only the key's deletion, a later step relying on this one, is
+// held; the script ends saying what did not run.
+func TestFixScriptGoesOnPastAFailure(t *testing.T) {
+	in, _ := auditFix(t, newFakeAWS(t, bf1234(callerAccount)), true)
+	p, err := fix.NewPlan(in, "BF-1234", func(remedy.Action) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script bytes.Buffer
+	if err := fix.WriteScript(&script, p); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fakeAWS := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"$CALLS\"\n" +
+		"case \"$1 $2\" in\n'sts get-caller-identity') echo 111111111111 ;;\n'iam detach-role-policy') echo 'An error occurred (AccessDenied)' >&2; exit 254 ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(dir, "aws"), []byte(fakeAWS), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", script.String())
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "CALLS="+filepath.Join(dir, "calls"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil {
+		t.Errorf("the script exited 0 though a command failed")
+	}
+	calls, _ := os.ReadFile(filepath.Join(dir, "calls"))
+	for _, want := range []string{"iam update-access-key", "iam delete-role-policy", "iam delete-group-policy", "iam put-role-policy"} {
+		if !strings.Contains(string(calls), want) {
+			t.Errorf("%s did not run after the failed detach; calls:\n%s\nstderr:\n%s", want, calls, stderr.String())
+		}
+	}
+	if n := strings.Count(string(calls), "iam detach-role-policy"); n != 4 {
+		t.Errorf("%d detach commands ran, want the 4 attached policies tried", n)
+	}
+	if strings.Contains(string(calls), "delete-access-key") {
+		t.Errorf("the key was deleted though the access step did not complete")
+	}
+	if !strings.Contains(stderr.String(), "FAILED") || !strings.Contains(stderr.String(), "these did not") {
+		t.Errorf("the script does not say what failed:\n%s", stderr.String())
 	}
 }
