@@ -139,21 +139,25 @@ const (
 
 // Backfill is one replay of a job over past intervals, as planned or observed.
 type Backfill struct {
-	ID              string           `json:"id"`
-	Origin          Origin           `json:"origin,omitempty"`
-	Purpose         string           `json:"purpose,omitempty"`
-	Trigger         Trigger          `json:"trigger,omitempty"`
-	JobID           string           `json:"job_id,omitempty"`
-	Range           Interval         `json:"range,omitzero"`
-	Owner           string           `json:"owner,omitempty"`
-	Approver        string           `json:"approver,omitempty"`
-	Classification  Classification   `json:"classification,omitempty"`
-	Status          Status           `json:"status,omitempty"`
-	Timeline        Timeline         `json:"timeline,omitzero"`
-	Expiry          time.Time        `json:"expiry,omitzero"`
-	ValidationQuery string           `json:"validation_query,omitempty"`
-	AssetsToRemove  []string         `json:"assets_to_remove,omitempty"`
-	ElevatedAccess  []ElevatedAccess `json:"elevated_access,omitempty"`
+	ID              string         `json:"id"`
+	Origin          Origin         `json:"origin,omitempty"`
+	Purpose         string         `json:"purpose,omitempty"`
+	Trigger         Trigger        `json:"trigger,omitempty"`
+	JobID           string         `json:"job_id,omitempty"`
+	Range           Interval       `json:"range,omitzero"`
+	Owner           string         `json:"owner,omitempty"`
+	Approver        string         `json:"approver,omitempty"`
+	Classification  Classification `json:"classification,omitempty"`
+	Status          Status         `json:"status,omitempty"`
+	Timeline        Timeline       `json:"timeline,omitzero"`
+	Expiry          time.Time      `json:"expiry,omitzero"`
+	ValidationQuery string         `json:"validation_query,omitempty"`
+	// ReplayQuery is the query the replay runs per interval, with the
+	// interval's bounds as @start and @end: `plan check --live` dry-runs
+	// it to say what the replay will cost.
+	ReplayQuery    string           `json:"replay_query,omitempty"`
+	AssetsToRemove []string         `json:"assets_to_remove,omitempty"`
+	ElevatedAccess []ElevatedAccess `json:"elevated_access,omitempty"`
 	// Cleanup names the person responsible for closing access and assets.
 	CleanupOwner string `json:"cleanup_owner,omitempty"`
 
@@ -187,6 +191,9 @@ type Backfill struct {
 	// (required for classified data).
 	KeepEvidence bool   `json:"keep_evidence,omitempty"`
 	CostEstimate string `json:"cost_estimate,omitempty"`
+	// Estimates are what the warehouses said of the plan before the
+	// replay (`plan check --live` only; BF116 compares CostEstimate with them).
+	Estimates []Estimate `json:"-"`
 
 	// Validation is the result of running the validation query, when a
 	// collector ran it.

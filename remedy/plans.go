@@ -98,3 +98,18 @@ func SchedulerMismatch(r *Remedy, f model.Finding, facts Facts) {
 		What: fmt.Sprintf("Make the scheduler's backfill use the plan's %s: Airflow fixes a backfill's max_active_runs, reprocess behaviour and DAG settings when it is created, "+
 			"so pause it (PUT /api/v2/backfills/{id}/pause), cancel it, and create it again with the plan's values; or change %s in the plan and have it approved again.", key, key)}
 }
+
+// CostEstimateLow: the plan states the dry run's figure and is approved
+// at it, or the replay is narrowed until its estimate holds.
+func CostEstimateLow(r *Remedy, f model.Finding, facts Facts) {
+	figure := "TODO: the dry run's figure"
+	for _, e := range f.Evidence {
+		if v, ok := strings.CutPrefix(e, "dry run: "); ok {
+			figure = v
+		}
+	}
+	d := newDoc()
+	d.str("cost_estimate", figure, "")
+	r.Human = &Human{Step: model.StepPlan, Where: planFile(f, facts), Template: d.String(),
+		What: "Write the warehouse's dry-run figure in cost_estimate and have the plan approved again at that cost; or narrow the range or the replay query and preview it again (bfaudit plan check --live)."}
+}

@@ -26,6 +26,9 @@ type Result struct {
 	// Incomplete names each source that did not answer fully, and why:
 	// what it did not say is missing from every list below.
 	Incomplete []string `json:"incomplete"`
+	// Estimators name the configured sources that can dry-run a plan
+	// (collectors.Estimator): none, and each plan's cost is unknown.
+	Estimators []string `json:"estimators"`
 }
 
 // Plan is one plan's preview.
@@ -46,6 +49,12 @@ type Plan struct {
 	Tell        []Notice    `json:"tell"`
 	Scheduler   *Scheduler  `json:"scheduler,omitempty"`
 	Collisions  []Collision `json:"collisions"`
+	// Cost is what each warehouse said of the plan: the partitions it
+	// rewrites and the dry runs of its queries.
+	Cost []model.Estimate `json:"cost"`
+	// Findings are the governance rules' findings on the plan, judged
+	// against what the sources said (BF114-BF116 among them).
+	Findings []model.Finding `json:"findings"`
 }
 
 // Target is one of the plan's targets and the lineage tables it names.
@@ -94,20 +103,23 @@ type Active struct {
 	View     model.SchedulerView `json:"view"`
 }
 
-// Collision is another open backfill rewriting one of the plan's tables
-// over an interval that overlaps the plan's.
+// Collision is another open backfill over an interval that overlaps the
+// plan's, rewriting one of its tables or replaying the same job (two
+// replays of one job over the same days race each other whatever their
+// targets say).
 type Collision struct {
 	Backfill string         `json:"backfill"`
 	Status   model.Status   `json:"status,omitempty"`
 	Range    model.Interval `json:"range,omitzero"`
 	Tables   []string       `json:"tables"`
+	Job      string         `json:"job,omitempty"` // the job both replay, when they do
 }
 
 // Build previews plans against the estate ix indexes, which must hold
 // them (the CLI adds them to what the sources gave). teams names each
 // owner's team.
 func Build(ix *correlate.Index, plans []model.Backfill, teams model.Teams, now time.Time) Result {
-	r := Result{Now: now, Plans: []Plan{}, Incomplete: []string{}}
+	r := Result{Now: now, Plans: []Plan{}, Incomplete: []string{}, Estimators: []string{}}
 	for _, c := range ix.Estate.Coverage {
 		if !c.Full() {
 			r.Incomplete = append(r.Incomplete, coverageText(c))
@@ -131,7 +143,11 @@ func Build(ix *correlate.Index, plans []model.Backfill, teams model.Teams, now t
 func plan(ix *correlate.Index, b *model.Backfill, teams model.Teams, lineage bool) Plan {
 	l := ix.Lineage()
 	p := Plan{ID: b.ID, File: b.Source.Path, Job: b.JobID, Range: b.Range, CostEstimate: b.CostEstimate, Lineage: lineage,
-		Rewrites: []Target{}, Rebuild: []Table{}, Tell: []Notice{}, Collisions: []Collision{}}
+		Rewrites: []Target{}, Rebuild: []Table{}, Tell: []Notice{}, Collisions: []Collision{},
+		Cost: b.Estimates, Findings: []model.Finding{}}
+	if p.Cost == nil {
+		p.Cost = []model.Estimate{}
+	}
 	for _, t := range b.Targets {
 		p.Rewrites = append(p.Rewrites, Target{Target: t, Tables: l.Tables(t)})
 	}
@@ -203,7 +219,8 @@ func scheduler(ix *correlate.Index, b *model.Backfill) *Scheduler {
 }
 
 // collisions are the other open backfills (not yet archived or retired)
-// whose tables meet the plan's over an overlapping interval. An interval
+// over an overlapping interval whose tables meet the plan's or that replay
+// the same job. An interval
 // not known on either side is taken as overlapping: it cannot be ruled
 // out.
 func collisions(ix *correlate.Index, b *model.Backfill) []Collision {
@@ -221,8 +238,12 @@ func collisions(ix *correlate.Index, b *model.Backfill) []Collision {
 				shared = append(shared, t)
 			}
 		}
-		if len(shared) > 0 {
-			out = append(out, Collision{Backfill: o.ID, Status: o.Status, Range: o.Range, Tables: shared})
+		job := ""
+		if b.JobID != "" && o.JobID == b.JobID {
+			job = b.JobID
+		}
+		if len(shared) > 0 || job != "" {
+			out = append(out, Collision{Backfill: o.ID, Status: o.Status, Range: o.Range, Tables: shared, Job: job})
 		}
 	}
 	return out

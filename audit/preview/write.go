@@ -103,9 +103,6 @@ func write(w io.Writer, r Result, st style, width int) error {
 			head += ", range " + interval(p.Range)
 		}
 		line(st.head(head))
-		if p.CostEstimate != "" {
-			line(st.head("cost estimate (as the plan gives it, not checked): " + st.text(p.CostEstimate)))
-		}
 
 		line(st.section("rewrites"))
 		if len(p.Rewrites) == 0 {
@@ -164,12 +161,30 @@ func write(w io.Writer, r Result, st style, width int) error {
 		line(st.section("how the scheduler will run it"))
 		writeScheduler(line, st, p.Scheduler)
 
-		line(st.section("collisions (open backfills on the same tables, overlapping intervals)"))
+		line(st.section("cost (the warehouse's dry runs)"))
+		writeCost(line, st, p, r.Estimators)
+
+		line(st.section("collisions (open backfills over overlapping intervals on the same tables or job)"))
 		if len(p.Collisions) == 0 {
 			line(st.item(0, "none"))
 		}
 		for _, c := range p.Collisions {
-			line(st.item(0, fmt.Sprintf("%s (%s, %s) rewrites %s", st.text(c.Backfill), or(string(c.Status), "status unknown"), interval(c.Range), st.code(strings.Join(c.Tables, ", ")))))
+			var what []string
+			if len(c.Tables) > 0 {
+				what = append(what, "rewrites "+st.code(strings.Join(c.Tables, ", ")))
+			}
+			if c.Job != "" {
+				what = append(what, "replays job "+st.code(c.Job))
+			}
+			line(st.item(0, fmt.Sprintf("%s (%s, %s) %s", st.text(c.Backfill), or(string(c.Status), "status unknown"), interval(c.Range), strings.Join(what, " and "))))
+		}
+
+		line(st.section("findings"))
+		if len(p.Findings) == 0 {
+			line(st.item(0, "none"))
+		}
+		for _, f := range p.Findings {
+			line(st.item(0, st.text(fmt.Sprintf("%s: %s %s %s: %s", reports.Where(f), f.Severity, f.RuleID, f.RuleName, f.Message))))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -238,4 +253,46 @@ func or(s, dflt string) string {
 		return dflt
 	}
 	return s
+}
+
+// writeCost lists what each warehouse said of the plan and the plan's own
+// estimate beside it (BF116 judges the two).
+func writeCost(line func(string), st style, p Plan, estimators []string) {
+	for _, e := range p.Cost {
+		for _, t := range e.Rewrites {
+			switch {
+			case t.Error != "":
+				line(st.item(0, st.text(e.Source)+": "+st.code(t.Table)+": not read: "+st.text(t.Error)))
+			case t.Partitioning == "":
+				line(st.item(0, st.text(e.Source)+": "+st.code(t.Table)+fmt.Sprintf(": not partitioned, rewritten whole: %d rows, %s", t.Rows, model.FormatBytes(t.Bytes))))
+			default:
+				line(st.item(0, st.text(e.Source)+": "+st.code(t.Table)+fmt.Sprintf(": %d %s partitions in the range, %d rows, %s", t.Partitions, t.Partitioning, t.Rows, model.FormatBytes(t.Bytes))))
+			}
+		}
+		for _, q := range e.Queries {
+			if q.Error != "" {
+				line(st.item(0, st.text(e.Source)+": "+q.Query+": the dry run refused it: "+st.text(q.Error)))
+				continue
+			}
+			s := st.text(e.Source) + ": " + q.Query + ": " + model.FormatBytes(q.Bytes)
+			if e.PricePerTiB > 0 {
+				s += fmt.Sprintf(" ($%.2f at $%.2f per TiB)", model.Dollars(q.Bytes, e.PricePerTiB), e.PricePerTiB)
+			}
+			switch {
+			case q.Sampled > 0:
+				s += fmt.Sprintf(", %d intervals (%d of them dry-run, scaled up)", q.Intervals, q.Sampled)
+			case q.Intervals > 0:
+				s += fmt.Sprintf(", %d intervals", q.Intervals)
+			}
+			line(st.item(0, s))
+		}
+	}
+	if len(p.Cost) == 0 {
+		if len(estimators) == 0 {
+			line(st.item(0, "unknown: no configured source can dry-run a plan (a bigquery source)"))
+		} else {
+			line(st.item(0, "nothing: "+st.text(strings.Join(estimators, ", "))+" hold none of the targets and the plan has no query to dry-run"))
+		}
+	}
+	line(st.item(0, "the plan's estimate: "+st.text(or(p.CostEstimate, "none"))))
 }

@@ -26,20 +26,23 @@ func newPlanCmd(g *globals) *cobra.Command {
 	var deadline time.Duration
 	check := &cobra.Command{
 		Use:   "check FILE|DIR|GLOB...",
-		Short: "Run the governance rules (BF101-BF111) on plan files",
+		Short: "Run the governance rules (BF101-BF116) on plan files",
 		Long: `Check plan files before any backfill runs: each finding is printed with its
 file and line. A directory stands for every *.yaml and *.yml in it, a
 quoted glob for its matches, each sorted. Exits 1 when a finding is at or
 above --fail-on (default report.fail_on in the config, high; never: exit 0
 whatever the findings), 2 when a file cannot be read or parsed.
 
-With --live (and -c) the rules are not run: the configured sources are
-read once, read-only and under the config's deadline, and each plan is
-previewed: the tables it rewrites, the tables to rebuild afterwards in
-order with their owners and teams, the owners missing from notified, how
-the scheduler will run its job_id (against the plan) and what already runs
-on it, and the open backfills on the same tables over an overlapping
-interval. Exits 3, naming them, when a source did not answer fully.`,
+With --live (and -c) the configured sources are read once, read-only and
+under the config's deadline, and each plan is previewed: the tables it
+rewrites, the tables to rebuild afterwards in order with their owners and
+teams, the owners missing from notified, how the scheduler will run its
+job_id (against the plan) and what already runs on it, what the warehouse
+says it will cost (partitions in the range, dry runs of validation_query
+and replay_query, beside cost_estimate), the open backfills on the same
+tables or job over an overlapping interval, and the rules' findings judged
+against all that (--format sarif writes those alone). Exits 3, naming
+them, when a source did not answer fully.`,
 		Example: `  bfaudit plan check plans/
   bfaudit plan check 'plans/*.yaml'
   bfaudit plan check --fail-on medium --format sarif plans/bf-1234.yaml > plan.sarif
@@ -60,7 +63,7 @@ interval. Exits 3, naming them, when a source did not answer fully.`,
 				if cmd.Flags().Changed("deadline") && deadline <= 0 {
 					return usageError(fmt.Errorf("--deadline: must be positive, got %s", deadline))
 				}
-				return runPlanLive(cmd, g, format, files, now, deadline)
+				return runPlanLive(cmd, g, format, files, now, deadline, failOnFlag)
 			}
 			if cmd.Flags().Changed("deadline") {
 				return usageError(errors.New("--deadline bounds reading the sources: it goes with --live"))
@@ -123,8 +126,8 @@ interval. Exits 3, naming them, when a source did not answer fully.`,
 		},
 	}
 	check.Flags().StringVar(&failOnFlag, "fail-on", "", failOnUsage)
-	check.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text (or table: one line per finding), json or sarif; with --live text, json or markdown")
-	check.Flags().BoolVar(&live, "live", false, "preview each plan against the configured sources (needs -c): what it rewrites, what to rebuild and tell, how the scheduler runs it, collisions")
+	check.Flags().StringVarP(&format, "format", "f", "text", "output `FORMAT`: text (or table: one line per finding), json or sarif; with --live text, json, markdown or sarif")
+	check.Flags().BoolVar(&live, "live", false, "preview each plan against the configured sources (needs -c): what it rewrites, what to rebuild and tell, how the scheduler runs it, what it costs, collisions")
 	check.Flags().DurationVar(&deadline, "deadline", 0, "with --live: stop reading the sources after this `DURATION` and show what was read, marked incomplete (default: deadline in the config, 30m)")
 	cmd.AddCommand(check)
 	return cmd

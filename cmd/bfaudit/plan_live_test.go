@@ -81,7 +81,11 @@ func TestPlanLivePreview(t *testing.T) {
 		"plan says concurrency 4, the scheduler runs it with max_active_runs 1",
 		"already active: airflow:scheduler:daily_revenue:63 for 2026-11-01 to 2026-11-28, airflow backfill 63 of DAG daily_revenue: max_active_runs 50, reprocess_behavior completed",
 		"BF-1234 (verified, 2026-06-01 to 2026-08-30) rewrites shop-analytics.revenue.refunds",
-		"cost estimate (as the plan gives it, not checked): $40 on-demand",
+		// No warehouse can dry-run it here: the cost is unknown, said so.
+		"unknown: no configured source can dry-run a plan (a bigquery source)",
+		"the plan's estimate: $40 on-demand",
+		// The governance rules, against the lineage: BF114 at notified's line.
+		"bf-5000.yaml:12: medium BF114 downstream-owner-not-notified: plan for BF-5000 says consumers were notified, but data-eng@acme.example and finance-analytics@acme.example",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
@@ -127,6 +131,42 @@ func TestPlanLiveJSONAndMarkdown(t *testing.T) {
 	}
 }
 
+// SARIF carries the preview's findings at the plan's lines, for a code
+// scanning upload on the pull request that adds the plan.
+func TestPlanLiveSARIF(t *testing.T) {
+	_, cfg, plan := livePlan(t)
+	code, out, errs := bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", "--format", "sarif", plan)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					Physical struct {
+						Artifact struct{ URI string }    `json:"artifactLocation"`
+						Region   struct{ StartLine int } `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("not SARIF (%v):\n%s", err, out)
+	}
+	found := false
+	for _, r := range log.Runs[0].Results {
+		if r.RuleID == "BF114" && len(r.Locations) == 1 && strings.HasSuffix(r.Locations[0].Physical.Artifact.URI, "bf-5000.yaml") &&
+			r.Locations[0].Physical.Region.StartLine == 12 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no BF114 result at bf-5000.yaml:12 in\n%s", out)
+	}
+}
+
 // The only lineage source is broken: the tables to rebuild are unknown,
 // and the preview says so and exits 3 rather than list none.
 func TestPlanLiveBrokenLineageExits3(t *testing.T) {
@@ -154,9 +194,9 @@ func TestPlanLiveBrokenLineageExits3(t *testing.T) {
 func TestPlanLiveUsage(t *testing.T) {
 	_, cfg, plan := livePlan(t)
 	for _, args := range [][]string{
-		{"plan", "check", "--live", plan},                           // no config: nothing to read
-		{"plan", "check", "--live", "-c", cfg, "-f", "sarif", plan}, // not a preview format
-		{"plan", "check", "--deadline", "1m", plan},                 // nothing to read without --live
+		{"plan", "check", "--live", plan},                          // no config: nothing to read
+		{"plan", "check", "--live", "-c", cfg, "-f", "html", plan}, // not a preview format
+		{"plan", "check", "--deadline", "1m", plan},                // nothing to read without --live
 	} {
 		if code, _, errs := bfaudit(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)

@@ -92,6 +92,9 @@ type Collector struct {
 	// BigQuery infer it from the tables.
 	Location     string        `mapstructure:"location"`
 	QueryTimeout time.Duration `mapstructure:"query_timeout"`
+	// PricePerTiB is the on-demand price of a TiB processed (USD), by
+	// which `plan check --live` turns a dry run into money; 0 shows bytes only.
+	PricePerTiB float64 `mapstructure:"price_per_tib"`
 	// Timeout bounds each listing call (one page, one get), reading the
 	// answer included; a call that runs out is not retried.
 	Timeout time.Duration `mapstructure:"timeout"`
@@ -104,6 +107,7 @@ type Collector struct {
 	svc    *bq.Service      // listing: the REST client keeps the list fields
 	client *bqclient.Client // queries: dry run, maximumBytesBilled, results
 	sel    *correlate.Selector
+	source string // the source's name: plans name it in validation_source
 	retry  remote.RetryPolicy
 	now    func() time.Time
 	// maxPages bounds one listing's pages; 0 is remote.DefaultMaxPages (tests lower it).
@@ -123,7 +127,7 @@ func (c *Collector) ReadsLineage() bool { return c.Lineage.Jobs }
 // backfill machinery; the clock makes "expired" mean expired at the
 // audit's time (--now).
 func (c *Collector) Init(env collectors.Env) error {
-	c.sel, c.now = env.Selector, env.Now
+	c.sel, c.now, c.source = env.Selector, env.Now, env.Source
 	if err := gcp.CheckProjects(c.Projects, "datasets"); err != nil {
 		return err
 	}
@@ -138,6 +142,9 @@ func (c *Collector) Init(env collectors.Env) error {
 		if strings.TrimSpace(p.Member) == "" {
 			return fmt.Errorf("principals[%d].member: missing; expected e.g. serviceAccount:bf-1234@my-project.iam.gserviceaccount.com", i)
 		}
+	}
+	if c.PricePerTiB < 0 {
+		return fmt.Errorf("price_per_tib: %g; expected the price of a TiB processed, e.g. 6.25", c.PricePerTiB)
 	}
 	if c.MaxBytesBilled < 0 || (c.RunValidation && c.MaxBytesBilled == 0) {
 		return fmt.Errorf("max_bytes_billed: %d; expected a positive byte count (default %d) when run_validation is true", c.MaxBytesBilled, int64(defaultMaxBytesBilled))
@@ -174,7 +181,10 @@ func (c *Collector) Init(env collectors.Env) error {
 		}
 		c.svc = svc
 	}
-	if c.client == nil && (c.RunValidation || c.Lineage.Jobs) {
+	// The query client is built whatever the settings (it calls nothing
+	// until asked): validation, the jobs' lineage and plan check --live's
+	// dry runs use it.
+	if c.client == nil {
 		hc, err := c.httpClient(ctx, bqclient.Scope)
 		if err != nil {
 			return fmt.Errorf("bigquery: query client for %s (Application Default Credentials): %w", c.BillingProject, err)

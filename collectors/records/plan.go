@@ -28,6 +28,7 @@ type planDoc struct {
 	Timeline          timelineDoc `yaml:"timeline"`
 	Expiry            timeValue   `yaml:"expiry"`
 	ValidationQuery   string      `yaml:"validation_query"`
+	ReplayQuery       string      `yaml:"replay_query"`
 	ValidationSource  string      `yaml:"validation_source"`
 	AssetsToRemove    []string    `yaml:"assets_to_remove"`
 	ElevatedAccess    []accessDoc `yaml:"elevated_access"`
@@ -203,6 +204,7 @@ func parsePlanNode(path string, node *yaml.Node, p *planDoc, strictErr error) (m
 		TrialInterval: p.TrialInterval, ConsumersNotified: p.ConsumersNotified, Notified: p.Notified, KeepEvidence: p.KeepEvidence,
 		Targets: p.Targets, ReprocessBehavior: p.Reprocess,
 		CostEstimate: p.CostEstimate,
+		ReplayQuery:  strings.TrimSpace(p.ReplayQuery),
 		Source:       model.Location{Path: path, Line: line},
 	}
 	for _, a := range p.ElevatedAccess {

@@ -168,3 +168,31 @@ func TestListedAccountsAreNotCalled(t *testing.T) {
 		t.Fatalf("targets = %+v, want two accounts, the first through its role", got)
 	}
 }
+
+// A role's credentials are renewed outside the deadline of the call that
+// needs them (the SDK's credential cache): a stalled STS must still end
+// within the timeout, and free its connection.
+func TestAssumeRoleEndsAtItsTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	targets, err := Accounts(context.Background(), testConfig(t, srv.URL), Settings{Regions: []string{"eu-west-1"},
+		Accounts: []Account{{ID: "111111111111", Role: "bfaudit-read"}}}, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = targets[0].Config.Credentials.Retrieve(context.Background())
+	if err == nil {
+		t.Fatal("credentials from a stalled STS")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("assuming the role through a stalled STS took %s", took)
+	}
+}
