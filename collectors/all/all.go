@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/bfaudit/bfaudit/collectors/airflow"
 	_ "github.com/bfaudit/bfaudit/collectors/alertmanager"
+	_ "github.com/bfaudit/bfaudit/collectors/awsiam"
 	_ "github.com/bfaudit/bfaudit/collectors/bigquery"
 	_ "github.com/bfaudit/bfaudit/collectors/cloudasset"
 	_ "github.com/bfaudit/bfaudit/collectors/datalineage"

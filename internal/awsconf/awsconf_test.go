@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 func TestCheckNamesTheKey(t *testing.T) {
@@ -85,6 +88,44 @@ func TestCallSummarisesAnAnswerAndKeepsSecretsOut(t *testing.T) {
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("error %q holds %q", err, secret)
 		}
+	}
+}
+
+// An answer that is not AWS's (a proxy's HTML page echoing the request)
+// is summarised to the operation and the status, and nothing it said.
+func TestCallSummarisesAnAnswerThatIsNotAWSs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html><body>bad gateway: " + r.Header.Get("Authorization") + " " + r.Header.Get("X-Amz-Security-Token") + "</body></html>"))
+	}))
+	defer srv.Close()
+	client := sts.NewFromConfig(testConfig(t, srv.URL), func(o *sts.Options) { o.RetryMaxAttempts = 1 })
+	_, err := Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+		return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	})
+	if err == nil || err.Error() != "STS GetCallerIdentity: an answer that is not AWS's (the SDK could not read it) (HTTP 502)" {
+		t.Fatalf("error = %v, want the operation, that the answer is not AWS's, and the status", err)
+	}
+	if Code(err) != "" {
+		t.Errorf("Code = %q, want none", Code(err))
+	}
+}
+
+// An answer announcing more than MaxAnswerBytes is refused before it is
+// read, and said to be too large.
+func TestCallRefusesAnAnswerOverTheCap(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(MaxAnswerBytes+1))
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	client := sts.NewFromConfig(testConfig(t, srv.URL), func(o *sts.Options) { o.RetryMaxAttempts = 1 })
+	_, err := Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+		return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	})
+	if !remote.IsTooLarge(err) || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Fatalf("error = %v, want the answer refused as larger than the cap", err)
 	}
 }
 

@@ -69,9 +69,14 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
-	s := e.Operation + ": " + e.Code
-	if e.Message != "" {
-		s += ": " + e.Message
+	s := e.Operation + ": "
+	switch {
+	case e.Code == "":
+		s += e.Message
+	case e.Message == "":
+		s += e.Code
+	default:
+		s += e.Code + ": " + e.Message
 	}
 	if e.Status != 0 {
 		s += fmt.Sprintf(" (HTTP %d)", e.Status)
@@ -81,15 +86,30 @@ func (e *APIError) Error() string {
 
 func (e *APIError) Unwrap() error { return e.err }
 
+// notAWS is the message of an HTTP answer the SDK could not read as
+// AWS's (an HTML error page, a proxy's, a truncated body): what it said
+// is left out, as it may echo the request.
+const notAWS = "an answer that is not AWS's (the SDK could not read it)"
+
 // Summarize turns an SDK error into an *APIError when it is an answer
-// from AWS; other errors (a network failure, an answer over its cap,
-// credentials that could not be resolved) are returned as they are.
+// from AWS, or an HTTP answer that is not AWS's; other errors (a network
+// failure, an answer over its cap, credentials that could not be
+// resolved) are returned as they are.
 func Summarize(err error) error {
 	var ae smithy.APIError
-	if err == nil || remote.IsTooLarge(err) || !errors.As(err, &ae) {
+	var re *awshttp.ResponseError
+	if err == nil || remote.IsTooLarge(err) {
 		return err
 	}
-	out := &APIError{Code: ae.ErrorCode(), Message: ae.ErrorMessage(), err: err}
+	var out *APIError
+	switch {
+	case errors.As(err, &ae):
+		out = &APIError{Code: ae.ErrorCode(), Message: ae.ErrorMessage(), err: err}
+	case errors.As(err, &re):
+		out = &APIError{Message: notAWS, err: err}
+	default:
+		return err
+	}
 	// The innermost operation is the one AWS refused: a role that could
 	// not be assumed fails IAM's ListRoles inside STS's AssumeRole.
 	for e := err; e != nil; e = errors.Unwrap(e) {
@@ -97,7 +117,6 @@ func Summarize(err error) error {
 			out.Operation = oe.Service() + " " + oe.Operation()
 		}
 	}
-	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
 		out.Status = re.HTTPStatusCode()
 	}

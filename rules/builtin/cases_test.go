@@ -114,6 +114,10 @@ var firing = []ruleCase{
 		build: func() *estate { return newEstate().plan(completed).artifact(credential()) }},
 	{rule: "BF004", name: "classified data raises to critical", want: 1, check: severity(model.SeverityCritical),
 		build: func() *estate { return newEstate().plan(completed, classified).artifact(credential()) }},
+	{rule: "BF004", name: "a key used after the backfill completed says so", want: 1, check: mentions("last used 2026-09-25, after the backfill completed 2026-09-01"),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(credential(), func(a *model.Artifact) { a.LastUsedAt = at("2026-09-25T10:00:00Z") })
+		}},
 	{rule: "BF005", name: "temp table with no expiration after grace", want: 1,
 		build: func() *estate { return newEstate().plan(completed).artifact(table()) }},
 	{rule: "BF005", name: "temp table past its own expiration", want: 1,
