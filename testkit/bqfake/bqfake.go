@@ -31,6 +31,10 @@
 //     total_logical_bytes of the table's partitions, all in one page;
 //   - 400 invalidQuery for any other query.
 //
+// Credentials writes a service-account key whose token endpoint is the
+// fake's, for a program that reads Application Default Credentials (the
+// CLI): point GOOGLE_APPLICATION_CREDENTIALS at it.
+//
 // Close takes BigQuery down: every later call is refused.
 package bqfake
 
@@ -109,7 +113,10 @@ type Server struct {
 func New(t testing.TB) *Server {
 	s := &Server{tables: map[string]Table{}, results: map[string]result{},
 		guard: &discovery.Guard{Doc: Description()}}
-	s.srv = httptest.NewServer(s.guard.Wrap(http.HandlerFunc(s.serve)))
+	mux := http.NewServeMux()
+	mux.HandleFunc(tokenPath, token)
+	mux.Handle("/", s.guard.Wrap(http.HandlerFunc(s.serve)))
+	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL
 	t.Cleanup(func() {
 		s.srv.Close()
