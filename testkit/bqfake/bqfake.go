@@ -31,6 +31,9 @@
 //     total_logical_bytes of the table's partitions, all in one page;
 //   - 400 invalidQuery for any other query.
 //
+// It answers whole resources: a `fields` selector (partial answers) is
+// checked, not applied, and the clients ignore what they did not ask for.
+//
 // Credentials writes a service-account key whose token endpoint is the
 // fake's, for a program that reads Application Default Credentials (the
 // CLI): point GOOGLE_APPLICATION_CREDENTIALS at it.
