@@ -236,11 +236,18 @@ func (s *sourceSink) AddBackfill(b model.Backfill) {
 	add(s, &s.backfills, b)
 }
 
-func (s *sourceSink) AddArtifact(a model.Artifact) {
-	a.Source = s.source
-	if a.System == "" {
-		a.System = s.system
+// stamp names this source as where an artifact, edge or build came from,
+// and its system unless the collector named another (cloudasset and
+// inventory report other systems' objects).
+func (s *sourceSink) stamp(source, system *string) {
+	*source = s.source
+	if *system == "" {
+		*system = s.system
 	}
+}
+
+func (s *sourceSink) AddArtifact(a model.Artifact) {
+	s.stamp(&a.Source, &a.System)
 	add(s, &s.artifacts, a)
 }
 
@@ -252,18 +259,12 @@ func (s *sourceSink) AddRecord(r model.DecisionRecord) {
 }
 
 func (s *sourceSink) AddEdge(e model.Edge) {
-	e.Source = s.source
-	if e.System == "" {
-		e.System = s.system
-	}
+	s.stamp(&e.Source, &e.System)
 	add(s, &s.edges, e)
 }
 
 func (s *sourceSink) AddBuild(b model.Build) {
-	b.Source = s.source
-	if b.System == "" {
-		b.System = s.system
-	}
+	s.stamp(&b.Source, &b.System)
 	add(s, &s.builds, b)
 }
 
