@@ -9,6 +9,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -150,7 +151,7 @@ func (p *Prometheus) collectNamespace(ctx context.Context, unit string, sink col
 		}
 		// client-go's decoding errors quote the answer: a 50 MB one
 		// must not become a 50 MB message.
-		msg := clip(err.Error(), maxErrorCharacters)
+		msg := redact.Clip(err.Error(), maxErrorCharacters)
 		if ns == metav1.NamespaceAll {
 			return fmt.Errorf("%s: list prometheusrules in all namespaces: %s%s", where, msg, hint)
 		}
@@ -236,12 +237,12 @@ func (p *Prometheus) listPrometheusRules(ctx context.Context, ns string) ([]unst
 func inNamespace(ns string, o *unstructured.Unstructured) error {
 	switch {
 	case ns == metav1.NamespaceAll && o.GetNamespace() == "":
-		return fmt.Errorf("the answer holds %q without a namespace", clip(o.GetName(), 200))
+		return fmt.Errorf("the answer holds %q without a namespace", redact.Clip(o.GetName(), 200))
 	case ns == metav1.NamespaceAll:
 	case o.GetNamespace() == "":
 		o.SetNamespace(ns)
 	case o.GetNamespace() != ns:
-		return fmt.Errorf("the answer for namespace %s holds %q of namespace %s", ns, clip(o.GetName(), 200), clip(o.GetNamespace(), 200))
+		return fmt.Errorf("the answer for namespace %s holds %q of namespace %s", ns, redact.Clip(o.GetName(), 200), redact.Clip(o.GetNamespace(), 200))
 	}
 	return nil
 }
