@@ -1,8 +1,6 @@
 package grafana
 
 import (
-	"strings"
-
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -36,16 +34,10 @@ func grafanaRemoval(r *remedy.Remedy, a *model.Artifact) {
 	default:
 		return
 	}
-	path := apiPath(a.Kind, uid)
-	target := "\"$" + grafanaURLVar + "\"" + remedy.Quote(path)
-	needs := []string{grafanaTokenVar, grafanaURLVar}
-	if base := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); base != "" {
-		target = remedy.Quote(base + path)
-		needs = needs[:1]
-	}
+	target, needs := remedy.APITarget(a, apiPath(a.Kind, uid), grafanaURLVar, "")
 	shell := "curl -fsS -X DELETE -H \"Authorization: Bearer $" + grafanaTokenVar + "\" " + target
 	r.Actions = append(r.Actions, remedy.Action{Name: name, Step: model.StepNormalized, Resolves: true,
-		Summary: what + a.Name, Shell: shell, Needs: needs})
+		Summary: what + a.Name, Shell: shell, Needs: append([]string{grafanaTokenVar}, needs...)})
 }
 
 // inferGrafana: the URI names the kind and the uid.
