@@ -72,10 +72,6 @@ func (a *Alertmanager) Init(env collectors.Env) error {
 	return nil
 }
 
-// API is the client Init built (the source's address, login, TLS and
-// timeout), for the fix action that expires silences; nil before Init.
-func (a *Alertmanager) API() *apiclient.Client { return a.client }
-
 // Units: the source is one listing, read whole. Its reads and errors are
 // at ScopeSilences, within the whole source.
 func (a *Alertmanager) Units(context.Context) ([]string, error) { return []string{""}, nil }

@@ -121,11 +121,6 @@ func (g *Grafana) Init(env collectors.Env) error {
 	return nil
 }
 
-// API is the client Init built (address, token, TLS, timeout), for the fix
-// system that deletes dashboards and rules; nil before Init or with
-// export_dir.
-func (g *Grafana) API() *apiclient.Client { return g.client }
-
 // base is the web address links are made from.
 func (g *Grafana) base() string {
 	if g.client != nil {

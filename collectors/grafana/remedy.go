@@ -7,7 +7,7 @@ import (
 
 func init() {
 	remedy.RegisterSystem("grafana", remedy.System{Remove: grafanaRemoval, Infer: inferGrafana,
-		Acts: remedy.ActsOn(newGrafana)})
+		Acts: remedy.ActsOn(newActor)})
 }
 
 // The variables the printed command reads: the token (the command names

@@ -7,7 +7,7 @@ import (
 
 func init() {
 	remedy.RegisterSystem("unleash", remedy.System{Remove: flagRemoval, Infer: inferUnleash,
-		Acts: remedy.ActsOn(newUnleash)})
+		Acts: remedy.ActsOn(newActor)})
 }
 
 // archiveFlagCommand is the curl call that archives a flag through the

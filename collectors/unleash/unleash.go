@@ -159,11 +159,6 @@ func (u *Unleash) Init(env collectors.Env) error {
 	return nil
 }
 
-// API is the client Init built (the source's address, token, TLS and
-// timeout), for the fix action that archives flags; nil before Init and
-// for an export.
-func (u *Unleash) API() *apiclient.Client { return u.client }
-
 // where names the source in errors: its address or its export directory.
 func (u *Unleash) where() string {
 	if u.ExportDir != "" {
