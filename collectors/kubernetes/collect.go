@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
@@ -95,39 +94,26 @@ func (c *Kubernetes) namespace(unit string) string {
 // that holds none says so; a cluster-wide listing counts each object at
 // its own namespace, and says at the whole source when it found nothing.
 func addReads(sink collectors.Sink, ns string, flags bool, cronJobs []batchv1.CronJob, jobs []batchv1.Job, featureFlags []unstructured.Unstructured) {
-	type key struct{ scope, what string }
-	counts := map[key]int{}
+	var reads collectors.Reads
 	kinds := []string{"cronjobs", "jobs"}
 	if flags {
 		kinds = append(kinds, "featureflags")
 	}
 	if ns != metav1.NamespaceAll || len(cronJobs)+len(jobs)+len(featureFlags) == 0 {
 		for _, what := range kinds {
-			counts[key{model.JoinScope(ns), what}] = 0
+			reads.Add(model.JoinScope(ns), what, 0, 0)
 		}
 	}
 	for _, cj := range cronJobs {
-		counts[key{model.JoinScope(cj.Namespace), "cronjobs"}]++
+		reads.Add(model.JoinScope(cj.Namespace), "cronjobs", 1, 0)
 	}
 	for _, j := range jobs {
-		counts[key{model.JoinScope(j.Namespace), "jobs"}]++
+		reads.Add(model.JoinScope(j.Namespace), "jobs", 1, 0)
 	}
 	for i := range featureFlags {
-		counts[key{model.JoinScope(featureFlags[i].GetNamespace()), "featureflags"}]++
+		reads.Add(model.JoinScope(featureFlags[i].GetNamespace()), "featureflags", 1, 0)
 	}
-	keys := make([]key, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].scope != keys[j].scope {
-			return keys[i].scope < keys[j].scope
-		}
-		return keys[i].what < keys[j].what
-	})
-	for _, k := range keys {
-		sink.AddRead(k.scope, k.what, counts[k], 0)
-	}
+	reads.AddTo(sink)
 }
 
 func (c *Kubernetes) fail(err error) error {
