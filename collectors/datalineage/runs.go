@@ -39,7 +39,7 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 			target[l.GetName()] = model.TableRef(fqn(l.GetTarget()))
 		}
 		found, err := listAll(ctx, c, "datalineage.batchSearchLinkProcesses", func(ctx context.Context) fetchFunc[*lineagepb.ProcessLinks] {
-			return c.client.BatchSearchLinkProcesses(ctx, &lineagepb.BatchSearchLinkProcessesRequest{Parent: parent, Links: names}, noClientRetry, answerCap).InternalFetch
+			return c.client.BatchSearchLinkProcesses(ctx, &lineagepb.BatchSearchLinkProcessesRequest{Parent: parent, Links: names}, gcp.NoClientRetry, gcp.AnswerCap).InternalFetch
 		}, (*lineagepb.ProcessLinks).GetProcess)
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("processes of links: %w", err)
@@ -101,7 +101,7 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 // is the process's last build.
 func (c *Collector) lastRun(ctx context.Context, process string) (lastRun, error) {
 	proc, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*lineagepb.Process, error) {
-		return c.client.GetProcess(ctx, &lineagepb.GetProcessRequest{Name: process}, noClientRetry, answerCap)
+		return c.client.GetProcess(ctx, &lineagepb.GetProcessRequest{Name: process}, gcp.NoClientRetry, gcp.AnswerCap)
 	})
 	if err != nil {
 		return lastRun{}, fmt.Errorf("get process %s: %w", process, err)
