@@ -35,18 +35,10 @@ const (
 func (p *Prometheus) tie(g group, r rule, uri string, w watched) (id, how string, others []string) {
 	var ids []string
 	add := func(v, by string) {
-		if v == "" {
-			return
-		}
-		for _, have := range ids {
-			if model.SameID(have, v) {
-				return
-			}
-		}
-		if len(ids) == 0 {
+		if len(ids) == 0 && v != "" {
 			how = by
 		}
-		ids = append(ids, v)
+		ids = model.AddID(ids, v)
 	}
 	if v, ok := p.env.Selector.FromLabels(r.labels); ok {
 		add(v, "label")
