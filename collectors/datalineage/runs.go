@@ -3,6 +3,7 @@ package datalineage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 				if via[li.GetLink()] == "" {
 					via[li.GetLink()] = p
 				}
-				if !contains(writers[t], p) {
+				if !slices.Contains(writers[t], p) {
 					writers[t] = append(writers[t], p)
 				}
 			}
@@ -128,13 +129,4 @@ func (c *Collector) lastRun(ctx context.Context, process string) (lastRun, error
 			return r, nil
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -129,7 +130,7 @@ func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 				continue
 			}
 			for _, b := range dec.boards {
-				if hasTag(b.Tags, tag) {
+				if slices.Contains(b.Tags, tag) {
 					h.Tags = b.Tags
 					out = append(out, h)
 					break
@@ -138,15 +139,6 @@ func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 		}
 	}
 	return out, nil
-}
-
-func hasTag(tags []string, tag string) bool {
-	for _, t := range tags {
-		if t == tag {
-			return true
-		}
-	}
-	return false
 }
 
 func (d *dirSource) dashboard(_ context.Context, h hit) (answer, error) {
