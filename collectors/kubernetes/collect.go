@@ -44,7 +44,7 @@ func (c *Kubernetes) Units(ctx context.Context) ([]string, error) {
 // a timeout, a malformed answer, on any page or kind) fails as a whole, so
 // nothing it held is concluded gone.
 func (c *Kubernetes) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
-	ns := c.namespace(unit)
+	ns := kubeclient.NamespaceOf(unit, c.Namespaces)
 	cronJobs, jobs, err := c.listNamespace(ctx, ns)
 	var featureFlags []unstructured.Unstructured
 	if err == nil && c.flags {
@@ -76,17 +76,6 @@ func (c *Kubernetes) CollectUnit(ctx context.Context, unit string, sink collecto
 		}
 	}
 	return nil
-}
-
-// namespace is the configured namespace a unit was declared for; the
-// whole source is all namespaces.
-func (c *Kubernetes) namespace(unit string) string {
-	for _, ns := range c.Namespaces {
-		if model.JoinScope(ns) == unit {
-			return ns
-		}
-	}
-	return metav1.NamespaceAll
 }
 
 // addReads says what each namespace listed: its labelled CronJobs and

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -90,15 +89,10 @@ func (c *Cluster) init(p *Prometheus) error {
 	if u, err := url.Parse(cfg.Host); err == nil {
 		c.host = u.Host
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("kubernetes.kubeconfig: build a client: %w", err)
+	if c.Dynamic, c.Discovery, err = kubeclient.Dynamic(cfg); err != nil {
+		return fmt.Errorf("kubernetes.kubeconfig: %w", err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("kubernetes.kubeconfig: build a discovery client: %w", err)
-	}
-	c.Dynamic, c.Discovery, c.strict = dyn, kubeclient.APIsDiscovery(disc), true
+	c.strict = true
 	return nil
 }
 
@@ -138,7 +132,7 @@ func (p *Prometheus) collectNamespace(ctx context.Context, unit string, sink col
 		sink.AddRead(unit, readObjects, 0, 0)
 		return nil
 	}
-	ns := c.namespace(unit)
+	ns := kubeclient.NamespaceOf(unit, c.Namespaces)
 	where := fmt.Sprintf("prometheus source %s: %s", p.sourceName(), c.clusterName())
 	objects, err := p.listPrometheusRules(ctx, ns)
 	if err != nil {
@@ -175,17 +169,6 @@ func (p *Prometheus) collectNamespace(ctx context.Context, unit string, sink col
 		}
 	}
 	return nil
-}
-
-// namespace is the configured namespace a unit was declared for; the
-// whole source is all namespaces.
-func (c *Cluster) namespace(unit string) string {
-	for _, ns := range c.Namespaces {
-		if model.JoinScope(ns) == unit {
-			return ns
-		}
-	}
-	return metav1.NamespaceAll
 }
 
 // listPrometheusRules pages the listing of one namespace (all when ns is
