@@ -236,11 +236,18 @@ func (s *sourceSink) AddBackfill(b model.Backfill) {
 	add(s, &s.backfills, b)
 }
 
-func (s *sourceSink) AddArtifact(a model.Artifact) {
-	a.Source = s.source
-	if a.System == "" {
-		a.System = s.system
+// stamp names this source as where an artifact, edge or build came from,
+// and its system unless the collector named another (cloudasset and
+// inventory report other systems' objects).
+func (s *sourceSink) stamp(source, system *string) {
+	*source = s.source
+	if *system == "" {
+		*system = s.system
 	}
+}
+
+func (s *sourceSink) AddArtifact(a model.Artifact) {
+	s.stamp(&a.Source, &a.System)
 	add(s, &s.artifacts, a)
 }
 
@@ -252,18 +259,12 @@ func (s *sourceSink) AddRecord(r model.DecisionRecord) {
 }
 
 func (s *sourceSink) AddEdge(e model.Edge) {
-	e.Source = s.source
-	if e.System == "" {
-		e.System = s.system
-	}
+	s.stamp(&e.Source, &e.System)
 	add(s, &s.edges, e)
 }
 
 func (s *sourceSink) AddBuild(b model.Build) {
-	b.Source = s.source
-	if b.System == "" {
-		b.System = s.system
-	}
+	s.stamp(&b.Source, &b.System)
 	add(s, &s.builds, b)
 }
 
@@ -377,87 +378,4 @@ func (s *sourceSink) coverage() model.Coverage {
 		c.Status = model.CoverageDegraded
 	}
 	return c
-}
-
-// NewTestSink returns a Sink that keeps everything, for collectors' tests.
-func NewTestSink() *TestSink { return &TestSink{} }
-
-// TestSink records what a collector emitted; for tests.
-type TestSink struct {
-	mu        sync.Mutex
-	Backfills []model.Backfill
-	Artifacts []model.Artifact
-	Records   []model.DecisionRecord
-	Edges     []model.Edge
-	Builds    []model.Build
-	Errors    []model.ScopeError
-	Reads     []model.UnitRead
-}
-
-func (t *TestSink) AddRead(scope, what string, n, partial int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.Reads = addRead(t.Reads, scope, what, n, partial)
-}
-
-// Read returns how many objects of kind what were read at scope ("" for
-// every scope) and how many of them only in part.
-func (t *TestSink) Read(scope, what string) (n, partial int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, r := range t.Reads {
-		if r.What == what && (scope == "" || r.Scope == scope) {
-			n += r.Read
-			partial += r.Partial
-		}
-	}
-	return n, partial
-}
-
-func (t *TestSink) AddBackfill(b model.Backfill) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.Backfills = append(t.Backfills, b)
-}
-
-func (t *TestSink) AddArtifact(a model.Artifact) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.Artifacts = append(t.Artifacts, a)
-}
-
-func (t *TestSink) AddRecord(r model.DecisionRecord) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.Records = append(t.Records, r)
-}
-
-func (t *TestSink) AddEdge(e model.Edge) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.Edges = append(t.Edges, e)
-}
-
-func (t *TestSink) AddBuild(b model.Build) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.Builds = append(t.Builds, b)
-}
-
-func (t *TestSink) AddError(scope string, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.Errors = append(t.Errors, model.ScopeError{Scope: scope, Error: err.Error()})
-}
-
-// Artifact returns the artifact with uri, or nil.
-func (t *TestSink) Artifact(uri string) *model.Artifact {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := range t.Artifacts {
-		if t.Artifacts[i].URI == uri {
-			return &t.Artifacts[i]
-		}
-	}
-	return nil
 }

@@ -90,6 +90,29 @@ type Interval struct {
 // IsZero reports whether no range was given.
 func (i Interval) IsZero() bool { return i.Start.IsZero() && i.End.IsZero() }
 
+// Location is the time zone the range's days are counted in: TimeZone,
+// UTC when it names none.
+func (i Interval) Location() (*time.Location, error) {
+	if i.TimeZone == "" {
+		return time.UTC, nil
+	}
+	return time.LoadLocation(i.TimeZone)
+}
+
+// MissingDays lists in order the days (2006-01-02) of [Start, End),
+// counted in loc, that seen says no data was found for: the partitions a
+// validation query's result lacks.
+func (i Interval) MissingDays(loc *time.Location, seen func(day string) bool) []string {
+	start := i.Start.In(loc)
+	var missing []string
+	for d := time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, loc); d.Before(i.End); d = d.AddDate(0, 0, 1) {
+		if day := d.Format(time.DateOnly); !seen(day) {
+			missing = append(missing, day)
+		}
+	}
+	return missing
+}
+
 // ElevatedAccess is a permission granted only for the replay.
 type ElevatedAccess struct {
 	Principal string    `json:"principal"`

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,5 +74,20 @@ func isSpace(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }
 
 // SameID reports whether two spellings name the same backfill.
 func SameID(a, b string) bool { return a != "" && ParseID(a) == ParseID(b) }
+
+// HasID reports whether one of ids names the backfill id names.
+func HasID(ids []string, id string) bool {
+	return slices.ContainsFunc(ids, func(have string) bool { return SameID(have, id) })
+}
+
+// AddID appends id to ids unless it is empty or names a backfill one of
+// them names already: the ids an object is tied to, each once, in the
+// order they were found.
+func AddID(ids []string, id string) []string {
+	if id == "" || HasID(ids, id) {
+		return ids
+	}
+	return append(ids, id)
+}
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -30,15 +30,21 @@ type Observed struct {
 }
 
 // ActsOn makes a System's Acts from a builder typed to the system's
-// collector. A nil Actor with no error: the source has nothing to act
-// through (it was read from an export). A collector of another type (a
-// test's stand-in) has nothing to act through either.
-func ActsOn[C any](build func(C) (Actor, error)) func(collector any) (Actor, error) {
+// collector and its actor. A nil Actor with no error: the source has
+// nothing to act through (it was read from an export); a builder that can
+// say so returns Actor, one that always acts returns its own type. A
+// collector of another type (a test's stand-in) has nothing to act
+// through either.
+func ActsOn[C any, A Actor](build func(C) (A, error)) func(collector any) (Actor, error) {
 	return func(collector any) (Actor, error) {
 		c, ok := collector.(C)
 		if !ok {
 			return nil, nil
 		}
-		return build(c)
+		a, err := build(c)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
 	}
 }

@@ -3,6 +3,8 @@ package remedy
 import (
 	"regexp"
 	"strings"
+
+	"github.com/bfaudit/bfaudit/model"
 )
 
 // shellSafe are words a POSIX shell reads as themselves: no quoting,
@@ -40,6 +42,22 @@ func Command(words []string, flags []string, args ...string) string {
 		parts = append(parts, Quote(a))
 	}
 	return strings.Join(parts, " ")
+}
+
+// APITarget is where a curl command sends path: the API the artifact was
+// read from (its api_url), quoted; or, for a finding read back from a
+// report, the address in the environment variable urlVar, which the
+// command then needs. what names that address for the message the shell
+// stops with when the variable is unset; "" writes the bare "$VAR".
+func APITarget(a *model.Artifact, path, urlVar, what string) (target string, needs []string) {
+	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
+		return Quote(u + path), nil
+	}
+	ref := `"$` + urlVar + `"`
+	if what != "" {
+		ref = `"${` + urlVar + `:?set ` + urlVar + ` to ` + what + `}"`
+	}
+	return ref + Quote(path), []string{urlVar}
 }
 
 // Comment turns text into shell comment lines: every line of it, so that a

@@ -10,7 +10,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -45,9 +44,6 @@ type Alertmanager struct {
 	// makes its finding critical).
 	CheckAlerts bool `mapstructure:"check_alerts"`
 
-	// HTTP is the client; Init builds one when nil, so tests can hand in
-	// their own.
-	HTTP *http.Client `mapstructure:"-"`
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
@@ -68,19 +64,13 @@ func (a *Alertmanager) Init(env collectors.Env) error {
 	if a.URL == "" {
 		return errors.New("url: missing; set the Alertmanager address, e.g. http://alertmanager:9093")
 	}
-	c, err := apiclient.New(a.Config, a.HTTP, a.Retry)
+	c, err := apiclient.New(a.Config, nil, a.Retry)
 	if err != nil {
 		return err
 	}
 	a.client = c
-	// The fix actions expire silences with the same client (TLS, timeout).
-	a.HTTP = c.HTTP()
 	return nil
 }
-
-// API is the client Init built (the source's address, login, TLS and
-// timeout), for the fix action that expires silences; nil before Init.
-func (a *Alertmanager) API() *apiclient.Client { return a.client }
 
 // Units: the source is one listing, read whole. Its reads and errors are
 // at ScopeSilences, within the whole source.

@@ -7,7 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode"
+
+	"github.com/bfaudit/bfaudit/internal/redact"
 )
 
 // Silence states of the API v2.
@@ -59,7 +60,7 @@ func (s *silence) check() error {
 		return fmt.Errorf("silence %s: endsAt: %w", s.ID, err)
 	}
 	if s.ends.Before(s.starts) {
-		return fmt.Errorf("silence %s: ends (%s) before it starts (%s)", s.ID, clip(s.EndsAt, 40), clip(s.StartsAt, 40))
+		return fmt.Errorf("silence %s: ends (%s) before it starts (%s)", s.ID, redact.Clip(s.EndsAt, 40), redact.Clip(s.StartsAt, 40))
 	}
 	if s.UpdatedAt != "" {
 		if s.updated, err = parseTime(s.UpdatedAt); err != nil {
@@ -69,7 +70,7 @@ func (s *silence) check() error {
 	switch s.Status.State {
 	case stateActive, statePending, stateExpired:
 	default:
-		return fmt.Errorf("silence %s: unknown state %q (want active, pending or expired)", s.ID, clip(s.Status.State, 40))
+		return fmt.Errorf("silence %s: unknown state %q (want active, pending or expired)", s.ID, redact.Clip(s.Status.State, 40))
 	}
 	if len(s.Matchers) == 0 {
 		return fmt.Errorf("silence %s: no matchers", s.ID)
@@ -88,7 +89,7 @@ func parseTime(s string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil || t.IsZero() {
-		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time", clip(s, 40))
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time", redact.Clip(s, 40))
 	}
 	return t.UTC(), nil
 }
@@ -110,7 +111,7 @@ func (a *Alertmanager) listSilences(ctx context.Context) ([]silence, error) {
 	seen := make(map[string]bool, len(out))
 	for _, s := range out {
 		if s.ID != "" && seen[s.ID] {
-			return nil, fmt.Errorf("GET %s/api/v2/silences: silence %s is listed twice", a.client.Base(), clip(s.ID, 60))
+			return nil, fmt.Errorf("GET %s/api/v2/silences: silence %s is listed twice", a.client.Base(), redact.Clip(s.ID, 60))
 		}
 		seen[s.ID] = true
 	}
@@ -143,15 +144,4 @@ func countMuted(alerts []alert) map[string]mutedCount {
 		}
 	}
 	return out
-}
-
-// clip shortens text taken from an answer, on one line, before it goes
-// into a message or an attribute.
-func clip(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -37,10 +38,10 @@ func (a *Alertmanager) artifact(t tiedSilence, muted map[string]mutedCount) mode
 	art.SetAttr(AttrStartsAt, s.starts.Format(time.RFC3339))
 	art.SetAttr(model.AttrAPIURL, a.client.Base())
 	if s.CreatedBy != "" {
-		art.SetAttr(model.AttrCreatedBy, clip(s.CreatedBy, 200))
+		art.SetAttr(model.AttrCreatedBy, redact.Clip(s.CreatedBy, 200))
 	}
 	if s.Comment != "" {
-		art.SetAttr(AttrComment, clip(s.Comment, maxCommentChars))
+		art.SetAttr(AttrComment, redact.Clip(s.Comment, maxCommentChars))
 	}
 	if len(t.others) > 0 {
 		art.SetAttr(AttrOtherBackfills, strings.Join(sortedCopy(t.others), ","))

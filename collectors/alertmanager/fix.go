@@ -8,24 +8,14 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
-	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// amSystem expires silences through Alertmanager's API v2 with the
-// source's own client: its address, login, TLS and timeout.
-type amSystem struct{ api *apiclient.Client }
-
-// newAlertmanager uses the client the source built in Init (a configured
-// source is initialised when its entry is decoded).
-func newAlertmanager(a *Alertmanager) (remedy.Actor, error) {
-	return &amSystem{api: a.API()}, nil
-}
-
-func (s *amSystem) do(ctx context.Context, method, path string) (*http.Response, error) {
-	return s.api.Do(ctx, method, path, nil)
-}
+// newActor: the source expires silences through Alertmanager's API v2
+// with the client it reads them with (a configured source is initialised
+// when its entry is decoded): its address, login, TLS and timeout.
+func newActor(a *Alertmanager) (remedy.Actor, error) { return a, nil }
 
 func silenceID(a *model.Artifact) (string, error) {
 	if a.Kind != model.KindSilence || a.Name == "" {
@@ -35,12 +25,12 @@ func silenceID(a *model.Artifact) (string, error) {
 }
 
 // Read: an expired silence counts as gone (it mutes nothing any more).
-func (s *amSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
-	id, err := silenceID(a)
+func (a *Alertmanager) Read(ctx context.Context, art *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
+	id, err := silenceID(art)
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	resp, err := s.do(ctx, http.MethodGet, "/api/v2/silence/"+url.PathEscape(id))
+	resp, err := a.client.Do(ctx, http.MethodGet, "/api/v2/silence/"+url.PathEscape(id), nil)
 	if remote.IsStatus(err, http.StatusNotFound) {
 		return remedy.Observed{}, nil
 	}
@@ -70,23 +60,23 @@ func (s *amSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action)
 
 // Expected: the silence still ends when it did (one extended or shortened
 // since is someone's decision).
-func (s *amSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	if a.ExpiresAt.IsZero() {
+func (a *Alertmanager) Expected(art *model.Artifact, _ remedy.Action) map[string]string {
+	if art.ExpiresAt.IsZero() {
 		return map[string]string{}
 	}
-	return map[string]string{"ends": a.ExpiresAt.UTC().Format(time.RFC3339)}
+	return map[string]string{"ends": art.ExpiresAt.UTC().Format(time.RFC3339)}
 }
 
 // Act expires the silence (DELETE /api/v2/silence/{id}).
-func (s *amSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
-	id, err := silenceID(a)
+func (a *Alertmanager) Act(ctx context.Context, art *model.Artifact, act remedy.Action) error {
+	id, err := silenceID(art)
 	if err != nil {
 		return err
 	}
 	if act.Name != remedy.ExpireSilence {
 		return fmt.Errorf("alertmanager: no %s", act.Name)
 	}
-	resp, err := s.do(ctx, http.MethodDelete, "/api/v2/silence/"+url.PathEscape(id))
+	resp, err := a.client.Do(ctx, http.MethodDelete, "/api/v2/silence/"+url.PathEscape(id), nil)
 	if remote.IsStatus(err, http.StatusNotFound) {
 		return nil
 	}

@@ -69,7 +69,7 @@ func TestApplyAlertmanager(t *testing.T) {
 			if err := src.Init(collectors.Env{}); err != nil {
 				t.Fatal(err)
 			}
-			am, err := newAlertmanager(src)
+			am, err := newActor(src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestAlertmanagerActsWithTheSourcesTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	silence := &model.Artifact{Kind: model.KindSilence, Name: "s-1", URI: "alertmanager://am/silences/s-1"}
-	am, err := newAlertmanager(src)
+	am, err := newActor(src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 func init() {
 	remedy.RegisterSystem("alertmanager", remedy.System{Remove: silenceRemoval, Bound: silenceBound, Infer: inferAlertmanager,
-		Acts: remedy.ActsOn(newAlertmanager)})
+		Acts: remedy.ActsOn(newActor)})
 }
 
 // silenceCommand is the amtool command that expires a silence, pointed at

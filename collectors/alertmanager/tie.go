@@ -29,18 +29,10 @@ func (a *Alertmanager) tie(s silence) (tiedSilence, bool) {
 	t := tiedSilence{silence: s, uri: a.uri(s.ID)}
 	var ids []string
 	add := func(id, how string) {
-		if id == "" {
-			return
-		}
-		for _, have := range ids {
-			if model.SameID(have, id) {
-				return
-			}
-		}
-		if len(ids) == 0 {
+		if len(ids) == 0 && id != "" {
 			t.how = how
 		}
-		ids = append(ids, id)
+		ids = model.AddID(ids, id)
 	}
 	for _, m := range s.Matchers {
 		if !m.positive() || !a.isLabelKey(m.Name) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
 
-	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -23,40 +21,34 @@ import (
 // the collector lists them with (google.golang.org/api/bigquery/v2), read
 // and write scope, Application Default Credentials, the source's endpoint.
 type bqSystem struct {
-	opts []option.ClientOption
+	src      *Collector
+	endpoint []option.ClientOption
 
 	once sync.Once
 	svc  *bq.Service
 	err  error
 }
 
-func newBigQuery(c *Collector, extra ...option.ClientOption) (*bqSystem, error) {
-	var opts []option.ClientOption
-	if c.Endpoint != "" {
-		u, err := url.Parse(c.Endpoint)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("endpoint: %q is not a URL", c.Endpoint)
-		}
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/bigquery/v2/"
-		}
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-		opts = append(opts, option.WithEndpoint(u.String()))
+// newBigQuery acts with the source's endpoint and the client options it
+// was given (a test's); it builds its own read-write client when first
+// used.
+func newBigQuery(c *Collector) (*bqSystem, error) {
+	endpoint, err := c.endpointOptions()
+	if err != nil {
+		return nil, err
 	}
-	return &bqSystem{opts: append(opts, extra...)}, nil
+	return &bqSystem{src: c, endpoint: endpoint}, nil
 }
 
 func (s *bqSystem) service(ctx context.Context) (*bq.Service, error) {
 	s.once.Do(func() {
 		ctx := context.WithoutCancel(ctx)
-		hc, err := gcp.HTTPClient(ctx, append([]option.ClientOption{option.WithScopes(bq.BigqueryScope)}, s.opts...)...)
+		hc, err := s.src.httpClient(ctx, bq.BigqueryScope)
 		if err != nil {
 			s.err = fmt.Errorf("bigquery: REST client (Application Default Credentials): %w", err)
 			return
 		}
-		s.svc, s.err = bq.NewService(ctx, append(s.opts, option.WithHTTPClient(hc))...)
+		s.svc, s.err = bq.NewService(ctx, append(s.endpoint, hc)...)
 	})
 	return s.svc, s.err
 }

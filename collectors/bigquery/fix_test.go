@@ -101,7 +101,7 @@ func newFakeBigQuery(t *testing.T) (*fakeBigQuery, map[string]remedy.Actor) {
 			{"role": "OWNER", "specialGroup": "projectOwners"}}}
 	srv := httptest.NewServer(fb)
 	t.Cleanup(srv.Close)
-	sys, err := newBigQuery(&Collector{Endpoint: srv.URL}, option.WithoutAuthentication())
+	sys, err := newBigQuery(&Collector{Endpoint: srv.URL, clientOptions: []option.ClientOption{option.WithoutAuthentication()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,66 +16,41 @@ const listPageSize = 1000
 // any page, or that never stops paging, is an error: the caller records
 // it at the project, the listing's unit.
 func (c *Collector) listDatasets(ctx context.Context, project string) ([]*bq.DatasetListDatasets, error) {
-	var all []*bq.DatasetListDatasets
-	pages := remote.Pager{What: "bigquery.datasets.list", Max: c.maxPages}
-	token := ""
-	for {
-		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.DatasetList, error) {
-			call := c.svc.Datasets.List(project).MaxResults(listPageSize).PageToken(token).Context(ctx)
-			if c.DatasetFilter != "" {
-				call = call.Filter(c.DatasetFilter)
-			}
-			return call.Do()
-		})
+	pager := &remote.Pager{What: "bigquery.datasets.list", Max: c.maxPages}
+	return gcp.Pages(ctx, c.retry, c.Timeout, pager, func(ctx context.Context, token string) (gcp.Page[*bq.DatasetListDatasets], error) {
+		call := c.svc.Datasets.List(project).MaxResults(listPageSize).PageToken(token).Context(ctx)
+		if c.DatasetFilter != "" {
+			call = call.Filter(c.DatasetFilter)
+		}
+		page, err := call.Do()
 		if err != nil {
-			return nil, err
+			return gcp.Page[*bq.DatasetListDatasets]{}, err
 		}
-		ids := make([]string, 0, len(page.Datasets))
-		for _, d := range page.Datasets {
-			if d.DatasetReference != nil {
-				ids = append(ids, d.DatasetReference.DatasetId)
-			}
+		return gcp.Page[*bq.DatasetListDatasets]{Items: page.Datasets, Next: page.NextPageToken}, nil
+	}, func(d *bq.DatasetListDatasets) string {
+		if d.DatasetReference == nil {
+			return ""
 		}
-		if err := pages.Next(page.NextPageToken, ids...); err != nil {
-			return nil, err
-		}
-		all = append(all, page.Datasets...)
-		if page.NextPageToken == "" {
-			return all, nil
-		}
-		token = page.NextPageToken
-	}
+		return d.DatasetReference.DatasetId
+	})
 }
 
 // listTables reads every page of tables.list, bounded like listDatasets
 // and by the totalItems the service announces.
 func (c *Collector) listTables(ctx context.Context, project, dataset string) ([]*bq.TableListTables, error) {
-	var all []*bq.TableListTables
-	pages := remote.Pager{What: "bigquery.tables.list", Max: c.maxPages}
-	token := ""
-	for {
-		page, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.TableList, error) {
-			return c.svc.Tables.List(project, dataset).MaxResults(listPageSize).PageToken(token).Context(ctx).Do()
-		})
+	pager := &remote.Pager{What: "bigquery.tables.list", Max: c.maxPages}
+	return gcp.Pages(ctx, c.retry, c.Timeout, pager, func(ctx context.Context, token string) (gcp.Page[*bq.TableListTables], error) {
+		page, err := c.svc.Tables.List(project, dataset).MaxResults(listPageSize).PageToken(token).Context(ctx).Do()
 		if err != nil {
-			return nil, err
+			return gcp.Page[*bq.TableListTables]{}, err
 		}
-		pages.Announced = page.TotalItems
-		ids := make([]string, 0, len(page.Tables))
-		for _, t := range page.Tables {
-			if t.TableReference != nil {
-				ids = append(ids, t.TableReference.TableId)
-			}
+		return gcp.Page[*bq.TableListTables]{Items: page.Tables, Next: page.NextPageToken, Announced: page.TotalItems}, nil
+	}, func(t *bq.TableListTables) string {
+		if t.TableReference == nil {
+			return ""
 		}
-		if err := pages.Next(page.NextPageToken, ids...); err != nil {
-			return nil, err
-		}
-		all = append(all, page.Tables...)
-		if page.NextPageToken == "" {
-			return all, nil
-		}
-		token = page.NextPageToken
-	}
+		return t.TableReference.TableId
+	})
 }
 
 // getDataset reads a dataset with its ACL; access policy version 3 is the

@@ -10,10 +10,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("bigquery", remedy.System{Remove: bigqueryRemoval, Infer: inferBigQuery,
-		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
-			return newBigQuery(c)
-		})})
+	remedy.RegisterSystem("bigquery", remedy.System{Remove: bigqueryRemoval, Infer: inferBigQuery, Acts: remedy.ActsOn(newBigQuery)})
 }
 
 // Spec is the table as bq names it: project:dataset.table.

@@ -40,13 +40,9 @@ func summarize(v *model.Validation, names []string, rows [][]bqclient.Value, r m
 	if pi < 0 && mini < 0 && maxi < 0 && ci < 0 {
 		return fmt.Errorf("result has none of the expected columns (partition/day/date, min, max, count); got %s", strings.Join(names, ", "))
 	}
-	loc := time.UTC
-	if r.TimeZone != "" {
-		l, err := time.LoadLocation(r.TimeZone)
-		if err != nil {
-			return fmt.Errorf("range time zone %q: %w", r.TimeZone, err)
-		}
-		loc = l
+	loc, err := r.Location()
+	if err != nil {
+		return fmt.Errorf("range time zone %q: %w", r.TimeZone, err)
 	}
 	seen := map[string]bool{}
 	for i, row := range rows {
@@ -86,23 +82,9 @@ func summarize(v *model.Validation, names []string, rows [][]bqclient.Value, r m
 		}
 	}
 	if pi >= 0 && !r.IsZero() {
-		v.MissingPartitions = missingDays(r, loc, seen)
+		v.MissingPartitions = r.MissingDays(loc, func(day string) bool { return seen[day] })
 	}
 	return nil
-}
-
-// missingDays lists the days of the half-open range [Start, End) that
-// were not seen, in the range's time zone.
-func missingDays(r model.Interval, loc *time.Location, seen map[string]bool) []string {
-	start, end := r.Start.In(loc), r.End.In(loc)
-	day := time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, loc)
-	var missing []string
-	for ; day.Before(end); day = day.AddDate(0, 0, 1) {
-		if k := day.Format(time.DateOnly); !seen[k] {
-			missing = append(missing, k)
-		}
-	}
-	return missing
 }
 
 func toInt(v bqclient.Value) (int64, error) {

@@ -203,9 +203,7 @@ var readKinds = map[string]string{
 // part), and how many bindings the IAM policies read there held. A key
 // counts at its account's unit, the one its artifact carries.
 func addReads(inv *inventory, b *built, sink collectors.Sink) {
-	type key struct{ unit, what string }
-	type count struct{ n, partial int }
-	reads := map[key]count{}
+	var reads collectors.Reads
 	for _, r := range inv.resources {
 		what, ok := readKinds[r.assetType]
 		if !ok {
@@ -218,38 +216,21 @@ func addReads(inv *inventory, b *built, sink collectors.Sink) {
 		case typeKey:
 			unit = b.keyUnit(r.name, unit)
 		}
-		k := key{unit, what}
-		cnt := reads[k]
-		cnt.n++
+		partial := 0
 		if r.data == nil {
-			cnt.partial++
+			partial = 1
 		}
-		reads[k] = cnt
+		reads.Add(unit, what, 1, partial)
 	}
 	for _, p := range inv.policies {
 		unit := unitOf(p.assetType, p.resource)
 		if p.assetType == typeProject {
 			unit, _ = projectOfPolicy(inv, p.resource)
 		}
-		k := key{unit, "bindings"}
-		cnt := reads[k]
-		cnt.n += len(p.bindings)
-		reads[k] = cnt
+		reads.Add(unit, "bindings", len(p.bindings), 0)
 	}
-	keys := make([]key, 0, len(reads))
-	for k := range reads {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].unit != keys[j].unit {
-			return keys[i].unit < keys[j].unit
-		}
-		return keys[i].what < keys[j].what
-	})
-	for _, k := range keys {
-		sink.AddRead(k.unit, k.what, reads[k].n, reads[k].partial)
-	}
-	if len(keys) == 0 {
+	reads.AddTo(sink)
+	if reads.Len() == 0 {
 		// Nothing found anywhere is an answer: none.
 		sink.AddRead("", "assets", 0, 0)
 	}

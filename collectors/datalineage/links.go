@@ -7,59 +7,22 @@ import (
 	"cloud.google.com/go/datacatalog/lineage/apiv1/lineagepb"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/remote"
-	gax "github.com/googleapis/gax-go/v2"
-	"google.golang.org/grpc"
 )
 
 // pageSize is asked of every listing; the service may answer with fewer.
 const pageSize = 100
 
-// noClientRetry turns off the client's own retries (UNAVAILABLE, with
-// waits up to a minute): gcp.Call retries each page within the budget.
-var noClientRetry = gax.WithRetry(func() gax.Retryer { return nil })
-
-// answerCap bounds one answer: the client accepts 2 GiB messages.
-var answerCap = gax.WithGRPCOptions(grpc.MaxCallRecvMsgSize(gcp.MaxAnswerBytes))
-
-// fetchFunc fetches one page: exactly one RPC (the iterators' own paging
-// keeps fetching until a page is full, so a server answering empty pages
-// with fresh tokens would hold one "page" forever).
+// fetchFunc fetches one page: exactly one RPC (see gcp.Page).
 type fetchFunc[T any] func(pageSize int, pageToken string) ([]T, string, error)
 
-// listAll reads every page of a listing, each page one call under its own
-// deadline and retried on its own, bounded by max_pages and required to
-// advance (remote.Pager).
+// listAll reads every page of a listing (gcp.Pages), bounded by
+// max_pages.
 func listAll[T any](ctx context.Context, c *Collector, what string, list func(context.Context) fetchFunc[T], key func(T) string) ([]T, error) {
-	type page struct {
-		items []T
-		next  string
-	}
-	var all []T
-	pages := remote.Pager{What: what, Max: c.MaxPages, MaxKey: "max_pages"}
-	token := ""
-	for {
-		p, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (page, error) {
-			var p page
-			var err error
-			p.items, p.next, err = list(ctx)(pageSize, token)
-			return p, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		keys := make([]string, len(p.items))
-		for i, it := range p.items {
-			keys[i] = key(it)
-		}
-		if err := pages.Next(p.next, keys...); err != nil {
-			return nil, err
-		}
-		all = append(all, p.items...)
-		if p.next == "" {
-			return all, nil
-		}
-		token = p.next
-	}
+	return gcp.Pages(ctx, c.retry, c.Timeout, &remote.Pager{What: what, Max: c.MaxPages, MaxKey: "max_pages"},
+		func(ctx context.Context, token string) (gcp.Page[T], error) {
+			items, next, err := list(ctx)(pageSize, token)
+			return gcp.Page[T]{Items: items, Next: next}, err
+		}, key)
 }
 
 // downstream follows links breadth first from every configured table, up
@@ -116,6 +79,6 @@ func (c *Collector) searchLinks(ctx context.Context, parent, source string) ([]*
 		return c.client.SearchLinks(ctx, &lineagepb.SearchLinksRequest{
 			Parent:   parent,
 			Criteria: &lineagepb.SearchLinksRequest_Source{Source: &lineagepb.EntityReference{FullyQualifiedName: source}},
-		}, noClientRetry, answerCap).InternalFetch
+		}, gcp.NoClientRetry, gcp.AnswerCap).InternalFetch
 	}, (*lineagepb.Link).GetName)
 }

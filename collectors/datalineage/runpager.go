@@ -33,7 +33,7 @@ func (p *runPager) next(ctx context.Context) ([]*lineagepb.Run, error) {
 		return nil, nil
 	}
 	pg, err := gcp.Call(ctx, p.c.retry, p.c.Timeout, func(ctx context.Context) (runPage, error) {
-		runs, next, err := p.c.client.ListRuns(ctx, &lineagepb.ListRunsRequest{Parent: p.process}, noClientRetry, answerCap).InternalFetch(pageSize, p.token)
+		runs, next, err := p.c.client.ListRuns(ctx, &lineagepb.ListRunsRequest{Parent: p.process}, gcp.NoClientRetry, gcp.AnswerCap).InternalFetch(pageSize, p.token)
 		return runPage{runs, next}, err
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package datalineage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -39,7 +40,7 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 			target[l.GetName()] = model.TableRef(fqn(l.GetTarget()))
 		}
 		found, err := listAll(ctx, c, "datalineage.batchSearchLinkProcesses", func(ctx context.Context) fetchFunc[*lineagepb.ProcessLinks] {
-			return c.client.BatchSearchLinkProcesses(ctx, &lineagepb.BatchSearchLinkProcessesRequest{Parent: parent, Links: names}, noClientRetry, answerCap).InternalFetch
+			return c.client.BatchSearchLinkProcesses(ctx, &lineagepb.BatchSearchLinkProcessesRequest{Parent: parent, Links: names}, gcp.NoClientRetry, gcp.AnswerCap).InternalFetch
 		}, (*lineagepb.ProcessLinks).GetProcess)
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("processes of links: %w", err)
@@ -57,7 +58,7 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 				if via[li.GetLink()] == "" {
 					via[li.GetLink()] = p
 				}
-				if !contains(writers[t], p) {
+				if !slices.Contains(writers[t], p) {
 					writers[t] = append(writers[t], p)
 				}
 			}
@@ -101,7 +102,7 @@ func (c *Collector) builds(ctx context.Context, parent string, links []*lineagep
 // is the process's last build.
 func (c *Collector) lastRun(ctx context.Context, process string) (lastRun, error) {
 	proc, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*lineagepb.Process, error) {
-		return c.client.GetProcess(ctx, &lineagepb.GetProcessRequest{Name: process}, noClientRetry, answerCap)
+		return c.client.GetProcess(ctx, &lineagepb.GetProcessRequest{Name: process}, gcp.NoClientRetry, gcp.AnswerCap)
 	})
 	if err != nil {
 		return lastRun{}, fmt.Errorf("get process %s: %w", process, err)
@@ -128,13 +129,4 @@ func (c *Collector) lastRun(ctx context.Context, process string) (lastRun, error
 			return r, nil
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -128,14 +128,7 @@ func readDocument(p *parser, top *yaml.Node, out *File, depth int) {
 	case apiVersion != "" && kind != "":
 		readObject(p, top, apiVersion, kind, out, depth)
 	case flags != nil || claimsFlagd(top):
-		doc, errs, fatal := p.definition(top)
-		if fatal != nil {
-			out.Errs = append(out.Errs, fatal)
-			return
-		}
-		out.Errs = append(out.Errs, errs...)
-		out.Notes = append(out.Notes, doc.Notes...)
-		out.Sets = append(out.Sets, Set{Doc: doc, Shape: doc.Shape})
+		addDefinition(p, top, nil, "", out)
 	default:
 		out.Other = append(out.Other, "a map without flags")
 	}
@@ -267,11 +260,16 @@ func addDefinition(p *parser, def *yaml.Node, res *Resource, shape string, out *
 	addEntry(p, def, res, shape, "", out)
 }
 
+// addEntry adds the definition def of res (nil for a flagd document,
+// whose shape is then its own, ShapeMap or ShapeArray) to out.
 func addEntry(p *parser, def *yaml.Node, res *Resource, shape, entry string, out *File) {
 	doc, errs, fatal := p.definition(def)
 	if fatal != nil {
 		out.Errs = append(out.Errs, fatal)
 		return
+	}
+	if shape == "" {
+		shape = doc.Shape
 	}
 	out.Errs = append(out.Errs, errs...)
 	out.Notes = append(out.Notes, doc.Notes...)

@@ -41,7 +41,9 @@ type iamSystem struct {
 // version would lose them.
 const iamPolicyVersion = 3
 
-func newIAM(c *Collector, extra ...option.ClientOption) *iamSystem {
+// newIAM acts with the source's endpoints, timeout and the client options
+// it was given (a test's); it builds its own clients when first used.
+func newIAM(c *Collector) (*iamSystem, error) {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = remote.DefaultCallTimeout
@@ -50,8 +52,8 @@ func newIAM(c *Collector, extra ...option.ClientOption) *iamSystem {
 		timeout:       timeout,
 		crmOpts:       iamEndpoint(c.ResourceManagerEndpoint, c.Endpoint),
 		iamOpts:       iamEndpoint(c.IAMEndpoint, c.Endpoint),
-		clientOptions: extra,
-	}
+		clientOptions: c.clientOptions,
+	}, nil
 }
 
 // iamEndpoint is the collector's base URL override for one API.

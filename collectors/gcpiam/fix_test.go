@@ -133,7 +133,11 @@ func newFakeIAM(t *testing.T) (*fakeIAM, map[string]remedy.Actor) {
 	}}}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	return f, map[string]remedy.Actor{"iam": newIAM(&Collector{Endpoint: srv.URL, Timeout: 5 * time.Second}, option.WithoutAuthentication())}
+	sys, err := newIAM(&Collector{Endpoint: srv.URL, Timeout: 5 * time.Second, clientOptions: []option.ClientOption{option.WithoutAuthentication()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, map[string]remedy.Actor{"iam": sys}
 }
 
 // iamEstate is BF-1234 with the artifacts the gcpiam collector emits for

@@ -10,9 +10,7 @@ import (
 
 func init() {
 	remedy.RegisterSystem("gcpiam", remedy.System{Remove: gcpiamRemoval, Bound: gcpiamBound, Infer: inferIAM,
-		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
-			return newIAM(c), nil
-		})})
+		Acts: remedy.ActsOn(newIAM)})
 }
 
 // removeBinding is the gcloud command that removes the binding. gcloud

@@ -38,8 +38,10 @@ const (
 	gcsModified = "modified_at"
 )
 
-func newGCS(c *Collector, extra ...option.ClientOption) *gcsSystem {
-	return &gcsSystem{endpoint: c.Endpoint, project: c.Project, maxObjects: c.MaxObjects, timeout: c.Timeout, opts: extra}
+// newGCS acts with the source's settings and the client options it was
+// given (a test's); it builds its own read-write client when first used.
+func newGCS(c *Collector) (*gcsSystem, error) {
+	return &gcsSystem{endpoint: c.Endpoint, project: c.Project, maxObjects: c.MaxObjects, timeout: c.Timeout, opts: c.clientOptions}, nil
 }
 
 func (s *gcsSystem) storage(ctx context.Context) (*storage.Client, error) {

@@ -62,11 +62,16 @@ func gcsFixtureDenying(t *testing.T, deny string) (*fakestorage.Server, *Collect
 	}
 	t.Cleanup(func() { client.Close() })
 	c := &Collector{Buckets: []Bucket{{Name: "flink-state", Prefixes: []string{"checkpoints/"}}},
-		Endpoint: hs.URL, Timeout: 5 * time.Second, MaxObjects: 100, Client: client}
+		Endpoint: hs.URL, Timeout: 5 * time.Second, MaxObjects: 100, Client: client,
+		clientOptions: []option.ClientOption{option.WithoutAuthentication()}}
 	if err := c.Init(collectors.Env{Source: "st", Selector: correlate.MustSelector()}); err != nil {
 		t.Fatal(err)
 	}
-	return srv, c, map[string]remedy.Actor{"st": newGCS(c, option.WithoutAuthentication())}
+	sys, err := newGCS(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c, map[string]remedy.Actor{"st": sys}
 }
 
 // collectGCS collects the fake into an estate around BF-1234.

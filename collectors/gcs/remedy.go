@@ -8,10 +8,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("gcs", remedy.System{Remove: gcsRemoval, Infer: inferGCS,
-		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
-			return newGCS(c), nil
-		})})
+	remedy.RegisterSystem("gcs", remedy.System{Remove: gcsRemoval, Infer: inferGCS, Acts: remedy.ActsOn(newGCS)})
 }
 
 func gcsRemoval(r *remedy.Remedy, a *model.Artifact) {

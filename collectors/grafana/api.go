@@ -87,22 +87,43 @@ type apiSource struct {
 	maxPages int
 }
 
-func (s *apiSource) pager(path string) *remote.Pager {
-	return &remote.Pager{What: "GET " + redact.URL(s.c.Base()+path), Max: s.maxPages, MaxKey: "max_pages"}
+// pages reads a paged listing (limit pageSize, page 1, 2...; q holds the
+// listing's own parameters) until a page comes back short. take checks
+// and keeps one page's entries and returns the ids the pager checks the
+// listing advances by; an error stops the listing.
+func pages[T any](ctx context.Context, s *apiSource, path string, q url.Values, take func(page int, batch []T) ([]string, error)) error {
+	p := &remote.Pager{What: "GET " + redact.URL(s.c.Base()+path), Max: s.maxPages, MaxKey: "max_pages"}
+	q.Set("limit", strconv.Itoa(pageSize))
+	for page := 1; ; page++ {
+		q.Set("page", strconv.Itoa(page))
+		var batch []T
+		if err := s.c.Get(ctx, path, q, &batch); err != nil {
+			return err
+		}
+		ids, err := take(page, batch)
+		if err != nil {
+			return err
+		}
+		next := ""
+		if len(batch) == pageSize {
+			next = strconv.Itoa(page + 1)
+		}
+		if err := p.Next(next, ids...); err != nil {
+			return err
+		}
+		if next == "" {
+			return nil
+		}
+	}
 }
 
 func (s *apiSource) folders(ctx context.Context, parent string) ([]folder, error) {
-	p := s.pager("/api/folders")
+	q := url.Values{}
+	if parent != "" {
+		q.Set("parentUid", parent)
+	}
 	var out []folder
-	for page := 1; ; page++ {
-		q := url.Values{"limit": {strconv.Itoa(pageSize)}, "page": {strconv.Itoa(page)}}
-		if parent != "" {
-			q.Set("parentUid", parent)
-		}
-		var batch []folder
-		if err := s.c.Get(ctx, "/api/folders", q, &batch); err != nil {
-			return nil, err
-		}
+	err := pages(ctx, s, "/api/folders", q, func(page int, batch []folder) ([]string, error) {
 		ids := make([]string, len(batch))
 		for i, f := range batch {
 			if f.UID == "" {
@@ -111,36 +132,23 @@ func (s *apiSource) folders(ctx context.Context, parent string) ([]folder, error
 			ids[i] = f.UID
 		}
 		out = append(out, batch...)
-		next := ""
-		if len(batch) == pageSize {
-			next = strconv.Itoa(page + 1)
-		}
-		if err := p.Next(next, ids...); err != nil {
-			return nil, err
-		}
-		if next == "" {
-			return out, nil
-		}
-	}
+		return ids, nil
+	})
+	return out, err
 }
 
 func (s *apiSource) search(ctx context.Context, folderUID, tag string) ([]hit, error) {
-	p := s.pager("/api/search")
+	q := url.Values{"type": {"dash-db"}}
+	switch {
+	case tag != "":
+		q.Set("tag", tag)
+	case folderUID == generalFolder:
+		q.Set("folderUIDs", "") // the top level, as the API describes it
+	default:
+		q.Set("folderUIDs", folderUID)
+	}
 	var out []hit
-	for page := 1; ; page++ {
-		q := url.Values{"type": {"dash-db"}, "limit": {strconv.Itoa(pageSize)}, "page": {strconv.Itoa(page)}}
-		switch {
-		case tag != "":
-			q.Set("tag", tag)
-		case folderUID == generalFolder:
-			q.Set("folderUIDs", "") // the top level, as the API describes it
-		default:
-			q.Set("folderUIDs", folderUID)
-		}
-		var batch []hit
-		if err := s.c.Get(ctx, "/api/search", q, &batch); err != nil {
-			return nil, err
-		}
+	err := pages(ctx, s, "/api/search", q, func(page int, batch []hit) ([]string, error) {
 		ids := make([]string, 0, len(batch))
 		for _, h := range batch {
 			if h.Type != "" && h.Type != "dash-db" {
@@ -152,17 +160,9 @@ func (s *apiSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 			ids = append(ids, h.UID)
 			out = append(out, h)
 		}
-		next := ""
-		if len(batch) == pageSize {
-			next = strconv.Itoa(page + 1)
-		}
-		if err := p.Next(next, ids...); err != nil {
-			return nil, err
-		}
-		if next == "" {
-			return out, nil
-		}
-	}
+		return ids, nil
+	})
+	return out, err
 }
 
 // v2Path is the path of the /apis API that a 406 from the classic API

@@ -2,14 +2,12 @@ package grafana
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -85,21 +83,9 @@ func isDashboardFile(name string) bool {
 // files lists the dashboard files of one folder directory (sorted); none
 // when it does not exist.
 func (d *dirSource) files(folderUID string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(d.dir, "dashboards", folderUID))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("dashboards/%s: %w", folderUID, safefile.PlainError("", err))
-	}
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() && isDashboardFile(e.Name()) {
-			out = append(out, e.Name())
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return safefile.ListSaved(d.dir, "dashboards/"+folderUID, func(e fs.DirEntry) bool {
+		return !e.IsDir() && isDashboardFile(e.Name())
+	})
 }
 
 // search lists a folder's files as hits, each known by its file name
@@ -122,19 +108,15 @@ func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 		}
 		return out, nil
 	}
-	dirs, err := os.ReadDir(filepath.Join(d.dir, "dashboards"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	folders, err := safefile.ListSaved(d.dir, "dashboards", func(e fs.DirEntry) bool {
+		return e.IsDir() && safeUID.MatchString(e.Name())
+	})
 	if err != nil {
-		return nil, fmt.Errorf("dashboards: %w", safefile.PlainError("", err))
+		return nil, err
 	}
 	var out []hit
-	for _, dir := range dirs {
-		if !dir.IsDir() || !safeUID.MatchString(dir.Name()) {
-			continue
-		}
-		hits, err := d.search(ctx, dir.Name(), "")
+	for _, uid := range folders {
+		hits, err := d.search(ctx, uid, "")
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +130,7 @@ func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 				continue
 			}
 			for _, b := range dec.boards {
-				if hasTag(b.Tags, tag) {
+				if slices.Contains(b.Tags, tag) {
 					h.Tags = b.Tags
 					out = append(out, h)
 					break
@@ -157,15 +139,6 @@ func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 		}
 	}
 	return out, nil
-}
-
-func hasTag(tags []string, tag string) bool {
-	for _, t := range tags {
-		if t == tag {
-			return true
-		}
-	}
-	return false
 }
 
 func (d *dirSource) dashboard(_ context.Context, h hit) (answer, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -189,7 +190,7 @@ func (g *Grafana) wantedBoard(rel, dirTitle string, b board) bool {
 		}
 	}
 	for _, t := range g.Tags {
-		if hasTag(b.Tags, t) {
+		if slices.Contains(b.Tags, t) {
 			return true
 		}
 	}

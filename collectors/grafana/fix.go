@@ -8,24 +8,20 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
-	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// grafanaSystem deletes dashboards and Grafana-managed alert rules through
-// Grafana's HTTP API with the source's own client: its address, token,
-// TLS and timeout.
-type grafanaSystem struct{ api *apiclient.Client }
-
-// newGrafana uses the client the source built in Init (a configured
-// source is initialised when its entry is decoded); a source reading an
-// export has no server to act on.
-func newGrafana(g *Grafana) (remedy.Actor, error) {
+// newActor: the source deletes dashboards and Grafana-managed alert rules
+// through Grafana's HTTP API with the client it reads them with (a
+// configured source is initialised when its entry is decoded): its
+// address, token, TLS and timeout. A source reading an export has no
+// server to act on.
+func newActor(g *Grafana) (remedy.Actor, error) {
 	if g.ExportDir != "" {
 		return nil, nil
 	}
-	return &grafanaSystem{api: g.API()}, nil
+	return g, nil
 }
 
 // grafanaPath is the API path of a dashboard or alert rule.
@@ -39,12 +35,12 @@ func grafanaPath(a *model.Artifact) (string, error) {
 
 // Read re-reads the dashboard (its version) or the rule (when it was
 // last updated); a 404 is gone.
-func (s *grafanaSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
+func (g *Grafana) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
 	path, err := grafanaPath(a)
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	resp, err := s.api.Do(ctx, http.MethodGet, path, nil)
+	resp, err := g.client.Do(ctx, http.MethodGet, path, nil)
 	if remote.IsStatus(err, http.StatusNotFound) {
 		return remedy.Observed{}, nil
 	}
@@ -83,7 +79,7 @@ func normTime(s string) string {
 
 // Expected: the dashboard is at the version the audit read, the rule was
 // not updated since (a change since is someone's decision).
-func (s *grafanaSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+func (g *Grafana) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
 	switch {
 	case a.Kind == model.KindDashboard && a.Attr(AttrVersion) != "":
 		return map[string]string{"version": a.Attr(AttrVersion)}
@@ -95,7 +91,7 @@ func (s *grafanaSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]
 
 // Act deletes the dashboard (DELETE /api/dashboards/uid/{uid}) or the rule
 // (DELETE /api/v1/provisioning/alert-rules/{UID}); one already gone is done.
-func (s *grafanaSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+func (g *Grafana) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
 	path, err := grafanaPath(a)
 	if err != nil {
 		return err
@@ -106,7 +102,7 @@ func (s *grafanaSystem) Act(ctx context.Context, a *model.Artifact, act remedy.A
 	default:
 		return fmt.Errorf("grafana: no %s for a %s", act.Name, a.Kind)
 	}
-	resp, err := s.api.Do(ctx, http.MethodDelete, path, nil)
+	resp, err := g.client.Do(ctx, http.MethodDelete, path, nil)
 	if remote.IsStatus(err, http.StatusNotFound) {
 		return nil
 	}

@@ -91,7 +91,7 @@ func TestApplyGrafana(t *testing.T) {
 			if err := src.Init(collectors.Env{}); err != nil {
 				t.Fatal(err)
 			}
-			sys0, err := newGrafana(src)
+			sys0, err := newActor(src)
 			if err != nil {
 				t.Fatal(err)
 			}

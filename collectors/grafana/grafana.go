@@ -15,7 +15,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -60,9 +59,6 @@ type Grafana struct {
 	// (dir.go).
 	ExportDir string `mapstructure:"export_dir"`
 
-	// HTTP is the client; Init builds one when nil, so tests can hand in
-	// their own.
-	HTTP *http.Client `mapstructure:"-"`
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
@@ -116,20 +112,14 @@ func (g *Grafana) Init(env collectors.Env) error {
 	if g.URL == "" {
 		return errors.New("url: missing; set the Grafana address, e.g. http://grafana:3000 (or export_dir)")
 	}
-	c, err := apiclient.New(g.Config, g.HTTP, g.Retry)
+	c, err := apiclient.New(g.Config, nil, g.Retry)
 	if err != nil {
 		return err
 	}
 	g.client = c
-	g.HTTP = c.HTTP()
 	g.src = &apiSource{c: c, maxPages: g.MaxPages}
 	return nil
 }
-
-// API is the client Init built (address, token, TLS, timeout), for the fix
-// system that deletes dashboards and rules; nil before Init or with
-// export_dir.
-func (g *Grafana) API() *apiclient.Client { return g.client }
 
 // base is the web address links are made from.
 func (g *Grafana) base() string {

@@ -1,15 +1,13 @@
 package grafana
 
 import (
-	"strings"
-
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
 func init() {
 	remedy.RegisterSystem("grafana", remedy.System{Remove: grafanaRemoval, Infer: inferGrafana,
-		Acts: remedy.ActsOn(newGrafana)})
+		Acts: remedy.ActsOn(newActor)})
 }
 
 // The variables the printed command reads: the token (the command names
@@ -36,16 +34,10 @@ func grafanaRemoval(r *remedy.Remedy, a *model.Artifact) {
 	default:
 		return
 	}
-	path := apiPath(a.Kind, uid)
-	target := "\"$" + grafanaURLVar + "\"" + remedy.Quote(path)
-	needs := []string{grafanaTokenVar, grafanaURLVar}
-	if base := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); base != "" {
-		target = remedy.Quote(base + path)
-		needs = needs[:1]
-	}
+	target, needs := remedy.APITarget(a, apiPath(a.Kind, uid), grafanaURLVar, "")
 	shell := "curl -fsS -X DELETE -H \"Authorization: Bearer $" + grafanaTokenVar + "\" " + target
 	r.Actions = append(r.Actions, remedy.Action{Name: name, Step: model.StepNormalized, Resolves: true,
-		Summary: what + a.Name, Shell: shell, Needs: needs})
+		Summary: what + a.Name, Shell: shell, Needs: append([]string{grafanaTokenVar}, needs...)})
 }
 
 // inferGrafana: the URI names the kind and the uid.

@@ -8,10 +8,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("kafka", remedy.System{Remove: kafkaRemoval, Infer: inferKafka,
-		Acts: remedy.ActsOn(func(k *Kafka) (remedy.Actor, error) {
-			return newKafka(k)
-		})})
+	remedy.RegisterSystem("kafka", remedy.System{Remove: kafkaRemoval, Infer: inferKafka, Acts: remedy.ActsOn(newKafka)})
 }
 
 // kafkaBootstrapVar is what the command reads when the artifact does not

@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
@@ -45,7 +44,7 @@ func (c *Kubernetes) Units(ctx context.Context) ([]string, error) {
 // a timeout, a malformed answer, on any page or kind) fails as a whole, so
 // nothing it held is concluded gone.
 func (c *Kubernetes) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
-	ns := c.namespace(unit)
+	ns := kubeclient.NamespaceOf(unit, c.Namespaces)
 	cronJobs, jobs, err := c.listNamespace(ctx, ns)
 	var featureFlags []unstructured.Unstructured
 	if err == nil && c.flags {
@@ -79,55 +78,31 @@ func (c *Kubernetes) CollectUnit(ctx context.Context, unit string, sink collecto
 	return nil
 }
 
-// namespace is the configured namespace a unit was declared for; the
-// whole source is all namespaces.
-func (c *Kubernetes) namespace(unit string) string {
-	for _, ns := range c.Namespaces {
-		if model.JoinScope(ns) == unit {
-			return ns
-		}
-	}
-	return metav1.NamespaceAll
-}
-
 // addReads says what each namespace listed: its labelled CronJobs and
 // Jobs, and its FeatureFlag resources with feature_flags. A namespace
 // that holds none says so; a cluster-wide listing counts each object at
 // its own namespace, and says at the whole source when it found nothing.
 func addReads(sink collectors.Sink, ns string, flags bool, cronJobs []batchv1.CronJob, jobs []batchv1.Job, featureFlags []unstructured.Unstructured) {
-	type key struct{ scope, what string }
-	counts := map[key]int{}
+	var reads collectors.Reads
 	kinds := []string{"cronjobs", "jobs"}
 	if flags {
 		kinds = append(kinds, "featureflags")
 	}
 	if ns != metav1.NamespaceAll || len(cronJobs)+len(jobs)+len(featureFlags) == 0 {
 		for _, what := range kinds {
-			counts[key{model.JoinScope(ns), what}] = 0
+			reads.Add(model.JoinScope(ns), what, 0, 0)
 		}
 	}
 	for _, cj := range cronJobs {
-		counts[key{model.JoinScope(cj.Namespace), "cronjobs"}]++
+		reads.Add(model.JoinScope(cj.Namespace), "cronjobs", 1, 0)
 	}
 	for _, j := range jobs {
-		counts[key{model.JoinScope(j.Namespace), "jobs"}]++
+		reads.Add(model.JoinScope(j.Namespace), "jobs", 1, 0)
 	}
 	for i := range featureFlags {
-		counts[key{model.JoinScope(featureFlags[i].GetNamespace()), "featureflags"}]++
+		reads.Add(model.JoinScope(featureFlags[i].GetNamespace()), "featureflags", 1, 0)
 	}
-	keys := make([]key, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].scope != keys[j].scope {
-			return keys[i].scope < keys[j].scope
-		}
-		return keys[i].what < keys[j].what
-	})
-	for _, k := range keys {
-		sink.AddRead(k.scope, k.what, counts[k], 0)
-	}
+	reads.AddTo(sink)
 }
 
 func (c *Kubernetes) fail(err error) error {

@@ -16,7 +16,6 @@ import (
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	k8s "k8s.io/client-go/kubernetes"
 )
@@ -148,15 +147,9 @@ func (c *Kubernetes) Init(env collectors.Env) error {
 	}
 	c.Client = cs
 	if c.FeatureFlags {
-		dyn, err := dynamic.NewForConfig(cfg)
-		if err != nil {
-			return fmt.Errorf("kubeconfig: build a dynamic client: %w", err)
+		if c.Dynamic, c.Discovery, err = kubeclient.Dynamic(cfg); err != nil {
+			return fmt.Errorf("kubeconfig: %w", err)
 		}
-		disc, err := discovery.NewDiscoveryClientForConfig(cfg)
-		if err != nil {
-			return fmt.Errorf("kubeconfig: build a discovery client: %w", err)
-		}
-		c.Dynamic, c.Discovery = dyn, kubeclient.APIsDiscovery(disc)
 	}
 	return nil
 }

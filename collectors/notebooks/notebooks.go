@@ -14,7 +14,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"time"
 
@@ -79,9 +78,6 @@ type Notebooks struct {
 	MaxNotebooks     int   `mapstructure:"max_notebooks"`
 	MaxNotebookBytes int64 `mapstructure:"max_notebook_bytes"`
 
-	// HTTP is the client; Init builds one when nil, so tests can hand in
-	// their own.
-	HTTP *http.Client `mapstructure:"-"`
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
@@ -134,7 +130,7 @@ func (n *Notebooks) Init(env collectors.Env) error {
 			return fmt.Errorf("root: %q must not climb out of the server's root", n.Root)
 		}
 		c, err := apiclient.New(apiclient.Config{URL: n.JupyterURL, TokenEnv: n.TokenEnv, AuthScheme: n.AuthScheme,
-			TLS: n.TLS, Timeout: n.Timeout}, n.HTTP, n.Retry)
+			TLS: n.TLS, Timeout: n.Timeout}, nil, n.Retry)
 		if err != nil {
 			return err
 		}

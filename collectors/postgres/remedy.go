@@ -10,9 +10,7 @@ import (
 
 func init() {
 	remedy.RegisterSystem("postgres", remedy.System{Remove: postgresRemoval, Bound: postgresBound, Infer: inferPostgres,
-		Acts: remedy.ActsOn(func(p *Postgres) (remedy.Actor, error) {
-			return newPostgres(p)
-		})})
+		Acts: remedy.ActsOn(newPostgres)})
 }
 
 // pgPrivileges are the privilege keywords REVOKE takes.

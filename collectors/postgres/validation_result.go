@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -113,13 +112,9 @@ func (r *validationResult) fill(v *model.Validation, rng model.Interval) error {
 	if r.has[colCount] {
 		v.Rows = r.count
 	}
-	loc := time.UTC
-	if rng.TimeZone != "" {
-		l, err := time.LoadLocation(rng.TimeZone)
-		if err != nil {
-			return fmt.Errorf("range time zone %q: %v", rng.TimeZone, err)
-		}
-		loc = l
+	loc, err := rng.Location()
+	if err != nil {
+		return fmt.Errorf("range time zone %q: %v", rng.TimeZone, err)
 	}
 	days := map[string]int64{}
 	var first, last time.Time
@@ -150,14 +145,7 @@ func (r *validationResult) fill(v *model.Validation, rng model.Interval) error {
 	if !r.has[colDay] || rng.Start.IsZero() || rng.End.IsZero() {
 		return nil
 	}
-	start := rng.Start.In(loc)
-	for d := time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, loc); d.Before(rng.End); d = d.AddDate(0, 0, 1) {
-		key := d.Format(time.DateOnly)
-		if n, ok := days[key]; !ok || n == 0 {
-			v.MissingPartitions = append(v.MissingPartitions, key)
-		}
-	}
-	sort.Strings(v.MissingPartitions)
+	v.MissingPartitions = rng.MissingDays(loc, func(day string) bool { return days[day] != 0 })
 	return nil
 }
 

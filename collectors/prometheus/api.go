@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -112,7 +113,7 @@ func (p *Prometheus) apiGroups(list []apiGroup, addErr func(scope string, err er
 
 func (ar apiRule) rule() (rule, error) {
 	if ar.Type != typeAlerting && ar.Type != typeRecording {
-		return rule{}, fmt.Errorf("type %q is neither alerting nor recording", clip(ar.Type, 40))
+		return rule{}, fmt.Errorf("type %q is neither alerting nor recording", redact.Clip(ar.Type, 40))
 	}
 	if ar.Name == "" || ar.Query == "" {
 		return rule{}, errors.New("a rule without a name or a query")

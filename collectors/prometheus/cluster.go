@@ -9,13 +9,13 @@ import (
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/kubeclient"
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -89,15 +89,10 @@ func (c *Cluster) init(p *Prometheus) error {
 	if u, err := url.Parse(cfg.Host); err == nil {
 		c.host = u.Host
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("kubernetes.kubeconfig: build a client: %w", err)
+	if c.Dynamic, c.Discovery, err = kubeclient.Dynamic(cfg); err != nil {
+		return fmt.Errorf("kubernetes.kubeconfig: %w", err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("kubernetes.kubeconfig: build a discovery client: %w", err)
-	}
-	c.Dynamic, c.Discovery, c.strict = dyn, kubeclient.APIsDiscovery(disc), true
+	c.strict = true
 	return nil
 }
 
@@ -137,7 +132,7 @@ func (p *Prometheus) collectNamespace(ctx context.Context, unit string, sink col
 		sink.AddRead(unit, readObjects, 0, 0)
 		return nil
 	}
-	ns := c.namespace(unit)
+	ns := kubeclient.NamespaceOf(unit, c.Namespaces)
 	where := fmt.Sprintf("prometheus source %s: %s", p.sourceName(), c.clusterName())
 	objects, err := p.listPrometheusRules(ctx, ns)
 	if err != nil {
@@ -150,7 +145,7 @@ func (p *Prometheus) collectNamespace(ctx context.Context, unit string, sink col
 		}
 		// client-go's decoding errors quote the answer: a 50 MB one
 		// must not become a 50 MB message.
-		msg := clip(err.Error(), maxErrorCharacters)
+		msg := redact.Clip(err.Error(), maxErrorCharacters)
 		if ns == metav1.NamespaceAll {
 			return fmt.Errorf("%s: list prometheusrules in all namespaces: %s%s", where, msg, hint)
 		}
@@ -174,17 +169,6 @@ func (p *Prometheus) collectNamespace(ctx context.Context, unit string, sink col
 		}
 	}
 	return nil
-}
-
-// namespace is the configured namespace a unit was declared for; the
-// whole source is all namespaces.
-func (c *Cluster) namespace(unit string) string {
-	for _, ns := range c.Namespaces {
-		if model.JoinScope(ns) == unit {
-			return ns
-		}
-	}
-	return metav1.NamespaceAll
 }
 
 // listPrometheusRules pages the listing of one namespace (all when ns is
@@ -236,12 +220,12 @@ func (p *Prometheus) listPrometheusRules(ctx context.Context, ns string) ([]unst
 func inNamespace(ns string, o *unstructured.Unstructured) error {
 	switch {
 	case ns == metav1.NamespaceAll && o.GetNamespace() == "":
-		return fmt.Errorf("the answer holds %q without a namespace", clip(o.GetName(), 200))
+		return fmt.Errorf("the answer holds %q without a namespace", redact.Clip(o.GetName(), 200))
 	case ns == metav1.NamespaceAll:
 	case o.GetNamespace() == "":
 		o.SetNamespace(ns)
 	case o.GetNamespace() != ns:
-		return fmt.Errorf("the answer for namespace %s holds %q of namespace %s", ns, clip(o.GetName(), 200), clip(o.GetNamespace(), 200))
+		return fmt.Errorf("the answer for namespace %s holds %q of namespace %s", ns, redact.Clip(o.GetName(), 200), redact.Clip(o.GetNamespace(), 200))
 	}
 	return nil
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/model"
 	commonmodel "github.com/prometheus/common/model"
 )
@@ -35,18 +35,10 @@ const (
 func (p *Prometheus) tie(g group, r rule, uri string, w watched) (id, how string, others []string) {
 	var ids []string
 	add := func(v, by string) {
-		if v == "" {
-			return
-		}
-		for _, have := range ids {
-			if model.SameID(have, v) {
-				return
-			}
-		}
-		if len(ids) == 0 {
+		if len(ids) == 0 && v != "" {
 			how = by
 		}
-		ids = append(ids, v)
+		ids = model.AddID(ids, v)
 	}
 	if v, ok := p.env.Selector.FromLabels(r.labels); ok {
 		add(v, "label")
@@ -109,10 +101,10 @@ func (p *Prometheus) artifact(g group, r rule, uri string, w watched, id, how st
 	}
 	a.Owner = firstOf(r.labels["owner"], r.annotations["owner"])
 	a.SetAttr(AttrRuleType, r.kind)
-	a.SetAttr(model.AttrExpr, clip(r.expr, maxExprCharacters))
+	a.SetAttr(model.AttrExpr, redact.Clip(r.expr, maxExprCharacters))
 	a.SetAttr(model.AttrWatchesOnly, fmt.Sprint(w.only))
 	if w.err != nil {
-		a.SetAttr(AttrExprError, clip(w.err.Error(), 300))
+		a.SetAttr(AttrExprError, redact.Clip(w.err.Error(), 300))
 	}
 	if isTrue(r.labels["temporary"]) || isTrue(r.annotations["temporary"]) {
 		a.SetAttr(model.AttrTemporary, "true")
@@ -129,7 +121,7 @@ func (p *Prometheus) artifact(g group, r rule, uri string, w watched, id, how st
 	}
 	set := func(k, v string) {
 		if v != "" {
-			a.SetAttr(k, clip(v, 300))
+			a.SetAttr(k, redact.Clip(v, 300))
 		}
 	}
 	set(model.AttrAlertState, r.state)
@@ -157,13 +149,3 @@ func firstOf(vs ...string) string {
 }
 
 func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
-
-// clip shortens text taken from a server or file, on one line.
-func clip(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}

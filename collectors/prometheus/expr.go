@@ -28,14 +28,6 @@ func (p *Prometheus) watch(expr string) watched {
 		return watched{err: err}
 	}
 	var w watched
-	add := func(id string) {
-		for _, have := range w.ids {
-			if model.SameID(have, id) {
-				return
-			}
-		}
-		w.ids = append(w.ids, id)
-	}
 	selectors, restricted := 0, 0
 	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
 		vs, ok := n.(*parser.VectorSelector)
@@ -46,7 +38,7 @@ func (p *Prometheus) watch(expr string) watched {
 		narrow := false
 		for _, m := range vs.LabelMatchers {
 			for _, id := range p.selectedIDs(m) {
-				add(id)
+				w.ids = model.AddID(w.ids, id)
 				narrow = true
 			}
 		}

@@ -12,7 +12,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,9 +60,6 @@ type Prometheus struct {
 	// MaxPages bounds the paged rule listing.
 	MaxPages int `mapstructure:"max_pages"`
 
-	// HTTP is the client; Init builds one when nil, so tests can hand in
-	// their own.
-	HTTP *http.Client `mapstructure:"-"`
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
@@ -136,7 +132,7 @@ func (p *Prometheus) Init(env collectors.Env) error {
 		}
 	}
 	if p.URL != "" {
-		c, err := apiclient.New(p.Config, p.HTTP, p.Retry)
+		c, err := apiclient.New(p.Config, nil, p.Retry)
 		if err != nil {
 			return err
 		}

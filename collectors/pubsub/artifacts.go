@@ -27,18 +27,36 @@ const deletedTopic = "_deleted-topic_"
 
 type tie struct{ id, how string }
 
-func (c *Collector) topic(project string, t *pubsubpb.Topic) (model.Artifact, bool) {
-	short := lastSegment(t.GetName())
-	uri := objectURI(project, partTopics, short)
-	id, how, ok := c.sel.Match(uri, short, t.GetLabels())
+// object is the artifact of a topic, subscription or snapshot (its kind
+// and the part of its URI that says which), tied by its own labels,
+// declared URI or name, or else, when topics is not nil, by its topic's
+// tie.
+func (c *Collector) object(o interface {
+	GetName() string
+	GetLabels() map[string]string
+}, kind model.Kind, project, part, topic string, topics map[string]tie) (model.Artifact, bool) {
+	short := lastSegment(o.GetName())
+	uri := objectURI(project, part, short)
+	id, how, ok := c.sel.Match(uri, short, o.GetLabels())
+	if !ok && topics != nil {
+		id, how, ok = topicTie(c, topic, topics)
+	}
 	if !ok {
 		return model.Artifact{}, false
 	}
 	a := model.Artifact{
-		Kind: model.KindQueue, Scope: topicsScope(project), URI: uri, Name: short,
-		BackfillID: id, Correlation: how, Labels: copyLabels(t.GetLabels()), State: model.StateActive,
+		Kind: kind, Scope: listingScope(project, part), URI: uri, Name: short,
+		BackfillID: id, Correlation: how, Labels: copyLabels(o.GetLabels()), State: model.StateActive,
 	}
-	a.KeepFromLabels(t.GetLabels())
+	a.KeepFromLabels(o.GetLabels())
+	return a, true
+}
+
+func (c *Collector) topic(project string, t *pubsubpb.Topic) (model.Artifact, bool) {
+	a, ok := c.object(t, model.KindQueue, project, partTopics, "", nil)
+	if !ok {
+		return a, false
+	}
 	if d := t.GetMessageRetentionDuration(); d != nil {
 		a.SetAttr(AttrMessageRetention, d.AsDuration().String())
 	}
@@ -49,20 +67,10 @@ func (c *Collector) topic(project string, t *pubsubpb.Topic) (model.Artifact, bo
 // or name, or else by its topic's tie: a subscription on a backfill's
 // topic is backfill machinery too.
 func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topics map[string]tie) (model.Artifact, bool) {
-	short := lastSegment(s.GetName())
-	uri := objectURI(project, partSubscriptions, short)
-	id, how, ok := c.sel.Match(uri, short, s.GetLabels())
+	a, ok := c.object(s, model.KindSubscription, project, partSubscriptions, s.GetTopic(), topics)
 	if !ok {
-		id, how, ok = topicTie(c, s.GetTopic(), topics)
+		return a, false
 	}
-	if !ok {
-		return model.Artifact{}, false
-	}
-	a := model.Artifact{
-		Kind: model.KindSubscription, Scope: subscriptionsScope(project), URI: uri, Name: short,
-		BackfillID: id, Correlation: how, Labels: copyLabels(s.GetLabels()), State: model.StateActive,
-	}
-	a.KeepFromLabels(s.GetLabels())
 	a.SetAttr(model.AttrDetached, strconv.FormatBool(s.GetDetached()))
 	a.SetAttr(AttrTopic, s.GetTopic())
 	if s.GetTopic() == deletedTopic {
@@ -99,20 +107,10 @@ func (c *Collector) subscription(project string, s *pubsubpb.Subscription, topic
 // subscription it was made from, so a snapshot of a replay subscription on
 // a production topic is tied only by its own name or labels.
 func (c *Collector) snapshot(project string, s *pubsubpb.Snapshot, topics map[string]tie) (model.Artifact, bool) {
-	short := lastSegment(s.GetName())
-	uri := objectURI(project, partSnapshots, short)
-	id, how, ok := c.sel.Match(uri, short, s.GetLabels())
+	a, ok := c.object(s, model.KindCheckpoint, project, partSnapshots, s.GetTopic(), topics)
 	if !ok {
-		id, how, ok = topicTie(c, s.GetTopic(), topics)
+		return a, false
 	}
-	if !ok {
-		return model.Artifact{}, false
-	}
-	a := model.Artifact{
-		Kind: model.KindCheckpoint, Scope: snapshotsScope(project), URI: uri, Name: short,
-		BackfillID: id, Correlation: how, Labels: copyLabels(s.GetLabels()), State: model.StateActive,
-	}
-	a.KeepFromLabels(s.GetLabels())
 	a.SetAttr(model.AttrCheckpointType, "snapshot")
 	a.SetAttr(AttrTopic, s.GetTopic())
 	if s.GetExpireTime() != nil {

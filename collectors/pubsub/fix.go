@@ -28,7 +28,9 @@ type pubsubSystem struct {
 	err    error
 }
 
-func newPubSub(c *Collector, extra ...option.ClientOption) *pubsubSystem {
+// newPubSub acts with the source's endpoint and the client options it was
+// given (a test's); it builds its own client when first used.
+func newPubSub(c *Collector) (*pubsubSystem, error) {
 	var opts []option.ClientOption
 	if c.Endpoint != "" {
 		opts = append(opts, option.WithEndpoint(c.Endpoint))
@@ -37,7 +39,7 @@ func newPubSub(c *Collector, extra ...option.ClientOption) *pubsubSystem {
 	if len(c.Projects) > 0 {
 		project = c.Projects[0]
 	}
-	return &pubsubSystem{project: project, opts: append(opts, extra...)}
+	return &pubsubSystem{project: project, opts: append(opts, c.clientOptions...)}, nil
 }
 
 // admin builds the client on first use: a plan that never acts on Pub/Sub

@@ -34,7 +34,7 @@ func TestApplyPubSubSnapshot(t *testing.T) {
 	sel := correlate.MustSelector()
 	ps := newPubSubCollector(t, sel)
 	ctx := context.Background()
-	admin := newPubSub(ps)
+	admin, _ := newPubSub(ps) // never fails: the client is built on first use
 	t.Cleanup(func() { admin.Close() })
 	client, err := admin.admin(ctx)
 	if err != nil {
@@ -110,7 +110,7 @@ func TestApplyPubSubSnapshotChangedSinceAudit(t *testing.T) {
 	sel := correlate.MustSelector()
 	ps := newPubSubCollector(t, sel)
 	ctx := context.Background()
-	admin := newPubSub(ps)
+	admin, _ := newPubSub(ps) // never fails: the client is built on first use
 	t.Cleanup(func() { admin.Close() })
 	client, err := admin.admin(ctx)
 	if err != nil {
@@ -165,7 +165,7 @@ func TestApplyPubSub(t *testing.T) {
 	sel := correlate.MustSelector()
 	ps := newPubSubCollector(t, sel)
 	ctx := context.Background()
-	admin := newPubSub(ps)
+	admin, _ := newPubSub(ps) // never fails: the client is built on first use
 	t.Cleanup(func() { admin.Close() })
 	client, err := admin.admin(ctx)
 	if err != nil {

@@ -132,10 +132,9 @@ func (c *Collector) CollectUnit(ctx context.Context, project string, sink collec
 	return c.collectProject(ctx, project, sink)
 }
 
-// Scope paths of a project's three listings.
-func topicsScope(project string) string        { return model.JoinScope(project, "topics") }
-func subscriptionsScope(project string) string { return model.JoinScope(project, "subscriptions") }
-func snapshotsScope(project string) string     { return model.JoinScope(project, "snapshots") }
+// listingScope is the scope path of one of a project's three listings
+// (partTopics, partSubscriptions, partSnapshots).
+func listingScope(project, part string) string { return model.JoinScope(project, part) }
 
 // collectProject returns the error that fails the whole project (the
 // topics); a failed subscription or snapshot listing is recorded here.
@@ -156,40 +155,40 @@ func (c *Collector) collectProject(ctx context.Context, project string, sink col
 		topicTies[t.GetName()] = tie{id: a.BackfillID, how: a.Correlation}
 		sink.AddArtifact(a)
 	}
-	sink.AddRead(topicsScope(project), "topics", len(topics), 0)
+	sink.AddRead(listingScope(project, partTopics), partTopics, len(topics), 0)
 	subs, err := c.listSubscriptions(ctx, project)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		sink.AddError(subscriptionsScope(project), fmt.Errorf("pubsub: list subscriptions of project %s: %w", project, err))
-	} else {
-		sink.AddRead(subscriptionsScope(project), "subscriptions", named(subs), 0)
-	}
-	for i, s := range subs {
-		if lastSegment(s.GetName()) == "" {
-			sink.AddError(subscriptionsScope(project), fmt.Errorf("pubsub: list subscriptions of project %s: entry %d has no name", project, i))
-			continue
-		}
-		if a, matched := c.subscription(project, s, topicTies); matched {
-			sink.AddArtifact(a)
-		}
+	if err := addListed(ctx, sink, project, partSubscriptions, subs, err, func(s *pubsubpb.Subscription) (model.Artifact, bool) {
+		return c.subscription(project, s, topicTies)
+	}); err != nil {
+		return err
 	}
 	snaps, err := c.listSnapshots(ctx, project)
+	return addListed(ctx, sink, project, partSnapshots, snaps, err, func(s *pubsubpb.Snapshot) (model.Artifact, bool) {
+		return c.snapshot(project, s, topicTies)
+	})
+}
+
+// addListed reports a listing tied through the topics (subscriptions,
+// snapshots): its failure at its own scope, where the others stand, else
+// what it read and each entry tied to a backfill. It returns only ctx's
+// error.
+func addListed[T interface{ GetName() string }](ctx context.Context, sink collectors.Sink, project, part string, items []T, err error,
+	tied func(T) (model.Artifact, bool)) error {
+	scope := listingScope(project, part)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		sink.AddError(snapshotsScope(project), fmt.Errorf("pubsub: list snapshots of project %s: %w", project, err))
+		sink.AddError(scope, fmt.Errorf("pubsub: list %s of project %s: %w", part, project, err))
 		return nil
 	}
-	sink.AddRead(snapshotsScope(project), "snapshots", named(snaps), 0)
-	for i, s := range snaps {
-		if lastSegment(s.GetName()) == "" {
-			sink.AddError(snapshotsScope(project), fmt.Errorf("pubsub: list snapshots of project %s: entry %d has no name", project, i))
+	sink.AddRead(scope, part, named(items), 0)
+	for i, it := range items {
+		if lastSegment(it.GetName()) == "" {
+			sink.AddError(scope, fmt.Errorf("pubsub: list %s of project %s: entry %d has no name", part, project, i))
 			continue
 		}
-		if a, matched := c.snapshot(project, s, topicTies); matched {
+		if a, matched := tied(it); matched {
 			sink.AddArtifact(a)
 		}
 	}

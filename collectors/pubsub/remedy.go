@@ -6,10 +6,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("pubsub", remedy.System{Remove: pubsubRemoval, Infer: inferPubSub,
-		Acts: remedy.ActsOn(func(c *Collector) (remedy.Actor, error) {
-			return newPubSub(c), nil
-		})})
+	remedy.RegisterSystem("pubsub", remedy.System{Remove: pubsubRemoval, Infer: inferPubSub, Acts: remedy.ActsOn(newPubSub)})
 }
 
 func pubsubRemoval(r *remedy.Remedy, a *model.Artifact) {

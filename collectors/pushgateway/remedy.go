@@ -1,8 +1,6 @@
 package pushgateway
 
 import (
-	"strings"
-
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -23,10 +21,7 @@ func groupRemoval(r *remedy.Remedy, a *model.Artifact) {
 		return
 	}
 	path := "/metrics" + key
-	target, needs := `"${PUSHGATEWAY_URL:?set PUSHGATEWAY_URL to the Pushgateway address}"`+remedy.Quote(path), []string{"PUSHGATEWAY_URL"}
-	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
-		target, needs = remedy.Quote(u+path), nil
-	}
+	target, needs := remedy.APITarget(a, path, "PUSHGATEWAY_URL", "the Pushgateway address")
 	r.Actions = append(r.Actions, remedy.Action{Name: DeleteMetricGroup, Step: model.StepRetired, Resolves: true,
 		Summary: "delete metric group " + key[1:] + " from the Pushgateway", Shell: "curl -fsS -X DELETE " + target, Needs: needs})
 }

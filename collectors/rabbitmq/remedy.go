@@ -8,10 +8,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("rabbitmq", remedy.System{Remove: rabbitmqRemoval,
-		Acts: remedy.ActsOn(func(r *RabbitMQ) (remedy.Actor, error) {
-			return newRabbitMQ(r)
-		})})
+	remedy.RegisterSystem("rabbitmq", remedy.System{Remove: rabbitmqRemoval, Acts: remedy.ActsOn(newRabbitMQ)})
 }
 
 // rabbitFlags points rabbitmqadmin at the management API the artifact was

@@ -218,10 +218,8 @@ func (r *Records) nearer(f string, c configured, all []configured) bool {
 // readPlans emits a plan file's plans; every error is at the file's unit,
 // spelt as the plans' Location.Path.
 func (r *Records) readPlans(sink collectors.Sink, f string) {
-	unit := r.display(f)
-	b, err := safefile.ReadLimit(f, maxFileBytes)
-	if err != nil {
-		sink.AddError(unit, &PlanError{Path: unit, Err: unitErr(f, err)})
+	unit, b, ok := r.read(sink, f)
+	if !ok {
 		return
 	}
 	plans, errs := ParsePlans(unit, b)
@@ -236,10 +234,8 @@ func (r *Records) readPlans(sink collectors.Sink, f string) {
 }
 
 func (r *Records) readRecord(sink collectors.Sink, f string) {
-	unit := r.display(f)
-	b, err := safefile.ReadLimit(f, maxFileBytes)
-	if err != nil {
-		sink.AddError(unit, &PlanError{Path: unit, Err: unitErr(f, err)})
+	unit, b, ok := r.read(sink, f)
+	if !ok {
 		return
 	}
 	rec, err := ParseRecord(unit, b)
@@ -250,6 +246,18 @@ func (r *Records) readRecord(sink collectors.Sink, f string) {
 	rec.CodeOwners = r.owners.of(f)
 	sink.AddRead(unit, "decision records", 1, 0)
 	sink.AddRecord(rec)
+}
+
+// read reads a plan or record file; one that cannot be read is an error
+// at its unit, spelt as reports show it.
+func (r *Records) read(sink collectors.Sink, f string) (unit string, b []byte, ok bool) {
+	unit = r.display(f)
+	b, err := safefile.ReadLimit(f, maxFileBytes)
+	if err != nil {
+		sink.AddError(unit, &PlanError{Path: unit, Err: unitErr(f, err)})
+		return unit, nil, false
+	}
+	return unit, b, true
 }
 
 // unitErr drops the absolute path safefile and os put in front of their

@@ -52,7 +52,7 @@ func (u *Unleash) tie(projectID string, f flag) (tiedFlag, bool) {
 	if len(values) > 0 {
 		labels = map[string]string{u.TagType: values[0]}
 		for _, v := range values[1:] {
-			if !model.SameID(v, values[0]) && !containsID(t.others, v) {
+			if !model.SameID(v, values[0]) && !model.HasID(t.others, v) {
 				t.others = append(t.others, v)
 			}
 		}
@@ -66,15 +66,6 @@ func (u *Unleash) tie(projectID string, f flag) (tiedFlag, bool) {
 		return t, true
 	}
 	return t, false
-}
-
-func containsID(ids []string, id string) bool {
-	for _, have := range ids {
-		if model.SameID(have, id) {
-			return true
-		}
-	}
-	return false
 }
 
 // maxDescriptionChars caps the description kept: free text shown in reports.

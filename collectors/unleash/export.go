@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/safefile"
 )
 
 // dirAPI reads Admin API answers saved as files, so an estate can be
@@ -126,25 +124,9 @@ func (d *dirAPI) flag(_ context.Context, projectID, name string) (*flag, error) 
 // name: an export saved from the open-source edition, whose listing names
 // only default, keeps the other projects' answers there.
 func (d *dirAPI) hidden(_ context.Context, listed []string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(d.dir, "projects"))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("projects: %w", err)
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && safeName(e.Name()) && !slices.Contains(listed, e.Name()) {
-			out = append(out, e.Name())
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return safefile.ListSaved(d.dir, "projects", func(e fs.DirEntry) bool {
+		return e.IsDir() && safeName(e.Name()) && !slices.Contains(listed, e.Name())
+	})
 }
 
 // exists: a project of an export is there when its features.json is;

@@ -8,23 +8,19 @@ import (
 	"strings"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
-	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// unleashSystem archives flags through Unleash's Admin API with the
-// source's own client: its address, token, TLS and timeout.
-type unleashSystem struct{ api *apiclient.Client }
-
-// newUnleash uses the client the source built in Init (a configured
-// source is initialised when its entry is decoded); a source read from an
-// export has nothing to act through.
-func newUnleash(u *Unleash) (remedy.Actor, error) {
+// newActor: the source archives flags through Unleash's Admin API with
+// the client it reads them with (a configured source is initialised when
+// its entry is decoded): its address, token, TLS and timeout. A source
+// read from an export has nothing to act through.
+func newActor(u *Unleash) (remedy.Actor, error) {
 	if u.ExportDir != "" {
 		return nil, nil
 	}
-	return &unleashSystem{api: u.API()}, nil
+	return u, nil
 }
 
 // unleashFlag is the project and name of a flag artifact.
@@ -39,12 +35,12 @@ func unleashFlag(a *model.Artifact) (project, name string, err error) {
 // Read: an archived flag is gone (the detail of an archived flag answers
 // 404 in Unleash 7; older servers say archived: true). Its state is the
 // environments it is on in.
-func (s *unleashSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
+func (u *Unleash) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
 	project, name, err := unleashFlag(a)
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	resp, err := s.api.Do(ctx, http.MethodGet, flagPath(project, name), nil)
+	resp, err := u.client.Do(ctx, http.MethodGet, flagPath(project, name), nil)
 	if remote.IsStatus(err, http.StatusNotFound) {
 		return remedy.Observed{}, nil
 	}
@@ -78,13 +74,13 @@ func (s *unleashSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Ac
 
 // Expected: the flag is on where the audit saw it on (one turned on or off
 // since is someone's decision).
-func (s *unleashSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+func (u *Unleash) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
 	return map[string]string{model.AttrEnabledIn: a.Attr(model.AttrEnabledIn)}
 }
 
 // Act archives the flag (DELETE /api/admin/projects/{p}/features/{name});
 // it can be revived from the archive.
-func (s *unleashSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+func (u *Unleash) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
 	project, name, err := unleashFlag(a)
 	if err != nil {
 		return err
@@ -92,7 +88,7 @@ func (s *unleashSystem) Act(ctx context.Context, a *model.Artifact, act remedy.A
 	if act.Name != remedy.ArchiveFlag {
 		return fmt.Errorf("unleash: no %s", act.Name)
 	}
-	resp, err := s.api.Do(ctx, http.MethodDelete, flagPath(project, name), nil)
+	resp, err := u.client.Do(ctx, http.MethodDelete, flagPath(project, name), nil)
 	if remote.IsStatus(err, http.StatusNotFound) {
 		return nil
 	}

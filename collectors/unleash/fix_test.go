@@ -80,7 +80,7 @@ func TestApplyUnleash(t *testing.T) {
 			if err := src.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 				t.Fatal(err)
 			}
-			sys, err := newUnleash(src)
+			sys, err := newActor(src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestApplyUnleash(t *testing.T) {
 func TestUnleashSystemBuild(t *testing.T) {
 	src := New()
 	src.ExportDir = "testdata"
-	if s, err := newUnleash(src); s != nil || err != nil {
+	if s, err := newActor(src); s != nil || err != nil {
 		t.Errorf("export: %v %v, want no system", s, err)
 	}
 	src = New()
@@ -114,11 +114,11 @@ func TestUnleashSystemBuild(t *testing.T) {
 	if err := src.Init(collectors.Env{Selector: correlate.MustSelector()}); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := newUnleash(src); s == nil || err != nil || src.API() == nil {
+	if s, err := newActor(src); s == nil || err != nil || src.client == nil {
 		t.Errorf("server: %v %v", s, err)
 	}
 	flag := &model.Artifact{Kind: model.KindSilence, URI: "unleash://u/projects/p/features/x"}
-	if _, err := (&unleashSystem{}).Read(context.Background(), flag, remedy.Action{}); err == nil {
+	if _, err := (&Unleash{}).Read(context.Background(), flag, remedy.Action{}); err == nil {
 		t.Error("a silence read as a flag")
 	}
 }
@@ -182,7 +182,7 @@ func TestUnleashRealServer(t *testing.T) {
 	if a == nil || a.State != model.StateEnabled || a.Attr(model.AttrEnabledIn) != "development" {
 		t.Fatalf("before: %+v", a)
 	}
-	sys, err := newUnleash(src)
+	sys, err := newActor(src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,29 +1,21 @@
 package unleash
 
 import (
-	"strings"
-
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
 func init() {
 	remedy.RegisterSystem("unleash", remedy.System{Remove: flagRemoval, Infer: inferUnleash,
-		Acts: remedy.ActsOn(newUnleash)})
+		Acts: remedy.ActsOn(newActor)})
 }
 
 // archiveFlagCommand is the curl call that archives a flag through the
 // Admin API the flag was read from (or $UNLEASH_URL when unknown). The
 // token stays in the environment: the command names the variable only.
 func archiveFlagCommand(a *model.Artifact, project string) (shell string, needs []string) {
-	path := flagPath(project, a.Name)
-	target := `"${UNLEASH_URL:?set UNLEASH_URL to the Unleash address}"` + remedy.Quote(path)
-	needs = []string{unleashTokenVar, unleashURLVar}
-	if u := strings.TrimRight(a.Attr(model.AttrAPIURL), "/"); u != "" {
-		target = remedy.Quote(u + path)
-		needs = needs[:1]
-	}
-	return "curl -fsS -X DELETE " + unleashAuth + " " + target, needs
+	target, needs := remedy.APITarget(a, flagPath(project, a.Name), unleashURLVar, "the Unleash address")
+	return "curl -fsS -X DELETE " + unleashAuth + " " + target, append([]string{unleashTokenVar}, needs...)
 }
 
 // The variables the command reads: the admin token, and the address

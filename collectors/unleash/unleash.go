@@ -10,7 +10,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -68,9 +67,6 @@ type Unleash struct {
 	// ExportDir reads saved API answers instead of calling the server.
 	ExportDir string `mapstructure:"export_dir"`
 
-	// HTTP is the client; Init builds one when nil, so tests can hand in
-	// their own.
-	HTTP *http.Client `mapstructure:"-"`
 	// Retry governs retries of 429/5xx answers; tests make Sleep a no-op.
 	Retry remote.RetryPolicy `mapstructure:"-"`
 
@@ -155,20 +151,13 @@ func (u *Unleash) Init(env collectors.Env) error {
 	if u.URL == "" {
 		return errors.New("url: missing; set the Unleash address, e.g. https://unleash.example.com, or export_dir")
 	}
-	c, err := apiclient.New(u.Config, u.HTTP, u.Retry)
+	c, err := apiclient.New(u.Config, nil, u.Retry)
 	if err != nil {
 		return err
 	}
 	u.client = c
-	// The fix action archives flags with the same client (TLS, timeout).
-	u.HTTP = c.HTTP()
 	return nil
 }
-
-// API is the client Init built (the source's address, token, TLS and
-// timeout), for the fix action that archives flags; nil before Init and
-// for an export.
-func (u *Unleash) API() *apiclient.Client { return u.client }
 
 // where names the source in errors: its address or its export directory.
 func (u *Unleash) where() string {

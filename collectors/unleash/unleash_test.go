@@ -439,7 +439,7 @@ func TestSampleConfigDecodes(t *testing.T) {
 	t.Setenv("BFAUDIT_UNLEASH_TOKEN", "*:*.sample")
 	inst := collectortest.DecodeSample(t, "sample.yaml")
 	u := inst.Collector.(*Unleash)
-	if inst.Type != "unleash" || u.Timeout != 30*time.Second || u.TagType != "backfill" || u.URL == "" || u.AuthScheme != "raw" || u.API() == nil {
+	if inst.Type != "unleash" || u.Timeout != 30*time.Second || u.TagType != "backfill" || u.URL == "" || u.AuthScheme != "raw" || u.client == nil {
 		t.Errorf("decoded %+v", u)
 	}
 }

@@ -3,10 +3,13 @@ package kubeclient
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 )
 
 // Discovery is the part of client-go's discovery client the collectors
@@ -25,6 +28,21 @@ type Discovery interface {
 func APIsDiscovery(d *discovery.DiscoveryClient) Discovery { return apisDiscovery{d} }
 
 type apisDiscovery struct{ *discovery.DiscoveryClient }
+
+// Dynamic builds from cfg (see Config and Bound) what reads an optional
+// resource: the dynamic client that lists it and the discovery client
+// (APIsDiscovery) that says whether the cluster serves it.
+func Dynamic(cfg *rest.Config) (dynamic.Interface, Discovery, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("build a dynamic client: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("build a discovery client: %w", err)
+	}
+	return dyn, APIsDiscovery(disc), nil
+}
 
 func (d apisDiscovery) ServerGroupsWithContext(ctx context.Context) (*metav1.APIGroupList, error) {
 	var groups metav1.APIGroupList

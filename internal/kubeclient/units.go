@@ -1,6 +1,10 @@
 package kubeclient
 
-import "slices"
+import (
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // NamespaceUnits are the units of a source that reads namespaces: each
 // configured namespace (its name is its scope: a namespace name holds no
@@ -10,4 +14,14 @@ func NamespaceUnits(namespaces []string) []string {
 		return []string{""}
 	}
 	return slices.Clone(namespaces)
+}
+
+// NamespaceOf is the namespace a unit of NamespaceUnits reads: the
+// configured namespace it is, or all namespaces ("") for the whole
+// cluster.
+func NamespaceOf(unit string, namespaces []string) string {
+	if slices.Contains(namespaces, unit) {
+		return unit
+	}
+	return metav1.NamespaceAll
 }

@@ -34,6 +34,11 @@ func Line(s string, max int) string {
 	return Truncate(s, max)
 }
 
+// Clip puts text from a server or a file on one line of at most max
+// characters, as Line does, but masks nothing: for text kept as written
+// (a rule's expression, a silence's comment) and for messages about it.
+func Clip(s string, max int) string { return Truncate(OneLine(s), max) }
+
 // OneLine collapses control characters, invalid UTF-8 and runs of space
 // into one space.
 func OneLine(s string) string {

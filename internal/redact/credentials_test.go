@@ -40,3 +40,14 @@ func TestLineIsOneCappedLine(t *testing.T) {
 		t.Errorf("Line = %q", got)
 	}
 }
+
+// Clip keeps a PromQL matcher or a comment as written (Line would mask
+// key="..."), on one line and cut.
+func TestClipKeepsTextAsWrittenOnOneCappedLine(t *testing.T) {
+	if got := Clip("sum(x{key=\"v\"})\n\tby (job)", 100); got != `sum(x{key="v"}) by (job)` {
+		t.Errorf("Clip kept = %q", got)
+	}
+	if got := Clip("abcdef", 4); got != "abc…" {
+		t.Errorf("Clip cut = %q", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 )
 
@@ -29,4 +30,25 @@ func ReadSaved(dir, name string, limit int64) (b []byte, found bool, err error) 
 		return nil, true, fmt.Errorf("%s: empty file", name)
 	}
 	return b, true, nil
+}
+
+// ListSaved lists by name, sorted, the entries of the folder name
+// (slash-separated) under dir that keep takes, for the collectors that
+// audit an export: none when the folder does not exist. Errors name the
+// folder as the export names it, without dir.
+func ListSaved(dir, name string, keep func(fs.DirEntry) bool) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(name)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, PlainError("", err))
+	}
+	var out []string
+	for _, e := range entries { // os.ReadDir sorts them by name
+		if keep(e) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
 }
