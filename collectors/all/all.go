@@ -23,5 +23,6 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/pushgateway"
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
+	_ "github.com/bfaudit/bfaudit/collectors/s3"
 	_ "github.com/bfaudit/bfaudit/collectors/unleash"
 )
