@@ -56,6 +56,9 @@ func (c *Collector) readBucket(ctx context.Context, account, name string) (*buck
 		return b.client.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: &name})
 	})
 	switch {
+	case err == nil && tags.TagSet == nil:
+		// S3 answers NoSuchTagSet rather than an empty set.
+		return fail(notS3("GetBucketTagging", "no TagSet"))
 	case err == nil:
 		b.tags = make(map[string]string, len(tags.TagSet))
 		for _, tag := range tags.TagSet {
@@ -68,6 +71,9 @@ func (c *Collector) readBucket(ctx context.Context, account, name string) (*buck
 		return b.client.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: &name})
 	})
 	switch {
+	case err == nil && lc.Rules == nil:
+		// S3 answers NoSuchLifecycleConfiguration rather than no rule.
+		return fail(notS3("GetBucketLifecycleConfiguration", "no Rule"))
 	case err == nil:
 		b.rules = lc.Rules
 	case awsconf.Code(err) != noLifecycle:
@@ -78,6 +84,12 @@ func (c *Collector) readBucket(ctx context.Context, account, name string) (*buck
 		return fail(err)
 	}
 	return b, nil
+}
+
+// notS3 is the error of an answer S3 never gives (a proxy's page, another
+// server's answer): an answer that held nothing must not read as "none".
+func notS3(op, why string) error {
+	return fmt.Errorf("S3 %s: not S3's answer (%s)", op, why)
 }
 
 // regionOf is the region a bucket's location constraint names: none is

@@ -2,7 +2,6 @@ package s3
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -28,12 +27,16 @@ func listObjects(ctx context.Context, client *s3.Client, bucket, prefix string, 
 	pages := remote.Pager{What: "S3 ListObjectsV2", Max: max/pageSize + 2, MaxKey: "max_objects"}
 	var all []types.Object
 	err := awsconf.Pages(ctx, timeout, pager.HasMorePages, next, func(page *s3.ListObjectsV2Output) error {
+		if aws.ToString(page.Name) != bucket {
+			// S3 names the bucket listed in every page.
+			return notS3("ListObjectsV2", "no bucket named")
+		}
 		token := ""
 		if aws.ToBool(page.IsTruncated) {
 			// The paginator would stop here: a listing that says there is
 			// more and gives no way to it is not a complete one.
 			if token = aws.ToString(page.NextContinuationToken); token == "" {
-				return errors.New("S3 ListObjectsV2: a truncated page without a continuation token")
+				return notS3("ListObjectsV2", "a truncated page without a continuation token")
 			}
 		}
 		keys := make([]string, len(page.Contents))

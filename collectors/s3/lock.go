@@ -22,7 +22,9 @@ func readLock(ctx context.Context, client *s3.Client, bucket string, timeout tim
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case out.ObjectLockConfiguration == nil || out.ObjectLockConfiguration.ObjectLockEnabled != types.ObjectLockEnabledEnabled:
+	case out.ObjectLockConfiguration == nil:
+		return nil, notS3("GetObjectLockConfiguration", "no ObjectLockConfiguration")
+	case out.ObjectLockConfiguration.ObjectLockEnabled != types.ObjectLockEnabledEnabled:
 		return nil, nil
 	}
 	return out.ObjectLockConfiguration, nil

@@ -80,7 +80,7 @@ type Collector struct {
 var (
 	// A bucket name: S3's characters (the legacy names of us-east-1 allow
 	// capitals and '_'), never a '/' or an s3:// address.
-	bucketPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$`)
+	bucketPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{2,254}$`)
 	accountPattern = regexp.MustCompile(`^\d{12}$`)
 )
 
