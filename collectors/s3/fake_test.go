@@ -73,14 +73,14 @@ type fakeS3 struct {
 	s3        http.Handler
 	http      *httptest.Server
 	tags      map[string]map[string]string
-	lifecycle map[string]string // bucket -> the <Rule> elements of its configuration
-	lock      map[string]string // bucket -> the body of its ObjectLockConfiguration
-	location  map[string]string // bucket -> its LocationConstraint ("" for us-east-1)
+	lifecycle map[string]string       // bucket -> the <Rule> elements of its configuration
+	lock      map[string]string       // bucket -> the body of its ObjectLockConfiguration
+	location  map[string]string       // bucket -> its LocationConstraint ("" for us-east-1)
 	breaks    map[string]http.Handler // "bucket/" (every call) or "bucket/prefix" (its listing) -> what answers instead
-	refused   map[string]bool   // role ARNs AssumeRole refuses
-	deny      string            // keys ending with it are refused by DeleteObjects
-	assumed   []string          // role ARNs assumed, in order
-	requests  []string          // "METHOD path?query region" of every S3 request, region as signed
+	refused   map[string]bool         // role ARNs AssumeRole refuses
+	deny      string                  // keys ending with it are refused by DeleteObjects
+	assumed   []string                // role ARNs assumed, in order
+	requests  []string                // "METHOD path?query region" of every S3 request, region as signed
 }
 
 func newFake(t *testing.T) *fakeS3 {

@@ -218,17 +218,17 @@ func TestBadConfig(t *testing.T) {
 	}
 	two := []awsconf.Account{{ID: "111111111111"}, {ID: "222222222222"}}
 	for want, edit := range map[string]func(c *Collector){
-		"buckets: missing":          func(c *Collector) { c.Buckets = nil },
-		"buckets[0].name":           func(c *Collector) { c.Buckets[0].Name = "s3://b" },
-		"buckets[0].prefixes":       func(c *Collector) { c.Buckets[0].Prefixes = nil },
-		"buckets[0].prefixes[1]":    func(c *Collector) { c.Buckets[0].Prefixes = []string{"tmp/", "tmp/x/"} },
-		"buckets[0].account: miss":  func(c *Collector) { c.Accounts = two },
-		"buckets[0].account: \"12":  func(c *Collector) { c.Buckets[0].Account = "12" },
-		"buckets[0].account: 3333":  func(c *Collector) { c.Accounts = two; c.Buckets[0].Account = "333333333333" },
-		"max_objects":               func(c *Collector) { c.MaxObjects = 0 },
-		"regions: missing":          func(c *Collector) { c.Regions = nil },
-		"organization.role":         func(c *Collector) { c.Organization = &awsconf.Organization{}; c.Buckets[0].Account = "111111111111" },
-		"endpoint":                  func(c *Collector) { c.Endpoint = "localhost" },
+		"buckets: missing":         func(c *Collector) { c.Buckets = nil },
+		"buckets[0].name":          func(c *Collector) { c.Buckets[0].Name = "s3://b" },
+		"buckets[0].prefixes":      func(c *Collector) { c.Buckets[0].Prefixes = nil },
+		"buckets[0].prefixes[1]":   func(c *Collector) { c.Buckets[0].Prefixes = []string{"tmp/", "tmp/x/"} },
+		"buckets[0].account: miss": func(c *Collector) { c.Accounts = two },
+		"buckets[0].account: \"12": func(c *Collector) { c.Buckets[0].Account = "12" },
+		"buckets[0].account: 3333": func(c *Collector) { c.Accounts = two; c.Buckets[0].Account = "333333333333" },
+		"max_objects":              func(c *Collector) { c.MaxObjects = 0 },
+		"regions: missing":         func(c *Collector) { c.Regions = nil },
+		"organization.role":        func(c *Collector) { c.Organization = &awsconf.Organization{}; c.Buckets[0].Account = "111111111111" },
+		"endpoint":                 func(c *Collector) { c.Endpoint = "localhost" },
 	} {
 		c := ok()
 		edit(c)
