@@ -9,6 +9,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
@@ -31,7 +32,7 @@ func Call[T any](ctx context.Context, timeout time.Duration, call func(ctx conte
 	case ctx.Err() != nil:
 		return v, ctx.Err()
 	case cctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return v, fmt.Errorf("no answer within %s (the per-call timeout)", timeout)
+		return v, fmt.Errorf("no answer within %s (the per-call deadline)", timeout)
 	}
 	return v, Summarize(err)
 }
@@ -82,26 +83,84 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() error { return e.err }
 
 // Summarize turns an SDK error into an *APIError when it is an answer
-// from AWS; other errors (a network failure, an answer over its cap,
-// credentials that could not be resolved) are returned as they are.
+// from AWS, and into a *RequestError naming the operation and the request
+// when the request got no answer to read (a network failure, an answer
+// over its cap); other errors (credentials that could not be resolved)
+// are returned as they are.
 func Summarize(err error) error {
 	var ae smithy.APIError
-	if err == nil || remote.IsTooLarge(err) || !errors.As(err, &ae) {
-		return err
+	if err == nil {
+		return nil
 	}
-	out := &APIError{Code: ae.ErrorCode(), Message: ae.ErrorMessage(), err: err}
-	// The innermost operation is the one AWS refused: a role that could
-	// not be assumed fails IAM's ListRoles inside STS's AssumeRole.
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if oe, ok := e.(*smithy.OperationError); ok {
-			out.Operation = oe.Service() + " " + oe.Operation()
-		}
+	if remote.IsTooLarge(err) || !errors.As(err, &ae) {
+		return unanswered(err)
 	}
+	out := &APIError{Operation: operation(err), Code: ae.ErrorCode(), Message: ae.ErrorMessage(), err: err}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
 		out.Status = re.HTTPStatusCode()
 	}
 	return out
+}
+
+// operation is the innermost operation of err: the one AWS refused or
+// that failed (a role that could not be assumed fails IAM's ListRoles
+// inside STS's AssumeRole).
+func operation(err error) string {
+	op := ""
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if oe, ok := e.(*smithy.OperationError); ok {
+			op = oe.Service() + " " + oe.Operation()
+		}
+	}
+	return op
+}
+
+// RequestError is a request that got no answer to read: the operation,
+// the method and address (no credentials), and why. Unwrap gives the
+// cause, so the SDK's retryer and remote.IsTooLarge still see it.
+type RequestError struct {
+	Operation string
+	Request   string // "GET https://host/path"
+	Err       error
+}
+
+func (e *RequestError) Error() string {
+	s := e.Request + ": " + e.Err.Error()
+	if e.Operation != "" {
+		s = e.Operation + ": " + s
+	}
+	return s
+}
+
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// unanswered summarises an error of a request without an answer from AWS
+// to its operation, the request and the cause, dropping the SDK's
+// wrapping (status 200 of an answer not read, empty request ids).
+func unanswered(err error) error {
+	var rq *RequestError
+	if errors.As(err, &rq) { // the transport failed: loggedClient named the request
+		return &RequestError{Operation: operation(err), Request: rq.Request, Err: rq.Err}
+	}
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) && re.Response != nil && re.Response.Request != nil {
+		r := re.Response.Request
+		return &RequestError{Operation: operation(err), Request: r.Method + " " + redact.URLOf(r.URL), Err: cause(re.Err)}
+	}
+	return err
+}
+
+// cause is the innermost error of a chain: what went wrong, without the
+// layers that carried it.
+func cause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // Code is AWS's error code of err ("NoSuchEntity", "AccessDenied"), or

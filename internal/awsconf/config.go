@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/bfaudit/bfaudit/internal/httplog"
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
@@ -67,14 +68,18 @@ func Load(ctx context.Context, s Settings, extra ...func(*config.LoadOptions) er
 }
 
 // loggedClient logs each call under --verbose (httplog) and caps its
-// answer (remote.CapAnswers).
+// answer (remote.CapAnswers); a request that got no answer is a
+// *RequestError naming it, as net/http's client names a failed request.
 type loggedClient struct{ next http.RoundTripper }
 
 func (c loggedClient) Do(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := c.next.RoundTrip(req)
 	httplog.Log(req.Context(), req, resp, err, time.Since(start))
-	return resp, err
+	if err != nil {
+		return nil, &RequestError{Request: req.Method + " " + redact.URLOf(req.URL), Err: err}
+	}
+	return resp, nil
 }
 
 // doer is an aws.HTTPClient as a RoundTripper.
