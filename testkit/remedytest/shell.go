@@ -47,7 +47,7 @@ var HostileNames = []string{
 // shPrograms are the commands remedies run, replaced in tests by a shell
 // function that records its arguments (NUL-terminated, a call per record)
 // instead of touching a system.
-var shPrograms = []string{"bq", "gcloud", "kubectl", "airflow", "rabbitmqadmin", "amtool", "psql", "curl"}
+var shPrograms = []string{"bq", "gcloud", "kubectl", "airflow", "rabbitmqadmin", "amtool", "psql", "curl", "aws"}
 
 // Call is one recorded invocation: the program, its arguments, and the
 // stdin it was given.
