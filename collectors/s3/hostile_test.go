@@ -1,0 +1,43 @@
+package s3
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/internal/awsconf"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/hostile"
+)
+
+// hostileOn is a collector of the estate's buckets at url, signing with
+// the hostile suite's canary as its secret key and session token (the
+// token travels in a header a header-echoing server sends back).
+func hostileOn(t *testing.T, url string) collectors.Collector {
+	c := newOn(t, url, awsconf.Settings{Accounts: []awsconf.Account{{ID: "111111111111"}}, Timeout: 2 * time.Second}, estateBuckets...)
+	c.loadOptions = staticCredentials(hostile.Canary, hostile.Canary+"-token")
+	if err := c.Init(c.env); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestHostileServers puts each hostile server in the place of S3, then
+// behind one bucket (the other still answers): each ends in an error at
+// the right unit, within the deadline, with no credential in any text.
+func TestHostileServers(t *testing.T) {
+	t.Run("whole server", func(t *testing.T) { collectortest.HostileWholeServer(t, hostileOn) })
+	unit := "111111111111/streaming"
+	serve := func(t *testing.T, h http.Handler) string {
+		f := estate(t)
+		f.Break("streaming", "", h)
+		return f.http.URL
+	}
+	check := func(t *testing.T, sink *collectors.TestSink) {
+		if sink.Artifact("s3://s3/111111111111/eu-west-1/scratch/tmp/bf_1234/") == nil {
+			t.Errorf("the healthy bucket was not collected: %+v", sink.Errors)
+		}
+	}
+	t.Run("one bucket", func(t *testing.T) { collectortest.HostileUnit(t, unit, hostileOn, serve, check) })
+}
