@@ -153,4 +153,18 @@ func TestCallNamesARequestWithoutAnAnswer(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "STS GetCallerIdentity: POST "+down.URL+"/: ") || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("error = %v, want the operation, the request and the refused connection", err)
 	}
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		w.Write([]byte("<html><body>GET /?a=1&b=2</body></html>"))
+	}))
+	defer page.Close()
+	client = sts.NewFromConfig(testConfig(t, page.URL+"/?X-Amz-Signature=canary-secret"))
+	_, err = Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+		return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "STS GetCallerIdentity: POST "+page.URL+"/: ") || !strings.HasSuffix(err.Error(), "(HTTP 502)") ||
+		strings.Contains(err.Error(), "canary") || strings.Contains(err.Error(), "<html") {
+		t.Fatalf("error = %v, want the operation, the request without its query, and the status", err)
+	}
 }

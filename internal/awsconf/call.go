@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -117,11 +118,13 @@ func operation(err error) string {
 }
 
 // RequestError is a request that got no answer to read: the operation,
-// the method and address (no credentials), and why. Unwrap gives the
-// cause, so the SDK's retryer and remote.IsTooLarge still see it.
+// the method and address, the HTTP status of an answer that could not be
+// read (0: none came), and why. Unwrap gives the cause, so the SDK's
+// retryer and remote.IsTooLarge still see it.
 type RequestError struct {
 	Operation string
-	Request   string // "GET https://host/path"
+	Request   string // "GET https://host/path": no query, no credentials
+	Status    int
 	Err       error
 }
 
@@ -130,7 +133,19 @@ func (e *RequestError) Error() string {
 	if e.Operation != "" {
 		s = e.Operation + ": " + s
 	}
+	if e.Status != 0 && (e.Status < 200 || e.Status > 299) {
+		s += fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
 	return s
+}
+
+// requestOf names a request by its method and address: the query is left
+// out (the operation says what was asked, and a query may hold a
+// presigned signature).
+func requestOf(r *http.Request) string {
+	u := *r.URL
+	u.RawQuery, u.ForceQuery = "", false
+	return r.Method + " " + redact.URLOf(&u)
 }
 
 func (e *RequestError) Unwrap() error { return e.Err }
@@ -145,8 +160,7 @@ func unanswered(err error) error {
 	}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) && re.Response != nil && re.Response.Request != nil {
-		r := re.Response.Request
-		return &RequestError{Operation: operation(err), Request: r.Method + " " + redact.URLOf(r.URL), Err: cause(re.Err)}
+		return &RequestError{Operation: operation(err), Request: requestOf(re.Response.Request), Status: re.HTTPStatusCode(), Err: cause(re.Err)}
 	}
 	return err
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/bfaudit/bfaudit/internal/httplog"
-	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
@@ -77,7 +76,7 @@ func (c loggedClient) Do(req *http.Request) (*http.Response, error) {
 	resp, err := c.next.RoundTrip(req)
 	httplog.Log(req.Context(), req, resp, err, time.Since(start))
 	if err != nil {
-		return nil, &RequestError{Request: req.Method + " " + redact.URLOf(req.URL), Err: err}
+		return nil, &RequestError{Request: requestOf(req), Err: err}
 	}
 	return resp, nil
 }
