@@ -39,10 +39,10 @@ func (f *fakeS3) fixCollector(t *testing.T) *Collector {
 	return c
 }
 
-// audit audits the collector beside BF-1234's plan and archived record
+// auditFix audits the collector beside BF-1234's plan and archived record
 // (which holds the checkpoint's range): BF005 on the temporary output,
 // BF021 on the checkpoint folder.
-func audit(t *testing.T, c *Collector) fix.Inputs {
+func auditFix(t *testing.T, c *Collector) fix.Inputs {
 	t.Helper()
 	return fixtest.Audit(t, c.env.Selector, fixtest.PlanSource(t, "BF-1234", true),
 		collectors.Instance{Name: "st", Type: "s3", Collector: c})
@@ -54,7 +54,7 @@ func audit(t *testing.T, c *Collector) fix.Inputs {
 // nothing open.
 func TestApplyDeletesTheFolders(t *testing.T) {
 	f, c := fixFixture(t)
-	in := audit(t, c)
+	in := auditFix(t, c)
 	open := fixtest.Open(in, "BF-1234")
 	for _, want := range []string{"BF005 s3://st/111111111111/eu-west-1/scratch/tmp/bf_1234/",
 		"BF021 s3://st/111111111111/eu-west-1/scratch/checkpoints/bf_1234_replay/"} {
@@ -82,7 +82,7 @@ func TestApplyDeletesTheFolders(t *testing.T) {
 	if len(f.assumed) == 0 || f.assumed[0] != "arn:aws:iam::111111111111:role/bfaudit-read" {
 		t.Errorf("roles assumed by the fix: %q", f.assumed)
 	}
-	if open := fixtest.Open(audit(t, c), "BF-1234"); open["BF005 s3://st/111111111111/eu-west-1/scratch/tmp/bf_1234/"] ||
+	if open := fixtest.Open(auditFix(t, c), "BF-1234"); open["BF005 s3://st/111111111111/eu-west-1/scratch/tmp/bf_1234/"] ||
 		open["BF021 s3://st/111111111111/eu-west-1/scratch/checkpoints/bf_1234_replay/"] {
 		t.Errorf("open after the fix: %v", open)
 	}
@@ -91,7 +91,7 @@ func TestApplyDeletesTheFolders(t *testing.T) {
 // A folder written to since the audit (one more object) is left alone.
 func TestApplyLeavesAFolderWrittenSinceTheAudit(t *testing.T) {
 	f, c := fixFixture(t)
-	in := audit(t, c)
+	in := auditFix(t, c)
 	f.put(t, "scratch", "tmp/bf_1234/part-2", 3, jan12)
 	res := fixtest.Apply(t, in, "BF-1234", map[string]remedy.Actor{"st": actor{c}}, fixtest.OpenStore(t), remedy.DeleteObjects)
 	for _, r := range res {
@@ -111,7 +111,7 @@ func TestApplyStopsAtTheFirstRefusal(t *testing.T) {
 	for i := range 2497 {
 		f.put(t, "scratch", fmt.Sprintf("tmp/bf_1234/data/%04d", i), 1, jan10)
 	}
-	in := audit(t, c)
+	in := auditFix(t, c)
 	f.deny = "data/1700" // in the second batch of 1000 (keys sort: _SUCCESS, data/..., part-0, part-1)
 	res := fixtest.Apply(t, in, "BF-1234", map[string]remedy.Actor{"st": actor{c}}, fixtest.OpenStore(t), remedy.DeleteObjects)
 	var r *fix.Result
@@ -158,7 +158,7 @@ func TestApplyRespectsObjectLock(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, c := fixFixture(t)
 			f.lock["scratch"] = tt.lock
-			in := audit(t, c)
+			in := auditFix(t, c)
 			c.env.Now = func() time.Time { return tt.now }
 			res := fixtest.Apply(t, in, "BF-1234", map[string]remedy.Actor{"st": actor{c}}, fixtest.OpenStore(t), remedy.DeleteObjects)
 			for _, r := range res {
