@@ -67,20 +67,18 @@ func (c *clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 // units, and refuses the deletion of chosen keys as S3 refuses a retained
 // object in a DeleteObjects answer.
 type fakeS3 struct {
-	mu        sync.Mutex
-	clock     *clock
-	backend   *s3mem.Backend
-	s3        http.Handler
-	http      *httptest.Server
-	tags      map[string]map[string]string
-	lifecycle map[string]string       // bucket -> the <Rule> elements of its configuration
-	lock      map[string]string       // bucket -> the body of its ObjectLockConfiguration
-	location  map[string]string       // bucket -> its LocationConstraint ("" for us-east-1)
-	breaks    map[string]http.Handler // "bucket/" (every call) or "bucket/prefix" (its listing) -> what answers instead
-	refused   map[string]bool         // role ARNs AssumeRole refuses
-	deny      string                  // keys ending with it are refused by DeleteObjects
-	assumed   []string                // role ARNs assumed, in order
-	requests  []string                // "METHOD path?query region" of every S3 request, region as signed
+	mu       sync.Mutex
+	clock    *clock
+	backend  *s3mem.Backend
+	s3       http.Handler
+	http     *httptest.Server
+	config   map[string]map[string]string // subresource (tagging...) -> bucket -> the body of its XML answer
+	location map[string]string            // bucket -> its LocationConstraint ("" for us-east-1)
+	breaks   map[string]http.Handler      // "bucket/" (every call) or "bucket/prefix" (its listing) -> what answers instead
+	refused  map[string]bool              // role ARNs AssumeRole refuses
+	deny     string                       // keys ending with it are refused by DeleteObjects
+	assumed  []string                     // role ARNs assumed, in order
+	requests []string                     // "METHOD path?query region" of every S3 request, region as signed
 }
 
 func newFake(t *testing.T) *fakeS3 {
@@ -88,8 +86,7 @@ func newFake(t *testing.T) *fakeS3 {
 	clk := &clock{at: jan10}
 	backend := s3mem.New(s3mem.WithTimeSource(clk))
 	f := &fakeS3{clock: clk, backend: backend, s3: gofakes3.New(backend).Server(),
-		tags: map[string]map[string]string{}, lifecycle: map[string]string{}, lock: map[string]string{},
-		location: map[string]string{}, breaks: map[string]http.Handler{}, refused: map[string]bool{}}
+		config: map[string]map[string]string{}, location: map[string]string{}, breaks: map[string]http.Handler{}, refused: map[string]bool{}}
 	f.http = httptest.NewServer(f)
 	t.Cleanup(f.http.Close)
 	return f
@@ -174,16 +171,13 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s3Error(w, http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")
 			return
 		}
+		for sub := range subresources {
+			if q.Has(sub) {
+				f.subresource(w, sub, bucket)
+				return
+			}
+		}
 		switch {
-		case q.Has("tagging"):
-			f.tagging(w, bucket)
-			return
-		case q.Has("lifecycle"):
-			f.lifecycleOf(w, bucket)
-			return
-		case q.Has("object-lock"):
-			f.objectLock(w, bucket)
-			return
 		case q.Has("location"):
 			f.mu.Lock()
 			loc := f.location[bucket]
@@ -199,46 +193,55 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.s3.ServeHTTP(w, r)
 }
 
-// tagging answers GetBucketTagging: the tag set, or NoSuchTagSet.
-func (f *fakeS3) tagging(w http.ResponseWriter, bucket string) {
+// subresources are the bucket configurations gofakes3 lacks, by their
+// query word: the root element of S3's answer, and the error S3 answers
+// for a bucket that has none.
+var subresources = map[string]struct{ root, code, message string }{
+	"tagging":     {"Tagging", "NoSuchTagSet", "The TagSet does not exist"},
+	"lifecycle":   {"LifecycleConfiguration", "NoSuchLifecycleConfiguration", "The lifecycle configuration does not exist"},
+	"object-lock": {"ObjectLockConfiguration", "ObjectLockConfigurationNotFoundError", "Object Lock configuration does not exist for this bucket"},
+}
+
+// set gives bucket a configuration: body is what S3's answer holds
+// inside its root element (the TagSet, the Rule elements, the object lock).
+func (f *fakeS3) set(sub, bucket, body string) {
 	f.mu.Lock()
-	tags, ok := f.tags[bucket]
+	defer f.mu.Unlock()
+	if f.config[sub] == nil {
+		f.config[sub] = map[string]string{}
+	}
+	f.config[sub][bucket] = body
+}
+
+// unset removes a bucket's configuration.
+func (f *fakeS3) unset(sub, bucket string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.config[sub], bucket)
+}
+
+// subresource answers GetBucketTagging, GetBucketLifecycleConfiguration
+// or GetObjectLockConfiguration: the bucket's configuration, or S3's
+// error for a bucket without one.
+func (f *fakeS3) subresource(w http.ResponseWriter, sub, bucket string) {
+	f.mu.Lock()
+	body, ok := f.config[sub][bucket]
 	f.mu.Unlock()
+	r := subresources[sub]
 	if !ok {
-		s3Error(w, http.StatusNotFound, "NoSuchTagSet", "The TagSet does not exist")
+		s3Error(w, http.StatusNotFound, r.code, r.message)
 		return
 	}
+	writeXML(w, "<"+r.root+` xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`+body+"</"+r.root+">")
+}
+
+// tagSet is the TagSet of GetBucketTagging's answer.
+func tagSet(tags map[string]string) string {
 	var b strings.Builder
 	for k, v := range tags {
 		b.WriteString("<Tag><Key>" + esc(k) + "</Key><Value>" + esc(v) + "</Value></Tag>")
 	}
-	writeXML(w, `<Tagging xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><TagSet>`+b.String()+`</TagSet></Tagging>`)
-}
-
-// lifecycleOf answers GetBucketLifecycleConfiguration: the rules, or
-// NoSuchLifecycleConfiguration.
-func (f *fakeS3) lifecycleOf(w http.ResponseWriter, bucket string) {
-	f.mu.Lock()
-	rules, ok := f.lifecycle[bucket]
-	f.mu.Unlock()
-	if !ok {
-		s3Error(w, http.StatusNotFound, "NoSuchLifecycleConfiguration", "The lifecycle configuration does not exist")
-		return
-	}
-	writeXML(w, `<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`+rules+`</LifecycleConfiguration>`)
-}
-
-// objectLock answers GetObjectLockConfiguration, or
-// ObjectLockConfigurationNotFoundError.
-func (f *fakeS3) objectLock(w http.ResponseWriter, bucket string) {
-	f.mu.Lock()
-	lock, ok := f.lock[bucket]
-	f.mu.Unlock()
-	if !ok {
-		s3Error(w, http.StatusNotFound, "ObjectLockConfigurationNotFoundError", "Object Lock configuration does not exist for this bucket")
-		return
-	}
-	writeXML(w, `<ObjectLockConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`+lock+`</ObjectLockConfiguration>`)
+	return "<TagSet>" + b.String() + "</TagSet>"
 }
 
 // deleteDenying answers DeleteObjects as S3 does when some keys may not

@@ -157,7 +157,7 @@ func TestApplyRespectsObjectLock(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, c := fixFixture(t)
-			f.lock["scratch"] = tt.lock
+			f.set("object-lock", "scratch", tt.lock)
 			in := auditFix(t, c)
 			c.env.Now = func() time.Time { return tt.now }
 			res := fixtest.Apply(t, in, "BF-1234", map[string]remedy.Actor{"st": actor{c}}, fixtest.OpenStore(t), remedy.DeleteObjects)

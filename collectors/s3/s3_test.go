@@ -31,14 +31,14 @@ func estate(t *testing.T) *fakeS3 {
 	f.put(t, "scratch", "tmp/daily/part-0", 10, jan10)
 	f.put(t, "scratch", "tmp/bf-5678.csv", 5, jan10)
 	f.put(t, "scratch", "other/bf_1234_elsewhere/x", 1, jan10)
-	f.lifecycle["scratch"] = `<Rule><ID>expire-tmp</ID><Filter><Prefix>tmp/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>7</Days></Expiration></Rule>`
+	f.set("lifecycle", "scratch", `<Rule><ID>expire-tmp</ID><Filter><Prefix>tmp/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>7</Days></Expiration></Rule>`)
 	f.bucket(t, "streaming")
 	f.put(t, "streaming", "checkpoints/bf_1234_replay/chk-17/_metadata", 10, jan10)
 	f.put(t, "streaming", "checkpoints/bf_1234_replay/chk-17/part-0", 20, jan12)
 	f.put(t, "streaming", "checkpoints/job-x/chk-1/_metadata", 7, jan10)
-	f.tags["streaming"] = map[string]string{"backfill_id": "bf-9", "team": "data"}
-	f.lock["streaming"] = `<ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>COMPLIANCE</Mode><Days>30</Days></DefaultRetention></Rule>`
-	f.lifecycle["streaming"] = `<Rule><ID>tagged</ID><Filter><Tag><Key>ttl</Key><Value>short</Value></Tag></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>`
+	f.set("tagging", "streaming", tagSet(map[string]string{"backfill_id": "bf-9", "team": "data"}))
+	f.set("object-lock", "streaming", `<ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention><Mode>COMPLIANCE</Mode><Days>30</Days></DefaultRetention></Rule>`)
+	f.set("lifecycle", "streaming", `<Rule><ID>tagged</ID><Filter><Tag><Key>ttl</Key><Value>short</Value></Tag></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule>`)
 	return f
 }
 
@@ -150,10 +150,10 @@ func TestLifecycleExpiry(t *testing.T) {
 	f.put(t, "bkt", "tmp/bf_2/a", 10, jan10)
 	f.put(t, "bkt", "tmp/bf_3/a", 10, jan10)
 	f.put(t, "bkt", "tmp/bf_4/a", 10, jan12)
-	f.lifecycle["bkt"] = `<Rule><ID>all-tmp-30d</ID><Prefix>tmp/</Prefix><Status>Enabled</Status><Expiration><Days>30</Days></Expiration></Rule>` +
-		`<Rule><ID>bf1-small-2d</ID><Filter><And><Prefix>tmp/bf_1/</Prefix><ObjectSizeLessThan>1000</ObjectSizeLessThan></And></Filter><Status>Enabled</Status><Expiration><Days>2</Days></Expiration></Rule>` +
-		`<Rule><ID>bf2-off</ID><Filter><Prefix>tmp/bf_2/</Prefix></Filter><Status>Disabled</Status><Expiration><Days>1</Days></Expiration></Rule>` +
-		`<Rule><ID>bf4-date</ID><Filter><Prefix>tmp/bf_4/</Prefix></Filter><Status>Enabled</Status><Expiration><Date>2026-01-11T00:00:00.000Z</Date></Expiration></Rule>`
+	f.set("lifecycle", "bkt", `<Rule><ID>all-tmp-30d</ID><Prefix>tmp/</Prefix><Status>Enabled</Status><Expiration><Days>30</Days></Expiration></Rule>`+
+		`<Rule><ID>bf1-small-2d</ID><Filter><And><Prefix>tmp/bf_1/</Prefix><ObjectSizeLessThan>1000</ObjectSizeLessThan></And></Filter><Status>Enabled</Status><Expiration><Days>2</Days></Expiration></Rule>`+
+		`<Rule><ID>bf2-off</ID><Filter><Prefix>tmp/bf_2/</Prefix></Filter><Status>Disabled</Status><Expiration><Days>1</Days></Expiration></Rule>`+
+		`<Rule><ID>bf4-date</ID><Filter><Prefix>tmp/bf_4/</Prefix></Filter><Status>Enabled</Status><Expiration><Date>2026-01-11T00:00:00.000Z</Date></Expiration></Rule>`)
 	sink := collect(t, f.collector(t, Bucket{Name: "bkt", Prefixes: []string{"tmp/"}}))
 	day := func(s string) time.Time { d, _ := time.Parse("2006-01-02", s); return d }
 	for path, want := range map[string]time.Time{
@@ -167,8 +167,8 @@ func TestLifecycleExpiry(t *testing.T) {
 			t.Errorf("%s expires %v, want %s", path, a, want)
 		}
 	}
-	delete(f.lifecycle, "bkt")
-	f.lifecycle["bkt"] = `<Rule><ID>bf1-only</ID><Filter><Prefix>tmp/bf_1/a</Prefix></Filter><Status>Enabled</Status><Expiration><Days>2</Days></Expiration></Rule>`
+	f.unset("lifecycle", "bkt")
+	f.set("lifecycle", "bkt", `<Rule><ID>bf1-only</ID><Filter><Prefix>tmp/bf_1/a</Prefix></Filter><Status>Enabled</Status><Expiration><Days>2</Days></Expiration></Rule>`)
 	sink = collect(t, f.collector(t, Bucket{Name: "bkt", Prefixes: []string{"tmp/"}}))
 	if a := sink.Artifact("s3://s3/111111111111/us-east-1/bkt/tmp/bf_1/"); a == nil || !a.ExpiresAt.IsZero() {
 		t.Errorf("a folder with an object no rule covers expires: %+v", a)
