@@ -150,6 +150,12 @@ func requestOf(r *http.Request) string {
 
 func (e *RequestError) Unwrap() error { return e.Err }
 
+// RetryableError tells the SDK's retryer (which asks it before anything
+// else) that an answer over the cap is not worth asking again: it would
+// be as large. Any other request without an answer is retried, as the
+// SDK retries a request it could not send.
+func (e *RequestError) RetryableError() bool { return !remote.IsTooLarge(e.Err) }
+
 // unanswered summarises an error of a request without an answer from AWS
 // to its operation, the request and the cause, dropping the SDK's
 // wrapping (status 200 of an answer not read, empty request ids).
