@@ -1,14 +1,20 @@
 package s3
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"regexp"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/bfaudit/bfaudit/internal/awsconf"
+	"github.com/bfaudit/bfaudit/internal/redact"
 )
 
 // The error codes S3 answers for a bucket without tags, lifecycle rules
@@ -28,8 +34,7 @@ type bucketInfo struct {
 	lock                  *types.ObjectLockConfiguration // nil: object lock is not enabled
 }
 
-// readBucket reads a bucket's region (asked in the first configured
-// region), then, in its own region, its tags, lifecycle rules and object
+// readBucket reads a bucket's region (see bucketRegion), then, in it, its tags, lifecycle rules and object
 // lock. Any other failure than "the bucket has none" fails the bucket:
 // its tags tie objects and its rules say what expires by itself.
 func (c *Collector) readBucket(ctx context.Context, account, name string) (*bucketInfo, error) {
@@ -44,13 +49,11 @@ func (c *Collector) readBucket(ctx context.Context, account, name string) (*buck
 		}
 		return nil, fmt.Errorf("s3: read bucket %s (account %s%s): %w", name, account, via, err)
 	}
-	loc, err := awsconf.Call(ctx, c.Timeout, func(ctx context.Context) (*s3.GetBucketLocationOutput, error) {
-		return c.client(t, c.Regions[0]).GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: &name})
-	})
+	region, err := c.bucketRegion(ctx, t, name)
 	if err != nil {
 		return fail(err)
 	}
-	b := &bucketInfo{account: account, name: name, region: regionOf(loc.LocationConstraint)}
+	b := &bucketInfo{account: account, name: name, region: region}
 	b.client = c.client(t, b.region)
 	tags, err := awsconf.Call(ctx, c.Timeout, func(ctx context.Context) (*s3.GetBucketTaggingOutput, error) {
 		return b.client.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: &name})
@@ -92,14 +95,34 @@ func notS3(op, why string) error {
 	return fmt.Errorf("S3 %s: not S3's answer (%s)", op, why)
 }
 
-// regionOf is the region a bucket's location constraint names: none is
-// us-east-1, and the oldest European buckets answer EU.
-func regionOf(loc types.BucketLocationConstraint) string {
-	switch loc {
-	case "":
-		return "us-east-1"
-	case types.BucketLocationConstraintEu:
-		return "eu-west-1"
+// bucketRegion asks S3 where a bucket is: HeadBucket, in the first
+// configured region. S3 names the bucket's region in a header of its
+// answer, also when it refuses the request because the bucket is in
+// another region (301, or 400 in the regions opened since 2019); unlike
+// GetBucketLocation, which a bucket's policy governs only in its own
+// region. A server that names none (some S3-compatible ones) serves the
+// bucket in the first configured region.
+func (c *Collector) bucketRegion(ctx context.Context, t awsconf.Target, name string) (string, error) {
+	out, err := awsconf.Call(ctx, c.Timeout, func(ctx context.Context) (*s3.HeadBucketOutput, error) {
+		return c.client(t, c.Regions[0]).HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &name})
+	})
+	region := ""
+	var re *awshttp.ResponseError
+	switch {
+	case err == nil:
+		region = cmp.Or(aws.ToString(out.BucketRegion), c.Regions[0])
+	case errors.As(err, &re) && (re.HTTPStatusCode() == http.StatusMovedPermanently || re.HTTPStatusCode() == http.StatusBadRequest):
+		if region = re.Response.Header.Get("X-Amz-Bucket-Region"); region == "" {
+			return "", err
+		}
+	default:
+		return "", err
 	}
-	return string(loc)
+	if !regionName.MatchString(region) {
+		return "", notS3("HeadBucket", fmt.Sprintf("the bucket's region %q", redact.Line(region, 40)))
+	}
+	return region, nil
 }
+
+// regionName is what a region's name is made of.
+var regionName = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bfaudit/bfaudit/audit"
@@ -27,8 +28,18 @@ func TestNoCredentialInAnyOutput(t *testing.T) {
 	for _, b := range []string{"echo-base", "echo-assumed", "refused"} {
 		f.bucket(t, b)
 	}
-	f.Break("echo-base", "", hostile.EchoHeaders(http.StatusBadGateway))
-	f.Break("echo-assumed", "", hostile.EchoHeaders(http.StatusBadGateway))
+	// The listings echo (an answer to HEAD would carry no body to echo
+	// in), and note which session token they were sent.
+	var mu sync.Mutex
+	echoed := map[string]bool{}
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		echoed[r.Header.Get("X-Amz-Security-Token")] = true
+		mu.Unlock()
+		hostile.EchoHeaders(http.StatusBadGateway).ServeHTTP(w, r)
+	})
+	f.Break("echo-base", "tmp/", echo)
+	f.Break("echo-assumed", "tmp/", echo)
 	f.Refuse("arn:aws:iam::333333333333:role/bfaudit-read")
 	c := newOn(t, f.http.URL, awsconf.Settings{Accounts: []awsconf.Account{
 		{ID: "111111111111"}, {ID: "222222222222", Role: "bfaudit-read"}, {ID: "333333333333", Role: "bfaudit-read"}}},
@@ -56,13 +67,16 @@ func TestNoCredentialInAnyOutput(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"111111111111/echo-base: read bucket echo-base (account 111111111111): S3 GetBucketLocation", "(HTTP 502)",
-		"222222222222/echo-assumed: read bucket echo-assumed (account 222222222222 through role arn:aws:iam::222222222222:role/bfaudit-read)",
+		"111111111111/echo-base/tmp%2F: list s3://echo-base/tmp/: S3 ListObjectsV2: GET " + f.http.URL + "/echo-base: ",
+		"222222222222/echo-assumed/tmp%2F: list s3://echo-assumed/tmp/: S3 ListObjectsV2: GET " + f.http.URL + "/echo-assumed: ", "(HTTP 502)",
 		"333333333333/refused: read bucket refused (account 333333333333 through role arn:aws:iam::333333333333:role/bfaudit-read): STS AssumeRole: AccessDenied",
 	} {
 		if !strings.Contains(coverage, want) {
 			t.Errorf("coverage errors lack %q:\n%s", want, coverage)
 		}
+	}
+	if !echoed[canaryToken] || !echoed[assumedToken] {
+		t.Fatalf("the echoing proxy was sent the session tokens %v: the case proves nothing", echoed)
 	}
 	if !fixtest.Open(fix.InputsOf(a), "BF-1234")["BF005 s3://st/111111111111/eu-west-1/scratch/tmp/bf_1234/"] {
 		t.Fatalf("the healthy bucket drew no finding: %s", coverage)

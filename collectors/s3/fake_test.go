@@ -2,6 +2,7 @@ package s3
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
@@ -55,7 +55,7 @@ func (c *clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
 // fakeS3 is gofakes3 (v1.2.0, its in-memory backend) behind an httptest
 // server, reached by the real SDK client. gofakes3 implements buckets,
-// objects, ListObjectsV2, DeleteObjects and GetBucketLocation; it has no
+// objects, HeadBucket, ListObjectsV2 and DeleteObjects; it has no
 // bucket tagging, lifecycle configuration or object lock (it would answer
 // GET /bucket?tagging with a listing of the bucket), so this handler
 // answers those three operations itself, with the XML of S3's API
@@ -63,7 +63,9 @@ func (c *clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 // GetObjectLockConfiguration) and S3's error codes for a bucket that has
 // none. It also answers STS AssumeRole (the one STS call a source with
 // roles makes, told apart by its SigV4 signing name, as AWS's documented
-// AssumeRoleResponse), names a bucket's region, refuses roles, breaks
+// AssumeRoleResponse), puts a bucket in a region as S3 does (the region
+// named in a header of every answer about the bucket, a request signed
+// for another region refused with 301), refuses roles, breaks
 // units, and refuses the deletion of chosen keys as S3 refuses a retained
 // object in a DeleteObjects answer.
 type fakeS3 struct {
@@ -73,7 +75,7 @@ type fakeS3 struct {
 	s3       http.Handler
 	http     *httptest.Server
 	config   map[string]map[string]string // subresource (tagging...) -> bucket -> the body of its XML answer
-	location map[string]string            // bucket -> its LocationConstraint ("" for us-east-1)
+	regions  map[string]string            // bucket -> its region (us-east-1 when unset)
 	breaks   map[string]http.Handler      // "bucket/" (every call) or "bucket/prefix" (its listing) -> what answers instead
 	refused  map[string]bool              // role ARNs AssumeRole refuses
 	deny     string                       // keys ending with it are refused by DeleteObjects
@@ -86,7 +88,7 @@ func newFake(t *testing.T) *fakeS3 {
 	clk := &clock{at: jan10}
 	backend := s3mem.New(s3mem.WithTimeSource(clk))
 	f := &fakeS3{clock: clk, backend: backend, s3: gofakes3.New(backend).Server(),
-		config: map[string]map[string]string{}, location: map[string]string{}, breaks: map[string]http.Handler{}, refused: map[string]bool{}}
+		config: map[string]map[string]string{}, regions: map[string]string{}, breaks: map[string]http.Handler{}, refused: map[string]bool{}}
 	f.http = httptest.NewServer(f)
 	t.Cleanup(f.http.Close)
 	return f
@@ -166,6 +168,23 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		broken.ServeHTTP(w, r)
 		return
 	}
+	if bucket != "" {
+		f.mu.Lock()
+		region := cmp.Or(f.regions[bucket], "us-east-1")
+		f.mu.Unlock()
+		// S3 names a bucket's region in every answer about it, and
+		// refuses a request signed for another region.
+		w.Header().Set("X-Amz-Bucket-Region", region)
+		if signedRegion(r) != region {
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusMovedPermanently)
+				return
+			}
+			s3Error(w, http.StatusMovedPermanently, "PermanentRedirect",
+				"The bucket you are attempting to access must be addressed using the specified endpoint. Please send all future requests to this endpoint.")
+			return
+		}
+	}
 	if bucket != "" && key == "" && r.Method == http.MethodGet {
 		if ok, _ := f.backend.BucketExists(bucket); !ok {
 			s3Error(w, http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")
@@ -176,14 +195,6 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				f.subresource(w, sub, bucket)
 				return
 			}
-		}
-		switch {
-		case q.Has("location"):
-			f.mu.Lock()
-			loc := f.location[bucket]
-			f.mu.Unlock()
-			writeXML(w, `<LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`+loc+`</LocationConstraint>`)
-			return
 		}
 	}
 	if r.Method == http.MethodPost && q.Has("delete") && f.deny != "" {
@@ -360,5 +371,3 @@ func newOn(t *testing.T, url string, s awsconf.Settings, buckets ...Bucket) *Col
 
 // fixNow is the clock of the collectors the tests build.
 var fixNow = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-
-func typesLocation(s string) types.BucketLocationConstraint { return types.BucketLocationConstraint(s) }

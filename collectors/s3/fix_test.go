@@ -21,7 +21,7 @@ func fixFixture(t *testing.T) (*fakeS3, *Collector) {
 	t.Helper()
 	f := newFake(t)
 	f.bucket(t, "scratch")
-	f.location["scratch"] = "eu-west-1"
+	f.regions["scratch"] = "eu-west-1"
 	for _, k := range []string{"tmp/bf_1234/part-0", "tmp/bf_1234/part-1", "tmp/bf_1234/_SUCCESS", "tmp/daily/part-0", "checkpoints/bf_1234_replay/chk-1/_metadata"} {
 		f.put(t, "scratch", k, 3, jan10)
 	}

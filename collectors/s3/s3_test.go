@@ -24,7 +24,7 @@ import (
 func estate(t *testing.T) *fakeS3 {
 	f := newFake(t)
 	f.bucket(t, "scratch")
-	f.location["scratch"] = "eu-west-1"
+	f.regions["scratch"] = "eu-west-1"
 	f.put(t, "scratch", "tmp/bf_1234/part-0", 100, jan10)
 	f.put(t, "scratch", "tmp/bf_1234/part-1", 200, jan12)
 	f.put(t, "scratch", "tmp/bf_1234/_SUCCESS", 0, jan12)
@@ -119,23 +119,29 @@ func TestCollectsFoldersOfBackfills(t *testing.T) {
 	}
 }
 
-// A bucket's region comes from its location, asked in the first
-// configured region: every call after GetBucketLocation is signed for it.
+// A bucket's region is asked of S3 in the first configured region
+// (HeadBucket: a bucket elsewhere is refused there with 301, its region
+// named in a header); every call after it is signed for that region.
 func TestBucketRegion(t *testing.T) {
 	f := estate(t)
 	collect(t, f.collector(t, estateBuckets...))
 	for _, want := range []string{
-		"GET /scratch?location= eu-west-1", "GET /scratch?tagging= eu-west-1", "GET /scratch?lifecycle= eu-west-1", "GET /scratch?object-lock= eu-west-1",
-		"GET /streaming?location= eu-west-1", "GET /streaming?tagging= us-east-1", "GET /streaming?object-lock= us-east-1",
+		"HEAD /scratch? eu-west-1", "GET /scratch?tagging= eu-west-1", "GET /scratch?lifecycle= eu-west-1", "GET /scratch?object-lock= eu-west-1",
+		"HEAD /streaming? eu-west-1", "GET /streaming?tagging= us-east-1", "GET /streaming?object-lock= us-east-1",
 	} {
 		if !slices.Contains(f.requests, want) {
 			t.Errorf("no request %q in %q", want, f.requests)
 		}
 	}
-	for loc, want := range map[string]string{"": "us-east-1", "EU": "eu-west-1", "ap-south-2": "ap-south-2"} {
-		if got := regionOf(typesLocation(loc)); got != want {
-			t.Errorf("regionOf(%q) = %q, want %q", loc, got, want)
+	for _, rq := range f.requests {
+		if strings.HasPrefix(rq, "GET /streaming") && !strings.HasSuffix(rq, " us-east-1") {
+			t.Errorf("%s: not signed for the bucket's region", rq)
 		}
+	}
+	f.regions["streaming"] = "eu-west-1/../x"
+	sink := collect(t, f.collector(t, estateBuckets...))
+	if len(sink.Errors) != 1 || !strings.Contains(sink.Errors[0].Error, "not S3's answer (the bucket's region") {
+		t.Errorf("a region that is no region's name: %+v", sink.Errors)
 	}
 }
 
