@@ -24,6 +24,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/pushgateway"
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
+	_ "github.com/bfaudit/bfaudit/collectors/s3"
 	_ "github.com/bfaudit/bfaudit/collectors/sqs"
 	_ "github.com/bfaudit/bfaudit/collectors/unleash"
 )

@@ -12,7 +12,7 @@ import (
 const AttrObjects = "objects"
 
 // group ties the objects listed under prefix and folds them into one
-// artifact per checkpoint folder (see folderOf), in listing order. A
+// artifact per checkpoint folder (see correlate's Selector.Folder), in listing order. A
 // folder whose objects carry different backfill ids is tied to the first
 // object's.
 func (c *Collector) group(bucket, prefix string, battrs *storage.BucketAttrs, objs []*storage.ObjectAttrs) []model.Artifact {
@@ -27,7 +27,7 @@ func (c *Collector) group(bucket, prefix string, battrs *storage.BucketAttrs, ob
 		if o == nil || o.Name == "" {
 			continue
 		}
-		folder, _ := folderOf(c.sel, prefix, o.Name)
+		folder, _ := c.sel.Folder(prefix, o.Name)
 		uri := FolderURI(c.source, bucket, folder)
 		i, seen := at[folder]
 		if !seen {

@@ -86,18 +86,8 @@ func (c *Collector) Init(env collectors.Env) error {
 		if strings.TrimSpace(b.Name) == "" || strings.ContainsAny(b.Name, "/ ") {
 			return fmt.Errorf("buckets[%d].name: %q is not a bucket name (expected e.g. my-bucket, without gs://)", i, b.Name)
 		}
-		if len(b.Prefixes) == 0 {
-			return fmt.Errorf("buckets[%d].prefixes: missing; list the prefixes to read, e.g. [checkpoints/, savepoints/]", i)
-		}
-		for j, p := range b.Prefixes {
-			if strings.TrimSpace(p) == "" {
-				return fmt.Errorf("buckets[%d].prefixes[%d]: empty; name a prefix such as checkpoints/", i, j)
-			}
-			for k, q := range b.Prefixes {
-				if k != j && strings.HasPrefix(p, q) {
-					return fmt.Errorf("buckets[%d].prefixes[%d]: %q lies within %q: prefixes of one bucket must not overlap", i, j, p, q)
-				}
-			}
+		if err := collectors.CheckPrefixes(fmt.Sprintf("buckets[%d].prefixes", i), b.Prefixes); err != nil {
+			return err
 		}
 	}
 	if c.MaxObjects <= 0 {

@@ -196,3 +196,34 @@ func TestAssumeRoleEndsAtItsTimeout(t *testing.T) {
 		t.Errorf("assuming the role through a stalled STS took %s", took)
 	}
 }
+
+// A request that got no answer to read (too large, nothing listening) is
+// summarised to its operation, method, address and cause.
+func TestCallNamesARequestWithoutAnAnswer(t *testing.T) {
+	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A declared length over the cap fails at once (the hostile suites
+		// stream theirs, which is read up to the cap).
+		w.Header().Set("Content-Type", "text/xml")
+		w.Header().Set("Content-Length", strconv.Itoa(MaxAnswerBytes+1))
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("<"))
+	}))
+	defer huge.Close()
+	client := sts.NewFromConfig(testConfig(t, huge.URL))
+	_, err := Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+		return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	})
+	want := "STS GetCallerIdentity: POST " + huge.URL + "/: answer larger than 16 MiB: not read further"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error = %v, want %q", err, want)
+	}
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	client = sts.NewFromConfig(testConfig(t, down.URL))
+	_, err = Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+		return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "STS GetCallerIdentity: POST "+down.URL+"/: ") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("error = %v, want the operation, the request and the refused connection", err)
+	}
+}

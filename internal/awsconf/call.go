@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 
+	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
@@ -31,7 +33,7 @@ func Call[T any](ctx context.Context, timeout time.Duration, call func(ctx conte
 	case ctx.Err() != nil:
 		return v, ctx.Err()
 	case cctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return v, fmt.Errorf("no answer within %s (the per-call timeout)", timeout)
+		return v, fmt.Errorf("no answer within %s (the per-call deadline)", timeout)
 	}
 	return v, Summarize(err)
 }
@@ -86,41 +88,110 @@ func (e *APIError) Error() string {
 
 func (e *APIError) Unwrap() error { return e.err }
 
-// notAWS is the message of an HTTP answer the SDK could not read as
-// AWS's (an HTML error page, a proxy's, a truncated body): what it said
-// is left out, as it may echo the request.
-const notAWS = "an answer that is not AWS's (the SDK could not read it)"
-
 // Summarize turns an SDK error into an *APIError when it is an answer
-// from AWS, or an HTTP answer that is not AWS's; other errors (a network
-// failure, an answer over its cap, credentials that could not be
-// resolved) are returned as they are.
+// from AWS, and into a *RequestError naming the operation and the request
+// when the request got no answer to read (a network failure, an answer
+// over its cap); other errors (credentials that could not be resolved)
+// are returned as they are.
 func Summarize(err error) error {
 	var ae smithy.APIError
+	if err == nil {
+		return nil
+	}
+	if remote.IsTooLarge(err) || !errors.As(err, &ae) {
+		return unanswered(err)
+	}
+	out := &APIError{Operation: operation(err), Code: ae.ErrorCode(), Message: ae.ErrorMessage(), err: err}
 	var re *awshttp.ResponseError
-	if err == nil || remote.IsTooLarge(err) {
-		return err
-	}
-	var out *APIError
-	switch {
-	case errors.As(err, &ae):
-		out = &APIError{Code: ae.ErrorCode(), Message: ae.ErrorMessage(), err: err}
-	case errors.As(err, &re):
-		out = &APIError{Message: notAWS, err: err}
-	default:
-		return err
-	}
-	// The innermost operation is the one AWS refused: a role that could
-	// not be assumed fails IAM's ListRoles inside STS's AssumeRole.
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if oe, ok := e.(*smithy.OperationError); ok {
-			out.Operation = oe.Service() + " " + oe.Operation()
-		}
-	}
 	if errors.As(err, &re) {
 		out.Status = re.HTTPStatusCode()
 	}
 	return out
+}
+
+// operation is the innermost operation of err: the one AWS refused or
+// that failed (a role that could not be assumed fails IAM's ListRoles
+// inside STS's AssumeRole).
+func operation(err error) string {
+	op := ""
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if oe, ok := e.(*smithy.OperationError); ok {
+			op = oe.Service() + " " + oe.Operation()
+		}
+	}
+	return op
+}
+
+// RequestError is a request that got no answer to read: the operation,
+// the method and address, the HTTP status of an answer that could not be
+// read (0: none came), and why. Unwrap gives the cause, so the SDK's
+// retryer and remote.IsTooLarge still see it.
+type RequestError struct {
+	Operation string
+	Request   string // "GET https://host/path": no query, no credentials
+	Status    int
+	Err       error
+}
+
+func (e *RequestError) Error() string {
+	s := e.Request + ": " + e.Err.Error()
+	if e.Operation != "" {
+		s = e.Operation + ": " + s
+	}
+	if e.Status != 0 && (e.Status < 200 || e.Status > 299) {
+		s += fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
+	return s
+}
+
+// requestOf names a request by its method and address: the query is left
+// out (the operation says what was asked, and a query may hold a
+// presigned signature).
+func requestOf(r *http.Request) string {
+	u := *r.URL
+	u.RawQuery, u.ForceQuery = "", false
+	return r.Method + " " + redact.URLOf(&u)
+}
+
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// RetryableError tells the SDK's retryer (which asks it before anything
+// else) that an answer over the cap is not worth asking again: it would
+// be as large. Any other request without an answer is retried, as the
+// SDK retries a request it could not send.
+func (e *RequestError) RetryableError() bool { return !remote.IsTooLarge(e.Err) }
+
+// unanswered summarises an error of a request without an answer from AWS
+// to its operation, the request and the cause, dropping the SDK's
+// wrapping (status 200 of an answer not read, empty request ids).
+func unanswered(err error) error {
+	var rq *RequestError
+	if errors.As(err, &rq) { // the transport failed: loggedClient named the request
+		return &RequestError{Operation: operation(err), Request: rq.Request, Err: rq.Err}
+	}
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		// An answer the SDK could not read as AWS's (an HTML error page,
+		// a proxy's, a truncated body): what it said is left out, as it
+		// may echo the request.
+		return &APIError{Operation: operation(err), Message: notAWS, Status: re.HTTPStatusCode(), err: err}
+	}
+	return err
+}
+
+// notAWS is the message of an HTTP answer the SDK could not read as AWS's.
+const notAWS = "an answer that is not AWS's (the SDK could not read it)"
+
+// cause is the innermost error of a chain: what went wrong, without the
+// layers that carried it.
+func cause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // Code is AWS's error code of err ("NoSuchEntity", "AccessDenied"), or

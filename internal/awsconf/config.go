@@ -1,8 +1,10 @@
 package awsconf
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -66,15 +68,29 @@ func Load(ctx context.Context, s Settings, extra ...func(*config.LoadOptions) er
 	return cfg, nil
 }
 
-// loggedClient logs each call under --verbose (httplog) and caps its
-// answer (remote.CapAnswers).
+// loggedClient logs each call under --verbose (httplog) and reads its
+// answer whole, under its cap, before the SDK decodes it: one over the
+// cap fails at the speed of a copy rather than of the SDK's decoder, and
+// within the call's deadline. (Every answer bfaudit asks AWS for is a
+// page or a description; no object's content is ever downloaded.) A
+// request that got no answer is a *RequestError naming it, as net/http's
+// client names a failed request.
 type loggedClient struct{ next http.RoundTripper }
 
 func (c loggedClient) Do(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := c.next.RoundTrip(req)
+	if err == nil {
+		var body []byte
+		body, err = remote.ReadAll(resp.Body, MaxAnswerBytes)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	httplog.Log(req.Context(), req, resp, err, time.Since(start))
-	return resp, err
+	if err != nil {
+		return nil, &RequestError{Request: requestOf(req), Err: err}
+	}
+	return resp, nil
 }
 
 // doer is an aws.HTTPClient as a RoundTripper.
