@@ -147,6 +147,10 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # BF004 critical gcpiam://shop-analytics/serviceAccounts/backfill-runner@shop-analytics.iam.gserviceaccount.com/keys/8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a: credential backfill-runner@shop-analytics.iam.gserviceaccount.com key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a is still valid with no expiry: completed 2026-09-20, grace 2d ended 2026-09-22
 # delete_key: delete key 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a of backfill-runner@shop-analytics.iam.gserviceaccount.com
 # gcloud iam service-accounts keys delete --iam-account=backfill-runner@shop-analytics.iam.gserviceaccount.com --project=shop-analytics --quiet 8a1f0c2d9e7b4c3a2f1e0d9c8b7a6f5e4d3c2b1a
+# BF006 high pubsub://shop-analytics/subscriptions/bf-1234-retries: subscription bf-1234-retries is still there after the backfill (312 messages waiting and 1 consumer attached)
+# note: messages still waiting in the subscription are lost with it: drain or export them first if anyone needs them
+# delete_subscription: delete subscription bf-1234-retries of project shop-analytics
+# gcloud pubsub subscriptions delete --project=shop-analytics bf-1234-retries
 # BF021 high kafka://events/groups/bf_1234_refund_replay: consumer group bf_1234_refund_replay of backfill BF-1234 is still there, parked 1240000 messages behind the log end
 # note: the group's committed offsets are lost with it: record them (the artifact's offsets) in the decision record's checkpoint (final_range, replay_id, location) first; at the audit they were refund-events/0=40211873,refund-events/1=40198552
 # delete_group: delete consumer group bf_1234_refund_replay of Kafka cluster events
@@ -155,10 +159,6 @@ curl -fsS -X DELETE -H "Authorization: Bearer $GRAFANA_TOKEN" "$GRAFANA_URL"/api
 # drop_table: delete table shop-analytics:revenue.bf_1234_refunds_tmp
 # bq rm -f -t shop-analytics:revenue.bf_1234_refunds_tmp
 # or: bq update --expiration 604800 shop-analytics:revenue.bf_1234_refunds_tmp  # keep it 7 more days, then BigQuery deletes it
-# BF006 medium pubsub://shop-analytics/subscriptions/bf-1234-retries: subscription bf-1234-retries is still there after the backfill (312 messages waiting and 1 consumer attached)
-# note: messages still waiting in the subscription are lost with it: drain or export them first if anyone needs them
-# delete_subscription: delete subscription bf-1234-retries of project shop-analytics
-# gcloud pubsub subscriptions delete --project=shop-analytics bf-1234-retries
 # BF002 low airflow://scheduler/dags/bf_1234_refund_replay: paused job bf_1234_refund_replay is left in the scheduler instead of a runbook entry
 # note: remove the DAG's file from the dags folder first: the scheduler parses it again and the DAG comes back otherwise
 # note: if the job is needed for future recovery, convert it into an owned, tested runbook entry instead of deleting it, and set its runbook attribute
