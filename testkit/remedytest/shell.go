@@ -47,7 +47,7 @@ var HostileNames = []string{
 // shPrograms are the commands remedies run, replaced in tests by a shell
 // function that records its arguments (NUL-terminated, a call per record)
 // instead of touching a system.
-var shPrograms = []string{"bq", "gcloud", "kubectl", "airflow", "rabbitmqadmin", "amtool", "psql", "curl"}
+var shPrograms = []string{"bq", "gcloud", "kubectl", "airflow", "rabbitmqadmin", "amtool", "psql", "curl", "aws"}
 
 // Call is one recorded invocation: the program, its arguments, and the
 // stdin it was given.
@@ -86,6 +86,9 @@ func RunShellWith(t *testing.T, script, dataset string) []Call {
 	prelude.WriteString(`fileArg() { f=; prev=; for a in "$@"; do case "$a" in --condition-from-file=*) f=${a#--condition-from-file=};; esac; [ "$prev" = --source ] && f=$a; prev=$a; done; printf '%s' "$f"; }` + "\n")
 	prelude.WriteString(`bq() { case "$1" in show) record bq "$@" </dev/null; cat "$DATASET";; update) record bq "$@" < "$(fileArg "$@")";; *) record bq "$@" </dev/null;; esac; }` + "\n")
 	prelude.WriteString(`gcloud() { f=$(fileArg "$@"); if [ -n "$f" ]; then record gcloud "$@" < "$f"; else record gcloud "$@"; fi; }` + "\n")
+	// aws sts get-caller-identity prints the account a test names in
+	// BFAUDIT_TEST_AWS_ACCOUNT, for commands that check they run in theirs.
+	prelude.WriteString(`aws() { record aws "$@"; if [ "$1 $2" = "sts get-caller-identity" ]; then printf '%s\n' "${BFAUDIT_TEST_AWS_ACCOUNT-}"; fi; }` + "\n")
 	cmd := exec.Command("sh", "-c", prelude.String()+script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "REC="+rec, "DATASET="+filepath.Join(dir, "dataset.json"))
