@@ -19,9 +19,9 @@ type accountSetting = awsconf.Account
 type fakeCatalog struct {
 	mu       sync.Mutex
 	dbs      []map[string]any
-	tables   map[string][]map[string]any // by database
+	tables   map[string][]map[string]any  // by database
 	tags     map[string]map[string]string // by table ARN
-	failing  map[string]bool             // databases whose GetTables fails
+	failing  map[string]bool              // databases whose GetTables fails
 	deleted  []string
 	tagCalls int
 }
