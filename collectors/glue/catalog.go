@@ -39,6 +39,10 @@ const maxResults = 100
 // (counted as read in part).
 const maxTagReads = 1000
 
+// errNotGlue is an answer without the list Glue always gives (an empty
+// list when there is nothing): never read as "nothing there".
+var errNotGlue = errors.New("the answer holds no list (not an answer of Glue)")
+
 // tie is a backfill id and how it was found (docs/correlation.md).
 type tie struct{ id, how string }
 
@@ -83,6 +87,9 @@ func (r *catalogRead) databases(ctx context.Context) ([]gluetypes.Database, erro
 	err := awsconf.Pages(ctx, r.c.Timeout, pager.HasMorePages,
 		func(ctx context.Context) (*awsglue.GetDatabasesOutput, error) { return pager.NextPage(ctx) },
 		func(p *awsglue.GetDatabasesOutput) error {
+			if p.DatabaseList == nil {
+				return errNotGlue // an empty catalog answers an empty list
+			}
 			for _, db := range p.DatabaseList {
 				name := aws.ToString(db.Name)
 				if name == "" {
@@ -132,6 +139,9 @@ func (r *catalogRead) tables(ctx context.Context, database string) ([]gluetypes.
 	err := awsconf.Pages(ctx, r.c.Timeout, pager.HasMorePages,
 		func(ctx context.Context) (*awsglue.GetTablesOutput, error) { return pager.NextPage(ctx) },
 		func(p *awsglue.GetTablesOutput) error {
+			if p.TableList == nil {
+				return errNotGlue
+			}
 			for _, t := range p.TableList {
 				name := aws.ToString(t.Name)
 				if name == "" {

@@ -89,7 +89,7 @@ func (c *Collector) source() string {
 // identity) fails the source; a role that cannot be assumed fails its
 // account's units when they are read.
 func (c *Collector) Units(ctx context.Context) ([]string, error) {
-	targets, err := c.accounts.Targets(ctx, c.base, c.Settings)
+	targets, err := c.accounts.Resolve(ctx, c.base, c.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("glue source %s: %w", c.source(), err)
 	}

@@ -45,27 +45,37 @@ func Places(targets []Target, regions []string) []Place {
 	return out
 }
 
-// Resolver resolves a source's accounts once (Accounts), for its units
-// and its fix actions alike: an organisation is listed once a run.
+// Resolver keeps the accounts a source resolved (Accounts), for its
+// units and its fix actions alike.
 type Resolver struct {
 	mu      sync.Mutex
 	targets []Target
 }
 
-// Targets resolves the accounts of s on the first call and returns the
-// same ones after; a failure is not kept, so a later call tries again.
-func (r *Resolver) Targets(ctx context.Context, base aws.Config, s Settings) ([]Target, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.targets != nil {
-		return r.targets, nil
-	}
+// Resolve resolves the accounts of s afresh and keeps them: each run's
+// Units lists the organisation again and assumes each role anew, so a
+// role refused since the last run fails this one.
+func (r *Resolver) Resolve(ctx context.Context, base aws.Config, s Settings) ([]Target, error) {
 	targets, err := Accounts(ctx, base, s, s.Timeout)
 	if err != nil {
 		return nil, err
 	}
+	r.mu.Lock()
 	r.targets = targets
+	r.mu.Unlock()
 	return targets, nil
+}
+
+// Targets returns the accounts last resolved, resolving them when none
+// were (a fix action before any Units).
+func (r *Resolver) Targets(ctx context.Context, base aws.Config, s Settings) ([]Target, error) {
+	r.mu.Lock()
+	targets := r.targets
+	r.mu.Unlock()
+	if targets != nil {
+		return targets, nil
+	}
+	return r.Resolve(ctx, base, s)
 }
 
 // Place is account in region, reached as the source reaches it; an

@@ -39,7 +39,8 @@ func TestPlacesPairAccountsWithRegions(t *testing.T) {
 }
 
 // The caller's identity is asked once for the units and the fix actions
-// together; an account the source does not read is refused by name.
+// together, and again by Resolve (a run's Units); an account the source
+// does not read is refused by name.
 func TestResolverAsksOnce(t *testing.T) {
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,6 +57,9 @@ func TestResolverAsksOnce(t *testing.T) {
 	if _, err := r.Targets(context.Background(), cfg, s); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := r.Targets(context.Background(), cfg, s); err != nil {
+		t.Fatal(err)
+	}
 	p, err := r.Place(context.Background(), cfg, s, "333333333333", "us-east-1")
 	if err != nil || p.Account != "333333333333" || p.Region != "us-east-1" {
 		t.Fatalf("Place = %+v, %v", p, err)
@@ -65,5 +69,8 @@ func TestResolverAsksOnce(t *testing.T) {
 	}
 	if n := calls.Load(); n != 1 {
 		t.Errorf("%d GetCallerIdentity calls, want 1", n)
+	}
+	if _, err := r.Resolve(context.Background(), cfg, s); err != nil || calls.Load() != 2 {
+		t.Errorf("Resolve asks again: %v, %d calls", err, calls.Load())
 	}
 }

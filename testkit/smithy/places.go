@@ -1,6 +1,7 @@
 package smithy
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -53,8 +54,20 @@ var signedWith = regexp.MustCompile(`Credential=([^/,]+)/[^/,]+/([^/,]+)/([^/,]+
 func NewPlaces(t testing.TB, m *Model, handler func(account, region string) Handler) *Places {
 	p := &Places{t: t, m: m, handler: handler, servers: map[string]*Server{}, broken: map[string]http.Handler{}, refused: map[string]bool{}}
 	p.sts = NewServer(t, AWS(t, "sts"), p.answerSTS)
-	srv := httptest.NewServer(http.HandlerFunc(p.serve))
-	t.Cleanup(srv.Close)
+	// A broken place may hold its answers (hostile.Stall) until the
+	// request ends: when the test ends, every request does.
+	ending, end := context.WithCancel(context.Background())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(ending, cancel)()
+		p.serve(w, r.WithContext(ctx))
+	}))
+	t.Cleanup(func() {
+		end()
+		srv.CloseClientConnections()
+		srv.Close()
+	})
 	p.URL = srv.URL
 	return p
 }
