@@ -12,6 +12,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/flagd"
 	_ "github.com/bfaudit/bfaudit/collectors/gcpiam"
 	_ "github.com/bfaudit/bfaudit/collectors/gcs"
+	_ "github.com/bfaudit/bfaudit/collectors/glue"
 	_ "github.com/bfaudit/bfaudit/collectors/grafana"
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
 	_ "github.com/bfaudit/bfaudit/collectors/kafka"

@@ -127,3 +127,36 @@ func TestListedAccountsAreNotCalled(t *testing.T) {
 		t.Fatalf("targets = %+v, want two accounts, the first through its role", got)
 	}
 }
+
+// An answer that is not AWS's (a proxy's HTML page) or is over its cap is
+// summarised to the operation and what is wrong, with the status, and
+// nothing of the page or of the SDK's retries.
+func TestSummaryOfAnswersNotAWSs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		h    http.HandlerFunc
+		want string
+	}{
+		{"a proxy's page", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte("<html><body>bad gateway " + r.Header.Get("X-Amz-Security-Token") + "</body></html>"))
+		}, "STS GetCallerIdentity: an answer that is not the service's (HTTP 502)"},
+		{"over the cap", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "999999999")
+			w.WriteHeader(http.StatusOK)
+		}, "STS GetCallerIdentity: answer larger than 16 MiB: not read further"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.h)
+			defer srv.Close()
+			client := sts.NewFromConfig(testConfig(t, srv.URL))
+			_, err := Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+				return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+			})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error = %v, want %s", err, tc.want)
+			}
+		})
+	}
+}
