@@ -24,5 +24,6 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/pushgateway"
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
+	_ "github.com/bfaudit/bfaudit/collectors/scheduler"
 	_ "github.com/bfaudit/bfaudit/collectors/unleash"
 )
