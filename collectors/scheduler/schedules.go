@@ -291,8 +291,9 @@ func (r *regionRead) artifact(s *awsscheduler.GetScheduleOutput, g *group, tt ti
 // in the schedule's time zone (UTC when none). A zone this machine does
 // not know gives no time: the schedule's end is then not known.
 func oneOff(expr, zone string) (time.Time, bool) {
-	inner, ok := strings.CutPrefix(strings.TrimSpace(expr), "at(")
-	if inner, ok = strings.CutSuffix(inner, ")"); !ok {
+	inner, isAt := strings.CutPrefix(strings.TrimSpace(expr), "at(")
+	inner, closed := strings.CutSuffix(inner, ")")
+	if !isAt || !closed {
 		return time.Time{}, false
 	}
 	loc := time.UTC
