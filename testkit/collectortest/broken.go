@@ -32,7 +32,7 @@ func CollectBroken(t *testing.T, c collectors.Collector, unit, want string) *col
 		t.Errorf("no error recorded at %s", unit)
 	}
 	joined := strings.Join(texts, "\n")
-	if !says(joined, want) {
+	if !Says(joined, want) {
 		t.Errorf("errors %q; want %q", joined, want)
 	}
 	if strings.Contains(joined, hostile.Canary) || strings.Contains(joined, "<html") {

@@ -19,8 +19,9 @@ type HostileCase struct {
 	Want    string
 }
 
-// says reports whether text says want or one of its "|" alternatives.
-func says(text, want string) bool {
+// Says reports whether text says want or one of its "|" alternatives,
+// as a HostileCase's error must.
+func Says(text, want string) bool {
 	for _, w := range strings.Split(want, "|") {
 		if strings.Contains(text, w) {
 			return true
@@ -66,7 +67,7 @@ func HostileWholeServer(t *testing.T, newOn func(t *testing.T, url string) colle
 				url = hostile.Server(t, tt.Handler()).URL
 			}
 			sink, err := Collect(t, newOn(t, url))
-			if err == nil || !says(err.Error(), tt.Want) {
+			if err == nil || !Says(err.Error(), tt.Want) {
 				t.Fatalf("Collect = %v, want the source failed saying %q", err, tt.Want)
 			}
 			out, _ := json.Marshal(sink)
