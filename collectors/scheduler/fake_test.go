@@ -25,6 +25,7 @@ type fakeSchedules struct {
 	tags        map[string]map[string]string // by group
 	schedules   []map[string]any             // as GetSchedule answers them
 	failingTags map[string]bool              // groups whose tags do not read
+	invalidTags map[string]bool              // groups whose tags AWS refuses to list (ValidationException)
 	gets        int
 	updates     []map[string]any
 	deleted     []string
@@ -95,6 +96,9 @@ func (f *fakeSchedules) handle(c smithy.Call) (map[string]any, *smithy.Error) {
 		for _, g := range f.groups {
 			if f.groupARN(g) != arn {
 				continue
+			}
+			if f.invalidTags[g] {
+				return nil, &smithy.Error{Code: "ValidationException", Message: "Invalid resource ARN"}
 			}
 			if f.failingTags[g] {
 				return nil, &smithy.Error{Code: "InternalServerException", Message: "Unexpected error", Status: 500}
@@ -169,7 +173,7 @@ func (f *fakeAWS) at(account, region string) *fakeSchedules {
 	defer f.mu.Unlock()
 	k := account + "/" + region
 	if f.places[k] == nil {
-		f.places[k] = &fakeSchedules{account: account, region: region, tags: map[string]map[string]string{}, failingTags: map[string]bool{}}
+		f.places[k] = &fakeSchedules{account: account, region: region, tags: map[string]map[string]string{}, failingTags: map[string]bool{}, invalidTags: map[string]bool{}}
 	}
 	return f.places[k]
 }

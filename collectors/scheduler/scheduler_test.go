@@ -80,6 +80,30 @@ func TestCollectTiesSchedules(t *testing.T) {
 	}
 }
 
+// The default group, should AWS refuse to list its tags as a resource of
+// tags, holds none: its schedules are read as ever. A group gone since it
+// was listed holds none either. Another group refused is an error.
+func TestGroupsWithoutTags(t *testing.T) {
+	f := estate(t)
+	s := f.at(baseAccount, mainRegion)
+	s.invalidTags["default"], s.invalidTags["finance"] = true, true
+	sink, err := collectortest.Collect(t, newOn(t, f.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sink.Artifact("scheduler://aws-schedules/111111111111/eu-west-1/default/bf_1234_replay_once") == nil {
+		t.Errorf("the default group's schedules were not read: %v %v", uris(sink), sink.Errors)
+	}
+	var scopes []string
+	for _, e := range sink.Errors {
+		scopes = append(scopes, e.Scope)
+	}
+	slices.Sort(scopes)
+	if !slices.Equal(scopes, []string{"111111111111/eu-west-1/broken", "111111111111/eu-west-1/finance"}) {
+		t.Errorf("errors at %v", scopes)
+	}
+}
+
 // A role that cannot be assumed fails its account's unit, naming the role.
 func TestRefusedRoleFailsItsAccountOnly(t *testing.T) {
 	f := estate(t)

@@ -177,6 +177,9 @@ func (r *regionRead) readTags(ctx context.Context, g *group) {
 	out, err := awsconf.Call(ctx, r.c.Timeout, func(ctx context.Context) (*awsscheduler.ListTagsForResourceOutput, error) {
 		return r.client.ListTagsForResource(ctx, &awsscheduler.ListTagsForResourceInput{ResourceArn: aws.String(arn)})
 	})
+	if untaggable(err, g.name) {
+		return
+	}
 	if err != nil {
 		g.unread = true
 		if ctx.Err() == nil {
@@ -191,6 +194,19 @@ func (r *regionRead) readTags(ctx context.Context, g *group) {
 		g.tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
 }
+
+// untaggable reports an answer that says the group holds no tags: it is
+// gone since it was listed (its schedules with it), or it is the default
+// group, which every account has without creating it, refused as a
+// resource of tags. Any other error leaves its tags unknown.
+func untaggable(err error, group string) bool {
+	var gone *schedtypes.ResourceNotFoundException
+	var invalid *schedtypes.ValidationException
+	return errors.As(err, &gone) || (group == defaultGroup && errors.As(err, &invalid))
+}
+
+// defaultGroup is the group of a schedule made without one.
+const defaultGroup = "default"
 
 // tie says which backfill a listed schedule belongs to, in the order of
 // docs/correlation.md: its group's tags, a plan's asset, its name, its
