@@ -8,8 +8,12 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/fix"
 	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
+	"github.com/bfaudit/bfaudit/testkit/fixtest"
 	"github.com/bfaudit/bfaudit/testkit/smithy"
 )
 
@@ -125,8 +129,11 @@ func TestRefusedRoleFailsItsAccountOnly(t *testing.T) {
 	}
 }
 
-// No credential is in any output, nor what a target's input holds beside
-// the backfill id.
+// No credential is in any output: not the secret key (never sent), nor the
+// session token (sent, in a header), nor an assumed role's, nor what a target's
+// input holds beside the backfill id:
+// not in what was collected, the report (its coverage names the refused
+// role), nor the fix script and plan.
 func TestNoCredentialInAnyOutput(t *testing.T) {
 	f := estate(t)
 	f.Refuse(roleAccount)
@@ -134,10 +141,34 @@ func TestNoCredentialInAnyOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := json.Marshal(sink)
-	for _, secret := range []string{canarySecret, canaryToken, smithy.AssumedSecret, smithy.AssumedToken, "input-secret-do-not-print"} {
-		if strings.Contains(string(out), secret) {
-			t.Errorf("%s is in the output", secret)
+	collected, _ := json.Marshal(sink)
+	report, _ := json.Marshal(collectortest.Audit(t, []collectors.Instance{
+		fixtest.PlanSource(t, "BF-1234", true),
+		{Name: "aws-schedules", Type: "scheduler", Collector: newOn(t, f.URL, withAccounts)},
+	}, fixtest.Now))
+	healthy := estate(t)
+	delete(healthy.at(baseAccount, mainRegion).failingTags, "broken")
+	in := fixtest.Audit(t, correlate.MustSelector(), fixtest.PlanSource(t, "BF-1234", true),
+		collectors.Instance{Name: "aws-schedules", Type: "scheduler", Collector: newOn(t, healthy.URL, withAccounts)})
+	plan, err := fix.NewPlan(in, "BF-1234", func(remedy.Action) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script, planJSON strings.Builder
+	if err := fix.WriteScript(&script, plan); err != nil {
+		t.Fatal(err)
+	}
+	if err := fix.WriteJSON(&planJSON, plan); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(script.String(), "aws scheduler delete-schedule") {
+		t.Fatalf("the fix script has no command of the system: the check proves nothing\n%s", script.String())
+	}
+	for name, out := range map[string]string{"collected": string(collected), "report": string(report), "fix script": script.String(), "fix plan": planJSON.String()} {
+		for _, secret := range []string{canarySecret, canaryToken, smithy.AssumedSecret, smithy.AssumedToken, "input-secret-do-not-print"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s holds %s", name, secret)
+			}
 		}
 	}
 }
