@@ -22,6 +22,10 @@ type Estimate struct {
 	// PricePerTiB is the on-demand price the source's `price_per_tib`
 	// gives (USD), by which bytes become money; 0 when not set.
 	PricePerTiB float64 `json:"price_per_tib,omitempty"`
+	// Error says why the source could not be asked: what it would have
+	// said of the plan is unknown (not nothing), and the preview
+	// incomplete.
+	Error string `json:"error,omitempty"`
 }
 
 // TableSpan is one target table and what of it lies in the plan's range.

@@ -72,7 +72,11 @@ var tableSchemes = map[string]bool{
 //	bigquery://proj/ds/orders, `proj`.`ds`.`orders`, proj:ds.orders,
 //	bigquery:proj.ds.orders                      → proj.ds.orders
 //	postgres://src/db/public.orders, "db"."public"."orders" → db.public.orders
-func TableRef(s string) string {
+func TableRef(s string) string { return strings.ToLower(TableName(s)) }
+
+// TableName is TableRef with the case kept, as a call naming the table
+// needs it: BigQuery's dataset and table names are case-sensitive.
+func TableName(s string) string {
 	s = strings.TrimSpace(s)
 	if scheme, rest, ok := strings.Cut(s, "://"); ok {
 		keep, known := tableSchemes[strings.ToLower(scheme)]
@@ -90,7 +94,7 @@ func TableRef(s string) string {
 		}
 	}
 	s = strings.NewReplacer("`", "", `"`, "", "[", "", "]", "").Replace(s)
-	parts := strings.Split(strings.ToLower(s), ".")
+	parts := strings.Split(s, ".")
 	out := parts[:0]
 	for _, p := range parts {
 		if p = strings.TrimSpace(p); p != "" {

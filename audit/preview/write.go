@@ -259,6 +259,9 @@ func or(s, dflt string) string {
 // estimate beside it (BF116 judges the two).
 func writeCost(line func(string), st style, p Plan, estimators []string) {
 	for _, e := range p.Cost {
+		if e.Error != "" {
+			line(st.item(0, st.text(e.Source)+": unknown: the source could not be asked (the preview is incomplete)"))
+		}
 		for _, t := range e.Rewrites {
 			switch {
 			case t.Error != "":

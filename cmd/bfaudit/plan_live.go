@@ -143,6 +143,9 @@ func estimate(ctx context.Context, instances []collectors.Instance, plans []mode
 			got, err := e.Estimate(ctx, plans[i])
 			if err != nil {
 				failed = append(failed, fmt.Sprintf("source %s could not estimate %s: %v", in.Name, plans[i].ID, err))
+				// The plan's cost section says so, rather than "nothing".
+				plans[i].Estimates = append(plans[i].Estimates, model.Estimate{Source: in.Name, Error: err.Error(),
+					Rewrites: []model.TableSpan{}, Queries: []model.QueryCost{}})
 				continue
 			}
 			if got != nil {

@@ -2,13 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bfaudit/bfaudit/audit/preview"
+	"github.com/bfaudit/bfaudit/model"
+	"github.com/bfaudit/bfaudit/testkit/bqfake"
 )
 
 // refundsPlan is a new plan on the quickstart's refunds table: July, which
@@ -238,5 +243,202 @@ func TestPlanLiveDeadline(t *testing.T) {
 				t.Errorf("%v: %q not named on stdout and stderr:\n%s\n%s", tc.flags, want, out, errs)
 			}
 		}
+	}
+}
+
+// replayQuery is the plan's replay, run once per day of the range.
+const replayQuery = "MERGE `shop-analytics.revenue.refunds` t USING (SELECT * FROM `shop-analytics.raw.refunds` WHERE ts >= @start AND ts < @end) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET amount = s.amount"
+
+// The warehouse's numbers are those docs/plans.md shows: July's 31 DAY
+// partitions of refunds hold 4,120,000 rows and 38.4 GiB, and each day's
+// replay processes 0.2 TiB (6.2 TiB in all, $38.75 at $6.25 per TiB).
+const (
+	partitionBytes = 384 * (1 << 30) / 10 / 31 // 1.24 GiB
+	replayDayBytes = 2 * (1 << 40) / 10        // 0.2 TiB
+)
+
+// liveWarehouse adds a bigquery source, warehouse-bq, to the copied
+// quickstart's config: the BigQuery fake holding shop-analytics, reached
+// with a service account whose token endpoint is the fake's.
+func liveWarehouse(t *testing.T, cfg string) *bqfake.Server {
+	t.Helper()
+	bq := bqfake.New(t)
+	parts := []bqfake.Partition{{ID: "20260630", Rows: 99999, Bytes: 1 << 40}, {ID: "20260801", Rows: 99999, Bytes: 1 << 40}, {ID: "__NULL__", Rows: 5, Bytes: 500}}
+	for d := range 31 {
+		rows := int64(132900)
+		if d == 30 {
+			rows = 4120000 - 30*132900
+		}
+		parts = append(parts, bqfake.Partition{ID: fmt.Sprintf("202607%02d", d+1), Rows: rows, Bytes: partitionBytes})
+	}
+	bq.AddTable("shop-analytics.revenue.refunds", bqfake.Table{Partitioning: "DAY", Partitions: parts})
+	bq.DryRun(func(q bqfake.Query) (int64, error) {
+		if q.SQL != replayQuery || q.Params["start"] == "" || q.Params["end"] == "" {
+			return 0, fmt.Errorf("Unrecognized name: %.20s", q.SQL)
+		}
+		return replayDayBytes, nil
+	})
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", bq.Credentials(t))
+	config, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	source := fmt.Sprintf("sources:\n  - type: bigquery\n    name: warehouse-bq\n    projects: [shop-analytics]\n    endpoint: %s\n    price_per_tib: 6.25\n    timeout: 2s\n", bq.URL)
+	config = []byte(strings.Replace(string(config), "sources:\n", source, 1))
+	if err := os.WriteFile(cfg, config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bq
+}
+
+// costPlan is the new plan with its replay query and the estimate given;
+// cost_estimate stays on line 13.
+func costPlan(t *testing.T, plan, estimate string) {
+	t.Helper()
+	text := strings.Replace(refundsPlan, `"$40 on-demand"`, strconv.Quote(estimate), 1) + "replay_query: " + strconv.Quote(replayQuery) + "\n"
+	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On the quickstart with a BigQuery source, the preview of the new plan on
+// refunds says which of its partitions the replay rewrites and what the
+// replay costs by the warehouse's dry run, one per day of July; the plan's
+// $40 holds against $38.75, so no BF116.
+func TestPlanLiveCostFromTheWarehouse(t *testing.T) {
+	_, cfg, plan := livePlan(t)
+	bq := liveWarehouse(t, cfg)
+	costPlan(t, plan, "$40 on-demand")
+	code, out, errs := bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", plan)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"cost (the warehouse's dry runs):\n" +
+			"    warehouse-bq: shop-analytics.revenue.refunds: 31 DAY partitions in the range, 4120000 rows, 38.4 GiB\n" +
+			"    warehouse-bq: replay_query: 6.2 TiB ($38.75 at $6.25 per TiB), 31 intervals\n" +
+			"    the plan's estimate: $40 on-demand\n",
+		// The rest of the preview is as without the warehouse.
+		"4. shop-analytics.marts.fct_revenue  finance-analytics@acme.example",
+		"BF-1234 (verified, 2026-06-01 to 2026-08-30) rewrites shop-analytics.revenue.refunds",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	for _, unwanted := range []string{"INCOMPLETE", "BF116"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("%s in\n%s", unwanted, out)
+		}
+	}
+	var days []string
+	for _, q := range bq.Queries() {
+		if q.DryRun && q.SQL == replayQuery {
+			days = append(days, q.Params["start"][:10]+" to "+q.Params["end"][:10])
+		}
+	}
+	if len(days) != 31 || days[0] != "2026-07-01 to 2026-07-02" || days[30] != "2026-07-31 to 2026-08-01" {
+		t.Errorf("the replay's dry runs: %q, want one per day of July", days)
+	}
+}
+
+// A plan estimating $3 for what the dry run says costs $38.75 (13 times
+// as much) gets BF116, high, at its cost_estimate line, in every format.
+func TestPlanLiveCostEstimateFarUnder(t *testing.T) {
+	_, cfg, plan := livePlan(t)
+	liveWarehouse(t, cfg)
+	costPlan(t, plan, "$3")
+	const message = `plan for BF-5000 estimates "$3", but the warehouse's dry run says 6.2 TiB ($38.75 at $6.25 per TiB): 13 times as much`
+	run := func(format string) string {
+		t.Helper()
+		code, out, errs := bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", "--format", format, plan)
+		if code != 1 {
+			t.Fatalf("%s: exit %d, want 1 (a high finding, fail_on high)\nstdout:\n%s\nstderr:\n%s", format, code, out, errs)
+		}
+		return out
+	}
+
+	if out := run("text"); !strings.Contains(out, "bf-5000.yaml:13: high BF116 cost-estimate-low: "+message) {
+		t.Errorf("text: no BF116 at the cost_estimate line in\n%s", out)
+	}
+
+	var r preview.Result
+	if out := run("json"); json.Unmarshal([]byte(out), &r) != nil || len(r.Plans) != 1 {
+		t.Fatalf("json: not one plan's preview:\n%s", out)
+	}
+	var bf116 *model.Finding
+	for i, f := range r.Plans[0].Findings {
+		if f.RuleID == "BF116" {
+			bf116 = &r.Plans[0].Findings[i]
+		}
+	}
+	if bf116 == nil || bf116.Severity != model.SeverityHigh || bf116.Message != message || bf116.Location == nil || bf116.Location.Line != 13 ||
+		!slices.ContainsFunc(bf116.Evidence, func(e string) bool { return strings.HasSuffix(e, "bf-5000.yaml:13: cost_estimate: $3") }) {
+		t.Errorf("json: BF116 %+v, want high at line 13 with the plan's cost_estimate line as evidence", bf116)
+	}
+	if len(r.Plans[0].Cost) != 1 || r.Plans[0].Cost[0].Source != "warehouse-bq" {
+		t.Errorf("json: cost %+v, want warehouse-bq's", r.Plans[0].Cost)
+	}
+
+	if out := run("markdown"); !strings.Contains(out, "bf-5000.yaml:13: high BF116 cost-estimate-low: plan for BF-5000 estimates \"$3\"") {
+		t.Errorf("markdown: no BF116 in\n%s", out)
+	}
+
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Locations []struct {
+					Physical struct {
+						Artifact struct{ URI string }    `json:"artifactLocation"`
+						Region   struct{ StartLine int } `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	out := run("sarif")
+	if err := json.Unmarshal([]byte(out), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("sarif: not SARIF (%v):\n%s", err, out)
+	}
+	found := false
+	for _, res := range log.Runs[0].Results {
+		if res.RuleID == "BF116" && res.Level == "error" && len(res.Locations) == 1 &&
+			strings.HasSuffix(res.Locations[0].Physical.Artifact.URI, "bf-5000.yaml") && res.Locations[0].Physical.Region.StartLine == 13 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("sarif: no BF116 error at bf-5000.yaml:13 in\n%s", out)
+	}
+}
+
+// BigQuery down: the cost is not known, and the preview says which source
+// did not answer and exits 3, rather than show no cost and no BF116.
+func TestPlanLiveWarehouseDownExits3(t *testing.T) {
+	_, cfg, plan := livePlan(t)
+	bq := liveWarehouse(t, cfg)
+	costPlan(t, plan, "$3")
+	bq.Close()
+	start := time.Now()
+	code, out, errs := bfaudit(t, "plan", "check", "--live", "-c", cfg, "--now", "2026-12-01", plan)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("the preview took %s to say BigQuery is down", took)
+	}
+	for _, want := range []string{"INCOMPLETE", "source warehouse-bq could not estimate BF-5000",
+		"cost (the warehouse's dry runs):\n    warehouse-bq: unknown: the source could not be asked (the preview is incomplete)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout: missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "nothing: warehouse-bq") {
+		t.Errorf("a warehouse that did not answer reads as holding nothing:\n%s", out)
+	}
+	if !strings.Contains(errs, "the preview is incomplete: ") || !strings.Contains(errs, "warehouse-bq") {
+		t.Errorf("stderr does not name the source: %s", errs)
 	}
 }

@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/bfaudit/bfaudit/collectors/airflow"
 	_ "github.com/bfaudit/bfaudit/collectors/alertmanager"
+	_ "github.com/bfaudit/bfaudit/collectors/awsiam"
 	_ "github.com/bfaudit/bfaudit/collectors/bigquery"
 	_ "github.com/bfaudit/bfaudit/collectors/cloudasset"
 	_ "github.com/bfaudit/bfaudit/collectors/datalineage"
@@ -25,5 +26,6 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
 	_ "github.com/bfaudit/bfaudit/collectors/scheduler"
+	_ "github.com/bfaudit/bfaudit/collectors/sqs"
 	_ "github.com/bfaudit/bfaudit/collectors/unleash"
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -88,13 +89,13 @@ func (c *Collector) replayCost(ctx context.Context, b model.Backfill) (model.Que
 		q.Error = "the plan has no range: the replay query's intervals are not known"
 		return q, nil
 	}
-	days := int(b.Range.End.Sub(b.Range.Start).Hours()/24 + 0.999)
+	const day = 24 * time.Hour
+	days := int((b.Range.End.Sub(b.Range.Start) + day - 1) / day) // a part of a day is an interval
 	q.Intervals = max(days, 1)
 	asked := min(q.Intervals, maxReplayDryRuns)
 	for i := range asked {
-		day := i * q.Intervals / asked
-		start := b.Range.Start.Add(time.Duration(day) * 24 * time.Hour)
-		end := start.Add(24 * time.Hour)
+		start := b.Range.Start.Add(time.Duration(i*q.Intervals/asked) * day)
+		end := start.Add(day)
 		if end.After(b.Range.End) {
 			end = b.Range.End
 		}
@@ -121,13 +122,18 @@ type tableRef struct{ project, dataset, table string }
 func (r tableRef) String() string { return r.project + "." + r.dataset + "." + r.table }
 
 // heldTable reads a plan target as a table of one of the source's
-// projects.
+// projects, its dataset and table names in the plan's case (BigQuery's
+// are case-sensitive; project ids are lower case).
 func (c *Collector) heldTable(target string) (tableRef, bool) {
-	parts := strings.Split(model.TableRef(target), ".")
-	if len(parts) != 3 || !slices.Contains(c.Projects, parts[0]) {
+	parts := strings.Split(model.TableName(target), ".")
+	if len(parts) != 3 {
 		return tableRef{}, false
 	}
-	return tableRef{parts[0], parts[1], parts[2]}, true
+	project := strings.ToLower(parts[0])
+	if !slices.Contains(c.Projects, project) {
+		return tableRef{}, false
+	}
+	return tableRef{project, parts[1], parts[2]}, true
 }
 
 // span reads one target: a table not found or not readable is evidence
@@ -135,51 +141,66 @@ func (c *Collector) heldTable(target string) (tableRef, bool) {
 func (c *Collector) span(ctx context.Context, ref tableRef, r model.Interval) (model.TableSpan, error) {
 	s := model.TableSpan{Table: ref.String()}
 	t, err := c.getTable(ctx, ref.project, ref.dataset, ref.table)
-	if err != nil {
-		if queryFault(err) || gcp.Code(err) == 403 {
-			s.Error = gcp.Summarize(err).Error()
-			return s, nil
+	if err == nil && t.TimePartitioning != nil {
+		s.Partitioning = t.TimePartitioning.Type
+		var parts []partitionInfo
+		if parts, err = c.partitions(ctx, ref); err == nil {
+			for _, p := range parts {
+				if start, ok := partitionStart(p.ID); ok && inRange(start, s.Partitioning, r) {
+					s.Partitions++
+					s.Rows += p.Rows
+					s.Bytes += p.Bytes
+				}
+			}
 		}
-		return s, err
-	}
-	if t.TimePartitioning == nil {
+	} else if err == nil {
 		s.Rows, s.Bytes = int64(t.NumRows), t.NumBytes
+	}
+	switch {
+	case err == nil:
 		return s, nil
+	case queryFault(err) || gcp.Code(err) == http.StatusForbidden:
+		return model.TableSpan{Table: s.Table, Error: err.Error()}, nil
 	}
-	s.Partitioning = t.TimePartitioning.Type
-	q := c.client.Query("SELECT partition_id, total_rows, total_logical_bytes FROM `" + ref.project + "." + ref.dataset +
-		".INFORMATION_SCHEMA.PARTITIONS` WHERE table_name = @table")
-	q.Parameters = []bqclient.QueryParameter{{Name: "table", Value: ref.table}}
-	q.Location = c.Location
-	q.MaxBytesBilled = c.MaxBytesBilled
-	q.Labels = map[string]string{"bfaudit": "plan-preview"}
-	it, err := q.Read(ctx)
-	if err != nil {
-		if queryFault(err) {
-			s.Error = gcp.Summarize(err).Error()
-			return s, nil
-		}
-		return s, gcp.Summarize(err)
-	}
-	for {
-		var row struct {
-			ID    string `bigquery:"partition_id"`
-			Rows  int64  `bigquery:"total_rows"`
-			Bytes int64  `bigquery:"total_logical_bytes"`
-		}
-		err := it.Next(&row)
-		if errors.Is(err, iterator.Done) {
-			return s, nil
-		}
+	return s, err
+}
+
+// partitionInfo is one row of INFORMATION_SCHEMA.PARTITIONS.
+type partitionInfo struct {
+	ID    string `bigquery:"partition_id"`
+	Rows  int64  `bigquery:"total_rows"`
+	Bytes int64  `bigquery:"total_logical_bytes"`
+}
+
+// partitions reads a table's partitions from its dataset's metadata: a
+// query capped at max_bytes_billed, read whole within one call's
+// deadline (the client retries a BigQuery that does not answer until its
+// context ends).
+func (c *Collector) partitions(ctx context.Context, ref tableRef) ([]partitionInfo, error) {
+	return gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) ([]partitionInfo, error) {
+		q := c.client.Query("SELECT partition_id, total_rows, total_logical_bytes FROM `" + ref.project + "." + ref.dataset +
+			".INFORMATION_SCHEMA.PARTITIONS` WHERE table_name = @table")
+		q.Parameters = []bqclient.QueryParameter{{Name: "table", Value: ref.table}}
+		q.Location = c.Location
+		q.MaxBytesBilled = c.MaxBytesBilled
+		q.Labels = map[string]string{"bfaudit": "plan-preview"}
+		it, err := q.Read(ctx)
 		if err != nil {
-			return s, gcp.Summarize(err)
+			return nil, err
 		}
-		if start, ok := partitionStart(row.ID); ok && inRange(start, s.Partitioning, r) {
-			s.Partitions++
-			s.Rows += row.Rows
-			s.Bytes += row.Bytes
+		var rows []partitionInfo
+		for {
+			var row partitionInfo
+			err := it.Next(&row)
+			if errors.Is(err, iterator.Done) {
+				return rows, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
 		}
-	}
+	})
 }
 
 // partitionStart reads a time partition's id (2026070100 for an hour,

@@ -93,7 +93,4 @@ func (c *Collector) getTable(ctx context.Context, project, dataset, table string
 	})
 }
 
-// retryable marks errors worth another try (429, 5xx, network).
-func retryable(err error) error { return gcp.Retryable(err) }
-
 func isNotFound(err error) bool { return gcp.IsNotFound(err) }

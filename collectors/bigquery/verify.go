@@ -9,7 +9,6 @@ import (
 	bqclient "cloud.google.com/go/bigquery"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
-	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"google.golang.org/api/iterator"
 )
@@ -98,27 +97,28 @@ func (c *Collector) dryRun(ctx context.Context, sql string) (int64, error) {
 	})
 }
 
-// dryRunQuery dry-runs the query build makes (a fresh one per try).
+// dryRunQuery dry-runs the query build makes (a fresh one per try), each
+// try within the per-call timeout: the client retries a BigQuery that
+// does not answer (refused connections, 5xx) until its context ends.
 func (c *Collector) dryRunQuery(ctx context.Context, build func() *bqclient.Query) (int64, error) {
-	var bytes int64
-	err := remote.Retry(ctx, c.retry, func() error {
+	st, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bqclient.JobStatus, error) {
 		q := build()
 		q.DryRun = true
 		job, err := q.Run(ctx)
 		if err != nil {
-			return retryable(err)
+			return nil, err
 		}
-		st := job.LastStatus()
-		if st == nil || st.Statistics == nil {
-			return errors.New("dry run answered without statistics")
-		}
-		if err := st.Err(); err != nil {
-			return err
-		}
-		bytes = st.Statistics.TotalBytesProcessed
-		return nil
+		return job.LastStatus(), nil
 	})
-	return bytes, err
+	switch {
+	case err != nil:
+		return 0, err
+	case st == nil || st.Statistics == nil:
+		return 0, errors.New("dry run answered without statistics")
+	case st.Err() != nil:
+		return 0, st.Err() // the query's own fault (a *bqclient.Error)
+	}
+	return st.Statistics.TotalBytesProcessed, nil
 }
 
 // queryFault reports whether err is the query's own fault (bad SQL, a

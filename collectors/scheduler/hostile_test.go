@@ -17,16 +17,17 @@ func hostileOn(t *testing.T, url string) collectors.Collector {
 }
 
 // Each hostile server in the place of all of AWS: the source fails within
-// its bounds, saying why, and the canary is in no text.
+// its bounds, saying why as an AWS call says it (collectortest.SaysAWS),
+// and the canary is in no text.
 func TestHostileWholeServer(t *testing.T) {
-	collectortest.HostileWholeServer(t, hostileOn)
+	collectortest.HostileWholeServerSaying(t, collectortest.SaysAWS, hostileOn)
 }
 
 // Each hostile server behind one account in one region: that unit fails
 // alone, the other account is read.
 func TestHostileUnit(t *testing.T) {
 	var f *fakeAWS
-	collectortest.HostileUnit(t, baseAccount+"/"+mainRegion, hostileOn,
+	collectortest.HostileUnitSaying(t, collectortest.SaysAWS, baseAccount+"/"+mainRegion, hostileOn,
 		func(t *testing.T, h http.Handler) string {
 			f = estate(t)
 			f.Break(baseAccount, mainRegion, h)

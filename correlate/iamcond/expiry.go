@@ -1,6 +1,7 @@
-// Package iamcond reads what bfaudit needs out of Google Cloud IAM: the time
-// after which a conditional grant stops being in force, and whether a
-// member belongs to a backfill (members.go). Conditions are CEL
+// Package iamcond reads what bfaudit needs out of IAM: the time after which
+// a conditional grant stops being in force, in Google Cloud (here) and in
+// AWS policy statements (aws.go), and whether a Google Cloud member
+// belongs to a backfill (members.go). Google's conditions are CEL
 // (https://cloud.google.com/iam/docs/conditions-overview), so they are read
 // with cel-go's parser and its syntax tree, never pattern-matched as text:
 // a regular expression would take `request.time > timestamp(...)` (a start,

@@ -558,6 +558,11 @@ func TestServiceAccountForWorkloadIdentity(t *testing.T) {
 	if !strings.HasSuffix(gsa, ".iam.gserviceaccount.com") {
 		t.Errorf("service account annotation iam.gke.io/gcp-service-account = %q, want a Google service account", gsa)
 	}
+	// IRSA: the SDK's web identity provider reads the role the EKS
+	// webhook injects from this annotation.
+	if role := b.sa.Annotations["eks.amazonaws.com/role-arn"]; !regexp.MustCompile(`^arn:aws:iam::[A-Z0-9_]+:role/[\w+=,.@-]+$`).MatchString(role) {
+		t.Errorf("service account annotation eks.amazonaws.com/role-arn = %q, want an IAM role ARN", role)
+	}
 	if b.sa.AutomountServiceAccountToken != nil && !*b.sa.AutomountServiceAccountToken {
 		t.Error("the kubernetes collector needs the service account token mounted")
 	}

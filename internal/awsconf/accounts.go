@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // Target is one account of a run and the configuration that reaches it:
@@ -37,7 +38,7 @@ func Accounts(ctx context.Context, base aws.Config, s Settings, timeout time.Dur
 			if slices.ContainsFunc(out, func(t Target) bool { return t.Account == a.ID }) {
 				continue
 			}
-			out = append(out, assume(base, a.ID, a.Role))
+			out = append(out, assume(base, a.ID, a.Role, timeout))
 		}
 		return out, nil
 	case s.Organization != nil:
@@ -63,7 +64,7 @@ func organization(ctx context.Context, base aws.Config, o Organization, timeout 
 			if a.Status != orgtypes.AccountStatusActive || slices.Contains(o.Exclude, id) {
 				continue
 			}
-			out = append(out, assume(base, id, o.Role))
+			out = append(out, assume(base, id, o.Role, timeout))
 		}
 		return nil
 	})
@@ -79,14 +80,26 @@ func organization(ctx context.Context, base aws.Config, o Organization, timeout 
 // assume is the target of account id reached through role ("": the base
 // credentials as they are). The assumed credentials are cached and
 // renewed before they expire; the session is named for the audit, so
-// CloudTrail tells its calls apart.
-func assume(base aws.Config, id, role string) Target {
+// CloudTrail tells its calls apart. Each AssumeRole runs under timeout of
+// its own: the SDK renews credentials without the deadline of the call
+// that needs them, so a stalled STS would hold its connection forever.
+func assume(base aws.Config, id, role string, timeout time.Duration) Target {
 	if role == "" {
 		return Target{Account: id, Config: base}
 	}
 	arn := RoleARN(role, id, base.Region)
 	cfg := base.Copy()
-	provider := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(base), arn, func(o *stscreds.AssumeRoleOptions) {
+	client := sts.NewFromConfig(base, func(o *sts.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("bfauditDeadline",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					ctx, cancel := context.WithTimeout(ctx, timeout)
+					defer cancel()
+					return next.HandleInitialize(ctx, in)
+				}), middleware.Before)
+		})
+	})
+	provider := stscreds.NewAssumeRoleProvider(client, arn, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = "bfaudit"
 	})
 	cfg.Credentials = aws.NewCredentialsCache(provider)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 func TestCheckNamesTheKey(t *testing.T) {
@@ -88,6 +91,44 @@ func TestCallSummarisesAnAnswerAndKeepsSecretsOut(t *testing.T) {
 	}
 }
 
+// An answer that is not AWS's (a proxy's HTML page echoing the request)
+// is summarised to the operation and the status, and nothing it said.
+func TestCallSummarisesAnAnswerThatIsNotAWSs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html><body>bad gateway: " + r.Header.Get("Authorization") + " " + r.Header.Get("X-Amz-Security-Token") + "</body></html>"))
+	}))
+	defer srv.Close()
+	client := sts.NewFromConfig(testConfig(t, srv.URL), func(o *sts.Options) { o.RetryMaxAttempts = 1 })
+	_, err := Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+		return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	})
+	if err == nil || err.Error() != "STS GetCallerIdentity: an answer that is not AWS's (the SDK could not read it) (HTTP 502)" {
+		t.Fatalf("error = %v, want the operation, that the answer is not AWS's, and the status", err)
+	}
+	if Code(err) != "" {
+		t.Errorf("Code = %q, want none", Code(err))
+	}
+}
+
+// An answer announcing more than MaxAnswerBytes is refused before it is
+// read, and said to be too large.
+func TestCallRefusesAnAnswerOverTheCap(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(MaxAnswerBytes+1))
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	client := sts.NewFromConfig(testConfig(t, srv.URL), func(o *sts.Options) { o.RetryMaxAttempts = 1 })
+	_, err := Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
+		return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	})
+	if !remote.IsTooLarge(err) || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Fatalf("error = %v, want the answer refused as larger than the cap", err)
+	}
+}
+
 func TestCallEndsAStalledAnswerAtItsTimeout(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
@@ -128,35 +169,30 @@ func TestListedAccountsAreNotCalled(t *testing.T) {
 	}
 }
 
-// An answer that is not AWS's (a proxy's HTML page) or is over its cap is
-// summarised to the operation and what is wrong, with the status, and
-// nothing of the page or of the SDK's retries.
-func TestSummaryOfAnswersNotAWSs(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		h    http.HandlerFunc
-		want string
-	}{
-		{"a proxy's page", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(http.StatusBadGateway)
-			_, _ = w.Write([]byte("<html><body>bad gateway " + r.Header.Get("X-Amz-Security-Token") + "</body></html>"))
-		}, "STS GetCallerIdentity: an answer that is not the service's (HTTP 502)"},
-		{"over the cap", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Length", "999999999")
-			w.WriteHeader(http.StatusOK)
-		}, "STS GetCallerIdentity: answer larger than 16 MiB: not read further"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(tc.h)
-			defer srv.Close()
-			client := sts.NewFromConfig(testConfig(t, srv.URL))
-			_, err := Call(context.Background(), 5*time.Second, func(ctx context.Context) (*sts.GetCallerIdentityOutput, error) {
-				return client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
-			})
-			if err == nil || err.Error() != tc.want {
-				t.Errorf("error = %v, want %s", err, tc.want)
-			}
-		})
+// A role's credentials are renewed outside the deadline of the call that
+// needs them (the SDK's credential cache): a stalled STS must still end
+// within the timeout, and free its connection.
+func TestAssumeRoleEndsAtItsTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	targets, err := Accounts(context.Background(), testConfig(t, srv.URL), Settings{Regions: []string{"eu-west-1"},
+		Accounts: []Account{{ID: "111111111111", Role: "bfaudit-read"}}}, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = targets[0].Config.Credentials.Retrieve(context.Background())
+	if err == nil {
+		t.Fatal("credentials from a stalled STS")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("assuming the role through a stalled STS took %s", took)
 	}
 }

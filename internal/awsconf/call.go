@@ -31,7 +31,7 @@ func Call[T any](ctx context.Context, timeout time.Duration, call func(ctx conte
 	case ctx.Err() != nil:
 		return v, ctx.Err()
 	case cctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return v, fmt.Errorf("no answer within %s (the per-call deadline)", timeout)
+		return v, fmt.Errorf("no answer within %s (the per-call timeout)", timeout)
 	}
 	return v, Summarize(err)
 }
@@ -70,10 +70,14 @@ type APIError struct {
 
 func (e *APIError) Error() string {
 	s := e.Operation + ": "
-	if e.Code != "" {
-		s += e.Code + ": "
+	switch {
+	case e.Code == "":
+		s += e.Message
+	case e.Message == "":
+		s += e.Code
+	default:
+		s += e.Code + ": " + e.Message
 	}
-	s += e.Message
 	if e.Status != 0 {
 		s += fmt.Sprintf(" (HTTP %d)", e.Status)
 	}
@@ -82,46 +86,41 @@ func (e *APIError) Error() string {
 
 func (e *APIError) Unwrap() error { return e.err }
 
-// notAWS is the message of an answer that is not an AWS service's: an
-// HTML error page of a proxy, a body that does not decode.
-const notAWS = "an answer that is not the service's"
+// notAWS is the message of an HTTP answer the SDK could not read as
+// AWS's (an HTML error page, a proxy's, a truncated body): what it said
+// is left out, as it may echo the request.
+const notAWS = "an answer that is not AWS's (the SDK could not read it)"
 
-// Summarize turns an SDK error into an *APIError when it is an answer:
-// AWS's error code and message, or an answer over its cap, or one that
-// is not the service's at all (a proxy's 502 page), each with the
-// operation and its HTTP status, without the SDK's account of its
-// retries. Other errors (a network failure, credentials that could not
-// be resolved) are returned as they are.
+// Summarize turns an SDK error into an *APIError when it is an answer
+// from AWS, or an HTTP answer that is not AWS's; other errors (a network
+// failure, an answer over its cap, credentials that could not be
+// resolved) are returned as they are.
 func Summarize(err error) error {
-	if err == nil {
-		return nil
+	var ae smithy.APIError
+	var re *awshttp.ResponseError
+	if err == nil || remote.IsTooLarge(err) {
+		return err
 	}
-	// The innermost operation is the one that failed: a role that could
+	var out *APIError
+	switch {
+	case errors.As(err, &ae):
+		out = &APIError{Code: ae.ErrorCode(), Message: ae.ErrorMessage(), err: err}
+	case errors.As(err, &re):
+		out = &APIError{Message: notAWS, err: err}
+	default:
+		return err
+	}
+	// The innermost operation is the one AWS refused: a role that could
 	// not be assumed fails IAM's ListRoles inside STS's AssumeRole.
-	var op string
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		if oe, ok := e.(*smithy.OperationError); ok {
-			op = oe.Service() + " " + oe.Operation()
+			out.Operation = oe.Service() + " " + oe.Operation()
 		}
 	}
-	var re *awshttp.ResponseError
-	status := 0
 	if errors.As(err, &re) {
-		status = re.HTTPStatusCode()
+		out.Status = re.HTTPStatusCode()
 	}
-	var tooLarge *remote.TooLargeError
-	var ae smithy.APIError
-	switch {
-	case op == "":
-		return err
-	case errors.As(err, &tooLarge):
-		return &APIError{Operation: op, Message: tooLarge.Error(), err: err}
-	case errors.As(err, &ae):
-		return &APIError{Operation: op, Code: ae.ErrorCode(), Message: ae.ErrorMessage(), Status: status, err: err}
-	case re != nil:
-		return &APIError{Operation: op, Message: notAWS, Status: status, err: err}
-	}
-	return err
+	return out
 }
 
 // Code is AWS's error code of err ("NoSuchEntity", "AccessDenied"), or

@@ -54,6 +54,11 @@ func activeBackfillCredential(c *rules.Context) {
 			validity = "until " + day(until)
 		}
 		ev := []string{stateNote(a), why, "valid " + validity}
+		if end := b.Timeline.CompletedAt; !end.IsZero() && a.LastUsedAt.After(end) {
+			// Still in use: someone or something kept the backfill's
+			// access, and revoking it will be noticed.
+			ev = append(ev, fmt.Sprintf("last used %s, after the backfill completed %s", day(a.LastUsedAt), day(end)))
+		}
 		if b.Classification.Classified() {
 			ev = append(ev, classifiedNote(b))
 		}

@@ -114,16 +114,25 @@ var firing = []ruleCase{
 		build: func() *estate { return newEstate().plan(completed).artifact(credential()) }},
 	{rule: "BF004", name: "classified data raises to critical", want: 1, check: severity(model.SeverityCritical),
 		build: func() *estate { return newEstate().plan(completed, classified).artifact(credential()) }},
+	{rule: "BF004", name: "a key used after the backfill completed says so", want: 1, check: mentions("last used 2026-09-25, after the backfill completed 2026-09-01"),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(credential(), func(a *model.Artifact) { a.LastUsedAt = at("2026-09-25T10:00:00Z") })
+		}},
 	{rule: "BF005", name: "temp table with no expiration after grace", want: 1,
 		build: func() *estate { return newEstate().plan(completed).artifact(table()) }},
 	{rule: "BF005", name: "temp table past its own expiration", want: 1,
 		build: func() *estate {
 			return newEstate().plan(running).artifact(table(), expires(at("2026-09-15T00:00:00Z")))
 		}},
-	{rule: "BF006", name: "subscription with backlog after completion", want: 1, check: mentions("312 messages"),
+	{rule: "BF006", name: "subscription with backlog after completion", want: 1, check: all(severity(model.SeverityHigh), mentions("312 messages")),
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindSubscription, Source: srcWH, URI: "pubsub://p/subscriptions/bf-1-retries",
 				Name: "bf-1-retries", BackfillID: "BF-1", State: model.StateActive, Attributes: map[string]string{model.AttrMessages: "312"}})
+		}},
+	{rule: "BF006", name: "an empty retry queue after completion", want: 1, check: severity(model.SeverityMedium),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindQueue, Source: srcWH, URI: "sqs://aws/111111111111/eu-west-1/bf-1-retries",
+				Name: "bf-1-retries", BackfillID: "BF-1", State: model.StateActive, Attributes: map[string]string{model.AttrMessages: "0"}})
 		}},
 	{rule: "BF007", name: "alert that only watched the backfill", want: 1,
 		build: func() *estate {

@@ -79,7 +79,11 @@ func costEstimateLow(c *rules.Context) {
 			}
 			issue.Message = fmt.Sprintf("plan for %s estimates %q, but the warehouse's dry run says %s: %.0f times as much", b.ID, b.CostEstimate, dry, ratio)
 		}
-		issue.Evidence = append(issue.Evidence, "plan "+b.Source.String()+": cost_estimate: "+orNone(b.CostEstimate))
+		at := b.Source // the cost_estimate's own line where the plan's lines are known
+		if issue.Location != nil {
+			at = *issue.Location
+		}
+		issue.Evidence = append(issue.Evidence, "plan "+at.String()+": cost_estimate: "+orNone(b.CostEstimate))
 		c.Report(issue)
 	})
 }

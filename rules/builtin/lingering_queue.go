@@ -15,7 +15,9 @@ func init() {
 		Practice:    rules.PracticeInventory,
 		Kinds:       []model.Kind{model.KindQueue, model.KindSubscription},
 		Remediation: "Drain and delete the queue or detach and delete the subscription; remove bindings and exchanges that only served it.",
-		Severity:    model.SeverityMedium, Step: model.StepRetired,
+		Severity:    model.SeverityMedium, Ladder: upRung(model.SeverityMedium, "when the queue or subscription holds no message",
+			"while it holds messages: its consumers would still act on them"),
+		Step:       model.StepRetired,
 		Supersedes: []rules.Supersede{foldsUndeclared},
 		Params:     []rules.Param{{Name: "grace", Default: "2d", Description: "time after completion before a backfill queue counts as lingering"}},
 		Check:      lingeringQueue,
@@ -36,7 +38,8 @@ func lingeringQueue(c *rules.Context) {
 		}
 		ev := []string{stateNote(a), why}
 		var load []string
-		if n, ok := a.IntAttr(model.AttrMessages); ok && n > 0 {
+		n, _ := a.IntAttr(model.AttrMessages)
+		if n > 0 {
 			load = append(load, plural(n, "message", "messages")+" waiting")
 		}
 		if n, ok := a.IntAttr(model.AttrConsumers); ok && n > 0 {
@@ -47,7 +50,7 @@ func lingeringQueue(c *rules.Context) {
 			msg += " (" + joinAnd(load) + ")"
 			ev = append(ev, load...)
 		}
-		c.Report(rules.Issue{Backfill: b, Artifact: a, Message: msg, Evidence: ev})
+		c.Report(rules.Issue{Backfill: b, Artifact: a, Message: msg, Evidence: ev, Severity: up(n > 0, model.SeverityMedium)})
 	})
 }
 

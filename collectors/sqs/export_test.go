@@ -1,0 +1,56 @@
+package sqs
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
+	"github.com/bfaudit/bfaudit/internal/awsconf"
+)
+
+// newOn is a collector reading the estate at url as the caller's own
+// account (base), in the main region, with static canary credentials:
+// nothing reaches AWS or instance metadata. The SDK's retries stay on,
+// with short waits. edit changes the settings before Init.
+func newOn(t *testing.T, url string, edit ...func(*Collector)) *Collector {
+	t.Helper()
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent/bfaudit-test")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/bfaudit-test")
+	c := New()
+	c.Regions, c.Endpoint, c.Timeout = []string{mainRegion}, url, 5*time.Second
+	c.loadOptions = []func(*config.LoadOptions) error{
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(baseKeyID, canarySecret, canaryToken)),
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = 3
+				o.Backoff = retry.NewExponentialJitterBackoff(20 * time.Millisecond)
+			})
+		}),
+	}
+	for _, f := range edit {
+		f(c)
+	}
+	if err := c.Init(collectors.Env{Source: "aws-queues", Selector: correlate.MustSelector(), Now: func() time.Time { return auditTime }}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// auditTime is when the tests audit.
+var auditTime = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+
+type (
+	awsconfTarget  = awsconf.Target
+	accountSetting = awsconf.Account
+)
+
+func httpStatus(code int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) })
+}
