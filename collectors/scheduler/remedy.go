@@ -35,11 +35,13 @@ func pause(r *remedy.Remedy, a *model.Artifact) {
 	write := remedy.Command([]string{"aws", "scheduler", "update-schedule"}, []string{remedy.Flag("--region", s.Region)}) + ` --cli-input-json "$schedule"`
 	r.Actions = append(r.Actions, remedy.Action{Name: remedy.PauseJob, Step: model.StepVerified, Resolves: true,
 		Summary: "disable schedule " + s.Group + "/" + s.Name + s.in(),
-		Shell:   inAccount(s.Account, "schedule=$("+read+")\n"+write)})
+		Shell:   remedy.InAWSAccount(s.Account, "schedule=$("+read+")\n"+write)})
 }
 
 // removal deletes the schedule (delete_job: fix.allow must name it for
-// --apply to take it).
+// --apply to take it). Each command runs only in the schedule's account
+// (remedy.InAWSAccount): a schedule's name is the same in every account
+// of an organisation, and the commands name no account.
 func removal(r *remedy.Remedy, a *model.Artifact) {
 	s, ok := ParseSchedule(a.URI)
 	if !ok {
@@ -47,7 +49,7 @@ func removal(r *remedy.Remedy, a *model.Artifact) {
 	}
 	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteJob, Step: model.StepRetired, Resolves: true,
 		Summary: "delete schedule " + s.Group + "/" + s.Name + s.in(),
-		Shell:   inAccount(s.Account, remedy.Command([]string{"aws", "scheduler", "delete-schedule"}, s.flags()))})
+		Shell:   remedy.InAWSAccount(s.Account, remedy.Command([]string{"aws", "scheduler", "delete-schedule"}, s.flags()))})
 }
 
 // flags name the schedule as the aws CLI's scheduler commands take it.
@@ -56,15 +58,6 @@ func (s Schedule) flags() []string {
 }
 
 func (s Schedule) in() string { return " (account " + s.Account + ", " + s.Region + ")" }
-
-// inAccount runs cmd only with credentials of account: a schedule's name
-// is the same in every account of an organisation, and the commands name
-// no account, so run with another account's credentials they would
-// change that account's schedule. It fails instead, saying so.
-func inAccount(account, cmd string) string {
-	return `[ "$(aws sts get-caller-identity --query Account --output text)" = ` + remedy.Quote(account) + ` ] || ` +
-		`{ echo ` + remedy.Quote("bfaudit fix: these AWS credentials are not account "+account+"'s: run this with them") + ` >&2; exit 1; }` + "\n" + cmd
-}
 
 // infer: a schedule's URI names its account, region, group and name.
 func infer(a *model.Artifact) {
