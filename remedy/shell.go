@@ -60,6 +60,16 @@ func APITarget(a *model.Artifact, path, urlVar, what string) (target string, nee
 	return ref + Quote(path), []string{urlVar}
 }
 
+// InAWSAccount runs cmd only with credentials of the AWS account: names
+// (an IAM role, a schedule) repeat in every account of an organisation,
+// and a command that names no account would change another account's
+// object of the same name with that account's credentials. It fails
+// instead, saying so (aws sts get-caller-identity names the account).
+func InAWSAccount(account, cmd string) string {
+	return `[ "$(aws sts get-caller-identity --query Account --output text)" = ` + Quote(account) + ` ] || ` +
+		`{ echo ` + Quote("bfaudit fix: these AWS credentials are not account "+account+"'s: run this with them") + ` >&2; exit 1; }` + "\n" + cmd
+}
+
 // Comment turns text into shell comment lines: every line of it, so that a
 // name holding a newline cannot put a live line into a commented-out
 // command.

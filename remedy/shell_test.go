@@ -66,3 +66,17 @@ func TestHeredocDelimiterAvoidsBodyLines(t *testing.T) {
 		t.Errorf("delimiter = %q", d)
 	}
 }
+
+// An AWS command runs in its account only: with another account's
+// credentials, the check fails and the command does not run.
+func TestInAWSAccount(t *testing.T) {
+	line := remedy.InAWSAccount("111111111111", remedy.Command([]string{"aws", "scheduler", "delete-schedule"}, []string{remedy.Flag("--name", "x")}))
+	t.Setenv("BFAUDIT_TEST_AWS_ACCOUNT", "111111111111")
+	if calls := remedytest.RunShell(t, line); len(calls) != 2 || calls[1].Args[0] != "scheduler" {
+		t.Errorf("in its account: calls %+v", calls)
+	}
+	t.Setenv("BFAUDIT_TEST_AWS_ACCOUNT", "222222222222")
+	if calls := remedytest.RunShell(t, "( "+line+" ) || true"); len(calls) != 1 || calls[0].Args[0] != "sts" {
+		t.Errorf("in another account: calls %+v", calls)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/flagd"
 	_ "github.com/bfaudit/bfaudit/collectors/gcpiam"
 	_ "github.com/bfaudit/bfaudit/collectors/gcs"
+	_ "github.com/bfaudit/bfaudit/collectors/glue"
 	_ "github.com/bfaudit/bfaudit/collectors/grafana"
 	_ "github.com/bfaudit/bfaudit/collectors/inventory"
 	_ "github.com/bfaudit/bfaudit/collectors/kafka"
@@ -25,6 +26,7 @@ import (
 	_ "github.com/bfaudit/bfaudit/collectors/rabbitmq"
 	_ "github.com/bfaudit/bfaudit/collectors/records"
 	_ "github.com/bfaudit/bfaudit/collectors/s3"
+	_ "github.com/bfaudit/bfaudit/collectors/scheduler"
 	_ "github.com/bfaudit/bfaudit/collectors/sqs"
 	_ "github.com/bfaudit/bfaudit/collectors/unleash"
 )

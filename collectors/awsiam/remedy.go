@@ -25,7 +25,7 @@ func removal(r *remedy.Remedy, a *model.Artifact) {
 	}
 	revoke := func(summary, shell string) {
 		r.Actions = append(r.Actions, remedy.Action{Name: remedy.RevokeGrant, Step: model.StepAccessRevoked, Resolves: true,
-			Summary: summary, Shell: inAccount(o.Account, shell)})
+			Summary: summary, Shell: remedy.InAWSAccount(o.Account, shell)})
 	}
 	switch {
 	case o.KeyID != "":
@@ -33,10 +33,10 @@ func removal(r *remedy.Remedy, a *model.Artifact) {
 		r.Actions = append(r.Actions,
 			remedy.Action{Name: remedy.DisableKey, Step: model.StepAccessRevoked, Resolves: true,
 				Summary: fmt.Sprintf("deactivate access key %s of user %s in account %s", o.KeyID, o.Name, o.Account),
-				Shell:   inAccount(o.Account, awsIAM("update-access-key", append(flags, "--status=Inactive")...))},
+				Shell:   remedy.InAWSAccount(o.Account, awsIAM("update-access-key", append(flags, "--status=Inactive")...))},
 			remedy.Action{Name: remedy.DeleteKey, Step: model.StepRetired, Resolves: true,
 				Summary: fmt.Sprintf("delete access key %s of user %s in account %s", o.KeyID, o.Name, o.Account),
-				Shell:   inAccount(o.Account, awsIAM("delete-access-key", flags...))})
+				Shell:   remedy.InAWSAccount(o.Account, awsIAM("delete-access-key", flags...))})
 	case o.PolicyARN != "":
 		revoke(fmt.Sprintf("detach policy %s from %s %s in account %s", o.PolicyARN, o.Kind, o.Name, o.Account),
 			awsIAM("detach-"+o.Kind+"-policy", o.principalFlag(), remedy.Flag("--policy-arn", o.PolicyARN)))
@@ -75,15 +75,6 @@ func (o Object) deleteInline() string {
 // awsIAM is one `aws iam` command; sub is a fixed word of this file.
 func awsIAM(sub string, flags ...string) string {
 	return remedy.Command([]string{"aws", "iam", sub}, flags)
-}
-
-// inAccount runs cmd only with credentials of account: IAM names are per
-// account, and an organization holds the same role name in many, so a
-// command run with another account's credentials would change that
-// account's role. It fails instead, saying so, and the script goes on.
-func inAccount(account, cmd string) string {
-	return `[ "$(aws sts get-caller-identity --query Account --output text)" = ` + remedy.Quote(account) + ` ] || ` +
-		`{ echo ` + remedy.Quote("bfaudit fix: these AWS credentials are not account "+account+"'s: run this with them") + ` >&2; exit 1; }` + "\n" + cmd
 }
 
 // infer fills what a finding's URI alone gives: the kind, the principal's
