@@ -182,18 +182,6 @@ func unanswered(err error) error {
 // notAWS is the message of an HTTP answer the SDK could not read as AWS's.
 const notAWS = "an answer that is not AWS's (the SDK could not read it)"
 
-// cause is the innermost error of a chain: what went wrong, without the
-// layers that carried it.
-func cause(err error) error {
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err
-		}
-		err = next
-	}
-}
-
 // Code is AWS's error code of err ("NoSuchEntity", "AccessDenied"), or
 // "" when err is not an answer from AWS.
 func Code(err error) string {
