@@ -162,7 +162,7 @@ func (r *catalogRead) tables(ctx context.Context, database string) ([]gluetypes.
 // location (s3://bucket/tmp/bf-1234/). Its tables are tied by it as by
 // the folder they live in.
 func (r *catalogRead) databaseTie(db gluetypes.Database) tie {
-	sel := r.c.env.Selector
+	sel := r.c.Env.Selector
 	if id, ok := sel.FromLabels(db.Parameters); ok {
 		return tie{id, "folder"}
 	}
@@ -181,8 +181,8 @@ func (r *catalogRead) databaseTie(db gluetypes.Database) tie {
 // database, its location, its description. Its tags, read only for the
 // tables kept, come first when they carry an id (readTags).
 func (r *catalogRead) tableTie(t gluetypes.Table, db tie) (tie, bool) {
-	sel := r.c.env.Selector
-	uri := TableURI(r.c.source(), r.place.Account, r.place.Region, aws.ToString(t.DatabaseName), aws.ToString(t.Name))
+	sel := r.c.Env.Selector
+	uri := TableURI(r.c.Source(), r.place.Account, r.place.Region, aws.ToString(t.DatabaseName), aws.ToString(t.Name))
 	if id, how, ok := sel.Match(uri, aws.ToString(t.Name), t.Parameters); ok {
 		return tie{id, how}, true
 	}
@@ -206,7 +206,7 @@ func (r *catalogRead) tableTie(t gluetypes.Table, db tie) (tie, bool) {
 func (r *catalogRead) artifact(t gluetypes.Table, tt tie) model.Artifact {
 	db, name := aws.ToString(t.DatabaseName), aws.ToString(t.Name)
 	a := model.Artifact{
-		Kind: model.KindTable, Scope: r.scope(db), URI: TableURI(r.c.source(), r.place.Account, r.place.Region, db, name),
+		Kind: model.KindTable, Scope: r.scope(db), URI: TableURI(r.c.Source(), r.place.Account, r.place.Region, db, name),
 		Name: db + "." + name, BackfillID: tt.id, Correlation: tt.how, State: model.StateActive,
 		CreatedAt: utc(t.CreateTime), ModifiedAt: utc(t.UpdateTime), LastUsedAt: utc(t.LastAccessTime),
 	}
@@ -274,7 +274,7 @@ func (r *catalogRead) readTags(ctx context.Context, a *model.Artifact) bool {
 		return true
 	}
 	a.Labels = maps.Clone(out.Tags)
-	if id, ok := r.c.env.Selector.FromLabels(out.Tags); ok {
+	if id, ok := r.c.Env.Selector.FromLabels(out.Tags); ok {
 		a.BackfillID, a.Correlation = id, "label"
 	}
 	a.Owner = ownerTag(out.Tags)

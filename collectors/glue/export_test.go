@@ -38,7 +38,7 @@ func newOn(t *testing.T, url string, edit ...func(*Collector)) *Collector {
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/bfaudit-test")
 	c := New()
 	c.Regions, c.Endpoint, c.Timeout = []string{mainRegion}, url, 2*time.Second
-	c.loadOptions = testLoadOptions(canaryToken)
+	c.LoadOptions = testLoadOptions(canaryToken)
 	for _, f := range edit {
 		f(c)
 	}

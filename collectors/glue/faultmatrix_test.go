@@ -56,7 +56,7 @@ func TestFaultMatrix(t *testing.T) {
 		_, _ = w.Write([]byte(`{"status":"error"}`))
 	})
 	matrixOn := func(t *testing.T, f *fakeGlue, url string) collectors.Collector {
-		return newOn(t, url, withAccounts, func(c *Collector) { c.env.Source = "glue" })
+		return newOn(t, url, withAccounts, func(c *Collector) { c.Env.Source = "glue" })
 	}
 	source := func(breakIt http.Handler) faultmatrix.Unit {
 		return faultmatrix.Unit{Kind: "source", Scope: "", Setup: func(t *testing.T) (collectors.Collector, func()) {

@@ -27,7 +27,7 @@ func (c *Collector) clientFor(ctx context.Context, t Table) (*awsglue.Client, aw
 	if !slices.Contains(c.Regions, t.Region) {
 		return nil, awsconf.Place{}, fmt.Errorf("glue: region %s is not one this source reads", t.Region)
 	}
-	p, err := c.accounts.Place(ctx, c.base, c.Settings, t.Account, t.Region)
+	p, err := c.PlaceOf(ctx, t.Account, t.Region)
 	if err != nil {
 		return nil, awsconf.Place{}, fmt.Errorf("glue: %w", err)
 	}

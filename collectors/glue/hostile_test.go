@@ -13,7 +13,7 @@ import (
 // with every request (the secret key never is), so a server echoing the
 // request's headers would put it in an error.
 func hostileOn(t *testing.T, url string) collectors.Collector {
-	return newOn(t, url, withAccounts, func(c *Collector) { c.loadOptions = testLoadOptions(hostile.Canary) })
+	return newOn(t, url, withAccounts, func(c *Collector) { c.LoadOptions = testLoadOptions(hostile.Canary) })
 }
 
 // Each hostile server in the place of all of AWS: the source fails within

@@ -30,7 +30,7 @@ func (c *Collector) clientFor(ctx context.Context, a *model.Artifact) (*awssched
 	if !slices.Contains(c.Regions, s.Region) {
 		return nil, s, awsconf.Place{}, fmt.Errorf("scheduler: region %s is not one this source reads", s.Region)
 	}
-	p, err := c.accounts.Place(ctx, c.base, c.Settings, s.Account, s.Region)
+	p, err := c.PlaceOf(ctx, s.Account, s.Region)
 	if err != nil {
 		return nil, s, p, fmt.Errorf("scheduler: %w", err)
 	}

@@ -213,8 +213,8 @@ const defaultGroup = "default"
 // group's name, what it invokes. Its target's input, read for the
 // schedules kept, comes first when it carries an id (report).
 func (r *regionRead) tie(s schedtypes.ScheduleSummary, g *group) (tie, bool) {
-	sel := r.c.env.Selector
-	uri := ScheduleURI(r.c.source(), r.place.Account, r.place.Region, g.name, aws.ToString(s.Name))
+	sel := r.c.Env.Selector
+	uri := ScheduleURI(r.c.Source(), r.place.Account, r.place.Region, g.name, aws.ToString(s.Name))
 	if id, how, ok := sel.Match(uri, aws.ToString(s.Name), g.tags); ok {
 		return tie{id, how}, true
 	}
@@ -251,7 +251,7 @@ func (r *regionRead) report(ctx context.Context, s schedtypes.ScheduleSummary, g
 		return false
 	}
 	if out.Target != nil {
-		if id, ok := r.c.env.Selector.FromLabels(inputLabels(aws.ToString(out.Target.Input))); ok {
+		if id, ok := r.c.Env.Selector.FromLabels(inputLabels(aws.ToString(out.Target.Input))); ok {
 			tt = tie{id, "label"}
 		}
 	}
@@ -267,7 +267,7 @@ func (r *regionRead) report(ctx context.Context, s schedtypes.ScheduleSummary, g
 func (r *regionRead) artifact(s *awsscheduler.GetScheduleOutput, g *group, tt tie) model.Artifact {
 	name := aws.ToString(s.Name)
 	a := model.Artifact{
-		Kind: model.KindSchedulerJob, Scope: r.scope(g.name), URI: ScheduleURI(r.c.source(), r.place.Account, r.place.Region, g.name, name),
+		Kind: model.KindSchedulerJob, Scope: r.scope(g.name), URI: ScheduleURI(r.c.Source(), r.place.Account, r.place.Region, g.name, name),
 		Name: g.name + "/" + name, BackfillID: tt.id, Correlation: tt.how, Owner: ownerTag(g.tags), Labels: g.tags,
 		State: model.StateEnabled, CreatedAt: utc(s.CreationDate), ModifiedAt: utc(s.LastModificationDate),
 	}
