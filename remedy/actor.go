@@ -34,11 +34,15 @@ type Observed struct {
 // nothing to act through (it was read from an export); a builder that can
 // say so returns Actor, one that always acts returns its own type. A
 // collector of another type (a test's stand-in) has nothing to act
-// through either.
+// through either, nor has one that says it reads saved answers
+// (Exported).
 func ActsOn[C any, A Actor](build func(C) (A, error)) func(collector any) (Actor, error) {
 	return func(collector any) (Actor, error) {
 		c, ok := collector.(C)
 		if !ok {
+			return nil, nil
+		}
+		if e, ok := collector.(interface{ Exported() bool }); ok && e.Exported() {
 			return nil, nil
 		}
 		a, err := build(c)

@@ -63,6 +63,7 @@ func (c *Collector) SampleConfig() string { return sampleConfig }
 // nothing (credentials are resolved at the first call).
 func (c *Collector) Init(env collectors.Env) error {
 	c.env = env
+	c.BaseDir = env.BaseDir
 	if len(c.Regions) == 0 {
 		c.Regions = []string{defaultRegion}
 	}

@@ -55,6 +55,7 @@ func (r *Regional) UnitConcurrency() int { return unitConcurrency }
 // call in each account.
 func (r *Regional) Init(env collectors.Env) error {
 	r.Env = env
+	r.BaseDir = env.BaseDir
 	if err := r.Check(); err != nil {
 		return err
 	}

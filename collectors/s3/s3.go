@@ -93,6 +93,7 @@ func (c *Collector) UnitConcurrency() int { return unitConcurrency }
 // Init validates the settings and builds the SDK configuration; it calls
 // nothing (credentials are resolved at the first call).
 func (c *Collector) Init(env collectors.Env) error {
+	c.BaseDir = env.BaseDir
 	if err := c.Settings.Check(); err != nil {
 		return err
 	}

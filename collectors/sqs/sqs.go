@@ -76,6 +76,7 @@ func (c *Collector) UnitConcurrency() int { return unitConcurrency }
 // call of each account.
 func (c *Collector) Init(env collectors.Env) error {
 	c.env = env
+	c.BaseDir = env.BaseDir
 	if err := c.Check(); err != nil {
 		return err
 	}

@@ -31,6 +31,35 @@ type Target struct {
 // The roles are not assumed here: the first call in an account does it,
 // so a role that cannot be assumed fails that account's units only.
 func Accounts(ctx context.Context, base aws.Config, s Settings, timeout time.Duration) ([]Target, error) {
+	targets, err := accounts(ctx, base, s, timeout)
+	for i, t := range targets {
+		targets[i].Config = forAccount(t.Config, t.Account)
+	}
+	return targets, err
+}
+
+func accounts(ctx context.Context, base aws.Config, s Settings, timeout time.Duration) ([]Target, error) {
+	if export := exportOf(base); export != nil {
+		// An export: its account folders, or those listed (a listed
+		// one not saved fails its units); no role is assumed.
+		ids := make([]string, 0, len(s.Accounts))
+		for _, a := range s.Accounts {
+			if !slices.Contains(ids, a.ID) {
+				ids = append(ids, a.ID)
+			}
+		}
+		if len(ids) == 0 {
+			var err error
+			if ids, err = export.exportAccounts(); err != nil {
+				return nil, err
+			}
+		}
+		out := make([]Target, 0, len(ids))
+		for _, id := range ids {
+			out = append(out, Target{Account: id, Config: base})
+		}
+		return out, nil
+	}
 	switch {
 	case len(s.Accounts) > 0:
 		out := make([]Target, 0, len(s.Accounts))

@@ -169,6 +169,10 @@ func unanswered(err error) error {
 	if errors.As(err, &rq) { // the transport failed: loggedClient named the request
 		return &RequestError{Operation: operation(err), Request: rq.Request, Err: rq.Err}
 	}
+	var ns notSaved
+	if errors.As(err, &ns) { // an export without the answer
+		return fmt.Errorf("%s: %w", operation(err), ns.error)
+	}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
 		// An answer the SDK could not read as AWS's (an HTML error page,

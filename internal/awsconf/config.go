@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/smithy-go/logging"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/bfaudit/bfaudit/internal/httplog"
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -57,6 +60,10 @@ func Load(ctx context.Context, s Settings, extra ...func(*config.LoadOptions) er
 	if s.Endpoint != "" {
 		opts = append(opts, config.WithBaseEndpoint(s.Endpoint))
 	}
+	if s.ExportDir != "" {
+		// Nothing reaches AWS: no credential is looked for.
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("SAVED", "SAVED", "")))
+	}
 	cfg, err := config.LoadDefaultConfig(ctx, append(opts, extra...)...)
 	if err != nil {
 		// The loader's errors name files and profiles, never a secret.
@@ -65,6 +72,17 @@ func Load(ctx context.Context, s Settings, extra ...func(*config.LoadOptions) er
 	// The SDK's own client stays underneath: it honours AWS_CA_BUNDLE
 	// and the proxy settings, which a client of another type would lose.
 	cfg.HTTPClient = loggedClient{next: remote.CapAnswers(doer{cfg.HTTPClient}, MaxAnswerBytes)}
+	switch {
+	case s.ExportDir != "":
+		cfg.HTTPClient = &savedClient{dir: resolve(s.BaseDir, s.ExportDir), shown: s.ExportDir, files: &savedFiles{}}
+	case s.SaveAnswers != "":
+		cfg.HTTPClient = &savedClient{dir: resolve(s.BaseDir, s.SaveAnswers), shown: s.SaveAnswers, files: &savedFiles{}, record: cfg.HTTPClient}
+	}
+	if s.ExportDir != "" || s.SaveAnswers != "" {
+		cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(keepInput, middleware.After)
+		})
+	}
 	return cfg, nil
 }
 
@@ -97,3 +115,11 @@ func (c loggedClient) Do(req *http.Request) (*http.Response, error) {
 type doer struct{ c aws.HTTPClient }
 
 func (d doer) RoundTrip(req *http.Request) (*http.Response, error) { return d.c.Do(req) }
+
+// resolve is p relative to the config file's folder base.
+func resolve(base, p string) string {
+	if filepath.IsAbs(p) || base == "" {
+		return p
+	}
+	return filepath.Join(base, p)
+}

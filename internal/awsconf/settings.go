@@ -28,7 +28,20 @@ type Settings struct {
 	Organization *Organization `mapstructure:"organization"`
 	// Timeout bounds each call, the SDK's own retries of it included.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// ExportDir reads answers saved by SaveAnswers instead of calling
+	// AWS (saved.go); relative to the config file.
+	ExportDir string `mapstructure:"export_dir"`
+	// SaveAnswers writes every answer of the accounts read into this
+	// folder, for an audit elsewhere with export_dir.
+	SaveAnswers string `mapstructure:"save_answers"`
+	// BaseDir is the config file's folder, which the two folders above
+	// are relative to; set by the source's Init.
+	BaseDir string `mapstructure:"-"`
 }
+
+// Exported is whether the source reads saved answers: a fix has nothing
+// to act through.
+func (s Settings) Exported() bool { return s.ExportDir != "" }
 
 // Account is one account of an estate and the role bfaudit assumes in it.
 type Account struct {
@@ -68,6 +81,16 @@ func (s Settings) Check() error {
 	if s.Endpoint != "" {
 		if u, err := url.Parse(s.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
 			return fmt.Errorf("endpoint: %q is not a URL (expected e.g. http://127.0.0.1:4566)", s.Endpoint)
+		}
+	}
+	if s.ExportDir != "" {
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"endpoint", s.Endpoint != ""}, {"profile", s.Profile != ""}, {"organization", s.Organization != nil}, {"save_answers", s.SaveAnswers != ""}} {
+			if k.set {
+				return fmt.Errorf("%s: does not apply with export_dir, which reads saved answers instead of AWS", k.key)
+			}
 		}
 	}
 	if len(s.Accounts) > 0 && s.Organization != nil {
