@@ -48,6 +48,8 @@ const (
 type estate struct {
 	t    *testing.T
 	URL  string
+	// queueHost, when set, is the address queue URLs are given at.
+	queueHost string
 	stop func() // the server goes down
 
 	mu     sync.Mutex
@@ -233,7 +235,16 @@ func (e *estate) queue(account, region, name string) *fakeQueue {
 	return e.queues[account+"/"+region+"/"+name]
 }
 
-func (e *estate) queueURL(q *fakeQueue) string { return e.URL + "/" + q.account + "/" + q.name }
+// queueURL is q's address as SQS gives it: at the fake, or at AWS's
+// own host when queueHost is set (the quickstart's saved answers).
+func (e *estate) queueURL(q *fakeQueue) string { return e.queueBase() + "/" + q.account + "/" + q.name }
+
+func (e *estate) queueBase() string {
+	if e.queueHost != "" {
+		return e.queueHost
+	}
+	return e.URL
+}
 
 // sqsHandler is one account's SQS in one region.
 func (e *estate) sqsHandler(account, region string) smithy.Handler {
@@ -243,7 +254,7 @@ func (e *estate) sqsHandler(account, region string) smithy.Handler {
 		find := func() (*fakeQueue, *smithy.Error) {
 			u, _ := c.Input["QueueUrl"].(string)
 			q := e.queues[account+"/"+region+"/"+u[strings.LastIndexByte(u, '/')+1:]]
-			if q == nil || !strings.HasPrefix(u, e.URL+"/"+account+"/") {
+			if q == nil || !strings.HasPrefix(u, e.queueBase()+"/"+account+"/") {
 				return nil, &smithy.Error{Code: "QueueDoesNotExist", Message: "The specified queue does not exist."}
 			}
 			return q, nil

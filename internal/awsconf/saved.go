@@ -277,10 +277,13 @@ func jsonProblem(err error) string {
 
 // append writes one exchange at the end of file p.
 func (f *savedFiles) append(p string, ex exchange) error {
-	line, err := json.Marshal(ex)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // XML answers stay readable
+	if err := enc.Encode(ex); err != nil {
 		return err
 	}
+	line := buf.Bytes()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -290,7 +293,7 @@ func (f *savedFiles) append(p string, ex exchange) error {
 	if err != nil {
 		return err
 	}
-	if _, err := out.Write(append(line, '\n')); err != nil {
+	if _, err := out.Write(line); err != nil {
 		out.Close()
 		return err
 	}
