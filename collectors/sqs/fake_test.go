@@ -46,11 +46,11 @@ const (
 // roles assumed. Each part's requests are checked against the model; a
 // request that breaks it fails the test.
 type estate struct {
-	t    *testing.T
-	URL  string
+	t   *testing.T
+	URL string
 	// queueHost, when set, is the address queue URLs are given at.
 	queueHost string
-	stop func() // the server goes down
+	stop      func() // the server goes down
 
 	mu     sync.Mutex
 	queues map[string]*fakeQueue // by account/region/name
