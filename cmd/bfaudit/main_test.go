@@ -79,6 +79,10 @@ func TestQuickstartGoldenJSON(t *testing.T) {
 		"BF-3100": {"BF001", "BF008", "BF015"},
 		"":        {"BF106"}, // daily_revenue: catch-up on, start date 2024
 		"BF-4242": {"BF011"},
+		// AWS, from saved answers of two accounts: the replay role's
+		// expired grant, the runner's key, the tmp/ folders and Athena
+		// scratch tables, the queues, the one-off schedules.
+		"BF-4400": {"BF001", "BF003", "BF004", "BF005", "BF006"},
 	}
 	for id, rulesWanted := range want {
 		for _, rule := range rulesWanted {
@@ -116,7 +120,7 @@ func TestCollectThenAuditFrom(t *testing.T) {
 	}
 	// collect says what each source read, not only what it kept: the dbt
 	// source keeps no artifact, yet it read the manifest's nodes and edges.
-	for _, want := range []string{"  plans (records): ok; read 3 plans, ", "  dashboards (grafana): ok; read ", " dashboards", " (dbt): ok; read ", " edges"} {
+	for _, want := range []string{"  plans (records): ok; read 4 plans, ", "  dashboards (grafana): ok; read ", " dashboards", " (dbt): ok; read ", " edges"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("collect's output lacks %q:\n%s", want, out)
 		}
@@ -201,8 +205,8 @@ func TestFailedSourceIsReportedNotFatal(t *testing.T) {
 		t.Errorf("exit %d, want %d", code, exitIncomplete)
 	}
 	r := decodeReport(t, out)
-	if r.Summary.Complete || r.Summary.Backfills != 3 {
-		t.Errorf("summary = %+v: want incomplete, and the three plans still audited", r.Summary)
+	if r.Summary.Complete || r.Summary.Backfills != 4 {
+		t.Errorf("summary = %+v: want incomplete, and the four plans still audited", r.Summary)
 	}
 }
 
@@ -249,7 +253,7 @@ report:
   templates: {markdown: "@`+tpl+`"}
 `), 0o644)
 	_, out, stderr := bfaudit(t, "audit", "-c", cfg, "--now", "2026-11-30", "-f", "markdown")
-	if !strings.HasSuffix(out, "findings for BF-1234 BF-2001 BF-3100 \n") {
+	if !strings.HasSuffix(out, "findings for BF-1234 BF-2001 BF-3100 BF-4400 \n") {
 		t.Errorf("override not used: %q %s", out, stderr)
 	}
 }

@@ -24,7 +24,7 @@ func TestProgressLinesOffATerminal(t *testing.T) {
 			t.Errorf("%s: %d lines, want 1:\n%s", src, n, stderr)
 		}
 	}
-	if !strings.Contains(stderr, "  plans (records): ok in ") || !strings.Contains(stderr, "units, read 3 plans") {
+	if !strings.Contains(stderr, "  plans (records): ok in ") || !strings.Contains(stderr, "units, read 4 plans") {
 		t.Errorf("a finished line says what was read:\n%s", stderr)
 	}
 	if !strings.Contains(stderr, "flags (unleash): ok in ") || !strings.Contains(stderr, "; note: projects read: default") {
