@@ -150,7 +150,7 @@ func (f *ghFake) snapshot() map[string]ghFakeIssue {
 	defer f.mu.Unlock()
 	out := map[string]ghFakeIssue{}
 	for _, is := range f.issues {
-		for _, id := range []string{"BF-1234", "BF-2001", "BF-3100", "BF-4242"} {
+		for _, id := range []string{"BF-1234", "BF-2001", "BF-3100", "BF-4242", "BF-4400"} {
 			if strings.Contains(is.Title, id) {
 				out[id] = *is
 			}

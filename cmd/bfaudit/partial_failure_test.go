@@ -56,6 +56,13 @@ func TestNothingTickedOnPartialFailure(t *testing.T) {
 		{"plan unparseable, record still reads", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, "plans/bf-1234-refund-fix.yaml"), "id: BF-1234\npurpose: [unclosed\n")
 		}, "plans / plans/bf-1234-refund-fix.yaml"},
+		// The stand-in, from saved answers, for an account whose role is
+		// refused: every AWS source's units in it fail, and BF-4400's
+		// items there stay as they were (the collectors' own tests refuse
+		// the role itself).
+		{"one AWS account did not answer", func(t *testing.T, dir string) {
+			os.RemoveAll(filepath.Join(dir, "aws/222222222222"))
+		}, "aws-queues / 222222222222/eu-west-1"},
 		{"scheduler failed", func(t *testing.T, dir string) {
 			os.RemoveAll(filepath.Join(dir, "airflow"))
 		}, "scheduler"},

@@ -20,9 +20,14 @@ const bf4400Write = `{"Version":"2012-10-17","Statement":[{"Sid":"ReplayWrite","
 // its write access past its 31 October end and still attached; in the
 // first, the runner user whose key is active and was used after the
 // backfill; beside a production role and a bf16 training role that
-// belong to no backfill.
+// belong to no backfill; and once the access is revoked.
 func TestQuickstartAnswers(t *testing.T) {
-	dir := collectortest.QuickstartAWS(t, "iam")
+	full, cleaned := collectortest.QuickstartAWS(t, "iam")
+	saveQuickstart(t, full, false)
+	saveQuickstart(t, cleaned, true)
+}
+
+func saveQuickstart(t *testing.T, dir string, cleaned bool) {
 	var estate []*fakeIAM
 	for i, account := range collectortest.QuickstartAccounts {
 		a := &fakeIAM{account: account}
@@ -33,7 +38,14 @@ func TestQuickstartAnswers(t *testing.T) {
 			{kind: kindRole, name: "orders-etl", inline: map[string]string{"orders": unbounded}},
 			{kind: kindRole, name: "bf16-trainer", attached: []string{s3FullAccess}},
 		}
-		if i == 0 {
+		if cleaned {
+			// The role stays, its write access deleted; the runner's
+			// key is deleted, the user kept.
+			a.principals[0].inline = nil
+			if i == 0 {
+				a.principals = append(a.principals, &fakePrincipal{kind: kindUser, name: "bf-4400-runner"})
+			}
+		} else if i == 0 {
 			a.principals = append(a.principals, &fakePrincipal{kind: kindUser, name: "bf-4400-runner", keys: []*fakeKey{
 				{id: "AKIAQUICKSTART4400R", status: "Active", service: "s3",
 					created: time.Date(2026, 10, 11, 14, 0, 0, 0, time.UTC), lastUsed: time.Date(2026, 11, 24, 6, 12, 0, 0, time.UTC)},

@@ -10,9 +10,14 @@ import (
 
 // TestQuickstartAnswers saves the quickstart's Data Catalog answers
 // (BFAUDIT_WRITE_QUICKSTART=1): BF-4400's Athena scratch table in both
-// accounts, beside the sales tables it corrected.
+// accounts, beside the sales tables it corrected; and once it is dropped.
 func TestQuickstartAnswers(t *testing.T) {
-	dir := collectortest.QuickstartAWS(t, "glue")
+	full, cleaned := collectortest.QuickstartAWS(t, "glue")
+	saveQuickstart(t, full, false)
+	saveQuickstart(t, cleaned, true)
+}
+
+func saveQuickstart(t *testing.T, dir string, cleaned bool) {
 	f := newFakeGlue(t)
 	for i, account := range collectortest.QuickstartAccounts {
 		c := f.catalog(account, mainRegion)
@@ -22,6 +27,10 @@ func TestQuickstartAnswers(t *testing.T) {
 			"EXTERNAL": "TRUE", "classification": "parquet", "numRows": []string{"2184410", "301227"}[i], "totalSize": []string{"734003200", "99614720"}[i]})
 		tmp["CreateTime"], tmp["UpdateTime"] = time.Date(2026, 10, 12, 6, 5, 0, 0, time.UTC), time.Date(2026, 10, 15, 22, 40, 0, 0, time.UTC)
 		tmp["CreatedBy"] = "arn:aws:sts::" + account + ":assumed-role/bf-4400-replay/replay"
+		if cleaned {
+			c.addDatabase(map[string]any{"Name": "scratch"})
+			continue
+		}
 		c.addDatabase(map[string]any{"Name": "scratch"}, tmp)
 	}
 	c := newOn(t, f.URL, func(c *Collector) {

@@ -39,24 +39,14 @@ func Accounts(ctx context.Context, base aws.Config, s Settings, timeout time.Dur
 }
 
 func accounts(ctx context.Context, base aws.Config, s Settings, timeout time.Duration) ([]Target, error) {
-	if export := exportOf(base); export != nil {
-		// An export: its account folders, or those listed (a listed
-		// one not saved fails its units); no role is assumed.
-		ids := make([]string, 0, len(s.Accounts))
+	if exportOf(base) != nil {
+		// An export: the accounts listed (Check requires them), each
+		// read from its folder; no role is assumed.
+		out := make([]Target, 0, len(s.Accounts))
 		for _, a := range s.Accounts {
-			if !slices.Contains(ids, a.ID) {
-				ids = append(ids, a.ID)
+			if !slices.ContainsFunc(out, func(t Target) bool { return t.Account == a.ID }) {
+				out = append(out, Target{Account: a.ID, Config: base})
 			}
-		}
-		if len(ids) == 0 {
-			var err error
-			if ids, err = export.exportAccounts(); err != nil {
-				return nil, err
-			}
-		}
-		out := make([]Target, 0, len(ids))
-		for _, id := range ids {
-			out = append(out, Target{Account: id, Config: base})
 		}
 		return out, nil
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path"
@@ -298,22 +297,4 @@ func (f *savedFiles) append(p string, ex exchange) error {
 		return err
 	}
 	return out.Close()
-}
-
-// exportAccounts lists the accounts of an export: its folders named as
-// accounts are, in order.
-func (c *savedClient) exportAccounts() ([]string, error) {
-	if _, err := os.Stat(c.dir); err != nil {
-		return nil, fmt.Errorf("export_dir %s: %w", c.shown, safefile.PlainError(c.dir, err))
-	}
-	names, err := safefile.ListSaved(c.dir, ".", func(e fs.DirEntry) bool {
-		return e.IsDir() && accountPattern.MatchString(e.Name())
-	})
-	if err != nil {
-		return nil, fmt.Errorf("export_dir %s: %w", c.shown, err)
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("export_dir %s: no account folder (12 digits) in it", c.shown)
-	}
-	return names, nil
 }

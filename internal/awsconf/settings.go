@@ -92,6 +92,11 @@ func (s Settings) Check() error {
 				return fmt.Errorf("%s: does not apply with export_dir, which reads saved answers instead of AWS", k.key)
 			}
 		}
+		if len(s.Accounts) == 0 {
+			// Declared, so that an account whose answers are missing
+			// fails its units rather than being read as having nothing.
+			return errors.New("accounts: missing; with export_dir list the accounts whose answers were saved, e.g. [{id: \"123456789012\"}]")
+		}
 	}
 	if len(s.Accounts) > 0 && s.Organization != nil {
 		return errors.New("accounts, organization: set one: accounts lists them, organization reads them from AWS Organizations")

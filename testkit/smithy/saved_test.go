@@ -110,7 +110,8 @@ func TestSavedAnswersReplayWhatWasRecorded(t *testing.T) {
 		return nil
 	})
 
-	replay := awsconf.Settings{Regions: []string{"eu-west-1"}, ExportDir: "answers", BaseDir: dir}
+	replay := awsconf.Settings{Regions: []string{"eu-west-1"}, ExportDir: "answers", BaseDir: dir,
+		Accounts: []awsconf.Account{{ID: savedAccount}}}
 	if err := replay.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +123,8 @@ func TestSavedAnswersReplayWhatWasRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(targets) != 1 || targets[0].Account != savedAccount {
-		t.Fatalf("export's accounts %v, want only the one saved", targets)
+	if len(targets) != 1 || targets[0].Account != savedAccount || targets[0].Role != "" {
+		t.Fatalf("export's accounts %v, want the one listed, no role", targets)
 	}
 	place := awsconf.Place{Target: targets[0], Region: "eu-west-1"}
 	names, err := databasesOf(t, place.Config())
@@ -157,7 +158,7 @@ func TestSavedAnswersBrokenLine(t *testing.T) {
 	p := filepath.Join(dir, savedAccount, "eu-west-1", "glue.jsonl")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte(`{"operation":"GetDatabases","input":{},"status":200,"body":"{}"}`+"\n"+`{"operation": secret-ish`+"\n"), 0o644)
-	s := awsconf.Settings{Regions: []string{"eu-west-1"}, ExportDir: dir}
+	s := awsconf.Settings{Regions: []string{"eu-west-1"}, ExportDir: dir, Accounts: []awsconf.Account{{ID: savedAccount}}}
 	cfg, err := awsconf.Load(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -185,10 +186,8 @@ func TestExportDirSettings(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", tt.s, err, tt.want)
 		}
 	}
-	s := awsconf.Settings{Regions: []string{"eu-west-1"}, ExportDir: "nowhere", BaseDir: t.TempDir()}
-	cfg, _ := awsconf.Load(context.Background(), s)
-	if _, err := awsconf.Accounts(context.Background(), cfg, s, time.Second); err == nil || !strings.Contains(err.Error(), "export_dir nowhere:") {
-		t.Errorf("a missing export: %v", err)
+	if err := (awsconf.Settings{Regions: []string{"eu-west-1"}, ExportDir: "x"}).Check(); err == nil || !strings.HasPrefix(err.Error(), "accounts: missing; with export_dir list the accounts") {
+		t.Errorf("an export without its accounts: %v", err)
 	}
 }
 
