@@ -25,7 +25,7 @@ func newOn(t *testing.T, url string, edit ...func(*Collector)) *Collector {
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/bfaudit-test")
 	c := New()
 	c.Regions, c.Endpoint, c.Timeout = []string{mainRegion}, url, 5*time.Second
-	c.loadOptions = []func(*config.LoadOptions) error{
+	c.LoadOptions = []func(*config.LoadOptions) error{
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(baseKeyID, canarySecret, canaryToken)),
 		config.WithRetryer(func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
@@ -46,10 +46,7 @@ func newOn(t *testing.T, url string, edit ...func(*Collector)) *Collector {
 // auditTime is when the tests audit.
 var auditTime = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 
-type (
-	awsconfTarget  = awsconf.Target
-	accountSetting = awsconf.Account
-)
+type accountSetting = awsconf.Account
 
 func httpStatus(code int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) })

@@ -40,16 +40,11 @@ func (f *actor) config(ctx context.Context, a *model.Artifact) (Object, aws.Conf
 	if !ok {
 		return o, aws.Config{}, fmt.Errorf("sqs: %s is not an artifact bfaudit can act on", a.URI)
 	}
-	targets, err := f.c.accounts(ctx)
+	p, err := f.c.PlaceOf(ctx, o.Account, o.Region)
 	if err != nil {
-		return o, aws.Config{}, fmt.Errorf("sqs source %s: %w", f.c.sourceName(), err)
+		return o, aws.Config{}, fmt.Errorf("sqs source %s: %w", f.c.Source(), err)
 	}
-	for _, t := range targets {
-		if t.Account == o.Account {
-			return o, configFor(t, o.Region), nil
-		}
-	}
-	return o, aws.Config{}, fmt.Errorf("sqs: account %s is not one source %s reads", o.Account, f.c.sourceName())
+	return o, p.Config(), nil
 }
 
 func (f *actor) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {

@@ -72,10 +72,10 @@ type regionRead struct {
 	unread    map[string]bool
 }
 
-func (c *Collector) newRegionRead(u unitOf, sink collectors.Sink) *regionRead {
-	cfg := configFor(u.target, u.region)
+func (c *Collector) newRegionRead(p awsconf.Place, sink collectors.Sink) *regionRead {
+	cfg := p.Config()
 	return &regionRead{
-		c: c, account: u.target.Account, region: u.region, where: where(u.target, u.region), sink: sink,
+		c: c, account: p.Account, region: p.Region, where: p.String(), sink: sink,
 		sqs: awssqs.NewFromConfig(cfg), cfg: cfg,
 		queueTies: map[string]tie{}, unread: map[string]bool{},
 	}
@@ -128,7 +128,7 @@ func (r *regionRead) queues(ctx context.Context) error {
 			continue
 		}
 		q.tags = tags.Tags
-		if id, how, ok := r.c.env.Selector.Match(QueueURI(r.c.sourceName(), r.account, r.region, name), name, q.tags); ok {
+		if id, how, ok := r.c.Env.Selector.Match(QueueURI(r.c.Source(), r.account, r.region, name), name, q.tags); ok {
 			q.tie = tie{id, how}
 			tied = append(tied, q)
 			r.queueTies[r.queueARN(name)] = q.tie
@@ -201,7 +201,7 @@ func (r *regionRead) queueArtifact(ctx context.Context, q *queue) (model.Artifac
 	}
 	attrs := out.Attributes
 	a := model.Artifact{
-		Kind: model.KindQueue, Scope: r.queueScope(q.name), URI: QueueURI(r.c.sourceName(), r.account, r.region, q.name),
+		Kind: model.KindQueue, Scope: r.queueScope(q.name), URI: QueueURI(r.c.Source(), r.account, r.region, q.name),
 		Name: q.name, BackfillID: q.tie.id, Correlation: q.tie.how, Owner: ownerTag(q.tags), Labels: cloneTags(q.tags),
 		State: model.StateActive, CreatedAt: epoch(attrs[string(sqstypes.QueueAttributeNameCreatedTimestamp)]),
 		ModifiedAt: epoch(attrs[string(sqstypes.QueueAttributeNameLastModifiedTimestamp)]),

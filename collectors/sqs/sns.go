@@ -83,13 +83,13 @@ func (r *regionRead) sns(ctx context.Context) {
 			continue
 		}
 		tags := tagMap(out.Tags)
-		id, how, ok := r.c.env.Selector.Match(TopicURI(r.c.sourceName(), r.account, r.region, name), name, tags)
+		id, how, ok := r.c.Env.Selector.Match(TopicURI(r.c.Source(), r.account, r.region, name), name, tags)
 		if !ok {
 			continue
 		}
 		topicTies[arn] = tie{id, how}
 		a := model.Artifact{
-			Kind: model.KindQueue, Scope: r.topicScope(name), URI: TopicURI(r.c.sourceName(), r.account, r.region, name),
+			Kind: model.KindQueue, Scope: r.topicScope(name), URI: TopicURI(r.c.Source(), r.account, r.region, name),
 			Name: name, BackfillID: id, Correlation: how, Owner: ownerTag(tags), Labels: cloneTags(tags), State: model.StateActive,
 		}
 		a.SetKeep(tags[model.KeepUntilKey], tags[model.KeepReasonKey], "")
@@ -123,7 +123,7 @@ func (r *regionRead) sns(ctx context.Context) {
 // subscription feeding a queue whose tags did not read cannot be said
 // untied: an error at its scope.
 func (r *regionRead) subscription(s snstypes.Subscription, topic, id string, topicTies map[string]tie) (model.Artifact, bool) {
-	uri := SubscriptionURI(r.c.sourceName(), r.account, r.region, topic, id)
+	uri := SubscriptionURI(r.c.Source(), r.account, r.region, topic, id)
 	topicARN, protocol, endpoint := aws.ToString(s.TopicArn), aws.ToString(s.Protocol), aws.ToString(s.Endpoint)
 	t, ok := r.subscriptionTie(uri, topicARN, topic, protocol, endpoint, topicTies)
 	if !ok {
@@ -148,7 +148,7 @@ func (r *regionRead) subscription(s snstypes.Subscription, topic, id string, top
 }
 
 func (r *regionRead) subscriptionTie(uri, topicARN, topic, protocol, endpoint string, topicTies map[string]tie) (tie, bool) {
-	sel := r.c.env.Selector
+	sel := r.c.Env.Selector
 	if id, ok := sel.Assets[uri]; ok {
 		return tie{id, "asset"}, true
 	}

@@ -214,7 +214,11 @@ func TestASubscriptionFeedingAnUnreadQueueIsNotConcludedUntied(t *testing.T) {
 	subs := standard(t, e)
 	c := newOn(t, e.URL)
 	sink := &collectors.TestSink{}
-	r := c.newRegionRead(unitOf{target: mustTargets(t, c)[0], region: mainRegion}, sink)
+	p, err := c.PlaceOf(context.Background(), baseAccount, mainRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.newRegionRead(p, sink)
 	r.unread[r.queueARN("orders")] = true // as when ListQueueTags failed for it
 	r.sns(context.Background())
 	topic, id, _ := subscriptionOf(subs["orders"])
@@ -222,15 +226,6 @@ func TestASubscriptionFeedingAnUnreadQueueIsNotConcludedUntied(t *testing.T) {
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != want {
 		t.Fatalf("errors = %+v, want one at %s", sink.Errors, want)
 	}
-}
-
-func mustTargets(t *testing.T, c *Collector) []awsconfTarget {
-	t.Helper()
-	targets, err := c.accounts(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return targets
 }
 
 // Two accounts through their roles: the one whose role is refused fails
