@@ -16,13 +16,11 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/collectors/awssource"
 	"github.com/bfaudit/bfaudit/internal/awsconf"
-	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -36,70 +34,18 @@ func init() { collectors.Register("awsiam", func() collectors.Collector { return
 // and the STS endpoint roles are assumed through.
 const defaultRegion = "us-east-1"
 
-// unitConcurrency is how many accounts are read at once.
-const unitConcurrency = 4
-
 // New returns an awsiam collector with its defaults filled in.
-func New() *Collector {
-	return &Collector{Settings: awsconf.Settings{Timeout: remote.DefaultCallTimeout}}
-}
+func New() *Collector { return &Collector{Regional: awssource.NewGlobal("awsiam", defaultRegion)} }
 
-// Collector reads IAM in each account of its settings.
+// Collector reads IAM in each account of its settings
+// (awssource.Regional: its settings, accounts and units, one per
+// account).
 type Collector struct {
-	awsconf.Settings `mapstructure:",squash"`
-
-	env     collectors.Env
-	cfg     aws.Config
-	targets map[string]awsconf.Target
-	// loadOptions are added to the SDK's configuration (tests: static
-	// credentials, so nothing reaches AWS or instance metadata).
-	loadOptions []func(*config.LoadOptions) error
+	awssource.Regional `mapstructure:",squash"`
 }
 
 // SampleConfig returns the documented sample source entry.
 func (c *Collector) SampleConfig() string { return sampleConfig }
-
-// Init checks the settings and builds the SDK configuration; it calls
-// nothing (credentials are resolved at the first call).
-func (c *Collector) Init(env collectors.Env) error {
-	c.env = env
-	c.BaseDir = env.BaseDir
-	if len(c.Regions) == 0 {
-		c.Regions = []string{defaultRegion}
-	}
-	if err := c.Check(); err != nil {
-		return err
-	}
-	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
-		return err
-	}
-	cfg, err := awsconf.Load(context.Background(), c.Settings, c.loadOptions...)
-	if err != nil {
-		return err
-	}
-	c.cfg = cfg
-	return nil
-}
-
-// UnitConcurrency: accounts are read a few at a time.
-func (c *Collector) UnitConcurrency() int { return unitConcurrency }
-
-// Units are the accounts: those listed, the organization's, or the
-// caller's own. Listing them is the only call here; a role is assumed
-// by its account's first call, so a role refused fails that account only.
-func (c *Collector) Units(ctx context.Context) ([]string, error) {
-	targets, err := awsconf.Accounts(ctx, c.cfg, c.Settings, c.Timeout)
-	if err != nil {
-		return nil, fmt.Errorf("awsiam: %w", err)
-	}
-	c.targets = make(map[string]awsconf.Target, len(targets))
-	units := make([]string, 0, len(targets))
-	for _, t := range targets {
-		c.targets[t.Account] = t
-		units = append(units, t.Account)
-	}
-	return units, nil
-}
 
 // CollectUnit reads one account: every role, user, group and customer
 // managed policy in one paged listing, then the access keys of the users
@@ -107,14 +53,14 @@ func (c *Collector) Units(ctx context.Context) ([]string, error) {
 // keys failing is that user's error (below the account), and the rest
 // is reported.
 func (c *Collector) CollectUnit(ctx context.Context, unit string, sink collectors.Sink) error {
-	t, ok := c.targets[unit]
-	if !ok {
-		return fmt.Errorf("awsiam: account %s was not listed", unit)
+	p, err := c.Place(unit)
+	if err != nil {
+		return err
 	}
-	client := iam.NewFromConfig(t.Config)
+	client := iam.NewFromConfig(p.Config())
 	acct, err := c.readAccount(ctx, client)
 	if err != nil {
-		return c.accountError(t, err)
+		return c.accountError(p.Target, err)
 	}
 	sink.AddRead(unit, "roles", len(acct.roles), 0)
 	sink.AddRead(unit, "users", len(acct.users), 0)
@@ -144,11 +90,11 @@ func (c *Collector) accountError(t awsconf.Target, err error) error {
 // elevated access (its ARN or name), its name, a backfill id in its path
 // (/backfill/bf-1234/).
 func (c *Collector) tie(account string, p *principal) (id, how string) {
-	sel := c.env.Selector
+	sel := c.Env.Selector
 	if id, ok := sel.FromLabels(p.tags); ok {
 		return id, "label"
 	}
-	if id, ok := sel.Assets[PrincipalURI(c.env.Source, account, p.kind, p.name)]; ok {
+	if id, ok := sel.Assets[PrincipalURI(c.Env.Source, account, p.kind, p.name)]; ok {
 		return id, "asset"
 	}
 	for _, who := range []string{p.arn, p.name} {
@@ -167,7 +113,7 @@ func (c *Collector) tie(account string, p *principal) (id, how string) {
 
 // artifact is the common part of what this collector reports.
 func (c *Collector) artifact(kind model.Kind, scope, uri, name, id, how string) model.Artifact {
-	return model.Artifact{Kind: kind, System: "awsiam", Source: c.env.Source, Scope: scope, URI: uri, Name: name,
+	return model.Artifact{Kind: kind, System: "awsiam", Source: c.Env.Source, Scope: scope, URI: uri, Name: name,
 		BackfillID: id, Correlation: how, State: model.StateActive}
 }
 

@@ -452,7 +452,7 @@ func collectorOn(t *testing.T, fakeURL, source string, now time.Time, set func(*
 	if set != nil {
 		set(&c.Settings)
 	}
-	c.loadOptions = []func(*config.LoadOptions) error{
+	c.LoadOptions = []func(*config.LoadOptions) error{
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(baseKey, canarySecret, canaryToken)),
 		// One try per call: a fault is seen as it is, at once (awsconf's
 		// retryer would wait out backoffs; WithRetryMaxAttempts does not

@@ -3,7 +3,6 @@ package awsiam
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,39 +19,19 @@ import (
 // configuration, the same role). IAM has no version to write against, so
 // each act re-reads just before it: a key created anew, a policy or
 // statement edited since the audit is left alone.
-type actor struct {
-	c *Collector
-
-	once    sync.Once
-	targets map[string]awsconf.Target
-	err     error
-}
+type actor struct{ c *Collector }
 
 func newActor(c *Collector) *actor { return &actor{c: c} }
 
-// client is the IAM client of an account: the source's accounts are
-// resolved once, on first use, so a plan that never acts on IAM calls
+// client is the IAM client of an account, reached as the audit reached
+// it (awssource.Regional.PlaceOf): a plan that never acts on IAM calls
 // nothing.
 func (s *actor) client(ctx context.Context, account string) (*iam.Client, error) {
-	s.once.Do(func() {
-		targets, err := awsconf.Accounts(context.WithoutCancel(ctx), s.c.cfg, s.c.Settings, s.c.Timeout)
-		if err != nil {
-			s.err = fmt.Errorf("awsiam: %w", err)
-			return
-		}
-		s.targets = map[string]awsconf.Target{}
-		for _, t := range targets {
-			s.targets[t.Account] = t
-		}
-	})
-	if s.err != nil {
-		return nil, s.err
+	p, err := s.c.PlaceOf(context.WithoutCancel(ctx), account, s.c.Regions[0])
+	if err != nil {
+		return nil, fmt.Errorf("awsiam: %w", err)
 	}
-	t, ok := s.targets[account]
-	if !ok {
-		return nil, fmt.Errorf("awsiam: account %s is not among the accounts this source reads", account)
-	}
-	return iam.NewFromConfig(t.Config), nil
+	return iam.NewFromConfig(p.Config()), nil
 }
 
 func (s *actor) object(a *model.Artifact) (Object, error) {

@@ -79,7 +79,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 		return a
 	}
 	for _, ap := range p.attached {
-		uri := AttachedURI(c.env.Source, account, p.kind, p.name, ap.arn)
+		uri := AttachedURI(c.Env.Source, account, p.kind, p.name, ap.arn)
 		mp, customer := acct.policies[ap.arn]
 		gid, ghow := id, how
 		if gid == "" {
@@ -103,7 +103,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 		sink.AddArtifact(a)
 	}
 	for _, ip := range p.inline {
-		uri := InlineURI(c.env.Source, account, p.kind, p.name, ip.name)
+		uri := InlineURI(c.Env.Source, account, p.kind, p.name, ip.name)
 		doc, err := parseDocument(ip.document)
 		gid, ghow := id, how
 		if gid == "" {
@@ -125,7 +125,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 			sink.AddArtifact(a)
 		case err == nil:
 			for _, s := range c.tiedStatements(doc) {
-				a := grant(StatementURI(c.env.Source, account, p.kind, p.name, ip.name, s.key()), ip.name+" statement "+s.key(), policyStatement, s.id, "name")
+				a := grant(StatementURI(c.Env.Source, account, p.kind, p.name, ip.name, s.key()), ip.name+" statement "+s.key(), policyStatement, s.id, "name")
 				a.SetAttr(AttrStatementHash, s.hash())
 				after, left, shared := c.afterRemoval(doc, s.id)
 				a.SetAttr(AttrPolicyAfter, after)
@@ -144,7 +144,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 // tiePolicy ties a policy of a principal not itself tied: a plan's asset
 // (the grant's URI), the policy's name, its path.
 func (c *Collector) tiePolicy(uri, name, path string) (id, how string) {
-	sel := c.env.Selector
+	sel := c.Env.Selector
 	if id, ok := sel.Assets[uri]; ok {
 		return id, "asset"
 	}
@@ -169,7 +169,7 @@ func (c *Collector) tiedStatements(doc document) []tiedStatement {
 		if !s.allows() || s.Sid == "" {
 			continue
 		}
-		if id, ok := c.env.Selector.FromName(s.Sid); ok {
+		if id, ok := c.Env.Selector.FromName(s.Sid); ok {
 			out = append(out, tiedStatement{s, id})
 		}
 	}

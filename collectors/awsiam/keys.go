@@ -57,7 +57,7 @@ func (c *Collector) collectKeys(ctx context.Context, client *iam.Client, account
 			continue
 		}
 		seen[keyID] = true
-		a := c.artifact(model.KindCredential, scope, KeyURI(c.env.Source, account, u.name, keyID), "access key "+keyID+" of user "+u.name, id, how)
+		a := c.artifact(model.KindCredential, scope, KeyURI(c.Env.Source, account, u.name, keyID), "access key "+keyID+" of user "+u.name, id, how)
 		a.SetAttr(model.AttrPrincipal, u.arn)
 		a.SetAttr(AttrKeyStatus, string(k.Status))
 		// An access key never expires by itself: BF102 reads this.

@@ -36,6 +36,7 @@ type Regional struct {
 	LoadOptions []func(*config.LoadOptions) error `mapstructure:"-"`
 
 	system   string // the type: the name of a source without one
+	global   string // a global service's default region ("": regional)
 	base     aws.Config
 	accounts awsconf.Resolver
 	mu       sync.Mutex
@@ -47,6 +48,13 @@ func NewRegional(system string) Regional {
 	return Regional{Settings: awsconf.Settings{Timeout: remote.DefaultCallTimeout}, system: system}
 }
 
+// NewGlobal is the part of a source of a global service (IAM): its units
+// are the accounts alone, each read in the first region, which picks
+// only the partition and the STS endpoint; region when none is set.
+func NewGlobal(system, region string) Regional {
+	return Regional{Settings: awsconf.Settings{Timeout: remote.DefaultCallTimeout}, system: system, global: region}
+}
+
 // UnitConcurrency lets the framework read a few accounts and regions at once.
 func (r *Regional) UnitConcurrency() int { return unitConcurrency }
 
@@ -56,6 +64,9 @@ func (r *Regional) UnitConcurrency() int { return unitConcurrency }
 func (r *Regional) Init(env collectors.Env) error {
 	r.Env = env
 	r.BaseDir = env.BaseDir
+	if r.global != "" && len(r.Regions) == 0 {
+		r.Regions = []string{r.global}
+	}
 	if err := r.Check(); err != nil {
 		return err
 	}
@@ -79,7 +90,7 @@ func (r *Regional) Source() string {
 }
 
 // Units are model.JoinScope(account, region) for every account and
-// region. A failure to list the accounts (Organizations, the caller's
+// region (a global service's: the accounts). A failure to list the accounts (Organizations, the caller's
 // identity) fails the source; a role that cannot be assumed fails its
 // account's units when they are read.
 func (r *Regional) Units(ctx context.Context) ([]string, error) {
@@ -89,8 +100,15 @@ func (r *Regional) Units(ctx context.Context) ([]string, error) {
 	}
 	units := map[string]awsconf.Place{}
 	var out []string
-	for _, p := range awsconf.Places(targets, r.Regions) {
+	regions := r.Regions
+	if r.global != "" {
+		regions = regions[:1]
+	}
+	for _, p := range awsconf.Places(targets, regions) {
 		u := model.JoinScope(p.Account, p.Region)
+		if r.global != "" {
+			u = p.Account
+		}
 		units[u] = p
 		out = append(out, u)
 	}
