@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/awsconf"
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
@@ -12,12 +12,10 @@ import (
 // (BFAUDIT_WRITE_QUICKSTART=1): BF-4400's Athena scratch table in both
 // accounts, beside the sales tables it corrected; and once it is dropped.
 func TestQuickstartAnswers(t *testing.T) {
-	full, cleaned := collectortest.QuickstartAWS(t, "glue")
-	saveQuickstart(t, full, false)
-	saveQuickstart(t, cleaned, true)
+	collectortest.SaveQuickstartAWS(t, quickstartSource, "glue")
 }
 
-func saveQuickstart(t *testing.T, dir string, cleaned bool) {
+func quickstartSource(t *testing.T, dir string, cleaned bool) collectors.Collector {
 	f := newFakeGlue(t)
 	for i, account := range collectortest.QuickstartAccounts {
 		c := f.catalog(account, mainRegion)
@@ -33,13 +31,5 @@ func saveQuickstart(t *testing.T, dir string, cleaned bool) {
 		}
 		c.addDatabase(map[string]any{"Name": "scratch"}, tmp)
 	}
-	c := newOn(t, f.URL, func(c *Collector) {
-		c.SaveAnswers = dir
-		for _, a := range collectortest.QuickstartAccounts {
-			c.Accounts = append(c.Accounts, awsconf.Account{ID: a, Role: collectortest.QuickstartRole})
-		}
-	})
-	if _, err := collectortest.Collect(t, c); err != nil {
-		t.Fatal(err)
-	}
+	return newOn(t, f.URL, func(c *Collector) { c.SaveAnswers, c.Accounts = dir, collectortest.QuickstartAccountSettings() })
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bfaudit/bfaudit/collectors"
+
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
@@ -11,13 +13,9 @@ import (
 // TestQuickstartAnswers saves the quickstart's S3 answers
 // (BFAUDIT_WRITE_QUICKSTART=1): BF-4400's tmp/ folder of deduplicated
 // orders in each account's lake bucket, beside the day's exports; and once it is removed.
-func TestQuickstartAnswers(t *testing.T) {
-	full, cleaned := collectortest.QuickstartAWS(t, "s3")
-	saveQuickstart(t, full, false)
-	saveQuickstart(t, cleaned, true)
-}
+func TestQuickstartAnswers(t *testing.T) { collectortest.SaveQuickstartAWS(t, quickstartSource, "s3") }
 
-func saveQuickstart(t *testing.T, dir string, cleaned bool) {
+func quickstartSource(t *testing.T, dir string, cleaned bool) collectors.Collector {
 	f := newFake(t)
 	oct14, oct15 := time.Date(2026, 10, 14, 3, 10, 0, 0, time.UTC), time.Date(2026, 10, 15, 22, 35, 0, 0, time.UTC)
 	var buckets []Bucket
@@ -33,12 +31,5 @@ func saveQuickstart(t *testing.T, dir string, cleaned bool) {
 		f.put(t, b, "tmp/exports-2026-11-29/orders.csv", 1_204_332, time.Date(2026, 11, 29, 2, 0, 0, 0, time.UTC))
 		buckets = append(buckets, Bucket{Name: b, Prefixes: []string{"tmp/"}, Account: account})
 	}
-	var accounts []awsconf.Account
-	for _, a := range collectortest.QuickstartAccounts {
-		accounts = append(accounts, awsconf.Account{ID: a, Role: collectortest.QuickstartRole})
-	}
-	c := newOn(t, f.http.URL, awsconf.Settings{Accounts: accounts, SaveAnswers: dir}, buckets...)
-	if _, err := collectortest.Collect(t, c); err != nil {
-		t.Fatal(err)
-	}
+	return newOn(t, f.http.URL, awsconf.Settings{Accounts: collectortest.QuickstartAccountSettings(), SaveAnswers: dir}, buckets...)
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/awsconf"
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
@@ -13,12 +13,10 @@ import (
 // schedule, fired in October and still enabled, in both accounts,
 // beside the nightly orders job it replayed; and once it is deleted.
 func TestQuickstartAnswers(t *testing.T) {
-	full, cleaned := collectortest.QuickstartAWS(t, "scheduler")
-	saveQuickstart(t, full, false)
-	saveQuickstart(t, cleaned, true)
+	collectortest.SaveQuickstartAWS(t, quickstartSource, "scheduler")
 }
 
-func saveQuickstart(t *testing.T, dir string, cleaned bool) {
+func quickstartSource(t *testing.T, dir string, cleaned bool) collectors.Collector {
 	f := newFakeAWS(t)
 	for _, account := range collectortest.QuickstartAccounts {
 		machine := "arn:aws:states:eu-west-1:" + account + ":stateMachine:orders_dedup"
@@ -35,13 +33,5 @@ func saveQuickstart(t *testing.T, dir string, cleaned bool) {
 		s.add("default", once)
 		once["CreationDate"], once["LastModificationDate"] = time.Date(2026, 10, 11, 16, 0, 0, 0, time.UTC), time.Date(2026, 10, 11, 16, 0, 0, 0, time.UTC)
 	}
-	c := newOn(t, f.URL, func(c *Collector) {
-		c.SaveAnswers = dir
-		for _, a := range collectortest.QuickstartAccounts {
-			c.Accounts = append(c.Accounts, awsconf.Account{ID: a, Role: collectortest.QuickstartRole})
-		}
-	})
-	if _, err := collectortest.Collect(t, c); err != nil {
-		t.Fatal(err)
-	}
+	return newOn(t, f.URL, func(c *Collector) { c.SaveAnswers, c.Accounts = dir, collectortest.QuickstartAccountSettings() })
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/awsconf"
+	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
 
@@ -13,12 +13,10 @@ import (
 // dead-letter queue, still holding the orders the replay could not
 // write, in both accounts, beside the orders queue of every day; and once both are deleted.
 func TestQuickstartAnswers(t *testing.T) {
-	full, cleaned := collectortest.QuickstartAWS(t, "sqs", "sns")
-	saveQuickstart(t, full, false)
-	saveQuickstart(t, cleaned, true)
+	collectortest.SaveQuickstartAWS(t, quickstartSource, "sqs", "sns")
 }
 
-func saveQuickstart(t *testing.T, dir string, cleaned bool) {
+func quickstartSource(t *testing.T, dir string, cleaned bool) collectors.Collector {
 	e := newEstate(t)
 	e.queueHost = "https://sqs." + mainRegion + ".amazonaws.com"
 	made := time.Date(2026, 10, 11, 15, 30, 0, 0, time.UTC)
@@ -31,13 +29,5 @@ func saveQuickstart(t *testing.T, dir string, cleaned bool) {
 		e.addQueue(fakeQueue{account: account, name: "bf-4400-retries", redriveTo: "bf-4400-retries-dlq", created: made, modified: made})
 		e.addQueue(fakeQueue{account: account, name: "bf-4400-retries-dlq", visible: []int{57, 12}[i], created: made, modified: made})
 	}
-	c := newOn(t, e.URL, func(c *Collector) {
-		c.SaveAnswers = dir
-		for _, a := range collectortest.QuickstartAccounts {
-			c.Accounts = append(c.Accounts, awsconf.Account{ID: a, Role: collectortest.QuickstartRole})
-		}
-	})
-	if _, err := collectortest.Collect(t, c); err != nil {
-		t.Fatal(err)
-	}
+	return newOn(t, e.URL, func(c *Collector) { c.SaveAnswers, c.Accounts = dir, collectortest.QuickstartAccountSettings() })
 }
