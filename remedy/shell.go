@@ -64,10 +64,14 @@ func APITarget(a *model.Artifact, path, urlVar, what string) (target string, nee
 // (an IAM role, a schedule) repeat in every account of an organisation,
 // and a command that names no account would change another account's
 // object of the same name with that account's credentials. It fails
-// instead, saying so (aws sts get-caller-identity names the account).
+// instead, saying which of the two it is: no account could be told (no
+// aws CLI, no credentials: aws sts get-caller-identity failed), or the
+// credentials are another account's, named.
 func InAWSAccount(account, cmd string) string {
-	return `[ "$(aws sts get-caller-identity --query Account --output text)" = ` + Quote(account) + ` ] || ` +
-		`{ echo ` + Quote("bfaudit fix: these AWS credentials are not account "+account+"'s: run this with them") + ` >&2; exit 1; }` + "\n" + cmd
+	return `bf_account=$(aws sts get-caller-identity --query Account --output text) || ` +
+		`{ echo ` + Quote("bfaudit fix: cannot tell which AWS account these credentials are (aws sts get-caller-identity failed: no aws CLI, or no credentials): run this with account "+account+"'s") + ` >&2; exit 1; }` + "\n" +
+		`[ "$bf_account" = ` + Quote(account) + ` ] || ` +
+		`{ printf ` + Quote("bfaudit fix: these AWS credentials are account %s's, not "+account+"'s: run this with them\\n") + ` "$bf_account" >&2; exit 1; }` + "\n" + cmd
 }
 
 // Comment turns text into shell comment lines: every line of it, so that a

@@ -1,6 +1,7 @@
 package remedy_test
 
 import (
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -78,5 +79,31 @@ func TestInAWSAccount(t *testing.T) {
 	t.Setenv("BFAUDIT_TEST_AWS_ACCOUNT", "222222222222")
 	if calls := remedytest.RunShell(t, "( "+line+" ) || true"); len(calls) != 1 || calls[0].Args[0] != "sts" {
 		t.Errorf("in another account: calls %+v", calls)
+	}
+}
+
+// What a person running the script reads when the command does not run:
+// with no aws CLI or no credentials, that the account could not be told;
+// with another account's credentials, which account they are.
+func TestInAWSAccountSaysWhy(t *testing.T) {
+	line := remedy.InAWSAccount("111111111111", "echo ran")
+	for _, tt := range []struct{ aws, want string }{
+		{"", "cannot tell which AWS account these credentials are (aws sts get-caller-identity failed: no aws CLI, or no credentials): run this with account 111111111111's"},
+		{`aws() { echo 'Unable to locate credentials' >&2; return 255; }`, "cannot tell which AWS account"},
+		{`aws() { echo 222222222222; }`, "these AWS credentials are account 222222222222's, not 111111111111's: run this with them"},
+		{`aws() { echo 111111111111; }`, ""},
+	} {
+		cmd := exec.Command("sh", "-c", tt.aws+"\n( set -eu\n"+line+"\n)")
+		cmd.Env = []string{"PATH=/nonexistent"}
+		out, err := cmd.CombinedOutput()
+		if tt.want == "" {
+			if err != nil || !strings.Contains(string(out), "ran") {
+				t.Errorf("in its account: %v %s", err, out)
+			}
+			continue
+		}
+		if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "bfaudit fix: "+tt.want) {
+			t.Errorf("%q: %v\n%s", tt.aws, err, out)
+		}
 	}
 }
