@@ -5,6 +5,33 @@ import (
 	"strings"
 )
 
+// JoinURI is scheme://source/part/part..., every name path-escaped: the
+// URI URISegments (and NonEmptySegments) read back part by part.
+func JoinURI(scheme, source string, parts ...string) string {
+	var b strings.Builder
+	b.WriteString(scheme + "://" + url.PathEscape(source))
+	for _, p := range parts {
+		b.WriteString("/" + url.PathEscape(p))
+	}
+	return b.String()
+}
+
+// NonEmptySegments is URISegments of a URI with exactly n segments, none
+// empty: what JoinURI writes for an object named by n parts, and nothing
+// else.
+func NonEmptySegments(uri, scheme string, n int) ([]string, bool) {
+	segs, ok := URISegments(uri, scheme)
+	if !ok || len(segs) != n {
+		return nil, false
+	}
+	for _, s := range segs {
+		if s == "" {
+			return nil, false
+		}
+	}
+	return segs, true
+}
+
 // URISegments splits a URI of the form scheme://authority/seg/seg... into its
 // path-unescaped segments after the authority; ok is false when the URI
 // does not have the scheme or a segment does not unescape. Collectors

@@ -1,8 +1,6 @@
 package glue
 
 import (
-	"net/url"
-
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -18,11 +16,7 @@ const scheme = "glue"
 
 // TableURI is the URI of a table.
 func TableURI(source, account, region, database, table string) string {
-	out := scheme + "://" + url.PathEscape(source)
-	for _, p := range []string{account, region, database, table} {
-		out += "/" + url.PathEscape(p)
-	}
-	return out
+	return model.JoinURI(scheme, source, account, region, database, table)
 }
 
 // Table is a table read from its URI.
@@ -33,14 +27,9 @@ type Table struct {
 // ParseTable reads a table from an artifact's URI, and refuses any URI
 // TableURI would not write.
 func ParseTable(uri string) (Table, bool) {
-	segs, ok := model.URISegments(uri, scheme)
-	if !ok || len(segs) != 4 {
+	segs, ok := model.NonEmptySegments(uri, scheme, 4)
+	if !ok {
 		return Table{}, false
-	}
-	for _, s := range segs {
-		if s == "" {
-			return Table{}, false
-		}
 	}
 	return Table{Account: segs[0], Region: segs[1], Database: segs[2], Name: segs[3]}, true
 }

@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"net/url"
-
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -17,11 +15,7 @@ const scheme = "scheduler"
 
 // ScheduleURI is the URI of a schedule.
 func ScheduleURI(source, account, region, group, schedule string) string {
-	out := scheme + "://" + url.PathEscape(source)
-	for _, p := range []string{account, region, group, schedule} {
-		out += "/" + url.PathEscape(p)
-	}
-	return out
+	return model.JoinURI(scheme, source, account, region, group, schedule)
 }
 
 // Schedule is a schedule read from its URI.
@@ -32,14 +26,9 @@ type Schedule struct {
 // ParseSchedule reads a schedule from an artifact's URI, and refuses any
 // URI ScheduleURI would not write.
 func ParseSchedule(uri string) (Schedule, bool) {
-	segs, ok := model.URISegments(uri, scheme)
-	if !ok || len(segs) != 4 {
+	segs, ok := model.NonEmptySegments(uri, scheme, 4)
+	if !ok {
 		return Schedule{}, false
-	}
-	for _, s := range segs {
-		if s == "" {
-			return Schedule{}, false
-		}
 	}
 	return Schedule{Account: segs[0], Region: segs[1], Group: segs[2], Name: segs[3]}, true
 }

@@ -27,26 +27,18 @@ const (
 
 // QueueURI is the URI of a queue.
 func QueueURI(source, account, region, queue string) string {
-	return uriOf(schemeSQS, source, account, region, queue)
+	return model.JoinURI(schemeSQS, source, account, region, queue)
 }
 
 // TopicURI is the URI of a topic.
 func TopicURI(source, account, region, topic string) string {
-	return uriOf(schemeSNS, source, account, region, topic)
+	return model.JoinURI(schemeSNS, source, account, region, topic)
 }
 
 // SubscriptionURI is the URI of a subscription to topic; id is the last
 // part of its ARN.
 func SubscriptionURI(source, account, region, topic, id string) string {
-	return uriOf(schemeSNS, source, account, region, topic, id)
-}
-
-func uriOf(scheme, source string, parts ...string) string {
-	out := scheme + "://" + url.PathEscape(source)
-	for _, p := range parts {
-		out += "/" + url.PathEscape(p)
-	}
-	return out
+	return model.JoinURI(schemeSNS, source, account, region, topic, id)
 }
 
 // Object is a queue, topic or subscription, read from its URI.
