@@ -46,9 +46,19 @@ func lingeringTempTable(c *rules.Context) {
 			why = "no expiration set; " + ev
 		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a,
-			Message:  fmt.Sprintf("temporary %s %s is still there: %s", a.Kind, nameOr(a), why),
+			Message:  fmt.Sprintf("temporary %s %s is still there: %s", tableNoun(a), nameOr(a), why),
 			Evidence: []string{stateNote(a), why}})
 	})
+}
+
+// tableNoun is what a temporary table is called: a folder of an object
+// store (s3://bucket/tmp/bf-1234/, its name ending in a slash) is no
+// table to the person reading.
+func tableNoun(a *model.Artifact) string {
+	if strings.HasSuffix(a.Name, "/") {
+		return "folder"
+	}
+	return string(a.Kind)
 }
 
 // isFinalData reports whether a table is where the record says the final
