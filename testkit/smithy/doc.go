@@ -3,7 +3,8 @@
 // them against the model: the operation, each member's name and type, the
 // required members, enum values and, for awsQuery, the API version. It is
 // the contract test of the AWS collectors whose services have no real
-// server here (IAM, STS, Organizations, Glue, EventBridge Scheduler), and
+// server here (IAM, STS, Organizations, Glue, Lake Formation, EventBridge
+// Scheduler), and
 // can stand in front of a fake written by others (Checking).
 //
 // # A fake in three lines
@@ -20,8 +21,8 @@
 //		return nil, &smithy.Error{Code: "AccessDenied", Message: "not in this fake", Status: 403}
 //	})
 //
-// AWS takes "iam", "sts", "organizations", "glue", "scheduler", "sqs" or
-// "sns": the official models kept in testdata/aws-models (their source,
+// AWS takes "iam", "sts", "organizations", "glue", "lakeformation",
+// "scheduler", "sqs" or "sns": the official models kept in testdata/aws-models (their source,
 // commit and blobs in its SOURCE.md). Load and MustLoad read another
 // model file.
 //

@@ -44,6 +44,7 @@ func TestLoadReadsEveryModel(t *testing.T) {
 		{"glue", "AWSGlue", awsJSON11, "2017-03-31"},
 		{"sqs", "AmazonSQS", awsJSON10, "2012-11-05"},
 		{"scheduler", "AWSChronosService", restJSON1, "2021-06-30"},
+		{"lakeformation", "AWSLakeFormation", restJSON1, "2017-03-31"},
 	} {
 		m := AWS(t, c.service)
 		if m.Service != c.name || m.Protocol != c.protocol || m.Version != c.version {

@@ -30,19 +30,26 @@ const (
 // gives each account's role credentials of its own, or refuses it), and
 // a fake of the service per account and region, told apart by the key
 // and the region the request is signed with. Every request and answer is
-// checked against the models, as NewServer's are.
+// checked against the models, as NewServer's are. A source that reads a
+// second service in each place (Glue and Lake Formation) has it served
+// beside the first (Also).
 type Places struct {
 	URL string
 
-	t       testing.TB
-	m       *Model
-	handler func(account, region string) Handler
-	sts     *Server
+	t     testing.TB
+	fakes []placeFake
+	sts   *Server
 
 	mu      sync.Mutex
 	servers map[string]*Server
-	broken  map[string]http.Handler
+	broken  map[string]http.Handler // by place, or place/service
 	refused map[string]bool
+}
+
+// placeFake is a service served in every place, and its handlers.
+type placeFake struct {
+	m       *Model
+	handler func(account, region string) Handler
 }
 
 // signedWith reads the access key, region and service of a SigV4
@@ -52,7 +59,7 @@ var signedWith = regexp.MustCompile(`Credential=([^/,]+)/[^/,]+/([^/,]+)/([^/,]+
 // NewPlaces serves m in every account and region, each place answered by
 // the Handler handler gives it (asked once, at the place's first request).
 func NewPlaces(t testing.TB, m *Model, handler func(account, region string) Handler) *Places {
-	p := &Places{t: t, m: m, handler: handler, servers: map[string]*Server{}, broken: map[string]http.Handler{}, refused: map[string]bool{}}
+	p := &Places{t: t, fakes: []placeFake{{m, handler}}, servers: map[string]*Server{}, broken: map[string]http.Handler{}, refused: map[string]bool{}}
 	p.sts = NewServer(t, AWS(t, "sts"), p.answerSTS)
 	// A broken place may hold its answers (hostile.Stall) until the
 	// request ends: when the test ends, every request does.
@@ -72,6 +79,15 @@ func NewPlaces(t testing.TB, m *Model, handler func(account, region string) Hand
 	return p
 }
 
+// Also serves another service in every place, beside the first: each
+// place's requests go to the service their signature names. Call it
+// before the first request.
+func (p *Places) Also(m *Model, handler func(account, region string) Handler) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fakes = append(p.fakes, placeFake{m, handler})
+}
+
 // Refuse makes AssumeRole refuse the role of account, as AWS does a role
 // whose trust policy does not name the caller.
 func (p *Places) Refuse(account string) {
@@ -86,6 +102,14 @@ func (p *Places) Break(account, region string, h http.Handler) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.broken[account+"/"+region] = h
+}
+
+// BreakService is Break for one service of the place only (its signing
+// name: "lakeformation"), the others answering as ever.
+func (p *Places) BreakService(account, region, service string, h http.Handler) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.broken[account+"/"+region+"/"+service] = h
 }
 
 // Calls lists the operations served in account and region, in order.
@@ -118,8 +142,14 @@ func (p *Places) serve(w http.ResponseWriter, r *http.Request) {
 	place := account + "/" + region
 	p.mu.Lock()
 	broken, s := p.broken[place], p.servers[place]
+	if broken == nil {
+		broken = p.broken[place+"/"+service]
+	}
 	if s == nil && broken == nil {
-		s = NewServer(p.t, p.m, p.handler(account, region))
+		s = NewServer(p.t, p.fakes[0].m, p.fakes[0].handler(account, region))
+		for _, f := range p.fakes[1:] {
+			s.Add(f.m, f.handler(account, region))
+		}
 		p.servers[place] = s
 	}
 	p.mu.Unlock()
