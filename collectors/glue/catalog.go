@@ -54,7 +54,14 @@ type catalogRead struct {
 	sink      collectors.Sink
 	client    *awsglue.Client
 	tagBudget int
+
+	// What the catalog tied, for the Lake Formation permissions on it.
+	tableTies    map[tableKey]tie
+	databaseTies map[string]tie
 }
+
+// tableKey is a table of the unit's catalog: its database and name.
+type tableKey struct{ database, table string }
 
 func (r *catalogRead) read(ctx context.Context) error {
 	dbs, err := r.databases(ctx)
@@ -115,6 +122,9 @@ func (r *catalogRead) database(ctx context.Context, db gluetypes.Database) error
 		return fmt.Errorf("glue: %s: tables of database %s: %w", r.place, name, err)
 	}
 	dbTie := r.databaseTie(db)
+	if dbTie.id != "" {
+		r.databaseTies[name] = dbTie
+	}
 	partial := 0
 	for _, t := range tables {
 		tt, ok := r.tableTie(t, dbTie)
@@ -125,6 +135,7 @@ func (r *catalogRead) database(ctx context.Context, db gluetypes.Database) error
 		if !r.readTags(ctx, &a) {
 			partial++
 		}
+		r.tableTies[tableKey{name, aws.ToString(t.Name)}] = tie{a.BackfillID, a.Correlation}
 		r.sink.AddArtifact(a)
 	}
 	r.sink.AddRead(r.scope(name), "tables", len(tables), partial)

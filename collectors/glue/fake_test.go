@@ -97,26 +97,51 @@ func (f *fakeCatalog) find(c smithy.Call) map[string]any {
 	return nil
 }
 
-// fakeGlue is AWS with a catalog in each account and region it has.
+// fakeGlue is AWS with a catalog and a Lake Formation in each account
+// and region it has.
 type fakeGlue struct {
 	*smithy.Places
+	mu       sync.Mutex
 	catalogs map[string]*fakeCatalog // by account/region
+	lakes    map[string]*fakeLake    // by account/region
 }
 
 func newFakeGlue(t *testing.T) *fakeGlue {
-	f := &fakeGlue{catalogs: map[string]*fakeCatalog{}}
+	f := &fakeGlue{catalogs: map[string]*fakeCatalog{}, lakes: map[string]*fakeLake{}}
 	f.Places = smithy.NewPlaces(t, smithy.AWS(t, "glue"), func(account, region string) smithy.Handler {
 		return f.catalog(account, region).handle
+	})
+	f.Also(smithy.AWS(t, "lakeformation"), func(account, region string) smithy.Handler {
+		return f.lake(account, region).handle
 	})
 	return f
 }
 
 func (f *fakeGlue) catalog(account, region string) *fakeCatalog {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	k := account + "/" + region
 	if f.catalogs[k] == nil {
 		f.catalogs[k] = newCatalog()
 	}
 	return f.catalogs[k]
+}
+
+// lake is the account's Lake Formation in the region: the principal the
+// source reads as (the caller's identity, or the role it assumes) is a
+// read-only administrator there, as the docs ask.
+func (f *fakeGlue) lake(account, region string) *fakeLake {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := account + "/" + region
+	if f.lakes[k] == nil {
+		reader := "arn:aws:iam::" + account + ":role/" + auditRole
+		if account == smithy.CallerAccount {
+			reader = "arn:aws:iam::" + account + ":user/auditor" // what the fake's GetCallerIdentity answers
+		}
+		f.lakes[k] = &fakeLake{account: account, readOnly: []string{reader}}
+	}
+	return f.lakes[k]
 }
 
 var (
@@ -165,5 +190,40 @@ func estate(t *testing.T) *fakeGlue {
 	c.failing["broken"] = true
 	f.catalog(roleAccount, mainRegion).addDatabase(map[string]any{"Name": "finance"},
 		table("bf_1234_refunds", "s3://acme-finance/tmp/bf_1234/", map[string]string{"EXTERNAL": "TRUE"}))
+	lakeEstate(f)
 	return f
+}
+
+// Principals of the Lake Formation estate.
+const (
+	replayRole = "arn:aws:iam::111111111111:role/bf-1234-replay"
+	analyst    = "arn:aws:iam::111111111111:role/analyst"
+	loader     = "arn:aws:iam::111111111111:user/backfill/bf-1234/loader"
+	etl        = "arn:aws:iam::111111111111:role/etl"
+)
+
+// lakeEstate is the Lake Formation permissions BF-1234's replay left, and
+// others': its role's on a production table (in two entries), on the
+// catalog (not a resource bfaudit reports), the analyst's on its scratch
+// table's columns, on every table of its scratch database and on its
+// data location, the ETL role's on the scratch database with the grant
+// option, a loader user under /backfill/bf-1234/ on a production
+// location; none of the analyst's on a production table, nor the
+// IAM_ALLOWED_PRINCIPALS default, nor anything of the broken database's
+// (Lake Formation answers for it though Glue did not); in roleAccount,
+// the role's own grant there.
+func lakeEstate(f *fakeGlue) {
+	l := f.lake(baseAccount, mainRegion)
+	l.grant(replayRole, onTbl("analytics", "orders"), []string{"INSERT", "SELECT"})
+	l.grant(replayRole, map[string]any{"Catalog": map[string]any{}}, []string{"CREATE_DATABASE"})
+	l.grant(analyst, onCols("analytics", "refunds_bf_1234_tmp", map[string]any{}), []string{"SELECT"})
+	l.grant(analyst, onTbl("analytics", "orders"), []string{"SELECT"})
+	l.grant("IAM_ALLOWED_PRINCIPALS", onDB("scratch_bf_1234"), []string{"ALL"})
+	l.grant(etl, onDB("scratch_bf_1234"), []string{"CREATE_TABLE"}, "CREATE_TABLE")
+	l.grant(analyst, onEveryTable("scratch_bf_1234"), []string{"DESCRIBE"})
+	l.grant(analyst, onLoc("arn:aws:s3:::acme-athena/tmp/bf-1234/"), []string{"DATA_LOCATION_ACCESS"})
+	l.grant(loader, onLoc("arn:aws:s3:::acme-lake/orders/"), []string{"DATA_LOCATION_ACCESS"})
+	l.grant(analyst, onTbl("broken", "bf_1234_lost"), []string{"SELECT"})
+	l.grant(replayRole, onTbl("analytics", "orders"), []string{"ALTER", "DROP", "SELECT"})
+	f.lake(roleAccount, mainRegion).grant("arn:aws:iam::222222222222:role/bf-1234-replay", onCols("finance", "bf_1234_refunds", nil, "refund_id", "amount"), []string{"SELECT"})
 }

@@ -5,31 +5,43 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsglue "github.com/aws/aws-sdk-go-v2/service/glue"
 	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
+	"github.com/aws/aws-sdk-go-v2/service/lakeformation"
+	lftypes "github.com/aws/aws-sdk-go-v2/service/lakeformation/types"
 
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// newActor: the source deletes tables with the configuration it reads
-// with, in the table's account (through the role it assumes there) and
-// region.
+// newActor: the source deletes tables and revokes Lake Formation
+// permissions with the configuration it reads with, in the artifact's
+// account (through the role it assumes there) and region.
 func newActor(c *Collector) (remedy.Actor, error) { return c, nil }
 
-// clientFor is a Glue client of the table's account and region, which
-// must be ones the source reads.
-func (c *Collector) clientFor(ctx context.Context, t Table) (*awsglue.Client, awsconf.Place, error) {
-	if !slices.Contains(c.Regions, t.Region) {
-		return nil, awsconf.Place{}, fmt.Errorf("glue: region %s is not one this source reads", t.Region)
+// placeFor is an account and region the source reads, reached as it
+// reaches them.
+func (c *Collector) placeFor(ctx context.Context, account, region string) (awsconf.Place, error) {
+	if !slices.Contains(c.Regions, region) {
+		return awsconf.Place{}, fmt.Errorf("glue: region %s is not one this source reads", region)
 	}
-	p, err := c.PlaceOf(ctx, t.Account, t.Region)
+	p, err := c.PlaceOf(ctx, account, region)
 	if err != nil {
-		return nil, awsconf.Place{}, fmt.Errorf("glue: %w", err)
+		return awsconf.Place{}, fmt.Errorf("glue: %w", err)
+	}
+	return p, nil
+}
+
+// clientFor is a Glue client of the table's account and region.
+func (c *Collector) clientFor(ctx context.Context, t Table) (*awsglue.Client, awsconf.Place, error) {
+	p, err := c.placeFor(ctx, t.Account, t.Region)
+	if err != nil {
+		return nil, awsconf.Place{}, err
 	}
 	return awsglue.NewFromConfig(p.Config()), p, nil
 }
@@ -45,6 +57,9 @@ func (c *Collector) table(a *model.Artifact) (Table, error) {
 // Read reads the table again (GetTable): gone, or its version and when
 // it was last changed.
 func (c *Collector) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {
+	if p, ok := ParsePermission(a.URI); ok {
+		return c.readPermission(ctx, p)
+	}
 	t, err := c.table(a)
 	if err != nil {
 		return remedy.Observed{}, err
@@ -69,8 +84,12 @@ func (c *Collector) Read(ctx context.Context, a *model.Artifact, _ remedy.Action
 }
 
 // Expected: the version and change time the audit read; a table changed
-// since (written to, its schema altered) is left alone.
+// since (written to, its schema altered) is left alone. A permission:
+// what the audit saw the principal hold on the resource.
 func (c *Collector) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
+	if _, ok := ParsePermission(a.URI); ok {
+		return grantState(a.Attr(model.AttrRole), a.Attr(AttrGrantable), a.Attr(AttrLFCondition))
+	}
 	return tableState(a.ModifiedAt, a.Attr(AttrVersionID))
 }
 
@@ -82,8 +101,12 @@ func tableState(updated time.Time, version string) map[string]string {
 	return map[string]string{"updated": s, "version": version}
 }
 
-// Act deletes the table (DeleteTable); one already gone is no error.
+// Act deletes the table (DeleteTable), or revokes the permission
+// (RevokePermissions); one already gone is no error.
 func (c *Collector) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {
+	if p, ok := ParsePermission(a.URI); ok {
+		return c.revoke(ctx, a, p, act)
+	}
 	t, err := c.table(a)
 	if err != nil {
 		return err
@@ -103,4 +126,79 @@ func (c *Collector) Act(ctx context.Context, a *model.Artifact, act remedy.Actio
 		return fmt.Errorf("glue: %s: delete table %s.%s: %w", p, t.Database, t.Name, err)
 	}
 	return nil
+}
+
+// readPermission lists the resource's permissions again (ListPermissions
+// on the resource alone: asked with a principal too, it answers what the
+// principal may do, not what was granted) and finds the principal's: gone,
+// or what it holds now.
+func (c *Collector) readPermission(ctx context.Context, p Permission) (remedy.Observed, error) {
+	place, err := c.placeFor(ctx, p.Account, p.Region)
+	if err != nil {
+		return remedy.Observed{}, err
+	}
+	grants, _, err := listGrants(ctx, lakeformation.NewFromConfig(place.Config()), c.Timeout, place, p.listFilter())
+	if err != nil {
+		return remedy.Observed{}, fmt.Errorf("glue: %s: Lake Formation permissions on %s: %w", place, p.Resource, err)
+	}
+	want := PermissionURI("", p)
+	for _, g := range grants {
+		if PermissionURI("", g.Permission) == want {
+			return remedy.Observed{Found: true, State: grantState(strings.Join(g.permissions, ","), strings.Join(g.grantable, ","), g.condition)}, nil
+		}
+	}
+	return remedy.Observed{}, nil
+}
+
+// grantState is what a principal holds on a resource: a grant that
+// gained or lost a permission, or its grant option or condition, since
+// the audit is left alone.
+func grantState(permissions, grantable, condition string) map[string]string {
+	return map[string]string{"permissions": permissions, "grantable": grantable, "condition": condition}
+}
+
+// revoke takes from the principal exactly what the audit saw it hold
+// (RevokePermissions); a resource gone since is no error.
+func (c *Collector) revoke(ctx context.Context, a *model.Artifact, p Permission, act remedy.Action) error {
+	if act.Name != remedy.RevokeGrant {
+		return fmt.Errorf("glue: no %s on %s", act.Name, a.URI)
+	}
+	perms := permissionList(a.Attr(model.AttrRole))
+	if len(perms) == 0 {
+		return fmt.Errorf("glue: %s: which permissions to revoke is not known: audit again", a.URI)
+	}
+	place, err := c.placeFor(ctx, p.Account, p.Region)
+	if err != nil {
+		return err
+	}
+	in := &lakeformation.RevokePermissionsInput{
+		CatalogId:                  aws.String(p.Account),
+		Principal:                  &lftypes.DataLakePrincipal{DataLakePrincipalIdentifier: aws.String(p.Principal)},
+		Resource:                   p.sdk(),
+		Permissions:                perms,
+		PermissionsWithGrantOption: permissionList(a.Attr(AttrGrantable)),
+	}
+	if cond := a.Attr(AttrLFCondition); cond != "" {
+		in.Condition = &lftypes.Condition{Expression: aws.String(cond)}
+	}
+	client := lakeformation.NewFromConfig(place.Config())
+	_, err = awsconf.Call(ctx, c.Timeout, func(ctx context.Context) (*lakeformation.RevokePermissionsOutput, error) {
+		return client.RevokePermissions(ctx, in)
+	})
+	var gone *lftypes.EntityNotFoundException
+	if err != nil && !errors.As(err, &gone) {
+		return fmt.Errorf("glue: %s: revoke Lake Formation %s on %s from %s: %w", place, a.Attr(model.AttrRole), p.Resource, p.Principal, err)
+	}
+	return nil
+}
+
+// permissionList reads a comma-separated list of permissions back.
+func permissionList(s string) []lftypes.Permission {
+	var out []lftypes.Permission
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, lftypes.Permission(p))
+		}
+	}
+	return out
 }

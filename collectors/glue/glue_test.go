@@ -17,11 +17,14 @@ import (
 	"github.com/bfaudit/bfaudit/testkit/smithy"
 )
 
-// uris lists the URIs of what a sink kept, sorted.
-func uris(s *collectors.TestSink) []string {
+// uris lists the URIs of what a sink kept of a kind, sorted, each with
+// its backfill and how it was tied.
+func uris(s *collectors.TestSink, kind model.Kind) []string {
 	var out []string
 	for _, a := range s.Artifacts {
-		out = append(out, a.URI+" "+a.BackfillID+" "+a.Correlation)
+		if a.Kind == kind {
+			out = append(out, a.URI+" "+a.BackfillID+" "+a.Correlation)
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -46,7 +49,7 @@ func TestCollectTiesTables(t *testing.T) {
 		"glue://aws-catalog/111111111111/eu-west-1/scratch_bf_1234/refunds_stage bf_1234 folder",
 		"glue://aws-catalog/222222222222/eu-west-1/finance/bf_1234_refunds bf_1234 name",
 	}
-	if got := uris(sink); !slices.Equal(got, want) {
+	if got := uris(sink, model.KindTable); !slices.Equal(got, want) {
 		t.Errorf("artifacts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "111111111111/eu-west-1/broken" ||

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
 )
@@ -35,7 +36,7 @@ func TestHostileUnit(t *testing.T) {
 		},
 		func(t *testing.T, sink *collectors.TestSink) {
 			if sink.Artifact("glue://aws-catalog/222222222222/eu-west-1/finance/bf_1234_refunds") == nil {
-				t.Errorf("the other account was not read: %v", uris(sink))
+				t.Errorf("the other account was not read: %v", uris(sink, model.KindTable))
 			}
 		})
 }
