@@ -59,7 +59,9 @@ func onCols(db, table string, wildcard map[string]any, names ...string) map[stri
 	}
 	return map[string]any{"TableWithColumns": t}
 }
-func onLoc(arn string) map[string]any { return map[string]any{"DataLocation": map[string]any{"ResourceArn": arn}} }
+func onLoc(arn string) map[string]any {
+	return map[string]any{"DataLocation": map[string]any{"ResourceArn": arn}}
+}
 
 func (l *fakeLake) handle(c smithy.Call) (map[string]any, *smithy.Error) {
 	l.mu.Lock()

@@ -26,7 +26,9 @@ var sampleConfig string
 func init() { collectors.Register("glue", func() collectors.Collector { return New() }) }
 
 // New returns a collector with its defaults: Lake Formation read.
-func New() *Collector { return &Collector{Regional: awssource.NewRegional("glue"), LakeFormation: true} }
+func New() *Collector {
+	return &Collector{Regional: awssource.NewRegional("glue"), LakeFormation: true}
+}
 
 // Collector reads the Data Catalog of every configured account and region.
 type Collector struct {
