@@ -55,9 +55,12 @@ type catalogRead struct {
 	client    *awsglue.Client
 	tagBudget int
 
-	// What the catalog tied, for the Lake Formation permissions on it.
+	// What the catalog tied, for the Lake Formation permissions on it,
+	// and the databases whose tables did not read (which of their tables
+	// a backfill's is not known).
 	tableTies    map[tableKey]tie
 	databaseTies map[string]tie
+	unread       map[string]bool
 }
 
 // tableKey is a table of the unit's catalog: its database and name.
@@ -117,13 +120,14 @@ func (r *catalogRead) databases(ctx context.Context) ([]gluetypes.Database, erro
 // backfill; its error is the database's.
 func (r *catalogRead) database(ctx context.Context, db gluetypes.Database) error {
 	name := aws.ToString(db.Name)
-	tables, err := r.tables(ctx, name)
-	if err != nil {
-		return fmt.Errorf("glue: %s: tables of database %s: %w", r.place, name, err)
-	}
 	dbTie := r.databaseTie(db)
 	if dbTie.id != "" {
 		r.databaseTies[name] = dbTie
+	}
+	tables, err := r.tables(ctx, name)
+	if err != nil {
+		r.unread[name] = true
+		return fmt.Errorf("glue: %s: tables of database %s: %w", r.place, name, err)
 	}
 	partial := 0
 	for _, t := range tables {

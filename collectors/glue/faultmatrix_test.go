@@ -15,13 +15,15 @@ import (
 // matrixEstate is the fault matrix's estate: a scratch table of BF-7001
 // in each account (the caller's, and roleAccount's through its role), and
 // one more in a second database of the caller's, so that breaking one
-// database leaves another answering.
+// database leaves another answering; in the caller's Lake Formation, the
+// replay role's grant on the scratch table.
 func matrixEstate(t *testing.T) *fakeGlue {
 	f := newFakeGlue(t)
 	c := f.catalog(baseAccount, mainRegion)
 	c.addDatabase(map[string]any{"Name": "analytics"}, table("refunds_bf_7001_tmp", "s3://acme-athena/tmp/bf-7001/", nil))
 	c.addDatabase(map[string]any{"Name": "scratch"}, table("bf_7001_stage", "", nil))
 	f.catalog(roleAccount, mainRegion).addDatabase(map[string]any{"Name": "finance"}, table("bf_7001_refunds", "", nil))
+	f.lake(baseAccount, mainRegion).grant("arn:aws:iam::111111111111:role/bf-7001-replay", onTbl("analytics", "refunds_bf_7001_tmp"), []string{"INSERT", "SELECT"})
 	return f
 }
 
@@ -46,7 +48,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Every unit the collector fails at: the whole source (AWS down, failing,
 // stalled, or not Glue), one account in one region (failing, stalled, not
-// Glue's answer, its role refused) and one database.
+// Glue's answer, its role refused), one database, and one account's Lake
+// Formation in a region (its listing failing, stalled, not Lake
+// Formation's answer, the role no longer an administrator there).
 func TestFaultMatrix(t *testing.T) {
 	status := func(code int) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(code) })
@@ -84,6 +88,15 @@ func TestFaultMatrix(t *testing.T) {
 	breaks := func(h http.Handler) func(f *fakeGlue) {
 		return func(f *fakeGlue) { f.Break(baseAccount, mainRegion, h) }
 	}
+	lake := func(breakIt func(f *fakeGlue)) faultmatrix.Unit {
+		return faultmatrix.Unit{Kind: "lakeformation", Scope: lfScope, Setup: func(t *testing.T) (collectors.Collector, func()) {
+			f := matrixEstate(t)
+			return matrixOn(t, f, f.URL), func() { breakIt(f) }
+		}}
+	}
+	breaksLake := func(h http.Handler) func(f *fakeGlue) {
+		return func(f *fakeGlue) { f.BreakService(baseAccount, mainRegion, "lakeformation", h) }
+	}
 	faultmatrix.Run(t, "glue", []faultmatrix.Unit{
 		source(nil), // AWS down
 		source(status(http.StatusInternalServerError)),
@@ -102,5 +115,19 @@ func TestFaultMatrix(t *testing.T) {
 				c.mu.Unlock()
 			}
 		}},
+		lake(func(f *fakeGlue) {
+			l := f.lake(baseAccount, mainRegion)
+			l.mu.Lock()
+			l.failing = true
+			l.mu.Unlock()
+		}),
+		lake(breaksLake(hostile.Stall())),
+		lake(breaksLake(notGlue)),
+		lake(func(f *fakeGlue) {
+			l := f.lake(baseAccount, mainRegion)
+			l.mu.Lock()
+			l.readOnly = nil
+			l.mu.Unlock()
+		}),
 	})
 }

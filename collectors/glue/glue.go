@@ -57,7 +57,7 @@ func (c *Collector) CollectUnit(ctx context.Context, unit string, sink collector
 		return err
 	}
 	r := &catalogRead{c: c, place: p, unit: unit, sink: sink, client: awsglue.NewFromConfig(p.Config()), tagBudget: maxTagReads,
-		tableTies: map[tableKey]tie{}, databaseTies: map[string]tie{}}
+		tableTies: map[tableKey]tie{}, databaseTies: map[string]tie{}, unread: map[string]bool{}}
 	if err := r.read(ctx); err != nil || !c.LakeFormation {
 		return err
 	}

@@ -147,8 +147,10 @@ func TestNoCredentialInAnyOutput(t *testing.T) {
 	if err := fix.WriteJSON(&planJSON, plan); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(script.String(), "aws glue delete-table") {
-		t.Fatalf("the fix script has no command of the system: the check proves nothing\n%s", script.String())
+	for _, cmd := range []string{"aws glue delete-table", "aws lakeformation revoke-permissions"} {
+		if !strings.Contains(script.String(), cmd) {
+			t.Fatalf("the fix script has no %s: the check proves nothing\n%s", cmd, script.String())
+		}
 	}
 	for name, out := range map[string]string{"collected": string(collected), "report": string(report), "fix script": script.String(), "fix plan": planJSON.String()} {
 		for _, secret := range []string{canarySecret, canaryToken, smithy.AssumedSecret, smithy.AssumedToken} {
@@ -172,7 +174,7 @@ func TestSampleConfigDecodes(t *testing.T) {
 	t.Setenv("AWS_CONFIG_FILE", "/nonexistent/bfaudit-test")
 	inst := collectortest.DecodeSample(t, "sample.yaml")
 	c := inst.Collector.(*Collector)
-	if c.Timeout != 30*time.Second || len(c.Accounts) != 1 || c.Regions[0] != "eu-west-1" {
+	if c.Timeout != 30*time.Second || len(c.Accounts) != 1 || c.Regions[0] != "eu-west-1" || !c.LakeFormation {
 		t.Errorf("sample decoded as %+v", c.Settings)
 	}
 }
@@ -186,6 +188,7 @@ func TestBadSettingsNameTheKey(t *testing.T) {
 		{map[string]any{"type": "glue"}, "regions: missing"},
 		{map[string]any{"type": "glue", "regions": []any{"eu-west-1"}, "accounts": []any{map[string]any{"id": "12"}}}, "accounts[0].id"},
 		{map[string]any{"type": "glue", "regions": []any{"eu-west-1"}, "databases": []any{"x"}}, "databases"},
+		{map[string]any{"type": "glue", "regions": []any{"eu-west-1"}, "lake_formation": "sometimes"}, "lake_formation"},
 	} {
 		if _, err := collectors.Decode(tc.entry, collectors.Env{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error naming %s", tc.entry, err, tc.want)

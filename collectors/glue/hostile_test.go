@@ -40,3 +40,20 @@ func TestHostileUnit(t *testing.T) {
 			}
 		})
 }
+
+// Each hostile server behind one account's Lake Formation in one region:
+// its scope fails alone, the account's tables are read.
+func TestHostileLakeFormation(t *testing.T) {
+	collectortest.HostileUnitSaying(t, collectortest.SaysAWS, lfScope, hostileOn,
+		func(t *testing.T, h http.Handler) string {
+			f := estate(t)
+			delete(f.catalog(baseAccount, mainRegion).failing, "broken")
+			f.BreakService(baseAccount, mainRegion, "lakeformation", h)
+			return f.URL
+		},
+		func(t *testing.T, sink *collectors.TestSink) {
+			if sink.Artifact("glue://aws-catalog/111111111111/eu-west-1/analytics/refunds_bf_1234_tmp") == nil {
+				t.Errorf("the account's tables were not read: %v", uris(sink, model.KindTable))
+			}
+		})
+}

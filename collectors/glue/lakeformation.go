@@ -69,15 +69,35 @@ func (r *catalogRead) readGrants(ctx context.Context) error {
 	}
 	scope := lakeFormationScope(r.place)
 	r.sink.AddRead(scope, "permissions", read, 0)
+	var untied []string // databases with a permission on a table not known to be no backfill's
 	for _, g := range grants {
 		if g.Principal == allowedPrincipals {
 			continue
 		}
-		if t, ok := r.grantTie(g.Permission); ok {
+		t, ok := r.grantTie(g.Permission)
+		switch {
+		case ok:
 			r.sink.AddArtifact(r.grantArtifact(g, t))
+		case r.tableUnknown(g.Resource) && !slices.Contains(untied, g.Database):
+			untied = append(untied, g.Database)
 		}
 	}
+	if len(untied) > 0 {
+		// Such a permission may be a backfill's, tied through its table
+		// as the last run read it: unless this scope says it did not
+		// answer, that grant would be concluded gone.
+		return fmt.Errorf("glue: %s: Lake Formation permissions on tables of %s, whose tables did not read, could not be tied",
+			r.place, strings.Join(untied, ", "))
+	}
 	return nil
+}
+
+// tableUnknown says whether the resource is a table (or its columns) of
+// this catalog's database whose tables did not read: a table tied by
+// its tags, properties, location or description, or by a plan's asset,
+// would have tied a permission on it.
+func (r *catalogRead) tableUnknown(res Resource) bool {
+	return (res.Kind == onTable || res.Kind == onColumns) && res.Catalog == r.place.Account && r.unread[res.Database]
 }
 
 // seesAll checks that the unit's principal is a data lake administrator
