@@ -10,7 +10,8 @@ import (
 
 // bf4400 is what a careful reviewer expects of the quickstart's AWS
 // backfill, left as it was in two accounts: the replay role's write
-// access past its 31 October end, the runner's key used since, the tmp/
+// access past its 31 October end, in IAM and in Lake Formation (on
+// sales.orders), the runner's key used since, the tmp/
 // folders and Athena scratch tables, the dead-letter queues holding
 // orders (high) and the drained retry queues, the one-off schedules
 // still enabled. One finding each, nothing on the production role, the
@@ -20,6 +21,8 @@ var bf4400 = []string{
 	"BF001 medium scheduler://aws-schedules/222222222222/eu-west-1/default/bf-4400-replay-once",
 	"BF003 high awsiam://aws-iam/111111111111/role/bf-4400-replay/inline/replay-write",
 	"BF003 high awsiam://aws-iam/222222222222/role/bf-4400-replay/inline/replay-write",
+	"BF003 high glue://aws-catalog/111111111111/eu-west-1/lakeformation/arn:aws:iam::111111111111:role%2Fbackfill%2Fbf-4400%2Fbf-4400-replay/111111111111/table/sales/orders",
+	"BF003 high glue://aws-catalog/222222222222/eu-west-1/lakeformation/arn:aws:iam::222222222222:role%2Fbackfill%2Fbf-4400%2Fbf-4400-replay/222222222222/table/sales/orders",
 	"BF004 high awsiam://aws-iam/111111111111/user/bf-4400-runner/key/AKIAQUICKSTART4400R",
 	"BF005 medium glue://aws-catalog/111111111111/eu-west-1/scratch/orders_bf_4400_tmp",
 	"BF005 medium glue://aws-catalog/222222222222/eu-west-1/scratch/orders_bf_4400_tmp",
@@ -34,7 +37,7 @@ var bf4400 = []string{
 // The quickstart's AWS backfill, end to end from saved answers: the
 // findings above, each with an aws command in the fix script; once the
 // machinery is gone from both accounts, its issue is ticked through and
-// closed, history resolves all thirteen, and nothing of it is reported.
+// closed, history resolves all fifteen, and nothing of it is reported.
 // (An account that does not answer is TestNothingTickedOnPartialFailure's.)
 func TestAWSBackfillEndToEnd(t *testing.T) {
 	fake := newGHFake(t)

@@ -49,7 +49,7 @@ func TestPrintedRevocationWithTheAWSCLI(t *testing.T) {
 		t.Fatal(analystGrant)
 	}
 	var r remedy.Remedy
-	removal(&r, &model.Artifact{URI: PermissionURI("aws-catalog", p), Attributes: model.Attrs(model.AttrRole, "SELECT", AttrGrantable, "SELECT")})
+	removal(&r, &model.Artifact{URI: PermissionURI("aws-catalog", p), Attributes: model.Attrs(AttrPermissions, "SELECT", AttrGrantable, "SELECT")})
 	cmd := exec.Command("sh", "-c", "set -eu\n"+r.Actions[0].Shell)
 	cmd.Env = append(os.Environ(), smithy.CLIEnv(f.URL)...)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -128,18 +128,18 @@ func (f *fakeGlue) catalog(account, region string) *fakeCatalog {
 }
 
 // lake is the account's Lake Formation in the region: the principal the
-// source reads as (the caller's identity, or the role it assumes) is a
-// read-only administrator there, as the docs ask.
+// source reads as (the role it assumes, or else the caller's identity) is
+// a read-only administrator there, as the docs ask.
 func (f *fakeGlue) lake(account, region string) *fakeLake {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	k := account + "/" + region
 	if f.lakes[k] == nil {
-		reader := "arn:aws:iam::" + account + ":role/" + auditRole
+		readers := []string{"arn:aws:iam::" + account + ":role/" + auditRole}
 		if account == smithy.CallerAccount {
-			reader = "arn:aws:iam::" + account + ":user/auditor" // what the fake's GetCallerIdentity answers
+			readers = append(readers, "arn:aws:iam::"+account+":user/auditor") // what the fake's GetCallerIdentity answers
 		}
-		f.lakes[k] = &fakeLake{account: account, readOnly: []string{reader}}
+		f.lakes[k] = &fakeLake{account: account, readOnly: readers}
 	}
 	return f.lakes[k]
 }

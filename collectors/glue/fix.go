@@ -88,7 +88,7 @@ func (c *Collector) Read(ctx context.Context, a *model.Artifact, _ remedy.Action
 // what the audit saw the principal hold on the resource.
 func (c *Collector) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
 	if _, ok := ParsePermission(a.URI); ok {
-		return grantState(a.Attr(model.AttrRole), a.Attr(AttrGrantable), a.Attr(AttrLFCondition))
+		return grantState(a.Attr(AttrPermissions), a.Attr(AttrGrantable), a.Attr(AttrLFCondition))
 	}
 	return tableState(a.ModifiedAt, a.Attr(AttrVersionID))
 }
@@ -163,7 +163,7 @@ func (c *Collector) revoke(ctx context.Context, a *model.Artifact, p Permission,
 	if act.Name != remedy.RevokeGrant {
 		return fmt.Errorf("glue: no %s on %s", act.Name, a.URI)
 	}
-	perms := permissionList(a.Attr(model.AttrRole))
+	perms := permissionList(a.Attr(AttrPermissions))
 	if len(perms) == 0 {
 		return fmt.Errorf("glue: %s: which permissions to revoke is not known: audit again", a.URI)
 	}
@@ -187,7 +187,7 @@ func (c *Collector) revoke(ctx context.Context, a *model.Artifact, p Permission,
 	})
 	var gone *lftypes.EntityNotFoundException
 	if err != nil && !errors.As(err, &gone) {
-		return fmt.Errorf("glue: %s: revoke Lake Formation %s on %s from %s: %w", place, a.Attr(model.AttrRole), p.Resource, p.Principal, err)
+		return fmt.Errorf("glue: %s: revoke Lake Formation %s on %s from %s: %w", place, a.Attr(AttrPermissions), p.Resource, p.Principal, err)
 	}
 	return nil
 }

@@ -50,7 +50,8 @@ func TestCollectLakeFormationGrants(t *testing.T) {
 		t.Errorf("the replay role's grant %+v", g)
 	}
 	for k, v := range map[string]string{
-		model.AttrPrincipal: replayRole, model.AttrRole: "ALTER,DROP,INSERT,SELECT", model.AttrTimeBound: "false",
+		model.AttrPrincipal: replayRole, model.AttrRole: "ALTER,DROP,INSERT,SELECT on table analytics.orders",
+		AttrPermissions: "ALTER,DROP,INSERT,SELECT", model.AttrTimeBound: "false",
 		AttrResource: "table analytics.orders", AttrDatabase: "analytics", AttrGrantable: "",
 		AttrLastUpdatedBy: "arn:aws:iam::111111111111:role/lake-admin",
 	} {

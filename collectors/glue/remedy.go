@@ -51,7 +51,7 @@ func removal(r *remedy.Remedy, a *model.Artifact) {
 // for a table. A finding read back from a report does not say which
 // permissions: it gets a note instead of a command.
 func revocation(r *remedy.Remedy, a *model.Artifact, p Permission) {
-	perms := a.Attr(model.AttrRole)
+	perms := a.Attr(AttrPermissions)
 	if perms == "" {
 		r.Notes = append(r.Notes, "the permissions "+p.Principal+" holds on "+p.Resource.String()+" are not in the finding: "+
 			"run bfaudit fix on a fresh audit, or revoke them in Lake Formation (Data permissions) in account "+p.Account+", "+p.Region)

@@ -94,7 +94,7 @@ func TestRevokeUnderSh(t *testing.T) {
 		}
 		for _, p := range hostilePermissions(name) {
 			a := model.Artifact{URI: PermissionURI("src", p), Kind: model.KindGrant,
-				Attributes: model.Attrs(model.AttrRole, "ALTER,SELECT", AttrGrantable, "SELECT", AttrLFCondition, "context.name == '"+name+"'")}
+				Attributes: model.Attrs(AttrPermissions, "ALTER,SELECT", AttrGrantable, "SELECT", AttrLFCondition, "context.name == '"+name+"'")}
 			var r remedy.Remedy
 			removal(&r, &a)
 			if len(r.Actions) != 1 {
