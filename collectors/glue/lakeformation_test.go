@@ -4,8 +4,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/testkit/collectortest"
 )
@@ -218,6 +220,41 @@ func TestLakeFormationOnByDefault(t *testing.T) {
 		}
 		if got := inst.Collector.(*Collector).LakeFormation; got != want {
 			t.Errorf("%v: lake_formation %v, want %v", e, got, want)
+		}
+	}
+}
+
+// Saved answers: the grants read back as they were read (no STS, no
+// settings asked); answers saved without Lake Formation leave its scope
+// unanswered, the tables read.
+func TestLakeFormationFromSavedAnswers(t *testing.T) {
+	for _, saved := range []bool{true, false} {
+		dir := t.TempDir()
+		f := estate(t)
+		delete(f.catalog(baseAccount, mainRegion).failing, "broken")
+		if _, err := collectortest.Collect(t, newOn(t, f.URL, withAccounts, func(c *Collector) {
+			c.SaveAnswers, c.LakeFormation = dir, saved
+		})); err != nil {
+			t.Fatal(err)
+		}
+		c := New()
+		c.Regions, c.ExportDir, c.Accounts = []string{mainRegion}, dir, []accountSetting{{ID: baseAccount}}
+		if err := c.Init(collectors.Env{Source: "aws-catalog", Selector: correlate.MustSelector(), Now: func() time.Time { return auditTime }}); err != nil {
+			t.Fatal(err)
+		}
+		sink, err := collectortest.Collect(t, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grants := uris(sink, model.KindGrant)
+		switch {
+		case saved && (len(grants) != 7 || len(sink.Errors) != 0):
+			t.Errorf("saved: grants %v, errors %+v", grants, sink.Errors)
+		case !saved && (len(grants) != 0 || len(sink.Errors) != 1 || sink.Errors[0].Scope != lfScope):
+			t.Errorf("not saved: grants %v, errors %+v, want an error at %s", grants, sink.Errors, lfScope)
+		}
+		if sink.Artifact("glue://aws-catalog/111111111111/eu-west-1/analytics/refunds_bf_1234_tmp") == nil {
+			t.Errorf("saved %v: the tables were not read back", saved)
 		}
 	}
 }
