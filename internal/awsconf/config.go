@@ -96,6 +96,15 @@ func Load(ctx context.Context, s Settings, extra ...func(*config.LoadOptions) er
 type loggedClient struct{ next http.RoundTripper }
 
 func (c loggedClient) Do(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodHead {
+		// An answer to HEAD has no body, so its connection is pooled as
+		// soon as its headers are read: a server (or proxy) still writing
+		// after them would hand those bytes to the next request on that
+		// connection, another bucket's, which would then wait out its
+		// deadline. One connection per HEAD (S3's HeadBucket, once a
+		// bucket a run).
+		req.Close = true
+	}
 	start := time.Now()
 	resp, err := c.next.RoundTrip(req)
 	if err == nil {
