@@ -35,7 +35,9 @@ type findingBlocks struct {
 	// A list is shared, so it is never appended to in place (foldInto
 	// clips it).
 	folds map[string][]string
-	kept  chunks
+	// kept holds the staged findings' messages, fingerprints and
+	// evidence, copied out of the rules' garbage (chunks).
+	kept chunks
 	// line and ids are the fold's scratch space (foldInto).
 	line []byte
 	ids  []string

@@ -177,11 +177,10 @@ func (fs *findingBlocks) foldInto(a, b *staged, as string) {
 	a.evidence = append(slices.Clip(a.evidence), fs.textOf(line))
 	a.severity = max(a.severity, b.severity)
 	ids := append(fs.ids[:0], a.folded...)
-	for i := -1; i < len(b.folded); i++ {
-		id := b.rule.ID
-		if i >= 0 {
-			id = b.folded[i]
-		}
+	if !slices.Contains(ids, b.rule.ID) {
+		ids = append(ids, b.rule.ID)
+	}
+	for _, id := range b.folded {
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
