@@ -140,7 +140,7 @@ func buildReport(ix *correlate.Index, findings []model.Finding, now time.Time) (
 	}
 	judged := make([]uint64, len(r.Backfills))
 	for i := range r.Backfills {
-		judged[i] = judgedKey(groups.of(r.Backfills[i].Backfill.Key))
+		judged[i] = groups.judgedKey(r.Backfills[i].Backfill.Key)
 	}
 	Summarize(r, ix)
 	return r, judged
@@ -191,41 +191,17 @@ func countOpen(fs []model.Finding) int {
 func (a *Audit) Refresh() {
 	r := a.Report
 	groups := groupFindings(r.Findings)
-	if len(a.judged) != len(r.Backfills) {
-		a.judged = make([]uint64, len(r.Backfills)) // backfills changed: work every lifecycle out
-		for i := range a.judged {
-			a.judged[i] = ^judgedKey(nil)
-		}
+	all := len(a.judged) != len(r.Backfills) // backfills came or went: every lifecycle again
+	if all {
+		a.judged = make([]uint64, len(r.Backfills))
 	}
 	for i := range r.Backfills {
 		br := &r.Backfills[i]
-		fs := groups.of(br.Backfill.Key)
-		br.Findings = countOpen(fs)
-		if key := judgedKey(fs); br.Known && key != a.judged[i] {
-			br.Lifecycle = rules.Lifecycle(a.index, &br.Backfill, fs)
+		br.Findings = groups.open(br.Backfill.Key)
+		if key := groups.judgedKey(br.Backfill.Key); br.Known && (all || key != a.judged[i]) {
+			br.Lifecycle = rules.Lifecycle(a.index, &br.Backfill, groups.of(br.Backfill.Key))
 			a.judged[i] = key
 		}
 	}
 	Summarize(r, a.index)
-}
-
-// judgedKey sums up what a backfill's lifecycle is worked out from among
-// its findings (rules.Lifecycle): which they are, in report order, and
-// whether each is waived. The rest it reads (the index, the backfill)
-// does not change once the report is built.
-func judgedKey(fs []model.Finding) uint64 {
-	// FNV-1a, written out so that no byte slice is made per finding.
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i := range fs {
-		for _, c := range []byte(fs[i].Fingerprint) {
-			h = (h ^ uint64(c)) * prime
-		}
-		waived := uint64(0) // after the fingerprint's hex digits, it ends it too
-		if fs[i].Waived() {
-			waived = 1
-		}
-		h = (h ^ waived) * prime
-	}
-	return h
 }
