@@ -105,3 +105,44 @@ func TestRefreshAfterWaiver(t *testing.T) {
 		t.Errorf("after: lifecycle %+v, summary %+v", b.Lifecycle, a.Report.Summary)
 	}
 }
+
+// A finding that joins the report after it was built (a history store
+// carries one from a unit that did not answer) counts in its backfill's
+// lifecycle once the report is refreshed, as a waiver does.
+func TestRefreshAfterACarriedFinding(t *testing.T) {
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	done := now.AddDate(0, -2, 0)
+	est := &model.Estate{
+		Backfills: []model.Backfill{{ID: "BF-1", Origin: model.OriginPlan, Status: model.StatusVerified, Owner: "o",
+			Timeline: model.Timeline{CompletedAt: done, VerifiedAt: done}}},
+		Artifacts: []model.Artifact{{URI: "mon://alert/1", Kind: model.KindAlert, BackfillID: "BF-1", State: model.StateEnabled,
+			Attributes: map[string]string{model.AttrWatchesOnly: "true"}}},
+		Coverage: []model.Coverage{{Source: "", Status: model.CoverageOK}},
+	}
+	eng, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Evaluate(est, correlate.MustSelector(), eng, now)
+	var alert model.Finding
+	for i := range a.Report.Findings {
+		if f := &a.Report.Findings[i]; f.RuleID == "BF007" {
+			alert = *f
+			f.Waiver = &model.Waiver{Origin: "github", Reason: "accepted"}
+		}
+	}
+	a.Refresh()
+	b := a.Report.Backfills[0]
+	if b.Lifecycle.Reached < model.StepNormalized {
+		t.Fatalf("with the alert accepted: lifecycle %+v, want past normalized", b.Lifecycle)
+	}
+	open := b.Findings
+	carried := alert
+	carried.ArtifactURI, carried.Fingerprint = "mon://alert/2", model.Fingerprint("BF007", alert.Key, "mon://alert/2")
+	carried.Unread = []string{"mon"}
+	a.Report.Findings = append(a.Report.Findings, carried)
+	a.Refresh()
+	if b := a.Report.Backfills[0]; b.Lifecycle.Next != model.StepNormalized || b.Findings != open+1 {
+		t.Errorf("with a carried alert: lifecycle %+v, %d open findings; want blocked at normalized by it, %d open", b.Lifecycle, b.Findings, open+1)
+	}
+}

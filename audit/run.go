@@ -72,6 +72,7 @@ func Run(ctx, finish context.Context, p Plan) (*Audit, []error) {
 		}
 	}
 	errs = append(errs, p.Problems...)
+	defer paceGC(len(est.Artifacts))()
 	a, err := EvaluateWith(finish, est, p.Selector, p.Engine, p.Now, p.Memory)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("history: %w", err))

@@ -185,8 +185,8 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	}
 	var user []model.Finding
 	e.evaluateUser(ix, now, &found, &user)
-	found.close()
 	seen, dead, live := found.settle(e.prec, len(user))
+	found.close()
 	out := make([]model.Finding, 0, live+len(user)+len(e.waivers))
 	found.drain(dead, func(f *model.Finding) { out = append(out, *f) })
 	for i := range user {

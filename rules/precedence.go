@@ -3,7 +3,6 @@ package rules
 import (
 	"cmp"
 	"slices"
-	"strings"
 )
 
 // Precedence between rules that judge the same artifact for the same
@@ -120,7 +119,7 @@ func (p precedence) foldGroup(fs *findingBlocks, g []int32, dead []bool) {
 			if into < 0 {
 				continue
 			}
-			foldInto(fs.at(into), fs.at(b), as)
+			fs.foldInto(fs.at(into), fs.at(b), as)
 			dead[b], folded = true, true
 		}
 		if !folded {
@@ -150,23 +149,44 @@ func better(a, b *staged) bool {
 }
 
 // foldInto makes b one evidence line of a: "not time-bound (BF102): no
-// expiry condition", the evidence of b that a does not already hold.
-func foldInto(a, b *staged, as string) {
-	var extra []string
-	for _, e := range b.evidence {
-		if !slices.Contains(a.evidence, e) && !slices.Contains(extra, e) {
-			extra = append(extra, e)
+// expiry condition", the evidence of b that a does not already hold. The
+// line and the list of folded rules are the blocks' kept copies, made in
+// their scratch space: a fold allocates only a's longer evidence (a
+// million-artifact estate folds 540,000 findings, 190 MB of garbage at
+// the run's peak when each fold built its line and lists anew).
+func (fs *findingBlocks) foldInto(a, b *staged, as string) {
+	line := append(fs.line[:0], as...)
+	line = append(line, " ("...)
+	line = append(line, b.rule.ID...)
+	line = append(line, "): "...)
+	n := 0
+	for i, e := range b.evidence {
+		if slices.Contains(a.evidence, e) || slices.Contains(b.evidence[:i], e) {
+			continue
 		}
+		if n > 0 {
+			line = append(line, "; "...)
+		}
+		line = append(line, e...)
+		n++
 	}
-	what := strings.Join(extra, "; ")
-	if what == "" {
-		what = b.message
+	if n == 0 {
+		line = append(line, b.message...)
 	}
-	a.evidence = append(slices.Clip(a.evidence), as+" ("+b.rule.ID+"): "+what)
+	fs.line = line
+	a.evidence = append(slices.Clip(a.evidence), fs.textOf(line))
 	a.severity = max(a.severity, b.severity)
-	for _, id := range append([]string{b.rule.ID}, b.folded...) {
-		if !slices.Contains(a.folded, id) {
-			a.folded = append(slices.Clip(a.folded), id)
+	ids := append(fs.ids[:0], a.folded...)
+	if !slices.Contains(ids, b.rule.ID) {
+		ids = append(ids, b.rule.ID)
+	}
+	for _, id := range b.folded {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
+	}
+	fs.ids = ids
+	if len(ids) != len(a.folded) {
+		a.folded = fs.foldedList(ids)
 	}
 }

@@ -183,7 +183,7 @@ func runAudit(cmd *cobra.Command, g *globals, f auditFlags) error {
 		writeMetrics(finish, g, cfg, a.Report, sw, f, dry.w, problem)
 	}
 	result, errs := audit.Run(ctx, finish, run)
-	report := result.Report
+	report := result.LetGo()
 	if err := dry.close(); err != nil {
 		errs = append(errs, err)
 	}

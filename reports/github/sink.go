@@ -134,7 +134,20 @@ func (s *Sink) Sync(ctx context.Context, r *model.Report) (res Result, err error
 	res = Result{IssueURLs: map[string]string{}}
 	defer func() { res.Reads, res.Writes, res.RateLimitWaited = s.tr.counts() }()
 
-	issues, err := s.listIssues(ctx, time.Time{})
+	// Each listed issue is drafted as it arrives, while the listing's next
+	// page is on its way (listIssues): an issue that does not change then
+	// costs nothing once the listing is read.
+	now := s.auditTime(r)
+	byKey := reportWork(r)
+	draft := func(is *ghIssue) {
+		w := work{key: model.ParseID(is.marker.Backfill), id: is.marker.Backfill}
+		if rw, ok := byKey[w.key]; ok {
+			w = *rw
+		}
+		w.issue = is
+		is.draft = s.plan(r, &w, now, nil)
+	}
+	issues, err := s.listIssues(ctx, time.Time{}, draft)
 	if err != nil {
 		// Without the full list, creating would duplicate: do nothing.
 		return res, incomplete(fmt.Errorf("github: list issues of %s labelled %q: %w", s.cfg.Repo, s.cfg.Label, err))
@@ -143,10 +156,10 @@ func (s *Sink) Sync(ctx context.Context, r *model.Report) (res Result, err error
 	res.Duplicates = dups
 
 	var errs []error
-	works := collectWork(r, existing)
+	works := workList(byKey, existing)
 	streak := 0 // backfills in a row that failed on GitHub's side
 	for i, w := range works {
-		err := s.syncOne(ctx, r, w, &res)
+		err := s.syncOne(ctx, r, w, now, &res)
 		if err == nil {
 			streak = 0
 			continue

@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,43 +12,132 @@ import (
 	gh "github.com/google/go-github/v60/github"
 )
 
+// draft is a backfill's issue as this run would write it, worked out from
+// the report and the issue as listed, before any call: the checklist
+// merged, the marker and the rendered title and body. Sync drafts each
+// listed issue while the next page of the listing is on its way
+// (listIssues), so that an issue that does not change costs no time
+// after the listing; syncOne drafts the others itself.
+type draft struct {
+	id        string // the backfill, as the issue spells it when there is one
+	prev      marker // the issue's marker, zero without an issue
+	described model.Location
+	m         merged
+	// unreadDesc names the unit describing the backfill when it did not
+	// answer: an existing issue is then kept as it was (keepStale).
+	unreadDesc []string
+	// judge says the issue was closed with the waiver label and lists
+	// items it could accept: who did it is asked of GitHub before the
+	// rest is worked out (compose).
+	judge        bool
+	labelled     bool
+	owner, login string
+	assigned     bool
+	mk           marker
+	title, body  string
+	err          error // rendering's
+}
+
+// errCalls is compose's answer when a draft needs the clock.
+var errCalls = errors.New("the issue's state changes")
+
+// plan drafts w's issue as of now, short of what needs a call; clock is
+// the sink's, nil when the draft is made ahead (while the listing is
+// read), where a draft whose issue changes state (a close or reopen owes
+// a comment timed by the clock) is not made: it needs writes anyway, so
+// nothing is gained by drafting it early. It returns nil then.
+func (s *Sink) plan(r *model.Report, w *work, now time.Time, clock func() time.Time) *draft {
+	d := &draft{id: w.id}
+	if w.issue != nil {
+		d.prev = w.issue.marker
+		d.id = d.prev.Backfill // keep the issue's spelling: no churn between sources
+	}
+	ans := model.AnswersOf(r.Coverage)
+	d.described = describedBy(d.prev, w.report, ans)
+	d.m = mergeItems(d.prev.Items, w.findings, ans, d.described, w.report)
+	d.m.expire(now, s.cfg.acceptDays())
+	if w.issue == nil && !blocking(d.m.items) {
+		return d // nothing open and nothing filed: no issue needed
+	}
+	if d.described.Source != "" && !ans.Answered(d.described.Source, d.described.Path) {
+		d.unreadDesc = []string{model.Unit(d.described.Source, d.described.Path)}
+		if w.issue != nil {
+			return d // kept as it is
+		}
+	}
+	// A person closed the issue with the waiver label: who and when is
+	// asked of GitHub, once, while something listed is still to be
+	// accepted.
+	d.labelled = w.issue != nil && !w.issue.open && w.issue.hasLabel(s.cfg.WaiverLabel)
+	if d.labelled && len(d.m.acceptable()) > 0 {
+		d.judge = true
+		return d
+	}
+	if err := s.compose(d, w, now, clock); err != nil {
+		return nil
+	}
+	return d
+}
+
+// compose works out the rest of the draft from its merged checklist: the
+// assignee, the marker and the rendered title and body. It fails only
+// without a clock, on an issue whose state changes (see plan).
+func (s *Sink) compose(d *draft, w *work, now time.Time, clock func() time.Time) error {
+	d.owner, d.login = s.assignee(w)
+	// The body says the login is assigned when it is, or is asked for now;
+	// a login GitHub refused before (the marker remembers it) is not asked
+	// for again, and the body says so.
+	d.assigned = w.issue == nil || slices.Contains(w.issue.assignees, d.login) || d.login != d.prev.Assignee
+	d.mk = marker{Backfill: d.id, Assignee: d.login, Items: d.m.items, Described: d.described}
+	// A state change records the comment it owes in the marker it writes,
+	// so that a run dying before the comment leaves it to the next.
+	if kind := owes(w, d.m); kind != "" {
+		if clock == nil {
+			return errCalls
+		}
+		d.mk.Pending = transition(kind, d.m, s.commentSettings(), now, clock())
+	}
+	d.title, d.body, d.err = s.renderAs(d, w, now, d.assigned)
+	return nil
+}
+
+// renderAs renders the draft's title and body, saying the login is
+// assigned or not.
+func (s *Sink) renderAs(d *draft, w *work, now time.Time, assigned bool) (title, body string, err error) {
+	v, err := view(d.id, now, w.report, d.owner, d.login, assigned, s.cfg.WaiverLabel, s.cfg.acceptDays(), d.m.items, unreadUnits(d.m.items, d.unreadDesc), d.mk)
+	if err != nil {
+		return "", "", err
+	}
+	return s.render.render(v)
+}
+
 // syncOne brings one backfill's issue in step. Writes are ordered so that
 // an interruption loses at most a comment, never duplicates one: the state
 // change comes first, the comment after (a re-run sees the new state and
 // has nothing left to say).
-func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Result) error {
-	var prev marker
-	id := w.id
-	if w.issue != nil {
-		prev = w.issue.marker
-		id = prev.Backfill // keep the issue's spelling: no churn between sources
-	}
-	now := s.auditTime(r)
-	if w.issue != nil && prev.Pending != nil {
+func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, now time.Time, res *Result) error {
+	if is := w.issue; is != nil && is.marker.Pending != nil {
 		// A run died between a state change and its comment.
-		if err := s.settle(ctx, w.issue, prev.Pending, id, res); err != nil {
+		if err := s.settle(ctx, is, is.marker.Pending, is.marker.Backfill, res); err != nil {
 			return err
 		}
 	}
-	ans := model.AnswersOf(r.Coverage)
-	described := describedBy(prev, w.report, ans)
-	m := mergeItems(prev.Items, w.findings, ans, described, w.report)
-	m.expire(now, s.cfg.acceptDays())
+	var d *draft
+	if w.issue != nil {
+		d = w.issue.draft
+	}
+	if d == nil {
+		d = s.plan(r, w, now, s.now)
+	}
+	id, prev, m := d.id, d.prev, &d.m
 	if w.issue == nil && !blocking(m.items) {
 		return nil // nothing open and nothing filed: no issue needed
 	}
-	var unreadDesc []string
-	if described.Source != "" && !ans.Answered(described.Source, described.Path) {
-		unreadDesc = []string{model.Unit(described.Source, described.Path)}
-		if w.issue != nil {
-			s.noteWaived(res, w, m.items)
-			return s.keepStale(ctx, w, unreadDesc, now, res)
-		}
+	if d.unreadDesc != nil && w.issue != nil {
+		s.noteWaived(res, w, m.items)
+		return s.keepStale(ctx, w, d.unreadDesc, now, res)
 	}
-	// A person closed the issue with the waiver label: find out who and
-	// when, once, while something listed is still to be accepted.
-	labelled := w.issue != nil && !w.issue.open && w.issue.hasLabel(s.cfg.WaiverLabel)
-	if labelled && len(m.acceptable()) > 0 {
+	if d.judge {
 		v, err := s.judgeLabel(ctx, w.issue)
 		if err != nil {
 			res.IssueURLs[w.id] = w.issue.url
@@ -56,30 +146,14 @@ func (s *Sink) syncOne(ctx context.Context, r *model.Report, w *work, res *Resul
 				"what it would accept is not waived this run, and the issue is left as it is", w.issue.number, id, s.cfg.WaiverLabel, err)
 		}
 		m.accept(v, now, s.cfg.acceptDays(), s.cfg.maxSeverity())
+		_ = s.compose(d, w, now, s.now) // with a clock, it cannot fail
 	}
-
-	owner, login := s.assignee(w)
-	// The body says the login is assigned when it is, or is asked for now;
-	// a login GitHub refused before (the marker remembers it) is not asked
-	// for again, and the body says so.
-	assigned := w.issue == nil || slices.Contains(w.issue.assignees, login) || login != prev.Assignee
-	mk := marker{Backfill: id, Assignee: login, Items: m.items, Described: described}
-	// A state change records the comment it owes in the marker it writes,
-	// so that a run dying before the comment leaves it to the next.
-	mk.Pending = s.transition(w, m, now)
-	renderAs := func(assigned bool) (title, body string, err error) {
-		v, err := view(id, now, w.report, owner, login, assigned, s.cfg.WaiverLabel, s.cfg.acceptDays(), m.items, unreadUnits(m.items, unreadDesc), mk)
-		if err != nil {
-			return "", "", err
-		}
-		return s.render.render(v)
+	if d.err != nil {
+		return d.err
 	}
-	title, body, err := renderAs(assigned)
-	if err != nil {
-		return err
-	}
+	labelled, login, mk, title, body := d.labelled, d.login, d.mk, d.title, d.body
 	// unassigned re-renders the body when GitHub refuses the login.
-	unassigned := func() (string, error) { _, b, err := renderAs(false); return b, err }
+	unassigned := func() (string, error) { _, b, err := s.renderAs(d, w, now, false); return b, err }
 
 	if w.issue == nil {
 		labels, _ := overdueLabels([]string{s.cfg.Label}, overdue(w))
@@ -174,23 +248,33 @@ const (
 	kindReopen = "reopen"
 )
 
-// transition is the comment the issue's state change owes, nil when its
-// state stays: closing when nothing blocks, reopening when something does.
-func (s *Sink) transition(w *work, m merged, now time.Time) *pending {
+// owes is the state change, and so the comment, the issue owes: closing
+// when nothing blocks, reopening when something does; "" when its state
+// stays, or when it is new or closed and left alone.
+func owes(w *work, m merged) string {
 	is := w.issue
 	if is == nil || (!is.open && w.report == nil && len(w.findings) == 0) {
-		return nil // new, or closed and left alone
+		return ""
 	}
-	var p pending
 	switch wantOpen := blocking(m.items); {
 	case is.open && !wantOpen:
-		p = pending{Kind: kindClose, Body: closeComment(m.items, now)}
+		return kindClose
 	case !is.open && wantOpen:
-		p = pending{Kind: kindReopen, Body: reopenComment(m, s.commentSettings(), now)}
-	default:
-		return nil
+		return kindReopen
 	}
-	p.Key, p.Since = transitionKey(p.Kind, now, m.items), s.now()
+	return ""
+}
+
+// transition is the comment a state change of kind owes, since is the
+// sink's clock.
+func transition(kind string, m merged, cs commentSettings, now, since time.Time) *pending {
+	p := pending{Kind: kind}
+	if kind == kindClose {
+		p.Body = closeComment(m.items, now)
+	} else {
+		p.Body = reopenComment(m, cs, now)
+	}
+	p.Key, p.Since = transitionKey(p.Kind, now, m.items), since
 	return &p
 }
 

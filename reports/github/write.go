@@ -44,7 +44,7 @@ func (s *Sink) create(ctx context.Context, w *work, req *gh.IssueRequest, unassi
 	var failed error // the last try's, when it failed on the server
 	err := remote.Retry(ctx, serverRetry(s.sleep), func() error {
 		if failed != nil {
-			landed, err := s.listIssues(ctx, started.Add(-10*time.Minute))
+			landed, err := s.listIssues(ctx, started.Add(-10*time.Minute), nil)
 			if err != nil {
 				return errors.Join(failed, err)
 			}
