@@ -4,10 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
@@ -49,15 +46,7 @@ func newOn(t *testing.T, url string, edit ...func(*Collector)) *Collector {
 }
 
 func testLoadOptions(token string) []func(*config.LoadOptions) error {
-	return []func(*config.LoadOptions) error{
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(baseKeyID, canarySecret, token)),
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = 3
-				o.Backoff = retry.NewExponentialJitterBackoff(20 * time.Millisecond)
-			})
-		}),
-	}
+	return smithy.LoadOptions(baseKeyID, canarySecret, token)
 }
 
 // withAccounts reads the caller's account and roleAccount through its role.

@@ -5,14 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/awsconf"
+	"github.com/bfaudit/bfaudit/testkit/smithy"
 )
 
 // newOn is a collector reading the estate at url as the caller's own
@@ -25,15 +21,7 @@ func newOn(t *testing.T, url string, edit ...func(*Collector)) *Collector {
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/bfaudit-test")
 	c := New()
 	c.Regions, c.Endpoint, c.Timeout = []string{mainRegion}, url, 5*time.Second
-	c.LoadOptions = []func(*config.LoadOptions) error{
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(baseKeyID, canarySecret, canaryToken)),
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = 3
-				o.Backoff = retry.NewExponentialJitterBackoff(20 * time.Millisecond)
-			})
-		}),
-	}
+	c.LoadOptions = smithy.LoadOptions(baseKeyID, canarySecret, canaryToken)
 	for _, f := range edit {
 		f(c)
 	}
