@@ -39,7 +39,7 @@ func Accounts(ctx context.Context, base aws.Config, s Settings, timeout time.Dur
 }
 
 func accounts(ctx context.Context, base aws.Config, s Settings, timeout time.Duration) ([]Target, error) {
-	if exportOf(base) != nil {
+	if s.ExportDir != "" {
 		// An export: the accounts listed (Check requires them), each
 		// read from its folder; no role is assumed.
 		out := make([]Target, 0, len(s.Accounts))

@@ -104,8 +104,8 @@ func savedPlace(ctx context.Context, account string) string {
 
 // savedClient is the HTTP client of a source with saved answers: it
 // replays them (replay) or writes them (record) for one account; the
-// base configuration's (account "") only lists the accounts of an
-// export.
+// base configuration's (account "") passes the calls that list accounts
+// and assume roles through unwritten, and answers none from an export.
 type savedClient struct {
 	dir     string // resolved
 	shown   string // as the config writes it, for errors
@@ -126,14 +126,6 @@ func forAccount(cfg aws.Config, account string) aws.Config {
 	c.account = account
 	cfg.HTTPClient = &c
 	return cfg
-}
-
-// exportOf is the saved client of an export, or nil.
-func exportOf(cfg aws.Config) *savedClient {
-	if s, ok := cfg.HTTPClient.(*savedClient); ok && s.record == nil {
-		return s
-	}
-	return nil
 }
 
 func (c *savedClient) Do(req *http.Request) (*http.Response, error) {
