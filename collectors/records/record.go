@@ -8,7 +8,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/bfaudit/bfaudit/internal/safefile"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -32,15 +31,6 @@ type checkpointDoc struct {
 	FinalRange string `yaml:"final_range"`
 	ReplayID   string `yaml:"replay_id"`
 	Location   string `yaml:"location"`
-}
-
-// ReadRecordFile parses a decision record: Markdown with YAML front matter.
-func ReadRecordFile(path string) (model.DecisionRecord, error) {
-	b, err := safefile.ReadLimit(path, maxFileBytes)
-	if err != nil {
-		return model.DecisionRecord{}, &PlanError{Path: path, Err: unitErr(path, err)}
-	}
-	return ParseRecord(path, b)
 }
 
 // ParseRecord parses one decision record's text.

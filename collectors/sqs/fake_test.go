@@ -183,13 +183,6 @@ func operationOf(r *http.Request) string {
 	return "query"
 }
 
-// Calls lists the requests served: "<account>/<region>/<service> <operation>".
-func (e *estate) Calls() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.calls)
-}
-
 // breakUnit answers every request of an account/region/service (or of a
 // whole service, or "*": all) with h.
 func (e *estate) breakUnit(unit string, h http.Handler) {

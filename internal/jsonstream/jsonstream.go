@@ -269,20 +269,6 @@ func (a *Array) End() {
 	a.s.raw("]")
 }
 
-// Slice writes a field holding a slice, element by element: null for a nil
-// slice and [] for an empty one, as encoding/json does.
-func Slice[T any](o *Object, name string, s []T) {
-	if s == nil {
-		o.Field(name, nil)
-		return
-	}
-	a := o.Array(name)
-	for i := range s {
-		a.Elem(&s[i])
-	}
-	a.End()
-}
-
 // Encode writes the struct v points to as a whole document, field by field
 // in the order and with the names, omitempty and omitzero of its json tags;
 // a field that is a slice of structs or of pointers is written element by

@@ -110,17 +110,6 @@ func String(s string) string {
 	return r.ReplaceAllLiteralString(s, Mask)
 }
 
-// Bytes masks every registered secret in b.
-func Bytes(b []byte) []byte {
-	mu.RLock()
-	r := re
-	mu.RUnlock()
-	if r == nil || len(b) == 0 {
-		return b
-	}
-	return r.ReplaceAllLiteral(b, []byte(Mask))
-}
-
 // Error masks an error's text; nil stays nil.
 func Error(err error) error {
 	if err == nil {

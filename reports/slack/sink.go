@@ -52,9 +52,6 @@ func WithHTTPClient(c *http.Client) Option { return func(s *Sink) { s.client = c
 // (slacktest serves the methods at its root, without /api/).
 func WithAPIURL(u string) Option { return func(s *Sink) { s.apiURL = u } }
 
-// WithClock sets the clock (tests).
-func WithClock(now func() time.Time) Option { return func(s *Sink) { s.now = now } }
-
 // WithSleep replaces the wait between rate-limited attempts (tests).
 func WithSleep(f func(context.Context, time.Duration) error) Option {
 	return func(s *Sink) { s.sleep = f }

@@ -47,7 +47,6 @@ type Server struct {
 	posts    []Message
 	lookups  []string
 	calls    int
-	reads    int
 
 	// Users maps e-mail to user id for users.lookupByEmail.
 	Users map[string]string
@@ -178,7 +177,6 @@ func (f *Server) history(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.reads++
 	ch := r.Form.Get("channel")
 	if strings.HasPrefix(ch, "#") || ch == "" {
 		writeJSON(w, map[string]any{"ok": false, "error": "channel_not_found"})
@@ -200,7 +198,6 @@ func (f *Server) replies(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.reads++
 	ch, ts := r.Form.Get("channel"), r.Form.Get("ts")
 	var msgs []Message
 	for _, p := range f.posts {
@@ -331,11 +328,4 @@ func (f *Server) Sent() []Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]Message(nil), f.posts...)
-}
-
-// Reads counts conversations.history and conversations.replies calls.
-func (f *Server) Reads() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.reads
 }

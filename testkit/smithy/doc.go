@@ -23,7 +23,7 @@
 //
 // AWS takes "iam", "sts", "organizations", "glue", "lakeformation",
 // "scheduler", "sqs" or "sns": the official models kept in testdata/aws-models (their source,
-// commit and blobs in its SOURCE.md). Load and MustLoad read another
+// commit and blobs in its SOURCE.md). Load reads another
 // model file.
 //
 // The handler sees only requests that keep the model. One that breaks it

@@ -81,16 +81,6 @@ func Load(file string) (*Model, error) {
 	return m, nil
 }
 
-// MustLoad is Load that fails the test on an error.
-func MustLoad(t testing.TB, file string) *Model {
-	t.Helper()
-	m, err := Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 //go:embed testdata/aws-models/*.json
 var awsModels embed.FS
 
