@@ -1,6 +1,17 @@
 // Package config loads bfaudit's one config file (plus BFAUDIT_* env vars
 // and flags) through a *viper.Viper into typed structs, and validates it
 // with errors that name the file, the key and what was expected.
+//
+// Load also builds what a run is made of (the sources' collectors, the
+// selector, the rule engine, the due policy) and hands them over in the
+// Config, rather than leaving that to audit: validating is building. A
+// source's settings are checked by its collector's own decoding, a custom
+// rule by compiling its CEL, a due period or a waiver by the engine's rule
+// ids, and `config validate` must show every problem of the file at once,
+// each at its line. Building them in audit would mean building twice or
+// moving the line-keeping problem collector up with them. config sits
+// below audit and fix (layers_test.go); the collectors, rules and sinks it
+// imports are below it.
 package config
 
 import (
