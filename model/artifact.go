@@ -113,6 +113,9 @@ const (
 	// artifact names beside the one it is tied to (an alert watching
 	// backfill_id=~"bf-1|bf-2"); correlate reads it into OtherKeys.
 	AttrOtherBackfills = "other_backfills"
+	// AttrConditionError says why a grant's condition could not be read
+	// for its end (SetEnd).
+	AttrConditionError = "condition_error"
 
 	// Feature flags (Unleash, flagd, OpenFeature). A flag's State is
 	// enabled when it is on anywhere, disabled when off everywhere, and
