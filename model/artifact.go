@@ -142,6 +142,7 @@ const (
 	AttrLag            = "lag"             // messages between the committed offsets and the log end, summed over partitions
 	AttrOffsets        = "offsets"         // committed offsets, "topic/partition=offset" comma-separated (capped)
 	AttrHolds          = "holds"           // "true" when an object has an event-based or temporary hold, or a retention lock
+	AttrObjects        = "objects"         // objects in a folder of an object store (checkpoint state, temporary data)
 	// AttrSecrets lists the credentials found in a notebook, one per line:
 	// "rule<TAB>where<TAB>hash" (the detection rule that matched, the cell
 	// and line, a short hash of the value: never the value). AttrKeyIDs
