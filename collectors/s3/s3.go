@@ -97,9 +97,6 @@ func (c *Collector) Init(env collectors.Env) error {
 	if err := c.Settings.Check(); err != nil {
 		return err
 	}
-	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
-		return err
-	}
 	if err := c.checkBuckets(); err != nil {
 		return err
 	}
