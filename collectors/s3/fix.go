@@ -30,7 +30,7 @@ func (x actor) objects(ctx context.Context, a *model.Artifact) (*s3.Client, S3Ob
 	if !ok {
 		return nil, o, nil, fmt.Errorf("s3: %s is not an artifact bfaudit can act on", a.URI)
 	}
-	t, err := x.c.target(ctx, o.Account)
+	t, err := x.c.accounts.Target(ctx, x.c.base, x.c.Settings, o.Account)
 	if err != nil {
 		return nil, o, nil, fmt.Errorf("s3: %s: %w", o.URL(), err)
 	}
