@@ -38,7 +38,7 @@ type checkpointDoc struct {
 func ReadRecordFile(path string) (model.DecisionRecord, error) {
 	b, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
-		return model.DecisionRecord{}, &PlanError{Path: path, Err: unitErr(path, err)}
+		return model.DecisionRecord{}, &PlanError{Path: path, Err: safefile.PlainError(path, err)}
 	}
 	return ParseRecord(path, b)
 }
