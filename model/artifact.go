@@ -113,6 +113,9 @@ const (
 	// artifact names beside the one it is tied to (an alert watching
 	// backfill_id=~"bf-1|bf-2"); correlate reads it into OtherKeys.
 	AttrOtherBackfills = "other_backfills"
+	// AttrConditionError says why a grant's condition could not be read
+	// for its end (SetEnd).
+	AttrConditionError = "condition_error"
 
 	// Feature flags (Unleash, flagd, OpenFeature). A flag's State is
 	// enabled when it is on anywhere, disabled when off everywhere, and
@@ -139,6 +142,7 @@ const (
 	AttrLag            = "lag"             // messages between the committed offsets and the log end, summed over partitions
 	AttrOffsets        = "offsets"         // committed offsets, "topic/partition=offset" comma-separated (capped)
 	AttrHolds          = "holds"           // "true" when an object has an event-based or temporary hold, or a retention lock
+	AttrObjects        = "objects"         // objects in a folder of an object store (checkpoint state, temporary data)
 	// AttrSecrets lists the credentials found in a notebook, one per line:
 	// "rule<TAB>where<TAB>hash" (the detection rule that matched, the cell
 	// and line, a short hash of the value: never the value). AttrKeyIDs

@@ -52,3 +52,16 @@ func ActsOn[C any, A Actor](build func(C) (A, error)) func(collector any) (Actor
 		return a, nil
 	}
 }
+
+// Saw is the part of Expected read from the artifact's attributes: those
+// among keys the audit set, under the same keys, which Read reports them
+// under too.
+func Saw(a *model.Artifact, keys ...string) map[string]string {
+	out := map[string]string{}
+	for _, k := range keys {
+		if v := a.Attr(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -49,7 +49,7 @@ func TestRunConfDecodedOnlyWhenKept(t *testing.T) {
 		t.Errorf("a kept run's conf labels are %v, want backfill_id bf_7 alone", got)
 	}
 	err := decodeAnswer([]byte(`{"dag_runs": [{"dag_id": "d", "dag_run_id": "r", "conf": "x"}], "total_entries": 1}`), &dagRunCollection{})
-	if err == nil || !strings.Contains(err.Error(), "dag_runs.conf: expected map") {
+	if err == nil || !strings.Contains(err.Error(), "field dag_runs.conf is a JSON string") {
 		t.Errorf("a conf that is a string: %v, want an error naming dag_runs.conf", err)
 	}
 }

@@ -169,10 +169,7 @@ func (s *airflowSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Ac
 
 // Expected: paused or not as the audit saw it.
 func (s *airflowSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	if v := a.Attr(AttrPaused); v != "" {
-		return map[string]string{AttrPaused: v}
-	}
-	return map[string]string{}
+	return remedy.Saw(a, AttrPaused)
 }
 
 // Act pauses the DAG (PATCH is_paused) or deletes it with its runs.

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/model"
@@ -33,9 +32,6 @@ const (
 	// inline policy holds: no printed command can remove one backfill's
 	// without writing back the other's as audited.
 	AttrSharedWith = "policy_shared_with"
-	// AttrConditionError says why a policy's time condition could not be
-	// read; the grant is then not time-bound.
-	AttrConditionError = "condition_error"
 	// AttrBoundary is the principal's permissions boundary (an ARN).
 	AttrBoundary = "permissions_boundary"
 	// AttrAssumableFrom lists who outside the account a role's trust
@@ -55,7 +51,11 @@ const (
 // emitGrants reports the access principal p holds for a backfill: every
 // policy of a principal tied to one (id), or else the policies and the
 // inline statements that are themselves tied to one (a production role
-// given a bf-1234-write policy, or a statement with Sid BF1234).
+// given a bf-1234-write policy, or a statement with Sid BF1234). A
+// grant ends when every Allow statement of its policy does (SetEnd); one
+// whose end has passed stays active: the policy is still attached, one
+// edit of a date away from allowing again, and the rules (BF003) judge
+// the end at the audit's time.
 func (c *Collector) emitGrants(account string, p *principal, id, how string, acct *account, sink collectors.Sink) {
 	var outsiders []string
 	if p.kind == kindRole && p.trust != "" {
@@ -96,9 +96,9 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 		if err == nil {
 			a.SetAttr(AttrDocumentHash, doc.hash())
 			end, bounded, _, cerr := doc.expiry()
-			bound(&a, end, bounded, cerr)
+			a.SetEnd(end, bounded, cerr)
 		} else {
-			a.SetAttr(AttrConditionError, err.Error())
+			a.SetAttr(model.AttrConditionError, err.Error())
 		}
 		sink.AddArtifact(a)
 	}
@@ -112,7 +112,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 		switch {
 		case gid != "" && err != nil:
 			a := grant(uri, ip.name, policyInline, gid, ghow)
-			a.SetAttr(AttrConditionError, err.Error())
+			a.SetAttr(model.AttrConditionError, err.Error())
 			sink.AddArtifact(a)
 		case gid != "":
 			end, bounded, allows, cerr := doc.expiry()
@@ -121,7 +121,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 			}
 			a := grant(uri, ip.name, policyInline, gid, ghow)
 			a.SetAttr(AttrDocumentHash, doc.hash())
-			bound(&a, end, bounded, cerr)
+			a.SetEnd(end, bounded, cerr)
 			sink.AddArtifact(a)
 		case err == nil:
 			for _, s := range c.tiedStatements(doc) {
@@ -134,7 +134,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 					a.SetAttr(AttrSharedWith, strings.Join(shared, ","))
 				}
 				end, bounded, cerr := s.expiry()
-				bound(&a, end, bounded, cerr)
+				a.SetEnd(end, bounded, cerr)
 				sink.AddArtifact(a)
 			}
 		}
@@ -193,19 +193,4 @@ func (c *Collector) afterRemoval(doc document, id string) (after string, left in
 		return "", -1, shared
 	}
 	return after, left, shared
-}
-
-// bound records when a grant ends: its expiry when every Allow statement
-// has one (time_bound), or why its condition could not be read. A grant
-// whose expiry has passed stays active: the policy is still attached,
-// one edit of a date away from allowing again, and the rules (BF003)
-// judge the expiry at the audit's time.
-func bound(a *model.Artifact, end time.Time, bounded bool, err error) {
-	switch {
-	case err != nil:
-		a.SetAttr(AttrConditionError, err.Error())
-	case bounded:
-		a.ExpiresAt = end
-		a.SetAttr(model.AttrTimeBound, "true")
-	}
 }

@@ -70,9 +70,6 @@ func (r *Regional) Init(env collectors.Env) error {
 	if err := r.Check(); err != nil {
 		return err
 	}
-	if err := remote.CheckTimeout("timeout", r.Timeout); err != nil {
-		return err
-	}
 	cfg, err := awsconf.Load(context.Background(), r.Settings, r.LoadOptions...)
 	if err != nil {
 		return err

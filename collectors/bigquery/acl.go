@@ -9,9 +9,6 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 )
 
-// AttrConditionError says why an ACL condition's expiry could not be read.
-const AttrConditionError = "condition_error"
-
 // emitACL turns dataset ACL entries into grants: every principal entry of
 // a dataset that is backfill machinery, and the entries of backfill
 // principals (declared, or with a backfill id in their e-mail) on any
@@ -62,15 +59,9 @@ func (c *Collector) aclGrant(project, dataset string, e *bq.DatasetAccess, membe
 	}
 	a.SetAttr(model.AttrCondition, e.Condition.Expression)
 	exp, bounded, err := iamcond.Expiry(e.Condition.Expression)
-	switch {
-	case err != nil:
-		a.SetAttr(AttrConditionError, err.Error())
-	case bounded:
-		a.ExpiresAt = exp
-		a.SetAttr(model.AttrTimeBound, "true")
-		if !exp.After(c.now()) {
-			a.State = model.StateExpired
-		}
+	a.SetEnd(exp, bounded, err)
+	if err == nil && bounded && !exp.After(c.now()) {
+		a.State = model.StateExpired
 	}
 	return a
 }

@@ -3,7 +3,6 @@ package gcpiam
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate/iamcond"
@@ -12,13 +11,9 @@ import (
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 )
 
-// System-specific attributes of grants.
-const (
-	AttrConditionTitle = "condition_title"
-	// AttrConditionError says why a condition's expiry could not be read;
-	// the grant is then reported as not time-bound.
-	AttrConditionError = "condition_error"
-)
+// AttrConditionTitle is a grant's condition's title, beside the model's
+// attributes of grants.
+const AttrConditionTitle = "condition_title"
 
 // policyVersion 3 is the only version that returns conditional bindings
 // with their conditions; asking for less hides exactly the time bounds
@@ -95,17 +90,11 @@ func (c *Collector) grant(project, role, member, expr, title, uri, id, how strin
 		a.SetAttr(AttrConditionTitle, title)
 	}
 	exp, bounded, err := iamcond.Expiry(expr)
-	switch {
-	case err != nil:
-		a.SetAttr(AttrConditionError, err.Error())
-	case bounded:
-		a.ExpiresAt = exp
-		a.SetAttr(model.AttrTimeBound, strconv.FormatBool(true))
-		if !exp.After(c.now()) {
-			// IAM keeps an expired conditional binding in the policy,
-			// but it grants nothing any more.
-			a.State = model.StateExpired
-		}
+	a.SetEnd(exp, bounded, err)
+	if err == nil && bounded && !exp.After(c.now()) {
+		// IAM keeps an expired conditional binding in the policy, but it
+		// grants nothing any more.
+		a.State = model.StateExpired
 	}
 	return a
 }

@@ -156,8 +156,8 @@ func TestCollectGrants(t *testing.T) {
 		})
 	}
 	broken := sink.Artifact(tests[3].uri)
-	if broken != nil && !strings.Contains(broken.Attr(AttrConditionError), "column") {
-		t.Errorf("condition error should name the column: %q", broken.Attr(AttrConditionError))
+	if broken != nil && !strings.Contains(broken.Attr(model.AttrConditionError), "column") {
+		t.Errorf("condition error should name the column: %q", broken.Attr(model.AttrConditionError))
 	}
 	for _, a := range sink.Artifacts {
 		if p := a.Attr(model.AttrPrincipal); p == "user:prod-owner@example.com" || p == "user:bob@example.com" || p == "group:analysts@example.com" {

@@ -8,9 +8,6 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// AttrObjects is the number of objects in a checkpoint folder.
-const AttrObjects = "objects"
-
 // group ties the objects listed under prefix and folds them into one
 // artifact per checkpoint folder (see correlate's Selector.Folder), in listing order. A
 // folder whose objects carry different backfill ids is tied to the first
@@ -50,9 +47,9 @@ func (c *Collector) group(bucket, prefix string, battrs *storage.BucketAttrs, ob
 			at[folder] = i
 		}
 		a := &out[i]
-		n, _ := strconv.ParseInt(a.Attr(AttrObjects), 10, 64)
+		n, _ := strconv.ParseInt(a.Attr(model.AttrObjects), 10, 64)
 		size, _ := strconv.ParseInt(a.Attr(model.AttrBytes), 10, 64)
-		a.SetAttr(AttrObjects, strconv.FormatInt(n+1, 10))
+		a.SetAttr(model.AttrObjects, strconv.FormatInt(n+1, 10))
 		a.SetAttr(model.AttrBytes, strconv.FormatInt(size+o.Size, 10))
 		if o.Updated.After(a.ModifiedAt) {
 			a.ModifiedAt = o.Updated.UTC()

@@ -3,7 +3,6 @@ package gcs
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -30,13 +29,6 @@ type gcsSystem struct {
 	client *storage.Client
 	err    error
 }
-
-// The facts Read compares with the audit: a folder written to since
-// (another object, a later update) is left alone.
-const (
-	gcsObjects  = AttrObjects
-	gcsModified = "modified_at"
-)
 
 // newGCS acts with the source's settings and the client options it was
 // given (a test's); it builds its own read-write client when first used.
@@ -111,31 +103,18 @@ func (s *gcsSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	if len(objs) == 0 {
-		return remedy.Observed{}, nil
-	}
 	var latest time.Time
 	for _, o := range objs {
 		if o.Updated.After(latest) {
 			latest = o.Updated
 		}
 	}
-	return remedy.Observed{Found: true, State: map[string]string{
-		gcsObjects:  strconv.Itoa(len(objs)),
-		gcsModified: latest.UTC().Format(time.RFC3339Nano),
-	}}, nil
+	return remedy.FolderRead(len(objs), latest), nil
 }
 
 // Expected: the object count and latest update the audit saw.
 func (s *gcsSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	out := map[string]string{}
-	if v := a.Attr(AttrObjects); v != "" {
-		out[gcsObjects] = v
-	}
-	if !a.ModifiedAt.IsZero() {
-		out[gcsModified] = a.ModifiedAt.UTC().Format(time.RFC3339Nano)
-	}
-	return out
+	return remedy.FolderExpected(a)
 }
 
 // Act deletes the objects one by one (at most max_objects), stopping at

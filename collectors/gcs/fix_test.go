@@ -99,7 +99,7 @@ func collectGCS(t *testing.T, c *Collector) *model.Estate {
 func TestApplyGCS(t *testing.T) {
 	srv, c, sys := gcsFixture(t)
 	est := collectGCS(t, c)
-	if len(est.Artifacts) != 1 || est.Artifacts[0].Attr(AttrObjects) != "3" {
+	if len(est.Artifacts) != 1 || est.Artifacts[0].Attr(model.AttrObjects) != "3" {
 		t.Fatalf("collected %+v", est.Artifacts)
 	}
 	store := fixtest.OpenStore(t)

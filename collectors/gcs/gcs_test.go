@@ -54,18 +54,18 @@ func TestCollectGroupsCheckpointFolders(t *testing.T) {
 	cp := by["gcs://gcs/flink-state/checkpoints/bf_1234_replay/"]
 	if cp.Kind != model.KindCheckpoint || cp.System != "gcs" || cp.Attr(model.AttrCheckpointType) != "object" ||
 		cp.Name != "gs://flink-state/checkpoints/bf_1234_replay/" || cp.BackfillID != "bf_1234" || cp.Correlation != "name" ||
-		cp.Attr(model.AttrBytes) != "350" || cp.Attr(AttrObjects) != "3" || !cp.ModifiedAt.Equal(jan12) ||
+		cp.Attr(model.AttrBytes) != "350" || cp.Attr(model.AttrObjects) != "3" || !cp.ModifiedAt.Equal(jan12) ||
 		cp.Scope != PrefixScope("flink-state", "checkpoints/") || cp.Attr(model.AttrHolds) != "" || !cp.ExpiresAt.IsZero() || !cp.State.Live() {
 		t.Errorf("checkpoint folder: %+v", cp)
 	}
-	if m := by["gcs://gcs/flink-state/checkpoints/job-x/"]; m.BackfillID != "bf-5678" || m.Correlation != "label" || m.Attr(AttrObjects) != "1" {
+	if m := by["gcs://gcs/flink-state/checkpoints/job-x/"]; m.BackfillID != "bf-5678" || m.Correlation != "label" || m.Attr(model.AttrObjects) != "1" {
 		t.Errorf("folder tied by object metadata: %+v", m)
 	}
 	if sp := by["gcs://gcs/flink-state/savepoints/bf_1234_final.tar"]; sp.Attr(model.AttrHolds) != "true" || sp.Attr(model.AttrBytes) != "1000" {
 		t.Errorf("held savepoint: %+v", sp)
 	}
 	b := by["gcs://gcs/beam-state/beam/run-1/"]
-	if b.BackfillID != "bf-9" || b.Correlation != "label" || b.Attr(model.AttrHolds) != "true" || b.Attr(AttrObjects) != "2" ||
+	if b.BackfillID != "bf-9" || b.Correlation != "label" || b.Attr(model.AttrHolds) != "true" || b.Attr(model.AttrObjects) != "2" ||
 		!b.ExpiresAt.Equal(jan12.Add(24*time.Hour)) {
 		t.Errorf("folder of a labelled bucket with a locked retention policy: %+v", b)
 	}

@@ -14,6 +14,7 @@ import (
 	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/collectors/awssource"
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -292,19 +293,9 @@ func (r *catalogRead) readTags(ctx context.Context, a *model.Artifact) bool {
 	if id, ok := r.c.Env.Selector.FromLabels(out.Tags); ok {
 		a.BackfillID, a.Correlation = id, "label"
 	}
-	a.Owner = ownerTag(out.Tags)
+	a.Owner = awssource.OwnerTag(out.Tags)
 	a.SetKeep(out.Tags[model.KeepUntilKey], out.Tags[model.KeepReasonKey], "")
 	return true
-}
-
-// ownerTag is the owner a team writes in an owner tag, if any.
-func ownerTag(tags map[string]string) string {
-	for _, k := range []string{"owner", "Owner"} {
-		if v := tags[k]; v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // count is the first of keys in p that holds a non-negative integer.

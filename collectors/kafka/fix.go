@@ -58,11 +58,7 @@ func (s *kafkaSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Acti
 
 // Expected is the members count the audit saw.
 func (s *kafkaSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	out := map[string]string{}
-	if v := a.Attr(model.AttrMembers); v != "" {
-		out[model.AttrMembers] = v
-	}
-	return out
+	return remedy.Saw(a, model.AttrMembers)
 }
 
 // Act deletes the group. Kafka itself refuses to delete a group that has

@@ -72,18 +72,12 @@ func (s *kubeSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Actio
 // Expected: a CronJob suspended or not as it was, on the same schedule; a
 // Job still finished.
 func (s *kubeSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	out := map[string]string{}
 	if o, ok := ParseKubernetes(a); ok && o.Resource == "cronjobs" {
+		out := remedy.Saw(a, model.AttrSchedule)
 		out[AttrSuspend] = strconv.FormatBool(a.State == model.StatePaused)
-		if v := a.Attr(model.AttrSchedule); v != "" {
-			out["schedule"] = v
-		}
 		return out
 	}
-	if v := a.Attr(model.AttrFinished); v != "" {
-		out[model.AttrFinished] = v
-	}
-	return out
+	return remedy.Saw(a, model.AttrFinished)
 }
 
 // Act suspends a CronJob (a merge patch of spec.suspend), or deletes a

@@ -84,7 +84,7 @@ func (p *Prometheus) dirFiles(pattern, dir string, addErr func(scope string, err
 		rel, _ := filepath.Rel(dir, path)
 		unit := unitOf(filepath.Join(pattern, rel))
 		if err != nil {
-			addErr(unit, fmt.Errorf("prometheus source %s: %w", p.sourceName(), plainReadError(path, err)))
+			addErr(unit, fmt.Errorf("prometheus source %s: %w", p.sourceName(), safefile.PlainError(path, err)))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -102,7 +102,7 @@ func (p *Prometheus) dirFiles(pattern, dir string, addErr func(scope string, err
 		return nil
 	})
 	if err != nil {
-		addErr(unitOf(pattern), fmt.Errorf("prometheus source %s: %w", p.sourceName(), plainReadError(dir, err)))
+		addErr(unitOf(pattern), fmt.Errorf("prometheus source %s: %w", p.sourceName(), safefile.PlainError(dir, err)))
 	}
 	return out
 }
@@ -147,7 +147,7 @@ type fileRead struct {
 func (p *Prometheus) readFile(f ruleFile) (fileRead, error) {
 	data, err := safefile.ReadLimit(f.path, maxFileBytes)
 	if err != nil {
-		return fileRead{}, fmt.Errorf("prometheus source %s: %w", p.sourceName(), plainReadError(f.path, err))
+		return fileRead{}, fmt.Errorf("prometheus source %s: %w", p.sourceName(), safefile.PlainError(f.path, err))
 	}
 	read, err := p.parseFile(f.unit, data)
 	if err != nil {
@@ -178,19 +178,6 @@ func positioned(msg string) string {
 		return msg
 	}
 	return strings.Join(at, " and ") + ": " + msg
-}
-
-// plainReadError drops the resolved path from a read error: the message
-// names the file by its unit.
-func plainReadError(path string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
-		return errors.New(msg)
-	}
-	return err
 }
 
 // manifest is the part of a Kubernetes object read to find PrometheusRule

@@ -116,13 +116,7 @@ func (s *pubsubSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Act
 // Expected: the subscription is still on the topic it was on, attached
 // or detached as it was; the snapshot still holds the topic it held.
 func (s *pubsubSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	out := map[string]string{}
-	for _, k := range []string{AttrTopic, model.AttrDetached} {
-		if v := a.Attr(k); v != "" {
-			out[k] = v
-		}
-	}
-	return out
+	return remedy.Saw(a, AttrTopic, model.AttrDetached)
 }
 
 func (s *pubsubSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Action) error {

@@ -102,13 +102,7 @@ func (s *rabbitSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Act
 // Expected compares what the collector recorded: durability, and for a
 // queue its consumers (a consumer that attached since is someone using it).
 func (s *rabbitSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	out := map[string]string{}
-	for _, k := range []string{"durable", "auto_delete", "exclusive", "exchange_type", model.AttrConsumers} {
-		if v := a.Attr(k); v != "" {
-			out[k] = v
-		}
-	}
-	return out
+	return remedy.Saw(a, "durable", "auto_delete", "exclusive", "exchange_type", model.AttrConsumers)
 }
 
 // Act deletes the queue or exchange. A queue that had no consumer at the

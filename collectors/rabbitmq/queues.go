@@ -1,6 +1,7 @@
 package rabbitmq
 
 import (
+	"cmp"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -161,14 +162,7 @@ func (r *RabbitMQ) queueArtifacts(found []backfillQueue, bindings []binding) []m
 }
 
 // owner reads an owner argument (owner or x-owner), if the team sets one.
-func owner(labels map[string]string) string {
-	for _, k := range []string{"owner", "x-owner"} {
-		if v := labels[k]; v != "" {
-			return v
-		}
-	}
-	return ""
-}
+func owner(labels map[string]string) string { return cmp.Or(labels["owner"], labels["x-owner"]) }
 
 func setNonEmpty(a *model.Artifact, key, v string) {
 	if v != "" {

@@ -35,7 +35,7 @@ func (r *Records) readCodeOwners() *ownersRead {
 	o := &ownersRead{unit: r.display(path)}
 	b, err := safefile.ReadLimit(path, maxCodeOwnersBytes)
 	if err != nil {
-		o.errs = append(o.errs, &PlanError{Path: o.unit, Err: unitErr(path, err)})
+		o.errs = append(o.errs, &PlanError{Path: o.unit, Err: safefile.PlainError(path, err)})
 		return o
 	}
 	f, err := codeowners.Parse(o.unit, b)

@@ -107,7 +107,7 @@ func (e *PlanError) Unwrap() error { return e.Err }
 func ReadPlanFile(path string) ([]model.Backfill, []error) {
 	b, err := safefile.ReadLimit(path, maxFileBytes)
 	if err != nil {
-		return nil, []error{&PlanError{Path: path, Err: unitErr(path, err)}}
+		return nil, []error{&PlanError{Path: path, Err: safefile.PlainError(path, err)}}
 	}
 	return ParsePlans(path, b)
 }

@@ -254,23 +254,10 @@ func (r *Records) read(sink collectors.Sink, f string) (unit string, b []byte, o
 	unit = r.display(f)
 	b, err := safefile.ReadLimit(f, maxFileBytes)
 	if err != nil {
-		sink.AddError(unit, &PlanError{Path: unit, Err: unitErr(f, err)})
+		sink.AddError(unit, &PlanError{Path: unit, Err: safefile.PlainError(f, err)})
 		return unit, nil, false
 	}
 	return unit, b, true
-}
-
-// unitErr drops the absolute path safefile and os put in front of their
-// errors: the PlanError around it names the file as reported.
-func unitErr(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
-		return plainError(msg)
-	}
-	return err
 }
 
 // files expands a configured path (a directory recursively) into the
@@ -293,7 +280,7 @@ func (r *Records) files(sink collectors.Sink, c configured, exts []string) ([]st
 	root := c.path + string(filepath.Separator)
 	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			err := fmt.Errorf("records: list %s: %w", r.display(path), unitErr(path, err))
+			err := fmt.Errorf("records: list %s: %w", r.display(path), safefile.PlainError(path, err))
 			if path == root {
 				rootErr = err
 			} else {
@@ -335,18 +322,18 @@ func (r *Records) files(sink collectors.Sink, c configured, exts []string) ([]st
 // the config's key and line when the loader said where they are.
 func (r *Records) configuredPathError(key, path string, err error) error {
 	if r.env.Where == nil {
-		return fmt.Errorf("%s: %w", r.display(path), unitErr(path, err))
+		return fmt.Errorf("%s: %w", r.display(path), safefile.PlainError(path, err))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: no such file or folder: %s", r.env.Place(key), path)
 	}
-	return fmt.Errorf("%s: %s: %w", r.env.Place(key), path, unitErr(path, err))
+	return fmt.Errorf("%s: %s: %w", r.env.Place(key), path, safefile.PlainError(path, err))
 }
 
 // notRegular says what an odd entry is, without its absolute path.
 func notRegular(path string) error {
 	if err := safefile.Check(path); err != nil {
-		return unitErr(path, err)
+		return safefile.PlainError(path, err)
 	}
 	return safefile.ErrNotRegular
 }

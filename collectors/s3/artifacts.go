@@ -15,7 +15,6 @@ import (
 
 // Attributes of an S3 folder, beside the model's.
 const (
-	AttrObjects     = "objects"      // objects in the folder
 	AttrAccount     = "account"      // the account that reads the bucket
 	AttrRegion      = "region"       // the bucket's region
 	AttrLockMode    = "object_lock"  // the bucket's default retention mode (GOVERNANCE, COMPLIANCE), "enabled" without one
@@ -132,7 +131,7 @@ func (c *Collector) fill(b *bucketInfo, f *folder) model.Artifact {
 			a.ModifiedAt = t.UTC()
 		}
 	}
-	a.SetAttr(AttrObjects, strconv.Itoa(len(f.objs)))
+	a.SetAttr(model.AttrObjects, strconv.Itoa(len(f.objs)))
 	a.SetAttr(model.AttrBytes, strconv.FormatInt(size, 10))
 	a.ExpiresAt = expiry(b.rules, f.objs)
 	if b.lock != nil {

@@ -38,7 +38,7 @@ type bucketInfo struct {
 // lock. Any other failure than "the bucket has none" fails the bucket:
 // its tags tie objects and its rules say what expires by itself.
 func (c *Collector) readBucket(ctx context.Context, account, name string) (*bucketInfo, error) {
-	t, err := c.target(ctx, account)
+	t, err := c.accounts.Target(ctx, c.base, c.Settings, account)
 	if err != nil {
 		return nil, fmt.Errorf("s3: bucket %s: %w", name, err)
 	}

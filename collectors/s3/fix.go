@@ -3,7 +3,6 @@ package s3
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,13 +23,6 @@ const deleteBatch = 1000
 // the artifact's URI.
 type actor struct{ c *Collector }
 
-// The facts Read compares with the audit: a folder written to since
-// (another object, a later write) is left alone.
-const (
-	fixObjects  = AttrObjects
-	fixModified = "modified_at"
-)
-
 // objects lists what the artifact covers now: every object under a
 // folder, or the one object of a single-object artifact.
 func (x actor) objects(ctx context.Context, a *model.Artifact) (*s3.Client, S3Object, []types.Object, error) {
@@ -38,7 +30,7 @@ func (x actor) objects(ctx context.Context, a *model.Artifact) (*s3.Client, S3Ob
 	if !ok {
 		return nil, o, nil, fmt.Errorf("s3: %s is not an artifact bfaudit can act on", a.URI)
 	}
-	t, err := x.c.target(ctx, o.Account)
+	t, err := x.c.accounts.Target(ctx, x.c.base, x.c.Settings, o.Account)
 	if err != nil {
 		return nil, o, nil, fmt.Errorf("s3: %s: %w", o.URL(), err)
 	}
@@ -77,25 +69,12 @@ func (x actor) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (re
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	if len(objs) == 0 {
-		return remedy.Observed{}, nil
-	}
-	return remedy.Observed{Found: true, State: map[string]string{
-		fixObjects:  strconv.Itoa(len(objs)),
-		fixModified: newest(objs).Format(time.RFC3339Nano),
-	}}, nil
+	return remedy.FolderRead(len(objs), newest(objs)), nil
 }
 
 // Expected: the object count and latest write the audit saw.
 func (x actor) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	out := map[string]string{}
-	if v := a.Attr(AttrObjects); v != "" {
-		out[fixObjects] = v
-	}
-	if !a.ModifiedAt.IsZero() {
-		out[fixModified] = a.ModifiedAt.UTC().Format(time.RFC3339Nano)
-	}
-	return out
+	return remedy.FolderExpected(a)
 }
 
 // Act deletes the objects with DeleteObjects, up to 1000 a call, after

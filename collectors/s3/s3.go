@@ -15,7 +15,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -73,8 +72,7 @@ type Collector struct {
 	// loadOptions are added to awsconf.Load's (tests: static credentials).
 	loadOptions []func(*config.LoadOptions) error
 
-	mu      sync.Mutex
-	targets []awsconf.Target // the accounts of the run, from Units (or the first fix)
+	accounts awsconf.Resolver // the accounts of the run, from Units (or the first fix)
 }
 
 var (
@@ -95,9 +93,6 @@ func (c *Collector) UnitConcurrency() int { return unitConcurrency }
 func (c *Collector) Init(env collectors.Env) error {
 	c.BaseDir = env.BaseDir
 	if err := c.Settings.Check(); err != nil {
-		return err
-	}
-	if err := remote.CheckTimeout("timeout", c.Timeout); err != nil {
 		return err
 	}
 	if err := c.checkBuckets(); err != nil {
@@ -148,13 +143,10 @@ func (c *Collector) checkBuckets() error {
 // organization fails the source); a role is assumed at the bucket's
 // first call, so a refused role fails that account's buckets only.
 func (c *Collector) Units(ctx context.Context) ([]string, error) {
-	targets, err := awsconf.Accounts(ctx, c.base, c.Settings, c.Timeout)
+	targets, err := c.accounts.Resolve(ctx, c.base, c.Settings)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	c.targets = targets
-	c.mu.Unlock()
 	var units []string
 	for _, b := range c.Buckets {
 		u := model.JoinScope(accountOf(b, targets), b.Name)
@@ -171,38 +163,6 @@ func accountOf(b Bucket, targets []awsconf.Target) string {
 		return targets[0].Account
 	}
 	return b.Account
-}
-
-// target is the run's target of account, resolving the accounts when
-// Units has not (a fix action).
-func (c *Collector) target(ctx context.Context, account string) (awsconf.Target, error) {
-	targets := c.accounts()
-	if targets == nil {
-		var err error
-		if targets, err = awsconf.Accounts(ctx, c.base, c.Settings, c.Timeout); err != nil {
-			return awsconf.Target{}, err
-		}
-		c.mu.Lock()
-		c.targets = targets
-		c.mu.Unlock()
-	}
-	for _, t := range targets {
-		if t.Account == account {
-			return t, nil
-		}
-	}
-	ids := make([]string, len(targets))
-	for i, t := range targets {
-		ids[i] = t.Account
-	}
-	return awsconf.Target{}, fmt.Errorf("account %s is not among the accounts this source reads (%s)", account, strings.Join(ids, ", "))
-}
-
-// accounts are the targets resolved last (nil before any).
-func (c *Collector) accounts() []awsconf.Target {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.targets
 }
 
 // client is an S3 client of target in region. A configured endpoint
@@ -226,7 +186,10 @@ func (c *Collector) CollectUnit(ctx context.Context, unit string, sink collector
 		return err
 	}
 	sink.AddRead(unit, "buckets", 1, 0)
-	targets := c.accounts()
+	targets, err := c.accounts.Targets(ctx, c.base, c.Settings)
+	if err != nil {
+		return err
+	}
 	for _, cb := range c.Buckets {
 		if cb.Name != name || accountOf(cb, targets) != account {
 			continue

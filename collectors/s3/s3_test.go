@@ -89,7 +89,7 @@ func TestCollectsFoldersOfBackfills(t *testing.T) {
 			continue
 		}
 		if a.Name != tt.name || !strings.EqualFold(a.BackfillID, tt.backfill) || a.Correlation != tt.how || a.Kind != tt.kind ||
-			a.Attr(AttrObjects) != tt.objects || a.Attr(model.AttrBytes) != tt.bytes || !a.ModifiedAt.Equal(tt.modified) ||
+			a.Attr(model.AttrObjects) != tt.objects || a.Attr(model.AttrBytes) != tt.bytes || !a.ModifiedAt.Equal(tt.modified) ||
 			!a.ExpiresAt.Equal(tt.expires) || a.Attr(AttrRetainUntil) != tt.retainUntil || a.State != model.StateActive {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.uri, *a, tt)
 		}

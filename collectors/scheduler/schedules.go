@@ -13,6 +13,7 @@ import (
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/collectors/awssource"
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -268,7 +269,7 @@ func (r *regionRead) artifact(s *awsscheduler.GetScheduleOutput, g *group, tt ti
 	name := aws.ToString(s.Name)
 	a := model.Artifact{
 		Kind: model.KindSchedulerJob, Scope: r.scope(g.name), URI: ScheduleURI(r.c.Source(), r.place.Account, r.place.Region, g.name, name),
-		Name: g.name + "/" + name, BackfillID: tt.id, Correlation: tt.how, Owner: ownerTag(g.tags), Labels: g.tags,
+		Name: g.name + "/" + name, BackfillID: tt.id, Correlation: tt.how, Owner: awssource.OwnerTag(g.tags), Labels: g.tags,
 		State: model.StateEnabled, CreatedAt: utc(s.CreationDate), ModifiedAt: utc(s.LastModificationDate),
 	}
 	if s.State == schedtypes.ScheduleStateDisabled {
@@ -353,16 +354,6 @@ func resourceName(arn string) string {
 		return arn[i+1:]
 	}
 	return arn
-}
-
-// ownerTag is the owner a team writes in an owner tag, if any.
-func ownerTag(tags map[string]string) string {
-	for _, k := range []string{"owner", "Owner"} {
-		if v := tags[k]; v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func utc(t *time.Time) time.Time {

@@ -15,6 +15,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/bfaudit/bfaudit/collectors"
+	"github.com/bfaudit/bfaudit/collectors/awssource"
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -202,7 +203,7 @@ func (r *regionRead) queueArtifact(ctx context.Context, q *queue) (model.Artifac
 	attrs := out.Attributes
 	a := model.Artifact{
 		Kind: model.KindQueue, Scope: r.queueScope(q.name), URI: QueueURI(r.c.Source(), r.account, r.region, q.name),
-		Name: q.name, BackfillID: q.tie.id, Correlation: q.tie.how, Owner: ownerTag(q.tags), Labels: cloneTags(q.tags),
+		Name: q.name, BackfillID: q.tie.id, Correlation: q.tie.how, Owner: awssource.OwnerTag(q.tags), Labels: cloneTags(q.tags),
 		State: model.StateActive, CreatedAt: epoch(attrs[string(sqstypes.QueueAttributeNameCreatedTimestamp)]),
 		ModifiedAt: epoch(attrs[string(sqstypes.QueueAttributeNameLastModifiedTimestamp)]),
 	}
@@ -339,16 +340,6 @@ func (r *regionRead) deadLetterSources(ctx context.Context, dlqURL string) ([]st
 			return nil
 		})
 	return out, err
-}
-
-// ownerTag is the owner a team writes in an owner tag, if any.
-func ownerTag(tags map[string]string) string {
-	for _, k := range []string{"owner", "Owner"} {
-		if v := tags[k]; v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func cloneTags(tags map[string]string) map[string]string {

@@ -18,7 +18,7 @@ import (
 )
 
 func TestCheckNamesTheKey(t *testing.T) {
-	ok := Settings{Regions: []string{"eu-west-1", "us-gov-west-1"}}
+	ok := Settings{Regions: []string{"eu-west-1", "us-gov-west-1"}, Timeout: time.Minute}
 	if err := ok.Check(); err != nil {
 		t.Fatalf("valid settings refused: %v", err)
 	}
@@ -34,6 +34,8 @@ func TestCheckNamesTheKey(t *testing.T) {
 		{Settings{Regions: []string{"eu-west-1"}, Accounts: []Account{{ID: "111111111111"}}, Organization: &Organization{Role: "r"}}, "set one"},
 		{Settings{Regions: []string{"eu-west-1"}, Organization: &Organization{}}, "organization.role: missing"},
 		{Settings{Regions: []string{"eu-west-1"}, Organization: &Organization{Role: "r", Exclude: []string{"x"}}}, "organization.exclude[0]"},
+		{Settings{Regions: []string{"eu-west-1"}}, "timeout: must be a positive duration"},
+		{Settings{Regions: []string{"eu-west-1"}, Timeout: 24 * time.Hour}, "timeout: 24h0m0s is longer"},
 	}
 	for _, tt := range tests {
 		err := tt.s.Check()

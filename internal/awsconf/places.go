@@ -3,6 +3,7 @@ package awsconf
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -82,14 +83,27 @@ func (r *Resolver) Targets(ctx context.Context, base aws.Config, s Settings) ([]
 // account the source does not read is an error (a fix action never acts
 // with credentials it was not given for that account).
 func (r *Resolver) Place(ctx context.Context, base aws.Config, s Settings, account, region string) (Place, error) {
-	targets, err := r.Targets(ctx, base, s)
+	t, err := r.Target(ctx, base, s, account)
 	if err != nil {
 		return Place{}, err
 	}
-	for _, t := range targets {
-		if t.Account == account {
-			return Place{Target: t, Region: region}, nil
-		}
+	return Place{Target: t, Region: region}, nil
+}
+
+// Target is account as the source reaches it, for a source whose units
+// are not places (S3's buckets); an account the source does not read is
+// an error naming those it does.
+func (r *Resolver) Target(ctx context.Context, base aws.Config, s Settings, account string) (Target, error) {
+	targets, err := r.Targets(ctx, base, s)
+	if err != nil {
+		return Target{}, err
 	}
-	return Place{}, fmt.Errorf("account %s is not one this source reads", account)
+	ids := make([]string, len(targets))
+	for i, t := range targets {
+		if t.Account == account {
+			return t, nil
+		}
+		ids[i] = t.Account
+	}
+	return Target{}, fmt.Errorf("account %s is not one this source reads (%s)", account, strings.Join(ids, ", "))
 }

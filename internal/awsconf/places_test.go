@@ -64,8 +64,11 @@ func TestResolverAsksOnce(t *testing.T) {
 	if err != nil || p.Account != "333333333333" || p.Region != "us-east-1" {
 		t.Fatalf("Place = %+v, %v", p, err)
 	}
-	if _, err := r.Place(context.Background(), cfg, s, "444444444444", "us-east-1"); err == nil || !strings.Contains(err.Error(), "444444444444 is not one this source reads") {
-		t.Errorf("another account: %v", err)
+	if _, err := r.Place(context.Background(), cfg, s, "444444444444", "us-east-1"); err == nil || !strings.Contains(err.Error(), "444444444444 is not one this source reads (333333333333)") {
+		t.Errorf("another account: %v, want it refused naming the account read", err)
+	}
+	if tg, err := r.Target(context.Background(), cfg, s, "333333333333"); err != nil || tg.Account != "333333333333" {
+		t.Errorf("Target = %+v, %v", tg, err)
 	}
 	if n := calls.Load(); n != 1 {
 		t.Errorf("%d GetCallerIdentity calls, want 1", n)

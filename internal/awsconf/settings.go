@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/bfaudit/bfaudit/internal/remote"
 )
 
 // Settings is the part of every AWS source's entry that says where to
@@ -68,7 +70,8 @@ var (
 	rolePattern = regexp.MustCompile(`^[\w+=,.@-]{1,64}$`)
 )
 
-// Check validates the settings; errors name the key.
+// Check validates the settings, the call timeout included; errors name
+// the key.
 func (s Settings) Check() error {
 	if len(s.Regions) == 0 {
 		return errors.New("regions: missing; list the regions to read, e.g. [eu-west-1]")
@@ -122,7 +125,7 @@ func (s Settings) Check() error {
 			}
 		}
 	}
-	return nil
+	return remote.CheckTimeout("timeout", s.Timeout)
 }
 
 // checkRole accepts a role name or the ARN of a role in account id.

@@ -111,7 +111,7 @@ func TestSavedAnswersReplayWhatWasRecorded(t *testing.T) {
 	})
 
 	replay := awsconf.Settings{Regions: []string{"eu-west-1"}, ExportDir: "answers", BaseDir: dir,
-		Accounts: []awsconf.Account{{ID: savedAccount}}}
+		Accounts: []awsconf.Account{{ID: savedAccount}}, Timeout: 5 * time.Second}
 	if err := replay.Check(); err != nil {
 		t.Fatal(err)
 	}
