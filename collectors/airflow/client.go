@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -116,25 +117,7 @@ func (a *httpAPI) call(ctx context.Context, path string, q url.Values, out check
 }
 
 func (a *httpAPI) getOnce(ctx context.Context, path string, q url.Values, out checker) error {
-	auth, err := a.authHeader(ctx, path)
-	if err != nil {
-		return err
-	}
-	target := a.c.URL + a.prefix() + path
-	if len(q) > 0 {
-		target += "?" + q.Encode()
-	}
-	resp, err := remote.DoHTTP(ctx, a.c.HTTPClient, a.c.Retry, func() (*http.Request, error) {
-		req, err := http.NewRequest(http.MethodGet, target, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		return req, nil
-	})
+	resp, err := a.send(ctx, http.MethodGet, path, q, nil)
 	if err != nil {
 		return err
 	}
@@ -147,6 +130,38 @@ func (a *httpAPI) getOnce(ctx context.Context, path string, q url.Values, out ch
 		return fmt.Errorf("GET %s%s: %w", a.prefix(), path, err)
 	}
 	return nil
+}
+
+// send makes one call of prefix+path with the source's credentials: the
+// reads' GETs, and the fix actor's PATCH and DELETE, whose caller reads
+// and closes the answer.
+func (a *httpAPI) send(ctx context.Context, method, path string, q url.Values, body []byte) (*http.Response, error) {
+	auth, err := a.authHeader(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	target := a.c.URL + a.prefix() + path
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	return remote.DoHTTP(ctx, a.c.HTTPClient, a.c.Retry, func() (*http.Request, error) {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequest(method, target, rd)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "application/json")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		return req, nil
+	})
 }
 
 // authHeader returns the Authorization header for a call: basic auth on

@@ -1,17 +1,11 @@
 package airflow
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -20,120 +14,42 @@ import (
 )
 
 // airflowSystem acts on DAGs through the stable REST API the collector
-// reads (/api/v1 on Airflow 2, /api/v2 on Airflow 3), with its HTTP client
-// and credentials: basic auth on v1, a bearer token on v2 (token_env, or
-// minted from username and password at /auth/token).
+// reads (/api/v1 on Airflow 2, /api/v2 on Airflow 3), with the source's
+// own client: its HTTP client, credentials and token.
 type airflowSystem struct {
-	base       string
-	version    string // "1", "2" or "" to detect
-	user, pass string
-	token      string
-	client     *http.Client
-	retry      remote.RetryPolicy
+	c *Airflow
 
-	mu sync.Mutex
+	mu  sync.Mutex
+	api *httpAPI // once the version is known
 }
 
-func newAirflow(c *Airflow) *airflowSystem {
-	s := &airflowSystem{base: strings.TrimSuffix(c.URL, "/"), user: c.Username, client: c.HTTPClient, retry: c.Retry}
-	switch c.APIVersion {
-	case "1", "2":
-		s.version = c.APIVersion
-	}
-	if c.PasswordEnv != "" {
-		s.pass = os.Getenv(c.PasswordEnv)
-	}
-	if c.TokenEnv != "" {
-		s.token = os.Getenv(c.TokenEnv)
-	}
-	return s
-}
+func newAirflow(c *Airflow) *airflowSystem { return &airflowSystem{c: c} }
 
-// prefix detects the API version once: Airflow 3 answers /api/v2/version.
-func (s *airflowSystem) prefix(ctx context.Context) (string, error) {
+// client is the source's API client, the version detected on first use
+// as the collector detects it.
+func (s *airflowSystem) client(ctx context.Context) (*httpAPI, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.version == "" {
-		resp, err := remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
-			return http.NewRequest(http.MethodGet, s.base+"/api/v2/version", nil)
-		})
-		switch {
-		case err == nil:
-			resp.Body.Close()
-			s.version = "2"
-		case remote.IsStatus(err, http.StatusNotFound):
-			s.version = "1"
-		default:
-			return "", fmt.Errorf("airflow: detect API version: %w", err)
-		}
-	}
-	return "/api/v" + s.version, nil
-}
-
-func (s *airflowSystem) auth(ctx context.Context, req *http.Request) error {
-	switch {
-	case s.token != "":
-		req.Header.Set("Authorization", "Bearer "+s.token)
-	case s.pass == "":
-	case s.version == "1":
-		req.SetBasicAuth(s.user, s.pass)
-	default:
-		body, _ := json.Marshal(map[string]string{"username": s.user, "password": s.pass})
-		resp, err := remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
-			r, err := http.NewRequest(http.MethodPost, s.base+"/auth/token", bytes.NewReader(body))
-			if err == nil {
-				r.Header.Set("Content-Type", "application/json")
+	if s.api == nil {
+		version := s.c.APIVersion
+		if version == versionAuto || version == "" {
+			v, err := detectVersion(ctx, s.c)
+			if err != nil {
+				return nil, fmt.Errorf("airflow: %w", err)
 			}
-			return r, err
-		})
-		if err != nil {
-			return fmt.Errorf("airflow: get a token: %w", err)
+			version = v
 		}
-		defer resp.Body.Close()
-		var tr struct {
-			AccessToken string `json:"access_token"`
-		}
-		if err := remote.DecodeJSON(resp.Body, remote.MaxObjectAnswer, &tr); err != nil || tr.AccessToken == "" {
-			return errors.New("airflow: get a token: POST /auth/token answered without an access_token")
-		}
-		s.token = tr.AccessToken
-		req.Header.Set("Authorization", "Bearer "+s.token)
+		s.api = newHTTPAPI(s.c, version)
 	}
-	return nil
+	return s.api, nil
 }
 
 func (s *airflowSystem) call(ctx context.Context, method, dag string, query url.Values, body []byte) (*http.Response, error) {
-	prefix, err := s.prefix(ctx)
+	api, err := s.client(ctx)
 	if err != nil {
 		return nil, err
 	}
-	target := s.base + prefix + "/dags/" + url.PathEscape(dag)
-	if len(query) > 0 {
-		target += "?" + query.Encode()
-	}
-	probe, _ := http.NewRequest(method, target, nil)
-	if err := s.auth(ctx, probe); err != nil {
-		return nil, err
-	}
-	authz := probe.Header.Get("Authorization")
-	return remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
-		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body)
-		}
-		req, err := http.NewRequest(method, target, rd)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if authz != "" {
-			req.Header.Set("Authorization", authz)
-		}
-		return req, nil
-	})
+	return api.send(ctx, method, "/dags/"+url.PathEscape(dag), query, body)
 }
 
 func (s *airflowSystem) dag(a *model.Artifact) (string, error) {

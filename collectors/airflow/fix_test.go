@@ -40,6 +40,9 @@ func (f *fakeDAGAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/api/v2/version" && f.version == "2":
 		_, _ = w.Write([]byte(`{"version":"3.0.2"}`))
 		return
+	case r.URL.Path == "/api/v1/version" && f.version == "1":
+		_, _ = w.Write([]byte(`{"version":"2.10.5"}`))
+		return
 	case r.URL.Path == "/auth/token" && r.Method == http.MethodPost && f.version == "2":
 		var body map[string]string
 		_ = json.NewDecoder(r.Body).Decode(&body)
@@ -103,6 +106,19 @@ func dagEstate(dag string, paused, archived bool) *model.Estate {
 	return est
 }
 
+// fixSource is the source a fix acts through, decoded as a config would:
+// its client and credentials are the reads'.
+func fixSource(t *testing.T, url string, set func(*Airflow)) *Airflow {
+	t.Helper()
+	c := New()
+	c.URL = url
+	set(c)
+	if err := c.Init(env("scheduler")); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // The DAG is paused (reversible, so by default), then deleted once the
 // record is archived and delete_job allowed, on Airflow 3 and Airflow 2.
 func TestApplyAirflow(t *testing.T) {
@@ -113,7 +129,9 @@ func TestApplyAirflow(t *testing.T) {
 			srv := httptest.NewServer(fa)
 			t.Cleanup(srv.Close)
 			t.Setenv("BFAUDIT_FIXTEST_AIRFLOW_PASSWORD", "s3cret-pass")
-			sys := map[string]remedy.Actor{"scheduler": newAirflow(&Airflow{URL: srv.URL, Username: "bfaudit", PasswordEnv: "BFAUDIT_FIXTEST_AIRFLOW_PASSWORD"})}
+			sys := map[string]remedy.Actor{"scheduler": newAirflow(fixSource(t, srv.URL, func(c *Airflow) {
+				c.Username, c.PasswordEnv = "bfaudit", "BFAUDIT_FIXTEST_AIRFLOW_PASSWORD"
+			}))}
 
 			res := fixtest.Apply(t, fixtest.Inputs(t, dagEstate(dag, false, false)), "BF-1234", sys, fixtest.OpenStore(t))
 			if got := fixtest.StatusOf(res, remedy.PauseJob); got != fix.StatusApplied {
@@ -146,7 +164,7 @@ func TestApplyAirflowSkipsChanged(t *testing.T) {
 	srv := httptest.NewServer(fa)
 	t.Cleanup(srv.Close)
 	t.Setenv("BFAUDIT_FIXTEST_AIRFLOW_TOKEN", "jwt-token")
-	sys := map[string]remedy.Actor{"scheduler": newAirflow(&Airflow{URL: srv.URL, TokenEnv: "BFAUDIT_FIXTEST_AIRFLOW_TOKEN"})}
+	sys := map[string]remedy.Actor{"scheduler": newAirflow(fixSource(t, srv.URL, func(c *Airflow) { c.TokenEnv = "BFAUDIT_FIXTEST_AIRFLOW_TOKEN" }))}
 	res := fixtest.Apply(t, fixtest.Inputs(t, dagEstate(dag, true, true)), "BF-1234", sys, fixtest.OpenStore(t), remedy.DeleteJob)
 	for _, r := range res {
 		if r.Item.Action != nil && r.Item.Action.Name == remedy.DeleteJob && (r.Status != fix.StatusSkipped || !strings.Contains(r.Reason, `paused was "true", is "false"`)) {
