@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bfaudit/bfaudit/testkit/bqfake"
+	"github.com/bfaudit/bfaudit/testkit/discovery"
 )
 
 // fakeBQ serves the BigQuery v2 REST paths the collector and the client
@@ -58,9 +61,23 @@ func newFakeBQ(t *testing.T) *fakeBQ {
 		history: map[string][]string{}, historyFail: map[string]int{}}
 }
 
-func (f *fakeBQ) start() *httptest.Server {
-	srv := httptest.NewServer(f)
-	f.t.Cleanup(srv.Close)
+func (f *fakeBQ) start() *httptest.Server { return serveChecked(f.t, f) }
+
+// serveChecked serves a fake behind BigQuery's API description: every
+// request the collector or a fix action sends, and every successful
+// answer of the fake's, is checked against it (path, method, parameters,
+// body fields), and what breaks it fails the test at its end. A request
+// the description refuses is answered 400, as BigQuery would.
+func serveChecked(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	guard := &discovery.Guard{Doc: bqfake.Description()}
+	srv := httptest.NewServer(guard.Wrap(h))
+	t.Cleanup(func() {
+		srv.Close()
+		for _, v := range guard.Violations() {
+			t.Errorf("BigQuery's API description: %s", v)
+		}
+	})
 	return srv
 }
 

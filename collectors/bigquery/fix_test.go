@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -99,8 +98,7 @@ func newFakeBigQuery(t *testing.T) (*fakeBigQuery, map[string]remedy.Actor) {
 		access: []map[string]string{{"role": "WRITER", "userByEmail": "bf-1234@p.iam.gserviceaccount.com"},
 			{"role": "READER", "userByEmail": "bf-1234@p.iam.gserviceaccount.com"},
 			{"role": "OWNER", "specialGroup": "projectOwners"}}}
-	srv := httptest.NewServer(fb)
-	t.Cleanup(srv.Close)
+	srv := serveChecked(t, fb)
 	sys, err := newBigQuery(&Collector{Endpoint: srv.URL, clientOptions: []option.ClientOption{option.WithoutAuthentication()}})
 	if err != nil {
 		t.Fatal(err)
