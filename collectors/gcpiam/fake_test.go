@@ -117,9 +117,7 @@ func apiError(w http.ResponseWriter, code int, status, msg string) {
 }
 
 func (f *fakeGCP) start() *httptest.Server {
-	srv := httptest.NewServer(f)
-	f.t.Cleanup(srv.Close)
-	return srv
+	return serveChecked(f.t, f)
 }
 
 func (f *fakeGCP) count(fragment string) int {

@@ -4,15 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	_ "github.com/bfaudit/bfaudit/collectors/airflow" // the replay job's pause command
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	_ "github.com/bfaudit/bfaudit/collectors/airflow" // the replay job's pause command
 
 	crm "google.golang.org/api/cloudresourcemanager/v3"
 	iam "google.golang.org/api/iam/v1"
@@ -131,8 +131,7 @@ func newFakeIAM(t *testing.T) (*fakeIAM, map[string]remedy.Actor) {
 			Condition: &crm.Expr{Title: "bf-1234-window", Expression: `request.time < timestamp("2027-01-01T00:00:00Z")`}},
 		{Role: "roles/viewer", Members: []string{"group:analysts@example.com"}},
 	}}}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
+	srv := serveChecked(t, f)
 	sys, err := newIAM(&Collector{Endpoint: srv.URL, Timeout: 5 * time.Second, clientOptions: []option.ClientOption{option.WithoutAuthentication()}})
 	if err != nil {
 		t.Fatal(err)

@@ -96,7 +96,13 @@ func Load(b []byte) (*Doc, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("discovery document: %w", err)
 	}
-	d := &Doc{ServicePath: "/" + strings.Trim(raw.ServicePath, "/") + "/", global: raw.Parameters, schemas: raw.Schemas}
+	// An API at the host's root (IAM, Resource Manager) has an empty
+	// servicePath: its methods' paths start at "/".
+	sp := "/"
+	if p := strings.Trim(raw.ServicePath, "/"); p != "" {
+		sp += p + "/"
+	}
+	d := &Doc{ServicePath: sp, global: raw.Parameters, schemas: raw.Schemas}
 	var walk func(map[string]*resource) error
 	walk = func(rs map[string]*resource) error {
 		for _, name := range slices.Sorted(maps.Keys(rs)) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bfaudit/bfaudit/testkit/bqfake"
+	"github.com/bfaudit/bfaudit/testkit/discovery"
 )
 
 // Requests the BigQuery clients really send (recorded from
@@ -112,4 +113,22 @@ func mustQuery(t *testing.T, s string) url.Values {
 		t.Fatal(err)
 	}
 	return q
+}
+
+// An API served at its host's root (IAM, Resource Manager: an empty
+// servicePath) has its methods' paths start at "/".
+func TestRootServicePath(t *testing.T) {
+	doc, err := discovery.Load([]byte(`{"servicePath": "", "resources": {"projects": {"methods": {"getIamPolicy": {
+		"id": "cloudresourcemanager.projects.getIamPolicy", "httpMethod": "POST", "path": "v3/{+resource}:getIamPolicy",
+		"parameters": {"resource": {"location": "path", "required": true, "type": "string", "pattern": "^projects/[^/]+$"}}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, params, v := doc.Check("POST", "/v3/projects/proj:getIamPolicy", url.Values{}, nil)
+	if m == nil || len(v) > 0 || params["resource"] != "projects/proj" {
+		t.Errorf("method %v, params %v, violations %v", m, params, v)
+	}
+	if m, _, v := doc.Check("POST", "/v1/projects/proj:getIamPolicy", url.Values{}, nil); m != nil || len(v) == 0 {
+		t.Errorf("a path of no method: method %v, violations %v", m, v)
+	}
 }
