@@ -3,11 +3,9 @@ package alertmanager
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -30,14 +28,6 @@ func (a *Alertmanager) Read(ctx context.Context, art *model.Artifact, _ remedy.A
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	resp, err := a.client.Do(ctx, http.MethodGet, "/api/v2/silence/"+url.PathEscape(id), nil)
-	if remote.IsStatus(err, http.StatusNotFound) {
-		return remedy.Observed{}, nil
-	}
-	if err != nil {
-		return remedy.Observed{}, fmt.Errorf("alertmanager: %w", err)
-	}
-	defer resp.Body.Close()
 	var v struct {
 		ID     string `json:"id"`
 		EndsAt string `json:"endsAt"`
@@ -45,11 +35,14 @@ func (a *Alertmanager) Read(ctx context.Context, art *model.Artifact, _ remedy.A
 			State string `json:"state"`
 		} `json:"status"`
 	}
-	if err := remote.DecodeJSON(resp.Body, remote.MaxObjectAnswer, &v); err != nil || v.ID != id {
-		return remedy.Observed{}, fmt.Errorf("alertmanager: GET silence %s: the answer is not that silence", id)
-	}
-	if v.Status.State == "expired" {
+	found, err := a.client.Lookup(ctx, "/api/v2/silence/"+url.PathEscape(id), &v)
+	switch {
+	case err != nil:
+		return remedy.Observed{}, fmt.Errorf("alertmanager: %w", err)
+	case !found || v.Status.State == "expired":
 		return remedy.Observed{}, nil
+	case v.ID != id:
+		return remedy.Observed{}, fmt.Errorf("alertmanager: GET silence %s: the answer is not that silence", id)
 	}
 	ends := v.EndsAt
 	if t, err := time.Parse(time.RFC3339Nano, v.EndsAt); err == nil {
@@ -76,13 +69,8 @@ func (a *Alertmanager) Act(ctx context.Context, art *model.Artifact, act remedy.
 	if act.Name != remedy.ExpireSilence {
 		return fmt.Errorf("alertmanager: no %s", act.Name)
 	}
-	resp, err := a.client.Do(ctx, http.MethodDelete, "/api/v2/silence/"+url.PathEscape(id), nil)
-	if remote.IsStatus(err, http.StatusNotFound) {
-		return nil
-	}
-	if err != nil {
+	if err := a.client.Remove(ctx, "/api/v2/silence/"+url.PathEscape(id), nil); err != nil {
 		return fmt.Errorf("alertmanager: expire silence %s: %w", id, err)
 	}
-	resp.Body.Close()
 	return nil
 }

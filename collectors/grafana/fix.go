@@ -3,11 +3,9 @@ package grafana
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -40,14 +38,6 @@ func (g *Grafana) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) 
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	resp, err := g.client.Do(ctx, http.MethodGet, path, nil)
-	if remote.IsStatus(err, http.StatusNotFound) {
-		return remedy.Observed{}, nil
-	}
-	if err != nil {
-		return remedy.Observed{}, fmt.Errorf("grafana: %w", err)
-	}
-	defer resp.Body.Close()
 	if a.Kind == model.KindDashboard {
 		var d struct {
 			Meta struct {
@@ -55,7 +45,13 @@ func (g *Grafana) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) 
 			} `json:"meta"`
 			Dashboard map[string]any `json:"dashboard"`
 		}
-		if err := remote.DecodeJSON(resp.Body, remote.MaxObjectAnswer, &d); err != nil || d.Dashboard == nil {
+		found, err := g.client.Lookup(ctx, path, &d)
+		switch {
+		case err != nil:
+			return remedy.Observed{}, fmt.Errorf("grafana: %w", err)
+		case !found:
+			return remedy.Observed{}, nil
+		case d.Dashboard == nil:
 			return remedy.Observed{}, fmt.Errorf("grafana: GET %s: the answer is not that dashboard", path)
 		}
 		return remedy.Observed{Found: true, State: map[string]string{"version": strconv.FormatInt(d.Meta.Version, 10)}}, nil
@@ -64,7 +60,13 @@ func (g *Grafana) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) 
 		UID     string `json:"uid"`
 		Updated string `json:"updated"`
 	}
-	if err := remote.DecodeJSON(resp.Body, remote.MaxObjectAnswer, &r); err != nil || r.UID == "" {
+	found, err := g.client.Lookup(ctx, path, &r)
+	switch {
+	case err != nil:
+		return remedy.Observed{}, fmt.Errorf("grafana: %w", err)
+	case !found:
+		return remedy.Observed{}, nil
+	case r.UID == "":
 		return remedy.Observed{}, fmt.Errorf("grafana: GET %s: the answer is not that alert rule", path)
 	}
 	return remedy.Observed{Found: true, State: map[string]string{"updated": normTime(r.Updated)}}, nil
@@ -102,13 +104,8 @@ func (g *Grafana) Act(ctx context.Context, a *model.Artifact, act remedy.Action)
 	default:
 		return fmt.Errorf("grafana: no %s for a %s", act.Name, a.Kind)
 	}
-	resp, err := g.client.Do(ctx, http.MethodDelete, path, nil)
-	if remote.IsStatus(err, http.StatusNotFound) {
-		return nil
-	}
-	if err != nil {
+	if err := g.client.Remove(ctx, path, nil); err != nil {
 		return fmt.Errorf("grafana: %s %s: %w", act.Name, a.Name, err)
 	}
-	resp.Body.Close()
 	return nil
 }

@@ -3,11 +3,9 @@ package unleash
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 
-	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
@@ -40,14 +38,6 @@ func (u *Unleash) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) 
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	resp, err := u.client.Do(ctx, http.MethodGet, flagPath(project, name), nil)
-	if remote.IsStatus(err, http.StatusNotFound) {
-		return remedy.Observed{}, nil
-	}
-	if err != nil {
-		return remedy.Observed{}, fmt.Errorf("unleash: %w", err)
-	}
-	defer resp.Body.Close()
 	var v struct {
 		Name         string `json:"name"`
 		Archived     bool   `json:"archived"`
@@ -56,11 +46,14 @@ func (u *Unleash) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) 
 			Enabled bool   `json:"enabled"`
 		} `json:"environments"`
 	}
-	if err := remote.DecodeJSON(resp.Body, remote.MaxObjectAnswer, &v); err != nil || v.Name != name {
-		return remedy.Observed{}, fmt.Errorf("unleash: GET flag %s in project %s: the answer is not that flag", name, project)
-	}
-	if v.Archived {
+	found, err := u.client.Lookup(ctx, flagPath(project, name), &v)
+	switch {
+	case err != nil:
+		return remedy.Observed{}, fmt.Errorf("unleash: %w", err)
+	case !found || v.Archived:
 		return remedy.Observed{}, nil
+	case v.Name != name:
+		return remedy.Observed{}, fmt.Errorf("unleash: GET flag %s in project %s: the answer is not that flag", name, project)
 	}
 	var on []string
 	for _, e := range v.Environments {
@@ -88,13 +81,8 @@ func (u *Unleash) Act(ctx context.Context, a *model.Artifact, act remedy.Action)
 	if act.Name != remedy.ArchiveFlag {
 		return fmt.Errorf("unleash: no %s", act.Name)
 	}
-	resp, err := u.client.Do(ctx, http.MethodDelete, flagPath(project, name), nil)
-	if remote.IsStatus(err, http.StatusNotFound) {
-		return nil
-	}
-	if err != nil {
+	if err := u.client.Remove(ctx, flagPath(project, name), nil); err != nil {
 		return fmt.Errorf("unleash: archive flag %s in project %s: %w", name, project, err)
 	}
-	resp.Body.Close()
 	return nil
 }
