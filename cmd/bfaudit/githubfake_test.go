@@ -9,11 +9,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bfaudit/bfaudit/testkit/swagger"
 )
 
 // ghFake is the part of GitHub's issues API the audit command uses, at its
 // real Enterprise paths and JSON shapes, with state in memory. failWrites,
-// when set, answers every write with that status.
+// when set, answers every write with that status. Every request it
+// receives is checked against GitHub's description, as the sink's own
+// fake does (reports/github/testdata/README.md); one it does not allow
+// fails the test.
 type ghFake struct {
 	srv        *httptest.Server
 	mu         sync.Mutex
@@ -35,9 +40,32 @@ type ghFakeIssue struct {
 }
 
 func newGHFake(t *testing.T) *ghFake {
+	spec, err := swagger.Load("../../reports/github/testdata/github-api-extract.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &swagger.Recorder{Spec: spec}
 	f := &ghFake{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
+	serve := http.HandlerFunc(f.serve)
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The description is written for api.github.com: the check sees
+		// the path without the Enterprise prefix; serve sees the request as it came.
+		u := *r.URL
+		u.Path = strings.TrimPrefix(u.Path, "/api/v3")
+		u.RawPath = strings.TrimPrefix(u.RawPath, "/api/v3")
+		stripped := *r
+		stripped.URL = &u
+		rec.Wrap(http.HandlerFunc(func(w http.ResponseWriter, seen *http.Request) {
+			r.Body = seen.Body // the check read the body and left a copy
+			serve.ServeHTTP(w, r)
+		})).ServeHTTP(w, &stripped)
+	}))
+	t.Cleanup(func() {
+		f.srv.Close()
+		for _, v := range rec.Violations() {
+			t.Errorf("contract: %s", v)
+		}
+	})
 	return f
 }
 

@@ -14,15 +14,28 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bfaudit/bfaudit/testkit/swagger"
 )
+
+// specPath is the extract of GitHub's own description of its REST API
+// (testdata/README.md).
+const specPath = "testdata/github-api-extract.json"
+
+// loadSpec reads the description once: every test builds a fake, and the
+// loaded description is only read from then on.
+var loadSpec = sync.OnceValues(func() (*swagger.Spec, error) { return swagger.Load(specPath) })
 
 // fakeGitHub is a tiny GitHub: the issue endpoints bfaudit uses, served at
 // their real paths under an Enterprise prefix (/api/v3), with GitHub's JSON
 // shapes, Link pagination, validation and rate-limit answers, and state in
-// memory. It counts the calls it serves.
+// memory. It counts the calls it serves. Every request it receives is
+// checked against GitHub's description (rec); one it does not allow fails
+// the test that made it.
 type fakeGitHub struct {
 	t      testing.TB
 	srv    *httptest.Server
+	rec    *swagger.Recorder
 	clock  *fakeClock
 	token  string
 	owner  string
@@ -137,8 +150,12 @@ const testToken = "ghp_TESTTOKENdoNotLeak0123456789abcdef"
 
 func newFakeGitHub(t testing.TB) *fakeGitHub {
 	t.Helper()
+	spec, err := loadSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := &fakeGitHub{
-		t: t, token: testToken, owner: "acme", repo: "data-platform",
+		t: t, rec: &swagger.Recorder{Spec: spec}, token: testToken, owner: "acme", repo: "data-platform",
 		logins: []string{"alice", "bob", "carol"},
 		clock:  &fakeClock{now: time.Date(2025, 3, 10, 9, 0, 0, 0, time.UTC)},
 	}
@@ -151,7 +168,7 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 	mux.HandleFunc("GET "+prefix+"/issues/{number}/comments", f.listComments)
 	mux.HandleFunc("GET "+prefix+"/issues/{number}/events", f.listEvents)
 	mux.HandleFunc("GET /api/v3/orgs/{org}/teams/{team}/memberships/{user}", f.membership)
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.srv = httptest.NewServer(checked(f.rec, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.calls++
 		n := f.calls
@@ -180,9 +197,33 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 		maps.Copy(w.Header(), rec.Header())
 		w.WriteHeader(rec.Code)
 		w.Write(rec.Body.Bytes())
-	}))
-	t.Cleanup(f.srv.Close)
+	})))
+	t.Cleanup(func() {
+		f.srv.Close()
+		for _, v := range f.rec.Violations() {
+			t.Errorf("contract: %s", v)
+		}
+	})
 	return f
+}
+
+// checked is h behind rec: each request is checked against GitHub's
+// description before h answers it, the answers of intercepts and refusals
+// included. The description is written for api.github.com, so the check
+// sees the path without GitHub Enterprise's /api/v3 prefix; h sees the
+// request as it came.
+func checked(rec *swagger.Recorder, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u := *r.URL
+		u.Path = strings.TrimPrefix(u.Path, "/api/v3")
+		u.RawPath = strings.TrimPrefix(u.RawPath, "/api/v3")
+		stripped := *r
+		stripped.URL = &u
+		rec.Wrap(http.HandlerFunc(func(w http.ResponseWriter, seen *http.Request) {
+			r.Body = seen.Body // the check read the body and left a copy
+			h.ServeHTTP(w, r)
+		})).ServeHTTP(w, &stripped)
+	})
 }
 
 // answer is the fake's answer to the nth request, before any latency.
@@ -257,14 +298,16 @@ func (f *fakeGitHub) issueJSON(i *fakeIssue) map[string]any {
 	}
 	assignees := []map[string]any{}
 	for _, a := range i.assignees {
-		assignees = append(assignees, map[string]any{"login": a, "id": len(a), "type": "User"})
+		assignees = append(assignees, f.userJSON(a, "User"))
 	}
+	self := base + "/issues/" + strconv.Itoa(i.number)
 	m := map[string]any{
 		"id": 5000 + i.number, "node_id": "I_kw" + strconv.Itoa(i.number), "number": i.number,
-		"url": base + "/issues/" + strconv.Itoa(i.number), "html_url": html,
+		"url": self, "html_url": html, "repository_url": base, "labels_url": base + "/labels{/name}",
+		"comments_url": self + "/comments", "events_url": self + "/events",
 		"title": i.title, "body": i.body, "state": i.state, "state_reason": nilIfEmpty(i.stateReason),
-		"labels": labels, "assignees": assignees, "locked": false, "comments": 0,
-		"user":       map[string]any{"login": "bfaudit-bot", "id": 1, "type": "Bot"},
+		"labels": labels, "assignees": assignees, "milestone": nil, "locked": false, "comments": 0,
+		"user":       f.userJSON(botLogin, "Bot"),
 		"created_at": i.created.Format(time.RFC3339), "updated_at": i.updated.Format(time.RFC3339),
 		"closed_at": nil, "author_association": "NONE",
 	}
@@ -280,6 +323,22 @@ func (f *fakeGitHub) issueJSON(i *fakeIssue) map[string]any {
 		m["pull_request"] = map[string]any{"url": base + "/pulls/" + strconv.Itoa(i.number)}
 	}
 	return m
+}
+
+// userJSON is a user as GitHub shows one (simple-user): every field the
+// description requires, the sink reads only login.
+func (f *fakeGitHub) userJSON(login, typ string) map[string]any {
+	api := f.srv.URL + "/api/v3/users/" + login
+	return map[string]any{
+		"login": login, "id": len(login), "node_id": "U_" + login, "type": typ, "site_admin": false,
+		"avatar_url": "https://avatars.github.example.com/" + login, "gravatar_id": "",
+		"url": api, "html_url": "https://github.example.com/" + login,
+		"followers_url": api + "/followers", "following_url": api + "/following{/other_user}",
+		"gists_url": api + "/gists{/gist_id}", "starred_url": api + "/starred{/owner}{/repo}",
+		"subscriptions_url": api + "/subscriptions", "organizations_url": api + "/orgs",
+		"repos_url": api + "/repos", "events_url": api + "/events{/privacy}",
+		"received_events_url": api + "/received_events",
+	}
 }
 
 func nilIfEmpty(s string) any {
@@ -400,7 +459,7 @@ func (f *fakeGitHub) listEvents(w http.ResponseWriter, r *http.Request) {
 		e := evs[i]
 		m := map[string]any{
 			"id": e.id, "node_id": "IE_" + strconv.FormatInt(e.id, 10), "url": base + strconv.FormatInt(e.id, 10),
-			"actor": map[string]any{"login": e.actor, "id": len(e.actor), "type": "User"},
+			"actor": f.userJSON(e.actor, "User"),
 			"event": e.event, "commit_id": nil, "commit_url": nil,
 			"created_at": e.at.Format(time.RFC3339), "performed_via_github_app": nil,
 		}
@@ -588,10 +647,20 @@ func (f *fakeGitHub) comment(w http.ResponseWriter, r *http.Request) {
 	is.updated = f.clock.Now()
 	f.nextID++
 	f.comments = append(f.comments, fakeComment{issue: is.number, body: req.Body, id: f.nextID, at: f.clock.Now()})
-	writeJSON(w, http.StatusCreated, nil, map[string]any{
-		"id": f.nextID, "body": req.Body, "html_url": fmt.Sprintf("https://github.example.com/%s/%s/issues/%d#issuecomment-%d", f.owner, f.repo, is.number, f.nextID),
-		"user": map[string]any{"login": "bfaudit-bot"}, "created_at": f.clock.Now().Format(time.RFC3339),
-	})
+	writeJSON(w, http.StatusCreated, nil, f.commentJSON(f.comments[len(f.comments)-1]))
+}
+
+// commentJSON is a comment as GitHub shows one (issue-comment).
+func (f *fakeGitHub) commentJSON(c fakeComment) map[string]any {
+	base := f.srv.URL + "/api/v3/repos/" + f.owner + "/" + f.repo + "/issues/"
+	at := c.at.Format(time.RFC3339)
+	return map[string]any{
+		"id": c.id, "node_id": "IC_" + strconv.FormatInt(c.id, 10), "body": c.body, "user": f.userJSON(botLogin, "Bot"),
+		"url":        base + "comments/" + strconv.FormatInt(c.id, 10),
+		"html_url":   fmt.Sprintf("https://github.example.com/%s/%s/issues/%d#issuecomment-%d", f.owner, f.repo, c.issue, c.id),
+		"issue_url":  base + strconv.Itoa(c.issue),
+		"created_at": at, "updated_at": at, "author_association": "NONE",
+	}
 }
 
 // listComments is GET /repos/{owner}/{repo}/issues/{number}/comments:
@@ -630,12 +699,7 @@ func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
 	last := max((len(match)+perPage-1)/perPage, 1)
 	out := []map[string]any{}
 	for i := (page - 1) * perPage; i < min(page*perPage, len(match)); i++ {
-		c := match[i]
-		out = append(out, map[string]any{
-			"id": c.id, "body": c.body, "user": map[string]any{"login": botLogin},
-			"html_url":   fmt.Sprintf("https://github.example.com/%s/%s/issues/%d#issuecomment-%d", f.owner, f.repo, c.issue, c.id),
-			"created_at": c.at.Format(time.RFC3339), "updated_at": c.at.Format(time.RFC3339),
-		})
+		out = append(out, f.commentJSON(match[i]))
 	}
 	writeJSON(w, http.StatusOK, pageLinks(r, page, last), out)
 }

@@ -1,12 +1,13 @@
 package github
 
 import (
-	_ "github.com/bfaudit/bfaudit/collectors/all" // every system's commands
 	"strings"
 	"testing"
 	"time"
 
+	_ "github.com/bfaudit/bfaudit/collectors/all" // every system's commands
 	"github.com/bfaudit/bfaudit/model"
+
 	// The rules carry their remedies: a finding has commands only once
 	// its rule is registered, as in bfaudit.
 	_ "github.com/bfaudit/bfaudit/rules/builtin"
