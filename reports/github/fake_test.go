@@ -168,7 +168,7 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 	mux.HandleFunc("GET "+prefix+"/issues/{number}/comments", f.listComments)
 	mux.HandleFunc("GET "+prefix+"/issues/{number}/events", f.listEvents)
 	mux.HandleFunc("GET /api/v3/orgs/{org}/teams/{team}/memberships/{user}", f.membership)
-	f.srv = httptest.NewServer(checked(f.rec, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serve := checked(f.rec, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.calls++
 		n := f.calls
@@ -180,24 +180,30 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 		icpt := f.intercept
 		limit := f.rateHeaders()
 		refused := f.quota != nil && f.quota.left < 0
+		f.mu.Unlock()
+		f.answer(w, r, n, icpt, limit, refused, mux)
+	}))
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
 		latency := f.latency
 		f.mu.Unlock()
 		if latency == 0 {
-			f.answer(w, r, n, icpt, limit, refused, mux)
+			serve.ServeHTTP(w, r)
 			return
 		}
 		// The answer leaves latency after the request came, the fake's own
-		// work included, as from a server that answers in that time: the
-		// scale bench holds the sink to calls × latency, and the fake
-		// building a page of 100 issues (1.5 ms) is not the sink's work.
+		// work included (checking the request against the description,
+		// building a page of 100 issues), as from a server that answers in
+		// that time: the scale bench holds the sink to calls × latency, and
+		// the fake's work is not the sink's.
 		start := time.Now()
 		rec := httptest.NewRecorder()
-		f.answer(rec, r, n, icpt, limit, refused, mux)
+		serve.ServeHTTP(rec, r)
 		time.Sleep(latency - time.Since(start))
 		maps.Copy(w.Header(), rec.Header())
 		w.WriteHeader(rec.Code)
 		w.Write(rec.Body.Bytes())
-	})))
+	}))
 	t.Cleanup(func() {
 		f.srv.Close()
 		for _, v := range f.rec.Violations() {
