@@ -155,7 +155,7 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 		t.Fatal(err)
 	}
 	f := &fakeGitHub{
-		t: t, rec: &swagger.Recorder{Spec: spec}, token: testToken, owner: "acme", repo: "data-platform",
+		t: t, rec: &swagger.Recorder{Spec: spec, Prefix: "/api/v3"}, token: testToken, owner: "acme", repo: "data-platform",
 		logins: []string{"alice", "bob", "carol"},
 		clock:  &fakeClock{now: time.Date(2025, 3, 10, 9, 0, 0, 0, time.UTC)},
 	}
@@ -168,7 +168,10 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 	mux.HandleFunc("GET "+prefix+"/issues/{number}/comments", f.listComments)
 	mux.HandleFunc("GET "+prefix+"/issues/{number}/events", f.listEvents)
 	mux.HandleFunc("GET /api/v3/orgs/{org}/teams/{team}/memberships/{user}", f.membership)
-	serve := checked(f.rec, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// The description is written for api.github.com: the check sees the
+	// path without GitHub Enterprise's /api/v3, the fake the request as it
+	// came; intercepts and refusals are checked as any request.
+	serve := f.rec.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.calls++
 		n := f.calls
@@ -211,25 +214,6 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 		}
 	})
 	return f
-}
-
-// checked is h behind rec: each request is checked against GitHub's
-// description before h answers it, the answers of intercepts and refusals
-// included. The description is written for api.github.com, so the check
-// sees the path without GitHub Enterprise's /api/v3 prefix; h sees the
-// request as it came.
-func checked(rec *swagger.Recorder, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u := *r.URL
-		u.Path = strings.TrimPrefix(u.Path, "/api/v3")
-		u.RawPath = strings.TrimPrefix(u.RawPath, "/api/v3")
-		stripped := *r
-		stripped.URL = &u
-		rec.Wrap(http.HandlerFunc(func(w http.ResponseWriter, seen *http.Request) {
-			r.Body = seen.Body // the check read the body and left a copy
-			h.ServeHTTP(w, r)
-		})).ServeHTTP(w, &stripped)
-	})
 }
 
 // answer is the fake's answer to the nth request, before any latency.

@@ -236,6 +236,10 @@ func (s *Spec) ValidateValue(definition string, v any) []string {
 // description, before the handler answers it.
 type Recorder struct {
 	Spec *Spec
+	// Prefix is a path prefix the description does not carry (GitHub
+	// Enterprise's /api/v3 before api.github.com's paths): the check sees
+	// the path without it, the wrapped handler the request as it came.
+	Prefix string
 
 	mu         sync.Mutex
 	requests   []string
@@ -250,16 +254,22 @@ func (r *Recorder) Wrap(h http.Handler) http.Handler {
 			body, _ = io.ReadAll(io.LimitReader(req.Body, 1<<20))
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		v := r.Spec.Check(req.Method, req.URL.EscapedPath(), req.URL.Query(), body)
+		path := strings.TrimPrefix(req.URL.EscapedPath(), r.Prefix)
+		v := r.Spec.Check(req.Method, path, req.URL.Query(), body)
+		seen := req.Method + " " + path
+		if req.URL.RawQuery != "" {
+			seen += "?" + req.URL.RawQuery
+		}
 		r.mu.Lock()
-		r.requests = append(r.requests, req.Method+" "+req.URL.RequestURI())
+		r.requests = append(r.requests, seen)
 		r.violations = append(r.violations, v...)
 		r.mu.Unlock()
 		h.ServeHTTP(w, req)
 	})
 }
 
-// Requests lists the requests seen, as "METHOD /path?query".
+// Requests lists the requests seen, as "METHOD /path?query" (the path
+// without Prefix).
 func (r *Recorder) Requests() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
