@@ -110,13 +110,13 @@ func buildReport(ix *correlate.Index, findings []model.Finding, now time.Time) (
 		b := ix.Backfills[id]
 		fs := groups.of(id)
 		r.Backfills = append(r.Backfills, model.BackfillReport{
-			Backfill: *b, Known: true, Artifacts: len(ix.ByBackfill[id]),
+			Backfill: b, Known: true, Artifacts: len(ix.ByBackfill[id]),
 			Findings: countOpen(fs), Lifecycle: rules.Lifecycle(ix, b, fs),
 		})
 	}
 	for _, id := range ix.Unknown {
 		r.Backfills = append(r.Backfills, model.BackfillReport{
-			Backfill: model.Backfill{ID: string(id), Key: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(groups.of(id)),
+			Backfill: &model.Backfill{ID: string(id), Key: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(groups.of(id)),
 			Lifecycle: model.Lifecycle{Blockers: []string{"no plan or decision record describes this backfill"}},
 		})
 	}
@@ -131,7 +131,7 @@ func buildReport(ix *correlate.Index, findings []model.Finding, now time.Time) (
 			b.Status = model.StatusReplayed
 		}
 		fs := groups.of(id)
-		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: *b, Known: true,
+		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: b, Known: true,
 			Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(fs), Lifecycle: rules.Lifecycle(ix, b, fs)})
 	}
 	sortBackfills(r.Backfills)
@@ -199,7 +199,7 @@ func (a *Audit) Refresh() {
 		br := &r.Backfills[i]
 		br.Findings = groups.open(br.Backfill.Key)
 		if key := groups.judgedKey(br.Backfill.Key); br.Known && (all || key != a.judged[i]) {
-			br.Lifecycle = rules.Lifecycle(a.index, &br.Backfill, groups.of(br.Backfill.Key))
+			br.Lifecycle = rules.Lifecycle(a.index, br.Backfill, groups.of(br.Backfill.Key))
 			a.judged[i] = key
 		}
 	}
