@@ -69,6 +69,9 @@ func evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now
 	ix := correlate.Correlate(&view, sel)
 	ix.Remembered = remembered
 	view.Artifacts = ix.Artifacts
+	// Likewise the backfills and records: the index keeps its own merged
+	// copies (Backfills, AllRecords) and nothing reads the estate's.
+	view.Backfills, view.Records = nil, nil
 	if len(ix.Artifacts) >= releaseFrom {
 		// Decoding left its garbage (the decoder's blocks, the untied
 		// list) in the heap the runtime paces its next collection from:
@@ -150,7 +153,7 @@ func buildReport(ix *correlate.Index, findings []model.Finding, now time.Time) (
 func Summarize(r *model.Report, ix *correlate.Index) {
 	s := model.Summary{BySeverity: map[string]int{}, ByOwner: map[string]int{}, Complete: true}
 	if ix != nil {
-		s.Artifacts, s.Records = len(ix.Artifacts), len(ix.Estate.Records)
+		s.Artifacts, s.Records = len(ix.Artifacts), len(ix.AllRecords)
 	} else {
 		s.Artifacts, s.Records = r.Summary.Artifacts, r.Summary.Records
 	}
