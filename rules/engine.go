@@ -186,9 +186,9 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	var user []model.Finding
 	e.evaluateUser(ix, now, &found, &user)
 	dead, live, user := found.settle(e.prec, user)
-	found.close()
+	found.close(dead)
 	out := make([]model.Finding, 0, live+len(user)+len(e.waivers))
-	found.drain(dead, func(f *model.Finding) { out = append(out, *f) })
+	found.drain(func(f *model.Finding) { out = append(out, *f) })
 	out = append(out, user...)
 	out = e.applyWaivers(ix, out, now)
 	SortFindings(out)
