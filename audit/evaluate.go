@@ -69,6 +69,9 @@ func evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now
 	ix := correlate.Correlate(&view, sel)
 	ix.Remembered = remembered
 	view.Artifacts = ix.Artifacts
+	// Likewise the backfills and records: the index keeps its own merged
+	// copies (Backfills, AllRecords) and nothing reads the estate's.
+	view.Backfills, view.Records = nil, nil
 	if len(ix.Artifacts) >= releaseFrom {
 		// Decoding left its garbage (the decoder's blocks, the untied
 		// list) in the heap the runtime paces its next collection from:
@@ -110,13 +113,13 @@ func buildReport(ix *correlate.Index, findings []model.Finding, now time.Time) (
 		b := ix.Backfills[id]
 		fs := groups.of(id)
 		r.Backfills = append(r.Backfills, model.BackfillReport{
-			Backfill: *b, Known: true, Artifacts: len(ix.ByBackfill[id]),
+			Backfill: b, Known: true, Artifacts: len(ix.ByBackfill[id]),
 			Findings: countOpen(fs), Lifecycle: rules.Lifecycle(ix, b, fs),
 		})
 	}
 	for _, id := range ix.Unknown {
 		r.Backfills = append(r.Backfills, model.BackfillReport{
-			Backfill: model.Backfill{ID: string(id), Key: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(groups.of(id)),
+			Backfill: &model.Backfill{ID: string(id), Key: id}, Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(groups.of(id)),
 			Lifecycle: model.Lifecycle{Blockers: []string{"no plan or decision record describes this backfill"}},
 		})
 	}
@@ -131,7 +134,7 @@ func buildReport(ix *correlate.Index, findings []model.Finding, now time.Time) (
 			b.Status = model.StatusReplayed
 		}
 		fs := groups.of(id)
-		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: *b, Known: true,
+		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: b, Known: true,
 			Artifacts: len(ix.ByBackfill[id]), Findings: countOpen(fs), Lifecycle: rules.Lifecycle(ix, b, fs)})
 	}
 	sortBackfills(r.Backfills)
@@ -150,7 +153,7 @@ func buildReport(ix *correlate.Index, findings []model.Finding, now time.Time) (
 func Summarize(r *model.Report, ix *correlate.Index) {
 	s := model.Summary{BySeverity: map[string]int{}, ByOwner: map[string]int{}, Complete: true}
 	if ix != nil {
-		s.Artifacts, s.Records = len(ix.Artifacts), len(ix.Estate.Records)
+		s.Artifacts, s.Records = len(ix.Artifacts), len(ix.AllRecords)
 	} else {
 		s.Artifacts, s.Records = r.Summary.Artifacts, r.Summary.Records
 	}
@@ -199,7 +202,7 @@ func (a *Audit) Refresh() {
 		br := &r.Backfills[i]
 		br.Findings = groups.open(br.Backfill.Key)
 		if key := groups.judgedKey(br.Backfill.Key); br.Known && (all || key != a.judged[i]) {
-			br.Lifecycle = rules.Lifecycle(a.index, &br.Backfill, groups.of(br.Backfill.Key))
+			br.Lifecycle = rules.Lifecycle(a.index, br.Backfill, groups.of(br.Backfill.Key))
 			a.judged[i] = key
 		}
 	}

@@ -15,7 +15,7 @@ func Redact(r *model.Report) {
 		RedactCoverage(&r.Coverage[i])
 	}
 	for i := range r.Backfills {
-		b := &r.Backfills[i].Backfill
+		b := r.Backfills[i].Backfill
 		redactAll(b.Notes)
 		if b.Validation != nil {
 			b.Validation.Error = redact.String(b.Validation.Error)

@@ -151,7 +151,7 @@ func NewPlan(in Inputs, backfill string, runs Runs) (*Plan, error) {
 	}
 	if backfill == "" && len(open[""])+len(waived[""]) > 0 {
 		// Findings about the config itself (waivers, user rules).
-		p.Backfills = append(p.Backfills, in.backfillPlan(model.BackfillReport{Known: true,
+		p.Backfills = append(p.Backfills, in.backfillPlan(model.BackfillReport{Backfill: &model.Backfill{}, Known: true,
 			Lifecycle: model.Lifecycle{Done: true}}, open[""], waived[""], runs))
 	}
 	if backfill != "" && !found {
@@ -168,7 +168,7 @@ func (in Inputs) backfillPlan(br model.BackfillReport, findings, waived []model.
 	var b *model.Backfill
 	var rec *model.DecisionRecord
 	if br.Known && br.Backfill.ID != "" {
-		b = &br.Backfill
+		b = br.Backfill
 		rec = in.Index.Record(br.Backfill.Key)
 	}
 	byURI := map[string]*model.Artifact{}

@@ -41,8 +41,8 @@ type Summary struct {
 
 // BackfillReport is one backfill as the reports show it.
 type BackfillReport struct {
-	Backfill  Backfill  `json:"backfill"`
-	Known     bool      `json:"known"` // a plan, record or scheduler object describes it
+	Backfill  *Backfill `json:"backfill"` // the index's own, shared, not a copy
+	Known     bool      `json:"known"`    // a plan, record or scheduler object describes it
 	Artifacts int       `json:"artifacts"`
 	Findings  int       `json:"findings"` // not waived
 	Lifecycle Lifecycle `json:"lifecycle"`

@@ -20,10 +20,10 @@ func TestNeutralMarkdownReportPingsAndLinksNothing(t *testing.T) {
 		Summary:  model.Summary{Backfills: 2, Findings: 2, BySeverity: map[string]int{"high": 2}, ByOwner: map[string]int{"@owner": 2}},
 		Problems: []string{"deadline: " + evil},
 		Backfills: []model.BackfillReport{
-			{Backfill: model.Backfill{ID: "BF-@x#1", Owner: "@owner", Notes: []string{evil}, Status: model.StatusReplayed}, Known: true,
+			{Backfill: &model.Backfill{ID: "BF-@x#1", Owner: "@owner", Notes: []string{evil}, Status: model.StatusReplayed}, Known: true,
 				Findings: 1, IssueURL: "https://github.com/acme/data/issues/7",
 				Lifecycle: model.Lifecycle{Reached: model.StepVerified, Next: model.StepNormalized, Blockers: []string{evil}}},
-			{Backfill: model.Backfill{ID: "BF-2", Owner: "@owner"}, Known: true, Findings: 1},
+			{Backfill: &model.Backfill{ID: "BF-2", Owner: "@owner"}, Known: true, Findings: 1},
 		},
 		Findings: []model.Finding{
 			{RuleID: "BF005", RuleName: "temp-table", Severity: model.SeverityHigh, BackfillID: "BF-@x#1",

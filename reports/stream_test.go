@@ -18,7 +18,7 @@ import (
 func manyFindings(n int) *model.Report {
 	r := &model.Report{Version: model.ReportVersion, Tool: "bfaudit", Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
 		Summary:   model.Summary{Findings: n, BySeverity: map[string]int{"high": n}, ByOwner: map[string]int{"alice": n}, Complete: true},
-		Backfills: []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-1", Status: model.StatusReplayed}, Known: true, Findings: n}},
+		Backfills: []model.BackfillReport{{Backfill: &model.Backfill{ID: "BF-1", Status: model.StatusReplayed}, Known: true, Findings: n}},
 		Coverage:  []model.Coverage{}}
 	for i := range n {
 		r.Findings = append(r.Findings, model.Finding{RuleID: "BF003", RuleName: "lingering-elevated-grant", Title: "t",

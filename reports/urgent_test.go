@@ -25,9 +25,9 @@ func urgentReport() *model.Report {
 		Version: model.ReportVersion, Tool: "bfaudit", Now: now,
 		Summary: model.Summary{Backfills: 2, Findings: 4, BySeverity: map[string]int{"critical": 2, "high": 1, "medium": 1}},
 		Backfills: []model.BackfillReport{
-			{Backfill: model.Backfill{ID: "BF-1234", Status: model.StatusVerified, Owner: "alice"}, Known: true, Findings: 4,
+			{Backfill: &model.Backfill{ID: "BF-1234", Status: model.StatusVerified, Owner: "alice"}, Known: true, Findings: 4,
 				Lifecycle: model.Lifecycle{Reached: model.StepPlan, Next: model.StepVerified, Blockers: []string{"BF024 int_orders needs a dbt rebuild"}}},
-			{Backfill: model.Backfill{ID: "BF-9", Status: model.StatusReplayed, Owner: "bob"}, Known: true,
+			{Backfill: &model.Backfill{ID: "BF-9", Status: model.StatusReplayed, Owner: "bob"}, Known: true,
 				Lifecycle: model.Lifecycle{Reached: model.StepAccessRevoked, Next: model.StepArchived, Blockers: []string{"decision record not archived", "BF009 lacks a field"}}},
 		},
 		Findings: []model.Finding{
@@ -108,7 +108,7 @@ func TestPlanStatusNeverContradictsLifecycle(t *testing.T) {
 func unknownReport() *model.Report {
 	r := urgentReport()
 	r.Findings = nil
-	r.Backfills = []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-7", Status: model.StatusVerified, Owner: "carol"}, Known: true,
+	r.Backfills = []model.BackfillReport{{Backfill: &model.Backfill{ID: "BF-7", Status: model.StatusVerified, Owner: "carol"}, Known: true,
 		Lifecycle: model.Lifecycle{Reached: model.StepNormalized, Next: model.StepAccessRevoked, Unknown: []string{"kafka", "jupyter"}}}}
 	return r
 }
@@ -209,7 +209,7 @@ func TestWeeklyOpensWithOverdueByTeam(t *testing.T) {
 
 func TestTableFitsWidth(t *testing.T) {
 	r := urgentReport()
-	r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: model.Backfill{ID: "airflow:scheduler:daily_revenue:63", Owner: "alice@example.com"},
+	r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: &model.Backfill{ID: "airflow:scheduler:daily_revenue:63", Owner: "alice@example.com"},
 		Known: true, Lifecycle: model.Lifecycle{Next: model.StepVerified, Blockers: []string{strings.Repeat("replay not finished ", 8)}}})
 	for _, width := range []int{80, 120, 200} {
 		var b strings.Builder

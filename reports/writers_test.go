@@ -19,7 +19,7 @@ func sampleReport() *model.Report {
 		Version: model.ReportVersion, Tool: "bfaudit", Now: now,
 		Summary: model.Summary{Backfills: 1, Artifacts: 2, Findings: 2, Waived: 1,
 			BySeverity: map[string]int{"high": 1, "medium": 1}, ByOwner: map[string]int{"alice": 2}, Complete: false},
-		Backfills: []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-1", Status: model.StatusReplayed, Owner: "alice"},
+		Backfills: []model.BackfillReport{{Backfill: &model.Backfill{ID: "BF-1", Status: model.StatusReplayed, Owner: "alice"},
 			Known: true, Findings: 2, Lifecycle: model.Lifecycle{Reached: model.StepVerified, Next: model.StepNormalized, Blockers: []string{"BF007 alert " + evil}}}},
 		Findings: []model.Finding{
 			{RuleID: "BF003", RuleName: "lingering-elevated-grant", Severity: model.SeverityHigh, BackfillID: "BF-1",

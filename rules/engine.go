@@ -185,15 +185,11 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	}
 	var user []model.Finding
 	e.evaluateUser(ix, now, &found, &user)
-	seen, dead, live := found.settle(e.prec, len(user))
-	found.close()
+	dead, live, user := found.settle(e.prec, user)
+	found.close(dead)
 	out := make([]model.Finding, 0, live+len(user)+len(e.waivers))
-	found.drain(dead, func(f *model.Finding) { out = append(out, *f) })
-	for i := range user {
-		if seen.add(user[i].Fingerprint) {
-			out = append(out, user[i])
-		}
-	}
+	found.drain(func(f *model.Finding) { out = append(out, *f) })
+	out = append(out, user...)
 	out = e.applyWaivers(ix, out, now)
 	SortFindings(out)
 	return out

@@ -91,8 +91,15 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 		}
 		if byFinding || len(evidence[s]) > 0 || len(silence[s]) > 0 {
 			// Only the blocking step's findings are put in words: a
-			// backfill can have thousands.
-			var list []string
+			// backfill can have thousands. The list is made its size at
+			// once: the report keeps it, so no spare room is left in it.
+			n := len(evidence[s]) + len(silence[s])
+			for i := range findings {
+				if blocks(&findings[i], s) {
+					n++
+				}
+			}
+			list := make([]string, 0, n)
 			for i := range findings {
 				if f := &findings[i]; blocks(f, s) {
 					list = append(list, f.RuleID+" "+f.Message)

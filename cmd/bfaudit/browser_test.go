@@ -529,7 +529,7 @@ func hostileReport(n int) *model.Report {
 	r.Summary.ByOwner = map[string]int{}
 	for i := range 20 {
 		id := fmt.Sprintf("BF-%d", 9000+i)
-		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: model.Backfill{ID: id, Owner: texts[i%len(texts)], Purpose: texts[(i+1)%len(texts)]},
+		r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: &model.Backfill{ID: id, Owner: texts[i%len(texts)], Purpose: texts[(i+1)%len(texts)]},
 			Known: true, Findings: n / 20, Lifecycle: model.Lifecycle{Reached: model.StepPlan, Next: model.StepVerified, Blockers: []string{texts[i%len(texts)] + long}}})
 	}
 	for i := range n {

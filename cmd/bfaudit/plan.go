@@ -203,7 +203,7 @@ func printPlanFindings(cmd *cobra.Command, g *globals, format string, findings [
 			}
 		}
 		for _, b := range plans {
-			r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: b, Known: true, Findings: open[model.ParseID(b.ID)]})
+			r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: &b, Known: true, Findings: open[model.ParseID(b.ID)]})
 		}
 		for _, e := range parseErrs {
 			r.Problems = append(r.Problems, e.Error())

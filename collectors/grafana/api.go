@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/redact"
@@ -169,7 +170,9 @@ func (s *apiSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 // names for a dashboard stored in the v2 schema: "dashboard api version not
 // supported, use /apis/dashboard.grafana.app/v2beta1/namespaces/default/
 // dashboards/<uid> instead" (Grafana 12 and later).
-var v2Path = regexp.MustCompile(`/apis/dashboard\.grafana\.app/(v2[a-z0-9]{0,20})/namespaces/([A-Za-z0-9._-]{1,253})/dashboards/([A-Za-z0-9._-]{1,253})`)
+var v2Path = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/apis/dashboard\.grafana\.app/(v2[a-z0-9]{0,20})/namespaces/([A-Za-z0-9._-]{1,253})/dashboards/([A-Za-z0-9._-]{1,253})`)
+})
 
 // dashboard reads GET /api/dashboards/uid/{uid}; a dashboard stored in the
 // v2 schema, which that path refuses with 406, is read from the /apis path
@@ -182,7 +185,7 @@ func (s *apiSource) dashboard(ctx context.Context, h hit) (answer, error) {
 	if !errors.As(err, &se) || se.Status != http.StatusNotAcceptable {
 		return answer{data: raw}, err
 	}
-	m := v2Path.FindStringSubmatch(se.Summary)
+	m := v2Path().FindStringSubmatch(se.Summary)
 	if m == nil || m[3] != h.UID {
 		return answer{}, fmt.Errorf("%w: the dashboard is stored in a schema the classic API does not serve, and the answer names no /apis path for it", err)
 	}

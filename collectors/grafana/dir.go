@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/internal/safefile"
@@ -34,7 +35,7 @@ type dirSource struct {
 // maxFileBytes caps one saved answer or dashboard file.
 const maxFileBytes = 64 << 20
 
-var safeUID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
+var safeUID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`) })
 
 func newDirSource(dir string) *dirSource { return &dirSource{dir: dir} }
 
@@ -63,7 +64,7 @@ func (d *dirSource) folders(_ context.Context, parent string) ([]folder, error) 
 		return nil, fmt.Errorf("folders.json: missing in %s", d.dir)
 	}
 	for i, f := range out {
-		if !safeUID.MatchString(f.UID) {
+		if !safeUID().MatchString(f.UID) {
 			return nil, fmt.Errorf("folders.json: folder %d: uid %q is not a folder uid", i, clip(f.UID, 60))
 		}
 	}
@@ -94,7 +95,7 @@ func (d *dirSource) files(folderUID string) ([]string, error) {
 // error later).
 func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, error) {
 	if tag == "" {
-		if !safeUID.MatchString(folderUID) {
+		if !safeUID().MatchString(folderUID) {
 			return nil, nil
 		}
 		names, err := d.files(folderUID)
@@ -109,7 +110,7 @@ func (d *dirSource) search(ctx context.Context, folderUID, tag string) ([]hit, e
 		return out, nil
 	}
 	folders, err := safefile.ListSaved(d.dir, "dashboards", func(e fs.DirEntry) bool {
-		return e.IsDir() && safeUID.MatchString(e.Name())
+		return e.IsDir() && safeUID().MatchString(e.Name())
 	})
 	if err != nil {
 		return nil, err

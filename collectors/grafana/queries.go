@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/model"
@@ -60,15 +61,18 @@ func targetTexts(t map[string]json.RawMessage) []string {
 // Server), or bare.
 const identPart = `(?:"[^"\n]{1,300}"|` + "`[^`\n]{1,300}`" + `|\[[^\]\n]{1,300}\]|[A-Za-z_][A-Za-z0-9_$]{0,299})`
 
+// The collector's regexps are compiled on first use: their bounded
+// repeats make large programs (3 MB at init), which every run of the
+// binary would otherwise hold, Grafana configured or not.
 var (
 	// qualified is a dotted name with at least two parts, some quoted:
 	// "analytics"."bf_1234_refunds", `proj`.`ds`.`tbl`, [dbo].[bf_1234_x].
-	qualified  = regexp.MustCompile(identPart + `(?:\.` + identPart + `)+`)
-	backticked = regexp.MustCompile("`([^`]{1,300})`")
-	quoted     = regexp.MustCompile(`"([^"\n]{1,300})"|'([^'\n]{1,300})'`)
+	qualified  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(identPart + `(?:\.` + identPart + `)+`) })
+	backticked = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]{1,300})`") })
+	quoted     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"\n]{1,300})"|'([^'\n]{1,300})'`) })
 	// word is a run of identifier characters, dotted names included:
 	// project.dataset.table, schema.table, a job name.
-	word = regexp.MustCompile(`[A-Za-z0-9_$][A-Za-z0-9_$.\-]{0,299}`)
+	word = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_$][A-Za-z0-9_$.\-]{0,299}`) })
 )
 
 // identifiers lists the names a query text mentions: qualified names
@@ -92,7 +96,7 @@ func identifiers(text string) []string {
 	// A qualified name with a quoted part is one identifier; its parts are
 	// blanked so they do not come out again on their own.
 	rest := []byte(text)
-	for _, loc := range qualified.FindAllStringIndex(text, -1) {
+	for _, loc := range qualified().FindAllStringIndex(text, -1) {
 		m := text[loc[0]:loc[1]]
 		if !strings.ContainsAny(m, "\"`[") {
 			continue // bare dotted names are words
@@ -103,13 +107,13 @@ func identifiers(text string) []string {
 		}
 	}
 	text = string(rest)
-	for _, m := range backticked.FindAllStringSubmatch(text, -1) {
+	for _, m := range backticked().FindAllStringSubmatch(text, -1) {
 		add(m[1])
 	}
-	for _, m := range quoted.FindAllStringSubmatch(text, -1) {
+	for _, m := range quoted().FindAllStringSubmatch(text, -1) {
 		add(m[1] + m[2])
 	}
-	for _, m := range word.FindAllString(text, -1) {
+	for _, m := range word().FindAllString(text, -1) {
 		add(m)
 	}
 	return out
@@ -119,7 +123,7 @@ func identifiers(text string) []string {
 // quotes: "analytics"."t" -> analytics.t, [dbo].[t] -> dbo.t.
 func unquoteQualified(m string) string {
 	var parts []string
-	for _, p := range identPartRe.FindAllString(m, -1) {
+	for _, p := range identPartRe().FindAllString(m, -1) {
 		switch {
 		case len(p) >= 2 && (p[0] == '"' || p[0] == '`'):
 			p = p[1 : len(p)-1]
@@ -131,7 +135,7 @@ func unquoteQualified(m string) string {
 	return strings.Join(parts, ".")
 }
 
-var identPartRe = regexp.MustCompile(identPart)
+var identPartRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(identPart) })
 
 // reads ties the identifiers of queries with the selector: each one the
 // selector ties is a read, once per identifier and place, sorted, at most

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -118,11 +119,11 @@ func (c *Collector) bucketRegion(ctx context.Context, t awsconf.Target, name str
 	default:
 		return "", err
 	}
-	if !regionName.MatchString(region) {
+	if !regionName().MatchString(region) {
 		return "", notS3("HeadBucket", fmt.Sprintf("the bucket's region %q", redact.Line(region, 40)))
 	}
 	return region, nil
 }
 
 // regionName is what a region's name is made of.
-var regionName = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
+var regionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]{1,40}$`) })

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -77,8 +78,9 @@ type Collector struct {
 
 var (
 	// A bucket name: S3's characters (the legacy names of us-east-1 allow
-	// capitals and '_'), never a '/' or an s3:// address.
-	bucketPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{2,254}$`)
+	// capitals and '_'), never a '/' or an s3:// address. Compiled on first use:
+	// its bounded repeat is a large program that every run would hold.
+	bucketPattern  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{2,254}$`) })
 	accountPattern = regexp.MustCompile(`^\d{12}$`)
 )
 
@@ -117,7 +119,7 @@ func (c *Collector) checkBuckets() error {
 	}
 	several := c.Organization != nil || len(c.Accounts) > 1
 	for i, b := range c.Buckets {
-		if !bucketPattern.MatchString(b.Name) {
+		if !bucketPattern().MatchString(b.Name) {
 			return fmt.Errorf("buckets[%d].name: %q is not a bucket name (expected e.g. my-bucket, without s3://)", i, b.Name)
 		}
 		if err := collectors.CheckPrefixes(fmt.Sprintf("buckets[%d].prefixes", i), b.Prefixes); err != nil {

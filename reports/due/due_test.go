@@ -138,7 +138,7 @@ func TestOverdueAtDueExactly(t *testing.T) {
 
 func TestStampWithoutStoreUsesClassification(t *testing.T) {
 	r := &model.Report{Now: day0,
-		Backfills: []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-1", Classification: model.ClassFinancial}}},
+		Backfills: []model.BackfillReport{{Backfill: &model.Backfill{ID: "BF-1", Classification: model.ClassFinancial}}},
 		Findings:  []model.Finding{finding("BF001", model.SeverityHigh), finding("BF002", model.SeverityInfo)}}
 	p := DefaultPolicy()
 	p.Classifications = map[model.Classification]time.Duration{model.ClassFinancial: 3 * Day}

@@ -31,7 +31,7 @@ func TestChecklistItemShowsDueDates(t *testing.T) {
 		mk("BF006", now.Add(5*24*time.Hour), true),
 	}
 	items[2].State = stateWaived
-	br := &model.BackfillReport{Backfill: model.Backfill{ID: "BF-7"}}
+	br := &model.BackfillReport{Backfill: &model.Backfill{ID: "BF-7"}}
 	v, err := view("BF-7", now, br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, items, nil, marker{Backfill: "BF-7"})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func TestOpenItemCarriesItsFixCommands(t *testing.T) {
 		BackfillID: "BF-7", ArtifactURI: uri, Message: "temporary table is still there",
 		Fingerprint: model.Fingerprint("BF005", "BF-7", uri)}
 	it := item{FP: f.Fingerprint, State: stateOpen, Rule: "BF005", Title: f.Title, Step: model.StepRetired, Artifact: uri, finding: &f}
-	br := &model.BackfillReport{Backfill: model.Backfill{ID: "BF-7"}}
+	br := &model.BackfillReport{Backfill: &model.Backfill{ID: "BF-7"}}
 	v, err := view("BF-7", time.Time{}, br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, []item{it}, nil, marker{Backfill: "BF-7"})
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func newEstate() *estate {
 
 func (e *estate) backfill(id, owner string) *estate {
 	e.backfills = append(e.backfills, model.BackfillReport{
-		Backfill: model.Backfill{ID: id, Owner: owner, Purpose: "replay of " + id, JobID: "daily_revenue",
+		Backfill: &model.Backfill{ID: id, Owner: owner, Purpose: "replay of " + id, JobID: "daily_revenue",
 			Status: model.StatusReplayed,
 			Range:  model.Interval{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)}},
 		Known:     true,

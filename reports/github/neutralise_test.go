@@ -24,7 +24,7 @@ func TestNeutralIssueBodyHasNoInjectedLinks(t *testing.T) {
 	f := newFakeGitHub(t)
 	s, _ := newTestSink(t, f)
 	e := newEstate()
-	e.backfills = append(e.backfills, model.BackfillReport{Backfill: model.Backfill{
+	e.backfills = append(e.backfills, model.BackfillReport{Backfill: &model.Backfill{
 		ID: "BF-67", Owner: "alice", Purpose: "re-run for https://evil.example/login?next=x (see www.evil.example)"},
 		Lifecycle: model.Lifecycle{Blockers: []string{"grant listed at HTTPS://evil.example/g"}}})
 	e.finding("BF-67", "BF005", model.StepRetired, "bigquery://p/tmp/bf_67", func(f *model.Finding) {
@@ -52,7 +52,7 @@ func TestEstateTextInIssuesPingsNobody(t *testing.T) {
 	f := newFakeGitHub(t)
 	s, _ := newTestSink(t, f)
 	e := newEstate()
-	e.backfills = append(e.backfills, model.BackfillReport{Backfill: model.Backfill{
+	e.backfills = append(e.backfills, model.BackfillReport{Backfill: &model.Backfill{
 		ID: "BF-66", Owner: "@platform-leads", Purpose: "fix #4521 for @finance (GH-12)", JobID: "job @ops #7"},
 		Lifecycle: model.Lifecycle{Blockers: []string{"grant held by @dba-team, see #99"}}})
 	e.finding("BF-66", "BF005", model.StepRetired, "bigquery://p/tmp/bf_66_@team_#12 -->", func(f *model.Finding) {

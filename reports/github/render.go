@@ -209,7 +209,7 @@ func newEvidence(message string, evidence []string) []string {
 func view(id string, now time.Time, br *model.BackfillReport, owner, assignee string, assigned bool, waiverLabel string, acceptDays int, items []item, unread []string, m marker) (issueView, error) {
 	v := issueView{ID: id, Owner: owner, Assignee: assignee, Assigned: assigned && assignee != "", WaiverLabel: waiverLabel, Unread: unread, Total: len(items)}
 	if br != nil {
-		v.Backfill, v.Lifecycle = br.Backfill, br.Lifecycle
+		v.Backfill, v.Lifecycle = *br.Backfill, br.Lifecycle
 	}
 	byStep := map[model.Step]int{}
 	for _, it := range items {

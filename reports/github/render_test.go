@@ -30,7 +30,7 @@ func TestBodyShowsLifecyclePosition(t *testing.T) {
 			"| Lifecycle | every step done: verified ✓ → normalized ✓ → access revoked ✓ → archived ✓ → retired ✓ |"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			br := &model.BackfillReport{Backfill: model.Backfill{ID: "BF-7"}, Lifecycle: tc.lc}
+			br := &model.BackfillReport{Backfill: &model.Backfill{ID: "BF-7"}, Lifecycle: tc.lc}
 			v, err := view("BF-7", time.Time{}, br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, nil, nil, marker{Backfill: "BF-7"})
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +56,7 @@ func TestBodyShowsUnknownStep(t *testing.T) {
 	}
 	lc := model.Lifecycle{Reached: model.StepArchived, Next: model.StepRetired, Unknown: []string{"flags", "kafka-@ops"},
 		Blockers: []string{"sources flags, kafka-@ops did not answer for what they held"}}
-	br := &model.BackfillReport{Backfill: model.Backfill{ID: "BF-7"}, Lifecycle: lc}
+	br := &model.BackfillReport{Backfill: &model.Backfill{ID: "BF-7"}, Lifecycle: lc}
 	v, err := view("BF-7", time.Time{}, br, "", "", false, DefaultWaiverLabel, DefaultAcceptDays, nil, nil, marker{Backfill: "BF-7"})
 	if err != nil {
 		t.Fatal(err)

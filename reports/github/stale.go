@@ -18,7 +18,7 @@ import (
 // store that is all that is left) or by nothing, so then the issue's memory
 // wins, and the issue is kept as it was.
 func describedBy(prev marker, br *model.BackfillReport, ans model.Answers) model.Location {
-	if br != nil && br.Known && br.Backfill.Source.Source != "" && ans.Described(br.Backfill) {
+	if br != nil && br.Known && br.Backfill.Source.Source != "" && ans.Described(*br.Backfill) {
 		return model.Location{Source: br.Backfill.Source.Source, Path: br.Backfill.Source.Path}
 	}
 	if prev.Described.Source != "" {

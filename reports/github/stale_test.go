@@ -38,7 +38,7 @@ func TestUnreadPlanKeepsTheIssueWithoutHistory(t *testing.T) {
 
 			// The plan does not read; the scheduler still sees the backfill.
 			e.coverage[len(e.coverage)-1] = tc.cov
-			e.backfills[0].Backfill = model.Backfill{ID: "BF-1234", Origin: model.OriginScheduler,
+			e.backfills[0].Backfill = &model.Backfill{ID: "BF-1234", Origin: model.OriginScheduler,
 				JobID: "bf_1234_refund_replay", Owner: "team-payments", Status: model.StatusRunning,
 				Source: model.Location{Source: "airflow", Path: "dags/bf_1234_refund_replay/backfills/7"}}
 			runSync(t, s, e)

@@ -15,7 +15,7 @@ func TestRecordDoesNotResolveWhatRestsOnAFailedSource(t *testing.T) {
 	job := finding("BF001", "BF-1", "airflow://sched/dags/bf_1", "scheduler", "dags", model.SeverityMedium)
 	expired := finding("BF015", "BF-1", "", "plans", "plans/bf-1.yaml", model.SeverityHigh)
 	withPlan := func(r *model.Report) *model.Report {
-		r.Backfills = []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-1", Source: plan}, Known: true}}
+		r.Backfills = []model.BackfillReport{{Backfill: &model.Backfill{ID: "BF-1", Source: plan}, Known: true}}
 		return r
 	}
 	failed := func(name string) model.Coverage {

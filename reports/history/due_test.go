@@ -118,7 +118,7 @@ func TestDueFromFirstSeenAndClassification(t *testing.T) {
 		p.Classifications = map[model.Classification]time.Duration{model.ClassFinancial: 5 * due.Day}
 		s.policy = p
 		r = report(day(4), cov, grant, table)
-		r.Backfills = []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-1", Classification: model.ClassFinancial}}}
+		r.Backfills = []model.BackfillReport{{Backfill: &model.Backfill{ID: "BF-1", Classification: model.ClassFinancial}}}
 		record(t, s, r)
 		if g := r.Findings[0]; !g.DueAt.Equal(day(5)) {
 			t.Errorf("grant: due %s, want day 5 (first seen day 0, financial 5d shorter than high 7d)", g.DueAt)

@@ -93,7 +93,7 @@ func (s *Store) Carry(ctx context.Context, r *model.Report) (int, error) {
 // run; restored ones keep their older entry.
 func (s *Store) storeDescriptions(ctx context.Context, tx *sql.Tx, backfills []model.BackfillReport, now time.Time) error {
 	for _, br := range backfills {
-		b := br.Backfill
+		b := *br.Backfill // a copy: Notes are dropped from what is stored, not from the report
 		if !br.Known || b.Source.Source == "" || !b.LastKnown.IsZero() {
 			continue
 		}

@@ -94,7 +94,7 @@ func TestRestoreLastKnownPlan(t *testing.T) {
 			Classification: model.ClassFinancial, Status: model.StatusReplayed,
 			Source: model.Location{Source: "plans", Path: "plans/bf-1.yaml"}}
 		r := runAt(0, okCoverage("plans"))
-		r.Backfills = []model.BackfillReport{{Backfill: plan, Known: true}}
+		r.Backfills = []model.BackfillReport{{Backfill: &plan, Known: true}}
 		if err := s.Record(ctx, r); err != nil {
 			t.Fatal(err)
 		}

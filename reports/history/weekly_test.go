@@ -52,9 +52,9 @@ func TestWeeklyOverTwelveWeeks(t *testing.T) {
 			}
 			r := report(day(7*wk), cov, fs...)
 			r.Backfills = []model.BackfillReport{
-				{Known: true, Lifecycle: model.Lifecycle{Reached: model.StepNormalized}},
-				{Known: true, Lifecycle: model.Lifecycle{Reached: model.StepPlan}},
-				{Known: false, Lifecycle: model.Lifecycle{Reached: model.StepRetired}},
+				{Backfill: &model.Backfill{}, Known: true, Lifecycle: model.Lifecycle{Reached: model.StepNormalized}},
+				{Backfill: &model.Backfill{}, Known: true, Lifecycle: model.Lifecycle{Reached: model.StepPlan}},
+				{Backfill: &model.Backfill{}, Known: false, Lifecycle: model.Lifecycle{Reached: model.StepRetired}},
 			}
 			if wk == 13 {
 				for i := range r.Findings {

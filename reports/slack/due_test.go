@@ -13,7 +13,7 @@ import (
 func TestOwnerMessageShowsTimeLeft(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	r := &model.Report{Now: now,
-		Backfills: []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-1", Owner: "alice"}, Known: true}},
+		Backfills: []model.BackfillReport{{Backfill: &model.Backfill{ID: "BF-1", Owner: "alice"}, Known: true}},
 		Findings: []model.Finding{
 			{RuleID: "BF003", Severity: model.SeverityHigh, Title: "Grant", BackfillID: "BF-1", Owner: "alice", Fingerprint: "f1",
 				DueAt: now.Add(-2 * 24 * time.Hour), Overdue: true},

@@ -153,7 +153,7 @@ func estate(now time.Time, n int) *model.Report {
 	for i := range n {
 		id, owner := bfID(i), owners[i%len(owners)]
 		r.Backfills = append(r.Backfills, model.BackfillReport{
-			Backfill: model.Backfill{ID: id, Owner: owner, Status: model.StatusReplayed}, Known: true,
+			Backfill: &model.Backfill{ID: id, Owner: owner, Status: model.StatusReplayed}, Known: true,
 			Lifecycle: model.Lifecycle{Reached: model.StepVerified, Next: model.StepNormalized},
 			IssueURL:  issueURL(i)})
 		r.Findings = append(r.Findings, mkFinding("BF005", id, fmt.Sprintf("bigquery://proj/ds/tmp_%d", i), "bq", owner, model.SeverityMedium))

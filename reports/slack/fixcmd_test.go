@@ -32,7 +32,7 @@ func messagesText(ms []message) string {
 func TestOwnerMessageCarriesTheCommand(t *testing.T) {
 	queue := "bf_1.retry<!channel>"
 	r := &model.Report{Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
-		Backfills: []model.BackfillReport{{Backfill: model.Backfill{ID: "BF-1", Owner: "alice"}, Known: true}},
+		Backfills: []model.BackfillReport{{Backfill: &model.Backfill{ID: "BF-1", Owner: "alice"}, Known: true}},
 		Findings: []model.Finding{
 			{RuleID: "BF006", Severity: model.SeverityMedium, Title: "Temporary queue", BackfillID: "BF-1", Owner: "alice",
 				ArtifactURI: "rabbitmq://mq/%2F/queue/" + url.PathEscape(queue), Fingerprint: "f1"},

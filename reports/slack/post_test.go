@@ -123,7 +123,7 @@ func TestEstateTextPingsNoOne(t *testing.T) {
 	r.Findings = append(r.Findings, model.Finding{RuleID: "BF011", Title: "orphan <https://evil.example|click> & co",
 		Severity: model.SeverityCritical, BackfillID: "<!here>", ArtifactURI: "bigquery://p/<!channel>",
 		Owner: "<@U123>", Fingerprint: "f1"})
-	r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: model.Backfill{ID: "<!here>"},
+	r.Backfills = append(r.Backfills, model.BackfillReport{Backfill: &model.Backfill{ID: "<!here>"},
 		IssueURL: "javascript:alert(1)|<!everyone>"})
 	if _, err := s.Post(context.Background(), r); err != nil {
 		t.Fatal(err)
