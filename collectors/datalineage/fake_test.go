@@ -179,17 +179,22 @@ func (f *fakeLineage) ListRuns(ctx context.Context, req *lineagepb.ListRunsReque
 
 // serve starts the fake on a loopback listener and returns the client
 // options that reach it without credentials.
-func (f *fakeLineage) serve(t *testing.T) []option.ClientOption {
+func (f *fakeLineage) serve(t *testing.T) []option.ClientOption { return serveLineage(t, f) }
+
+// serveLineage serves s on a loopback listener and returns the client
+// options that reach it without credentials; extra dial options ride
+// along (a credential interceptor).
+func serveLineage(t *testing.T, s lineagepb.LineageServer, dial ...grpc.DialOption) []option.ClientOption {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	lineagepb.RegisterLineageServer(srv, f)
-	go srv.Serve(lis)
+	lineagepb.RegisterLineageServer(srv, s)
+	go srv.Serve(lis) //nolint:errcheck // ends with Stop
 	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(lis.Addr().String(), append(dial, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 	if err != nil {
 		t.Fatal(err)
 	}

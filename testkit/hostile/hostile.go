@@ -6,9 +6,11 @@ package hostile
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -110,8 +112,14 @@ func EchoHeaders(status int) http.Handler {
 		var b strings.Builder
 		b.WriteString("<html><body><h1>Bad Gateway</h1><pre>")
 		fmt.Fprintf(&b, "%s %s\n", r.Method, r.URL.String())
-		for k, vs := range r.Header {
-			for _, v := range vs {
+		// The credentials first, then the rest in order: a collector that
+		// quoted only the start of a body must still meet them.
+		keys := slices.Sorted(maps.Keys(r.Header))
+		if i := slices.Index(keys, "Authorization"); i > 0 {
+			keys = append([]string{"Authorization"}, slices.Delete(keys, i, i+1)...)
+		}
+		for _, k := range keys {
+			for _, v := range r.Header[k] {
 				fmt.Fprintf(&b, "%s: %s\n", k, v)
 			}
 		}
