@@ -38,38 +38,31 @@ func (g *Grafana) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) 
 	if err != nil {
 		return remedy.Observed{}, err
 	}
-	if a.Kind == model.KindDashboard {
-		var d struct {
-			Meta struct {
-				Version int64 `json:"version"`
-			} `json:"meta"`
-			Dashboard map[string]any `json:"dashboard"`
-		}
-		found, err := g.client.Lookup(ctx, path, &d)
-		switch {
-		case err != nil:
-			return remedy.Observed{}, fmt.Errorf("grafana: %w", err)
-		case !found:
-			return remedy.Observed{}, nil
-		case d.Dashboard == nil:
-			return remedy.Observed{}, fmt.Errorf("grafana: GET %s: the answer is not that dashboard", path)
-		}
-		return remedy.Observed{Found: true, State: map[string]string{"version": strconv.FormatInt(d.Meta.Version, 10)}}, nil
+	// One shape for both answers: a dashboard's (meta, dashboard) and an
+	// alert rule's (uid, updated).
+	var v struct {
+		Meta struct {
+			Version int64 `json:"version"`
+		} `json:"meta"`
+		Dashboard map[string]any `json:"dashboard"`
+		UID       string         `json:"uid"`
+		Updated   string         `json:"updated"`
 	}
-	var r struct {
-		UID     string `json:"uid"`
-		Updated string `json:"updated"`
-	}
-	found, err := g.client.Lookup(ctx, path, &r)
+	found, err := g.client.Lookup(ctx, path, &v)
+	dashboard := a.Kind == model.KindDashboard
 	switch {
 	case err != nil:
 		return remedy.Observed{}, fmt.Errorf("grafana: %w", err)
 	case !found:
 		return remedy.Observed{}, nil
-	case r.UID == "":
+	case dashboard && v.Dashboard == nil:
+		return remedy.Observed{}, fmt.Errorf("grafana: GET %s: the answer is not that dashboard", path)
+	case dashboard:
+		return remedy.Observed{Found: true, State: map[string]string{"version": strconv.FormatInt(v.Meta.Version, 10)}}, nil
+	case v.UID == "":
 		return remedy.Observed{}, fmt.Errorf("grafana: GET %s: the answer is not that alert rule", path)
 	}
-	return remedy.Observed{Found: true, State: map[string]string{"updated": normTime(r.Updated)}}, nil
+	return remedy.Observed{Found: true, State: map[string]string{"updated": normTime(v.Updated)}}, nil
 }
 
 func normTime(s string) string {

@@ -14,13 +14,11 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/testkit/collectortest"
 	"github.com/bfaudit/bfaudit/testkit/hostile"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 )
 
 // huge answers alpha's ListTopics with a 20 MB page, beyond the 16 MiB
@@ -67,31 +65,18 @@ func TestHugeAnswerFailsItsUnitWithoutRetry(t *testing.T) {
 	}
 }
 
-// echoServer answers every call with an UNAVAILABLE status whose message
-// repeats the request's metadata, as a misconfigured proxy echoing headers.
+// echoServer answers every call with hostile.GRPCEcho.
 type echoServer struct {
 	pubsubpb.UnimplementedPublisherServer
 	pubsubpb.UnimplementedSubscriberServer
 }
 
-func (echoServer) echo(ctx context.Context) error {
-	md, _ := metadata.FromIncomingContext(ctx)
-	var b strings.Builder
-	// By hand (MD's own String hides credentials), the credentials first:
-	// the collector keeps 200 characters of a message, and the echo must
-	// reach them within those for the test to see what it masks.
-	for _, k := range []string{"authorization", "x-goog-api-key"} {
-		fmt.Fprintf(&b, "%s: %s\n", k, strings.Join(md[k], ", "))
-	}
-	return status.Errorf(codes.Unavailable, "upstream failed; request headers were\n%s", b.String())
+func (echoServer) ListTopics(ctx context.Context, _ *pubsubpb.ListTopicsRequest) (*pubsubpb.ListTopicsResponse, error) {
+	return nil, hostile.GRPCEcho(ctx)
 }
 
-func (e echoServer) ListTopics(ctx context.Context, _ *pubsubpb.ListTopicsRequest) (*pubsubpb.ListTopicsResponse, error) {
-	return nil, e.echo(ctx)
-}
-
-func (e echoServer) ListSubscriptions(ctx context.Context, _ *pubsubpb.ListSubscriptionsRequest) (*pubsubpb.ListSubscriptionsResponse, error) {
-	return nil, e.echo(ctx)
+func (echoServer) ListSubscriptions(ctx context.Context, _ *pubsubpb.ListSubscriptionsRequest) (*pubsubpb.ListSubscriptionsResponse, error) {
+	return nil, hostile.GRPCEcho(ctx)
 }
 
 // A server that echoes the request's credentials in its error message
@@ -108,11 +93,6 @@ func TestHeaderEchoLeaksNoCredential(t *testing.T) {
 	go srv.Serve(ln) //nolint:errcheck // ends with Stop
 	t.Cleanup(srv.Stop)
 
-	// The credentials a real run sends ride in the authorization metadata.
-	withToken := grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+hostile.Canary, "x-goog-api-key", hostile.Canary)
-		return invoker(ctx, method, req, reply, cc, opts...)
-	})
 	c := &Collector{
 		Projects: []string{"alpha"},
 		Endpoint: ln.Addr().String(),
@@ -120,7 +100,7 @@ func TestHeaderEchoLeaksNoCredential(t *testing.T) {
 		clientOptions: []option.ClientOption{
 			option.WithoutAuthentication(),
 			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
-			option.WithGRPCDialOption(withToken),
+			option.WithGRPCDialOption(hostile.GRPCCanaryCredentials()),
 		},
 		retry: remote.RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 	}
@@ -128,23 +108,5 @@ func TestHeaderEchoLeaksNoCredential(t *testing.T) {
 		t.Fatalf("Init: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	sink := collectors.NewTestSink()
-	err = collectors.Collect(context.Background(), c, sink)
-	if len(sink.Errors) == 0 {
-		t.Fatal("no error recorded for a server that fails every call")
-	}
-	texts := []string{fmt.Sprint(err)}
-	echoed := false
-	for _, e := range sink.Errors {
-		texts = append(texts, e.Error)
-		echoed = echoed || strings.Contains(e.Error, "request headers were")
-	}
-	if !echoed {
-		t.Fatalf("errors %+v; want the server's (echoing) message kept, so this test sees the echo", sink.Errors)
-	}
-	for _, s := range texts {
-		if strings.Contains(s, hostile.Canary) {
-			t.Errorf("credential echoed into an error: %s", s)
-		}
-	}
+	collectortest.CollectEchoed(t, c)
 }
