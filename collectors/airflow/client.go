@@ -86,15 +86,20 @@ type versionInfo struct {
 func (v *versionInfo) check() error { return nil }
 
 // get calls GET prefix+path and decodes the JSON answer into out. On
-// Airflow 3, a 401 with a token we minted refreshes the token once.
+// Airflow 3, a 401 with a token we minted refreshes the token once: only
+// the token that was refused is dropped, so calls refused at once (units
+// run concurrently) mint one new token between them, not one each.
 func (a *httpAPI) get(ctx context.Context, path string, q url.Values, out checker) error {
 	a.mu.Lock()
-	minted := a.version == versionV2 && a.c.token == "" && a.bearer != ""
+	sent := a.bearer
+	minted := a.version == versionV2 && a.c.token == "" && sent != ""
 	a.mu.Unlock()
 	err := a.call(ctx, path, q, out)
 	if minted && isStatus(err, http.StatusUnauthorized) {
 		a.mu.Lock()
-		a.bearer = ""
+		if a.bearer == sent {
+			a.bearer = ""
+		}
 		a.mu.Unlock()
 		err = a.call(ctx, path, q, out)
 	}
