@@ -69,7 +69,7 @@ func (a *Alertmanager) Act(ctx context.Context, art *model.Artifact, act remedy.
 	if act.Name != remedy.ExpireSilence {
 		return fmt.Errorf("alertmanager: no %s", act.Name)
 	}
-	if err := a.client.Remove(ctx, "/api/v2/silence/"+url.PathEscape(id), nil); err != nil {
+	if err := a.client.Remove(ctx, "/api/v2/silence/"+url.PathEscape(id)); err != nil {
 		return fmt.Errorf("alertmanager: expire silence %s: %w", id, err)
 	}
 	return nil

@@ -97,7 +97,7 @@ func (g *Grafana) Act(ctx context.Context, a *model.Artifact, act remedy.Action)
 	default:
 		return fmt.Errorf("grafana: no %s for a %s", act.Name, a.Kind)
 	}
-	if err := g.client.Remove(ctx, path, nil); err != nil {
+	if err := g.client.Remove(ctx, path); err != nil {
 		return fmt.Errorf("grafana: %s %s: %w", act.Name, a.Name, err)
 	}
 	return nil

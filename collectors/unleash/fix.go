@@ -81,7 +81,7 @@ func (u *Unleash) Act(ctx context.Context, a *model.Artifact, act remedy.Action)
 	if act.Name != remedy.ArchiveFlag {
 		return fmt.Errorf("unleash: no %s", act.Name)
 	}
-	if err := u.client.Remove(ctx, flagPath(project, name), nil); err != nil {
+	if err := u.client.Remove(ctx, flagPath(project, name)); err != nil {
 		return fmt.Errorf("unleash: archive flag %s in project %s: %w", name, project, err)
 	}
 	return nil

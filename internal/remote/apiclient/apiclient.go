@@ -225,6 +225,11 @@ func (c *Client) send(ctx context.Context, method, target, contentType string, b
 // never the answer's body beyond the API's own error fields). An empty
 // or null answer is an error: every path read here answers a document.
 func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
+	return c.getJSON(ctx, path, query, MaxAnswerBytes, out)
+}
+
+// getJSON is Get with its answer capped at max.
+func (c *Client) getJSON(ctx context.Context, path string, query url.Values, max int64, out any) error {
 	where := c.base.String() + path
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -233,7 +238,7 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 		return named(http.MethodGet, where, err)
 	}
 	defer resp.Body.Close()
-	if err := remote.DecodeJSON(resp.Body, MaxAnswerBytes, out); err != nil {
+	if err := remote.DecodeJSON(resp.Body, max, out); err != nil {
 		return fmt.Errorf("GET %s: %w", where, err)
 	}
 	return nil

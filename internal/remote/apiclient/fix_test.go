@@ -65,12 +65,12 @@ func TestRemove(t *testing.T) {
 	})
 	c := client(t, Config{URL: url, Timeout: 200 * time.Millisecond})
 	for _, path := range []string{"/flags/here", "/flags/gone"} {
-		if err := c.Remove(context.Background(), path, nil); err != nil {
+		if err := c.Remove(context.Background(), path); err != nil {
 			t.Errorf("%s: %v", path, err)
 		}
 	}
 	for _, path := range []string{"/flags/refused", "/flags/slow"} {
-		if err := c.Remove(context.Background(), path, nil); err == nil || !strings.Contains(err.Error(), "DELETE "+url+path) {
+		if err := c.Remove(context.Background(), path); err == nil || !strings.Contains(err.Error(), "DELETE "+url+path) {
 			t.Errorf("%s: %v", path, err)
 		}
 	}
