@@ -4,21 +4,21 @@ import (
 	"strconv"
 	"time"
 
-	"cloud.google.com/go/storage"
 	"github.com/bfaudit/bfaudit/model"
+	storage "google.golang.org/api/storage/v1"
 )
 
 // group ties the objects listed under prefix and folds them into one
 // artifact per checkpoint folder (see correlate's Selector.Folder), in listing order. A
 // folder whose objects carry different backfill ids is tied to the first
 // object's.
-func (c *Collector) group(bucket, prefix string, battrs *storage.BucketAttrs, objs []*storage.ObjectAttrs) []model.Artifact {
+func (c *Collector) group(bucket, prefix string, battrs *storage.Bucket, objs []*storage.Object) []model.Artifact {
 	var out []model.Artifact
 	at := map[string]int{}
 	var period time.Duration
 	locked := false
 	if rp := battrs.RetentionPolicy; rp != nil {
-		period, locked = rp.RetentionPeriod, rp.IsLocked
+		period, locked = time.Duration(rp.RetentionPeriod)*time.Second, rp.IsLocked
 	}
 	for _, o := range objs {
 		if o == nil || o.Name == "" {
@@ -50,15 +50,17 @@ func (c *Collector) group(bucket, prefix string, battrs *storage.BucketAttrs, ob
 		n, _ := strconv.ParseInt(a.Attr(model.AttrObjects), 10, 64)
 		size, _ := strconv.ParseInt(a.Attr(model.AttrBytes), 10, 64)
 		a.SetAttr(model.AttrObjects, strconv.FormatInt(n+1, 10))
-		a.SetAttr(model.AttrBytes, strconv.FormatInt(size+o.Size, 10))
-		if o.Updated.After(a.ModifiedAt) {
-			a.ModifiedAt = o.Updated.UTC()
+		a.SetAttr(model.AttrBytes, strconv.FormatInt(size+int64(o.Size), 10))
+		if updated := rfc3339(o.Updated); updated.After(a.ModifiedAt) {
+			a.ModifiedAt = updated
 		}
-		if r := o.Retention; r != nil && r.RetainUntil.After(a.ExpiresAt) {
-			a.ExpiresAt = r.RetainUntil.UTC()
+		if r := o.Retention; r != nil {
+			if until := rfc3339(r.RetainUntilTime); until.After(a.ExpiresAt) {
+				a.ExpiresAt = until
+			}
 		}
-		if period > 0 && !o.Created.IsZero() {
-			if end := o.Created.Add(period); end.After(a.ExpiresAt) {
+		if created := rfc3339(o.TimeCreated); period > 0 && !created.IsZero() {
+			if end := created.Add(period); end.After(a.ExpiresAt) {
 				a.ExpiresAt = end.UTC()
 			}
 		}
@@ -67,4 +69,14 @@ func (c *Collector) group(bucket, prefix string, battrs *storage.BucketAttrs, ob
 		}
 	}
 	return out
+}
+
+// rfc3339 reads a time of the JSON API, in UTC; an empty or unreadable
+// one is the zero time, on which nothing is judged.
+func rfc3339(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }

@@ -117,7 +117,6 @@ func (f *fakeGCS) collector(t *testing.T, buckets ...Bucket) *Collector {
 	if err := c.Init(collectors.Env{Source: "gcs", Selector: correlate.MustSelector()}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
 	return c
 }
 

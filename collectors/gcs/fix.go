@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"cloud.google.com/go/storage"
 	"google.golang.org/api/option"
+	storage "google.golang.org/api/storage/v1"
 
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/remote"
@@ -15,7 +15,7 @@ import (
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
-// gcsSystem deletes checkpoint objects with the storage client the
+// gcsSystem deletes checkpoint objects with the JSON API client the
 // collector lists them with (read-write scope, Application Default
 // Credentials, the source's endpoint and billing project).
 type gcsSystem struct {
@@ -26,7 +26,7 @@ type gcsSystem struct {
 	opts       []option.ClientOption
 
 	once   sync.Once
-	client *storage.Client
+	client *storage.Service
 	err    error
 }
 
@@ -36,42 +36,30 @@ func newGCS(c *Collector) (*gcsSystem, error) {
 	return &gcsSystem{endpoint: c.Endpoint, project: c.Project, maxObjects: c.MaxObjects, timeout: c.Timeout, opts: c.clientOptions}, nil
 }
 
-func (s *gcsSystem) storage(ctx context.Context) (*storage.Client, error) {
+func (s *gcsSystem) storage(ctx context.Context) (*storage.Service, error) {
 	s.once.Do(func() {
-		s.client, s.err = NewClient(context.WithoutCancel(ctx), s.endpoint, storage.ScopeReadWrite, s.opts...)
+		s.client, s.err = NewClient(context.WithoutCancel(ctx), s.endpoint, storage.DevstorageReadWriteScope, s.opts...)
 	})
 	return s.client, s.err
 }
 
-// Close releases the client.
-func (s *gcsSystem) Close() error {
-	if s.client != nil {
-		return s.client.Close()
-	}
-	return nil
-}
-
 // objects lists what the artifact covers now: every object under a
 // folder, or the one object of a single-object artifact.
-func (s *gcsSystem) objects(ctx context.Context, a *model.Artifact) (*storage.BucketHandle, []*storage.ObjectAttrs, error) {
+func (s *gcsSystem) objects(ctx context.Context, a *model.Artifact) (GCSObject, []*storage.Object, error) {
 	o, ok := ParseGCS(a)
 	if !ok {
-		return nil, nil, fmt.Errorf("gcs: %s is not an artifact bfaudit can act on", a.URI)
+		return o, nil, fmt.Errorf("gcs: %s is not an artifact bfaudit can act on", a.URI)
 	}
 	c, err := s.storage(ctx)
 	if err != nil {
-		return nil, nil, err
+		return o, nil, err
 	}
-	bkt := c.Bucket(o.Bucket)
-	if s.project != "" {
-		bkt = bkt.UserProject(s.project)
-	}
-	objs, err := ListObjects(ctx, bkt, o.Bucket, o.Path, s.bound(), remote.RetryPolicy{}, s.callTimeout())
+	objs, err := ListObjects(ctx, c, s.project, o.Bucket, o.Path, s.bound(), remote.RetryPolicy{}, s.callTimeout())
 	if err != nil {
-		return nil, nil, fmt.Errorf("gcs: list %s: %w", o.URL(), err)
+		return o, nil, fmt.Errorf("gcs: list %s: %w", o.URL(), err)
 	}
 	if !o.Folder() {
-		var exact []*storage.ObjectAttrs
+		var exact []*storage.Object
 		for _, x := range objs {
 			if x.Name == o.Path {
 				exact = append(exact, x)
@@ -79,7 +67,7 @@ func (s *gcsSystem) objects(ctx context.Context, a *model.Artifact) (*storage.Bu
 		}
 		objs = exact
 	}
-	return bkt, objs, nil
+	return o, objs, nil
 }
 
 func (s *gcsSystem) bound() int {
@@ -105,8 +93,8 @@ func (s *gcsSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action
 	}
 	var latest time.Time
 	for _, o := range objs {
-		if o.Updated.After(latest) {
-			latest = o.Updated
+		if updated := rfc3339(o.Updated); updated.After(latest) {
+			latest = updated
 		}
 	}
 	return remedy.FolderRead(len(objs), latest), nil
@@ -124,16 +112,20 @@ func (s *gcsSystem) Act(ctx context.Context, a *model.Artifact, act remedy.Actio
 	if act.Name != remedy.DeleteObjects {
 		return fmt.Errorf("gcs: no %s for %s", act.Name, a.URI)
 	}
-	bkt, objs, err := s.objects(ctx, a)
+	folder, objs, err := s.objects(ctx, a)
 	if err != nil {
 		return err
 	}
 	for i, o := range objs {
 		_, err := gcp.Call(ctx, remote.RetryPolicy{}, s.callTimeout(), func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, bkt.Object(o.Name).Delete(ctx)
+			call := s.client.Objects.Delete(folder.Bucket, o.Name).Context(ctx)
+			if s.project != "" {
+				call = call.UserProject(s.project)
+			}
+			return struct{}{}, call.Do()
 		})
 		if err != nil && !gcp.IsNotFound(err) {
-			return fmt.Errorf("gcs: deleted %d of %d objects under %s; stopped at gs://%s/%s: %w", i, len(objs), a.Name, o.Bucket, o.Name, err)
+			return fmt.Errorf("gcs: deleted %d of %d objects under %s; stopped at gs://%s/%s: %w", i, len(objs), a.Name, folder.Bucket, o.Name, err)
 		}
 	}
 	return nil

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"google.golang.org/api/option"
+	storage "google.golang.org/api/storage/v1"
 
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/testkit/fixtest"
@@ -56,11 +56,10 @@ func gcsFixtureDenying(t *testing.T, deny string) (*fakestorage.Server, *Collect
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(func() { hs.Close(); srv.Stop() })
-	client, err := NewClient(context.Background(), hs.URL, storage.ScopeReadWrite, option.WithoutAuthentication())
+	client, err := NewClient(context.Background(), hs.URL, storage.DevstorageReadWriteScope, option.WithoutAuthentication())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { client.Close() })
 	c := &Collector{Buckets: []Bucket{{Name: "flink-state", Prefixes: []string{"checkpoints/"}}},
 		Endpoint: hs.URL, Timeout: 5 * time.Second, MaxObjects: 100, Client: client,
 		clientOptions: []option.ClientOption{option.WithoutAuthentication()}}

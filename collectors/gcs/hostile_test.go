@@ -77,7 +77,6 @@ func TestHostileServers(t *testing.T) {
 			if err := c.Init(collectors.Env{Source: "gcs", Selector: correlate.MustSelector()}); err != nil {
 				t.Fatal(err)
 			}
-			defer c.Close()
 			sink := collectortest.CollectBroken(t, c, tc.unit, tc.want)
 			if !<-authorized {
 				t.Fatal("the hostile server never saw the canary token: the case proves nothing")
