@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -38,6 +39,10 @@ type findingBlocks struct {
 	// kept holds the staged findings' messages, fingerprints and
 	// evidence, copied out of the rules' garbage (chunks).
 	kept chunks
+	// origins keeps one copy of each origin, and last the latest (the
+	// findings of a rule on one artifact come together).
+	origins map[origin]*origin
+	last    *origin
 	// line and ids are the fold's scratch space (foldInto).
 	line []byte
 	ids  []string
@@ -48,21 +53,54 @@ type findingBlocks struct {
 
 // staged is a finding without what its rule gives every finding (id,
 // name, title, step, remediation) and without what only later stages set
-// (waiver, history), which Context.Report leaves zero.
+// (waiver, history), which Context.Report leaves zero. It is packed: the
+// staged findings are the rules' whole live set beside the index (1.5
+// million of them for a million artifacts), so the source, scope and
+// location a finding shares with the other findings on its artifact are
+// one kept origin, and its evidence and folded rules are a pointer and a
+// length instead of a slice (136 bytes instead of 200).
 type staged struct {
 	rule        *Rule
-	severity    model.Severity
 	backfillID  string
 	key         model.BackfillID
 	artifactURI string
 	owner       string
 	message     string
-	evidence    []string
 	fingerprint string
-	source      string
-	scope       string
-	location    *model.Location
-	folded      []string // set by the precedence (fold)
+	origin      *origin
+	ev          *string // evidence: nev lines from here (evidence, setEvidence)
+	fold        *string // folded rules: nfold ids from here, set by the precedence
+	nev         uint32
+	nfold       uint16
+	severity    int8
+}
+
+// origin is where findings rest: their source, scope and location.
+type origin struct {
+	source, scope string
+	location      *model.Location
+}
+
+func (s *staged) evidence() []string {
+	if s.ev == nil {
+		return nil
+	}
+	return unsafe.Slice(s.ev, s.nev)
+}
+
+func (s *staged) setEvidence(l []string) {
+	s.ev, s.nev = unsafe.SliceData(l), uint32(len(l))
+}
+
+func (s *staged) folded() []string {
+	if s.fold == nil {
+		return nil
+	}
+	return unsafe.Slice(s.fold, s.nfold)
+}
+
+func (s *staged) setFolded(l []string) {
+	s.fold, s.nfold = unsafe.SliceData(l), uint16(len(l))
 }
 
 const blockLen = 4096
@@ -85,7 +123,7 @@ var releaseFrom = 100_000
 // drain hands memory back before the engine makes the findings slice
 // (releaseFrom).
 func (b *findingBlocks) close(dead []bool) {
-	b.texts, b.folds, b.line, b.ids = nil, nil, nil, nil
+	b.texts, b.folds, b.origins, b.last, b.line, b.ids = nil, nil, nil, nil, nil, nil
 	b.big = b.n >= releaseFrom
 	b.compact(dead)
 	if b.big {
@@ -138,10 +176,29 @@ func (b *findingBlocks) add(r *Rule, f *model.Finding) {
 	for i, e := range f.Evidence {
 		f.Evidence[i] = b.text(e)
 	}
-	b.cur = append(b.cur, staged{rule: r, severity: f.Severity, backfillID: f.BackfillID, key: f.Key, artifactURI: f.ArtifactURI,
-		owner: f.Owner, message: b.kept.keep(f.Message), evidence: b.kept.keepList(f.Evidence), fingerprint: b.kept.keep(f.Fingerprint),
-		source: f.Source, scope: f.Scope, location: f.Location})
+	s := staged{rule: r, severity: int8(f.Severity), backfillID: f.BackfillID, key: f.Key, artifactURI: f.ArtifactURI,
+		owner: f.Owner, message: b.kept.keep(f.Message), fingerprint: b.kept.keep(f.Fingerprint),
+		origin: b.origin(origin{f.Source, f.Scope, f.Location})}
+	s.setEvidence(b.kept.keepList(f.Evidence))
+	b.cur = append(b.cur, s)
 	b.n++
+}
+
+// origin returns the kept copy of o.
+func (b *findingBlocks) origin(o origin) *origin {
+	if b.last != nil && *b.last == o {
+		return b.last
+	}
+	k, ok := b.origins[o]
+	if !ok {
+		if b.origins == nil {
+			b.origins = map[origin]*origin{}
+		}
+		k = &o
+		b.origins[o] = k
+	}
+	b.last = k
+	return k
 }
 
 // at returns the i-th finding added.
@@ -236,9 +293,9 @@ func (b *findingBlocks) drain(fn func(f *model.Finding)) {
 		for i := range blk {
 			s := &blk[i]
 			f = model.Finding{RuleID: s.rule.ID, RuleName: s.rule.Name, Title: s.rule.Title, Step: s.rule.Step,
-				Severity: s.severity, BackfillID: s.backfillID, Key: s.key, ArtifactURI: s.artifactURI, Owner: s.owner,
-				Message: s.message, Evidence: s.evidence, Folded: s.folded, Remediation: s.rule.Remediation, Fingerprint: s.fingerprint,
-				Source: s.source, Scope: s.scope, Location: s.location}
+				Severity: model.Severity(s.severity), BackfillID: s.backfillID, Key: s.key, ArtifactURI: s.artifactURI, Owner: s.owner,
+				Message: s.message, Evidence: s.evidence(), Folded: s.folded(), Remediation: s.rule.Remediation, Fingerprint: s.fingerprint,
+				Source: s.origin.source, Scope: s.origin.scope, Location: s.origin.location}
 			fn(&f)
 		}
 	}

@@ -160,8 +160,9 @@ func (fs *findingBlocks) foldInto(a, b *staged, as string) {
 	line = append(line, b.rule.ID...)
 	line = append(line, "): "...)
 	n := 0
-	for i, e := range b.evidence {
-		if slices.Contains(a.evidence, e) || slices.Contains(b.evidence[:i], e) {
+	aev, bev := a.evidence(), b.evidence()
+	for i, e := range bev {
+		if slices.Contains(aev, e) || slices.Contains(bev[:i], e) {
 			continue
 		}
 		if n > 0 {
@@ -174,19 +175,19 @@ func (fs *findingBlocks) foldInto(a, b *staged, as string) {
 		line = append(line, b.message...)
 	}
 	fs.line = line
-	a.evidence = append(slices.Clip(a.evidence), fs.textOf(line))
+	a.setEvidence(append(slices.Clip(aev), fs.textOf(line)))
 	a.severity = max(a.severity, b.severity)
-	ids := append(fs.ids[:0], a.folded...)
+	ids := append(fs.ids[:0], a.folded()...)
 	if !slices.Contains(ids, b.rule.ID) {
 		ids = append(ids, b.rule.ID)
 	}
-	for _, id := range b.folded {
+	for _, id := range b.folded() {
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
 	fs.ids = ids
-	if len(ids) != len(a.folded) {
-		a.folded = fs.foldedList(ids)
+	if len(ids) != int(a.nfold) {
+		a.setFolded(fs.foldedList(ids))
 	}
 }
