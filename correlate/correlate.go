@@ -98,7 +98,6 @@ func Correlate(est *model.Estate, sel *Selector) *Index {
 			}
 			a.Key = id
 			ix.ByBackfill[id] = append(ix.ByBackfill[id], i)
-			a.OtherKeys = otherKeys(a.Attr(model.AttrOtherBackfills), id)
 		}
 		ix.Artifacts[i] = a
 	}

@@ -111,7 +111,8 @@ const (
 	AttrAPIURL        = "api_url"          // the API address of the system holding the artifact (no credentials)
 	// AttrOtherBackfills lists, comma-separated, the further backfill ids an
 	// artifact names beside the one it is tied to (an alert watching
-	// backfill_id=~"bf-1|bf-2"); correlate reads it into OtherKeys.
+	// backfill_id=~"bf-1|bf-2"); the index reads it (correlate's
+	// Index.OtherKeys).
 	AttrOtherBackfills = "other_backfills"
 	// AttrConditionError says why a grant's condition could not be read
 	// for its end (SetEnd).
@@ -223,10 +224,6 @@ type Artifact struct {
 	// Key is BackfillID in its normal form, set by correlate when it ties
 	// the artifact; not saved.
 	Key BackfillID `json:"-"`
-	// OtherKeys are the further backfills the artifact names
-	// (AttrOtherBackfills) in normal form, sorted, Key excluded; set by
-	// correlate, not saved.
-	OtherKeys []BackfillID `json:"-"`
 }
 
 // Attr returns an attribute, or "" when absent.

@@ -71,7 +71,7 @@ func undeclaredAsset(c *rules.Context) {
 // (an alert watching two) declares it in its plan's assets_to_remove: it
 // is declared machinery, whichever id its system wrote first.
 func declaredByOther(c *rules.Context, a *model.Artifact) bool {
-	for _, id := range a.OtherKeys {
+	for _, id := range c.Index.OtherKeys(a) {
 		if b := c.Index.Backfill(id); b != nil && declared(b, a) {
 			return true
 		}
