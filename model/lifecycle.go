@@ -2,7 +2,7 @@ package model
 
 // Step is a position in the cleanup lifecycle of docs/practice.md,
 // "Close the loop in order". A rule names the step its findings block.
-type Step int
+type Step int8
 
 // Steps in the order the practice requires them.
 const (

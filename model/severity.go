@@ -7,7 +7,7 @@ import (
 
 // Severity ranks a finding. The zero value is not a valid severity so that a
 // rule or override that forgot to set one is caught by IsValid.
-type Severity int
+type Severity int8
 
 // Severities from least to most severe.
 const (

@@ -72,7 +72,7 @@ type staged struct {
 	fold        *string // folded rules: nfold ids from here, set by the precedence
 	nev         uint32
 	nfold       uint16
-	severity    int8
+	severity    model.Severity
 }
 
 // origin is where findings rest: their source, scope and location.
@@ -176,7 +176,7 @@ func (b *findingBlocks) add(r *Rule, f *model.Finding) {
 	for i, e := range f.Evidence {
 		f.Evidence[i] = b.text(e)
 	}
-	s := staged{rule: r, severity: int8(f.Severity), backfillID: f.BackfillID, key: f.Key, artifactURI: f.ArtifactURI,
+	s := staged{rule: r, severity: f.Severity, backfillID: f.BackfillID, key: f.Key, artifactURI: f.ArtifactURI,
 		owner: f.Owner, message: b.kept.keep(f.Message), fingerprint: b.kept.keep(f.Fingerprint),
 		origin: b.origin(origin{f.Source, f.Scope, f.Location})}
 	s.setEvidence(b.kept.keepList(f.Evidence))
@@ -293,7 +293,7 @@ func (b *findingBlocks) drain(fn func(f *model.Finding)) {
 		for i := range blk {
 			s := &blk[i]
 			f = model.Finding{RuleID: s.rule.ID, RuleName: s.rule.Name, Title: s.rule.Title, Step: s.rule.Step,
-				Severity: model.Severity(s.severity), BackfillID: s.backfillID, Key: s.key, ArtifactURI: s.artifactURI, Owner: s.owner,
+				Severity: s.severity, BackfillID: s.backfillID, Key: s.key, ArtifactURI: s.artifactURI, Owner: s.owner,
 				Message: s.message, Evidence: s.evidence(), Folded: s.folded(), Remediation: s.rule.Remediation, Fingerprint: s.fingerprint,
 				Source: s.origin.source, Scope: s.origin.scope, Location: s.origin.location}
 			fn(&f)

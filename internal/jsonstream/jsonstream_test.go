@@ -19,7 +19,7 @@ func fill(v reflect.Value, depth int) {
 		v.SetString(`a <b> & "c" \ é` + "\u2028\t")
 	case reflect.Bool:
 		v.SetBool(true)
-	case reflect.Int, reflect.Int64, reflect.Int32:
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Int8:
 		if v.Type() == reflect.TypeFor[model.Severity]() {
 			v.SetInt(int64(model.SeverityHigh))
 		} else {
