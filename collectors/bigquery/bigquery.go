@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	bqclient "cloud.google.com/go/bigquery"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/correlate"
 	"github.com/bfaudit/bfaudit/correlate/iamcond"
@@ -104,8 +103,8 @@ type Collector struct {
 	// https://host is completed to https://host/bigquery/v2/.
 	Endpoint string `mapstructure:"endpoint"`
 
-	svc    *bq.Service      // listing: the REST client keeps the list fields
-	client *bqclient.Client // queries: dry run, maximumBytesBilled, results
+	svc    *bq.Service // listing, with the read-only scope
+	jobs   *bq.Service // queries (query.go), with the BigQuery scope
 	sel    *correlate.Selector
 	source string // the source's name: plans name it in validation_source
 	retry  remote.RetryPolicy
@@ -184,16 +183,16 @@ func (c *Collector) Init(env collectors.Env) error {
 	// The query client is built whatever the settings (it calls nothing
 	// until asked): validation, the jobs' lineage and plan check --live's
 	// dry runs use it.
-	if c.client == nil {
-		hc, err := c.httpClient(ctx, bqclient.Scope)
+	if c.jobs == nil {
+		hc, err := c.httpClient(ctx, bq.BigqueryScope)
 		if err != nil {
 			return fmt.Errorf("bigquery: query client for %s (Application Default Credentials): %w", c.BillingProject, err)
 		}
-		client, err := bqclient.NewClient(ctx, c.BillingProject, append(endpoint, hc)...)
+		jobs, err := bq.NewService(ctx, append(endpoint, hc)...)
 		if err != nil {
 			return fmt.Errorf("bigquery: query client for %s: %w", c.BillingProject, err)
 		}
-		c.client = client
+		c.jobs = jobs
 	}
 	return nil
 }
@@ -224,14 +223,6 @@ func (c *Collector) httpClient(ctx context.Context, scope string) (option.Client
 		return nil, err
 	}
 	return option.WithHTTPClient(hc), nil
-}
-
-// Close releases the query client.
-func (c *Collector) Close() error {
-	if c.client == nil {
-		return nil
-	}
-	return c.client.Close()
 }
 
 // Units are the configured projects.

@@ -2,19 +2,16 @@ package bigquery
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
-	bqclient "cloud.google.com/go/bigquery"
-	"google.golang.org/api/iterator"
-
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/model"
+	bq "google.golang.org/api/bigquery/v2"
 )
 
 var _ collectors.Estimator = (*Collector)(nil)
@@ -99,12 +96,8 @@ func (c *Collector) replayCost(ctx context.Context, b model.Backfill) (model.Que
 		if end.After(b.Range.End) {
 			end = b.Range.End
 		}
-		bytes, err := c.dryRunQuery(ctx, func() *bqclient.Query {
-			query := c.client.Query(b.ReplayQuery)
-			query.Location = c.Location
-			query.Parameters = []bqclient.QueryParameter{{Name: "start", Value: start}, {Name: "end", Value: end}}
-			return query
-		})
+		bytes, err := c.dryRunQuery(ctx, query{sql: b.ReplayQuery, location: c.Location,
+			params: []*bq.QueryParameter{timeParam("start", start), timeParam("end", end)}})
 		if err := c.dryRunOutcome(&q, bytes, err); err != nil || q.Error != "" {
 			return q, err
 		}
@@ -167,40 +160,31 @@ func (c *Collector) span(ctx context.Context, ref tableRef, r model.Interval) (m
 
 // partitionInfo is one row of INFORMATION_SCHEMA.PARTITIONS.
 type partitionInfo struct {
-	ID    string `bigquery:"partition_id"`
-	Rows  int64  `bigquery:"total_rows"`
-	Bytes int64  `bigquery:"total_logical_bytes"`
+	ID          string
+	Rows, Bytes int64
 }
 
 // partitions reads a table's partitions from its dataset's metadata: a
-// query capped at max_bytes_billed, read whole within one call's
-// deadline (the client retries a BigQuery that does not answer until its
-// context ends).
+// query capped at max_bytes_billed.
 func (c *Collector) partitions(ctx context.Context, ref tableRef) ([]partitionInfo, error) {
-	return gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) ([]partitionInfo, error) {
-		q := c.client.Query("SELECT partition_id, total_rows, total_logical_bytes FROM `" + ref.project + "." + ref.dataset +
-			".INFORMATION_SCHEMA.PARTITIONS` WHERE table_name = @table")
-		q.Parameters = []bqclient.QueryParameter{{Name: "table", Value: ref.table}}
-		q.Location = c.Location
-		q.MaxBytesBilled = c.MaxBytesBilled
-		q.Labels = map[string]string{"bfaudit": "plan-preview"}
-		it, err := q.Read(ctx)
-		if err != nil {
-			return nil, err
+	q := query{sql: "SELECT partition_id, total_rows, total_logical_bytes FROM `" + ref.project + "." + ref.dataset +
+		".INFORMATION_SCHEMA.PARTITIONS` WHERE table_name = @table", params: []*bq.QueryParameter{stringParam("table", ref.table)},
+		location: c.Location, labels: map[string]string{"bfaudit": "plan-preview"}, maxBytes: c.MaxBytesBilled}
+	var rows []partitionInfo
+	err := c.read(ctx, q, func([]string) {}, func(row []any) error {
+		if len(row) != 3 {
+			return fmt.Errorf("%d columns; want 3", len(row))
 		}
-		var rows []partitionInfo
-		for {
-			var row partitionInfo
-			err := it.Next(&row)
-			if errors.Is(err, iterator.Done) {
-				return rows, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, row)
+		p := partitionInfo{}
+		p.ID, _ = row[0].(string)
+		var err error
+		if p.Rows, err = toInt(row[1]); err == nil {
+			p.Bytes, err = toInt(row[2])
 		}
+		rows = append(rows, p)
+		return err
 	})
+	return rows, err
 }
 
 // partitionStart reads a time partition's id (2026070100 for an hour,

@@ -56,7 +56,6 @@ func estimator(t *testing.T, f *bqfake.Server) *Collector {
 	t.Helper()
 	c := newCollector(t, f.URL, "shop-analytics")
 	c.PricePerTiB = 6.25
-	t.Cleanup(func() { c.Close() })
 	return c
 }
 

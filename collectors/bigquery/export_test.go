@@ -32,12 +32,11 @@ func NewFaultFixture(t *testing.T) (*Collector, *FaultFake) {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "proj", "other")
 	c.Principals = []Principal{{Member: "serviceAccount:bf-7001@proj.iam.gserviceaccount.com", BackfillID: "BF-7001"}}
-	c.client = nil
+	c.jobs = nil
 	c.Lineage = Lineage{Jobs: true, Region: "US"}
 	if err := c.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
 	return c, &FaultFake{f: f}
 }
 

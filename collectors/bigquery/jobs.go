@@ -8,12 +8,11 @@ import (
 	"strings"
 	"time"
 
-	bqclient "cloud.google.com/go/bigquery"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
-	"google.golang.org/api/iterator"
+	bq "google.golang.org/api/bigquery/v2"
 )
 
 // Defaults of the lineage section.
@@ -177,52 +176,36 @@ func (c *Collector) readJobs(ctx context.Context, project string) ([]jobRow, err
 	defer cancel()
 	sql := fmt.Sprintf(jobsQuery, project, c.Lineage.Region)
 	since := c.now().Add(-c.Lineage.Lookback).UTC()
-	build := func() *bqclient.Query {
-		q := c.client.Query(sql)
-		q.Parameters = []bqclient.QueryParameter{
-			{Name: "since", Value: since},
-			{Name: "max_rows", Value: int64(c.Lineage.MaxRows) + 1},
-		}
-		q.Location = strings.TrimPrefix(c.Lineage.Region, "region-")
-		q.Labels = map[string]string{"bfaudit": "lineage"}
-		return q
-	}
-	estimate, err := c.dryRunQuery(ctx, build)
+	q := query{sql: sql, location: strings.TrimPrefix(c.Lineage.Region, "region-"), labels: map[string]string{"bfaudit": "lineage"},
+		params: []*bq.QueryParameter{timeParam("since", since), intParam("max_rows", int64(c.Lineage.MaxRows)+1)}}
+	estimate, err := c.dryRunQuery(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("dry run: %w", gcp.Summarize(err))
 	}
 	if estimate > c.MaxBytesBilled {
 		return nil, fmt.Errorf("refused: the dry run says the query would process %d bytes, above max_bytes_billed %d", estimate, c.MaxBytesBilled)
 	}
-	q := build()
-	q.MaxBytesBilled = c.MaxBytesBilled
-	it, err := q.Read(ctx)
-	if err != nil {
-		return nil, gcp.Summarize(err)
-	}
+	q.maxBytes = c.MaxBytesBilled
 	var out []jobRow
-	for {
-		var row []bqclient.Value
-		err := it.Next(&row)
-		if errors.Is(err, iterator.Done) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, gcp.Summarize(err)
-		}
+	err = c.read(ctx, q, func([]string) {}, func(row []any) error {
 		if len(out) == c.Lineage.MaxRows {
-			return nil, fmt.Errorf("more than lineage.max_rows (%d) jobs since %s; raise it or shorten lineage.lookback", c.Lineage.MaxRows, since.Format(time.RFC3339))
+			return fmt.Errorf("more than lineage.max_rows (%d) jobs since %s; raise it or shorten lineage.lookback", c.Lineage.MaxRows, since.Format(time.RFC3339))
 		}
 		r, err := decodeJob(row)
 		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", len(out)+1, err)
+			return fmt.Errorf("row %d: %w", len(out)+1, err)
 		}
 		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, gcp.Summarize(err)
 	}
+	return out, nil
 }
 
 // decodeJob reads a row in jobsQuery's column order.
-func decodeJob(row []bqclient.Value) (jobRow, error) {
+func decodeJob(row []any) (jobRow, error) {
 	if len(row) != 6 {
 		return jobRow{}, fmt.Errorf("%d columns; want 6", len(row))
 	}
@@ -238,13 +221,13 @@ func decodeJob(row []bqclient.Value) (jobRow, error) {
 	if r.destination, ok = row[3].(string); !ok {
 		return r, fmt.Errorf("job %s: destination_table is not a string", r.id)
 	}
-	refs, _ := row[4].([]bqclient.Value)
+	refs, _ := row[4].([]any)
 	for _, v := range refs {
 		if s, ok := v.(string); ok && s != "" {
 			r.referenced = append(r.referenced, s)
 		}
 	}
-	labels, _ := row[5].([]bqclient.Value)
+	labels, _ := row[5].([]any)
 	for _, v := range labels {
 		if k, val, ok := strings.Cut(fmt.Sprint(v), "="); ok && k != "" {
 			if r.labels == nil {

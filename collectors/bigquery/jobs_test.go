@@ -14,12 +14,11 @@ func lineageCollector(t *testing.T, f *fakeBQ, projects ...string) *Collector {
 	t.Helper()
 	srv := f.start()
 	c := newCollector(t, srv.URL, projects...)
-	c.client = nil
+	c.jobs = nil
 	c.Lineage = Lineage{Jobs: true, Region: "US"}
 	if err := c.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
 	return c
 }
 
@@ -163,7 +162,7 @@ func TestJobHistoryRowCap(t *testing.T) {
 			revenueHistory(f, "p-one")
 			srv := f.start()
 			c := newCollector(t, srv.URL, "p-one")
-			c.client = nil
+			c.jobs = nil
 			c.Lineage = Lineage{Jobs: true, Region: "region-us", MaxRows: tt.max}
 			if err := c.Init(testEnv()); err != nil {
 				t.Fatal(err)

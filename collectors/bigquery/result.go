@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	bqclient "cloud.google.com/go/bigquery"
 	"cloud.google.com/go/civil"
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -25,7 +24,7 @@ var (
 // Max the extremes of the min and max columns, and, when the result has a
 // partition column, MissingPartitions the days of the declared range with
 // no row (or a zero count).
-func summarize(v *model.Validation, names []string, rows [][]bqclient.Value, r model.Interval) error {
+func summarize(v *model.Validation, names []string, rows [][]any, r model.Interval) error {
 	col := func(cands []string) int {
 		for _, want := range cands {
 			for i, n := range names {
@@ -87,7 +86,7 @@ func summarize(v *model.Validation, names []string, rows [][]bqclient.Value, r m
 	return nil
 }
 
-func toInt(v bqclient.Value) (int64, error) {
+func toInt(v any) (int64, error) {
 	switch x := v.(type) {
 	case nil:
 		return 0, nil
@@ -106,7 +105,7 @@ func toInt(v bqclient.Value) (int64, error) {
 
 // toTime reads TIMESTAMP, DATETIME and DATE values; DATETIME and DATE
 // carry no zone and are read in the range's.
-func toTime(v bqclient.Value, loc *time.Location) (time.Time, error) {
+func toTime(v any, loc *time.Location) (time.Time, error) {
 	switch x := v.(type) {
 	case time.Time:
 		return x.UTC(), nil

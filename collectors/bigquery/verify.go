@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"net/http"
 
-	bqclient "cloud.google.com/go/bigquery"
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/gcp"
 	"github.com/bfaudit/bfaudit/model"
-	"google.golang.org/api/iterator"
 )
 
 var _ collectors.Verifier = (*Collector)(nil)
@@ -25,7 +23,7 @@ var _ collectors.Verifier = (*Collector)(nil)
 // an error return means BigQuery could not be asked (disabled, no access,
 // unreachable).
 func (c *Collector) Verify(ctx context.Context, b model.Backfill) (*model.Validation, error) {
-	if !c.RunValidation || c.client == nil {
+	if !c.RunValidation || c.jobs == nil {
 		return nil, fmt.Errorf("bigquery: validation queries are disabled; set run_validation: true on this source to verify %s", b.ID)
 	}
 	if b.ValidationQuery == "" {
@@ -49,11 +47,13 @@ func (c *Collector) Verify(ctx context.Context, b model.Backfill) (*model.Valida
 		return v, nil
 	}
 
-	q := c.client.Query(b.ValidationQuery)
-	q.MaxBytesBilled = c.MaxBytesBilled
-	q.Location = c.Location
-	q.Labels = map[string]string{"bfaudit": "validation"}
-	it, err := q.Read(ctx)
+	q := query{sql: b.ValidationQuery, location: c.Location, labels: map[string]string{"bfaudit": "validation"}, maxBytes: c.MaxBytesBilled}
+	var names []string
+	var rows [][]any
+	err = c.read(ctx, q, func(n []string) { names = n }, func(row []any) error {
+		rows = append(rows, row)
+		return nil
+	})
 	if err != nil {
 		if queryFault(err) {
 			v.Error = gcp.Summarize(err).Error()
@@ -61,64 +61,15 @@ func (c *Collector) Verify(ctx context.Context, b model.Backfill) (*model.Valida
 		}
 		return nil, fmt.Errorf("bigquery: run %s's validation query: %w", b.ID, gcp.Summarize(err))
 	}
-	var rows [][]bqclient.Value
-	for {
-		var row []bqclient.Value
-		err := it.Next(&row)
-		if errors.Is(err, iterator.Done) {
-			break
-		}
-		if err != nil {
-			if queryFault(err) {
-				v.Error = gcp.Summarize(err).Error()
-				return v, nil
-			}
-			return nil, fmt.Errorf("bigquery: read %s's validation result: %w", b.ID, gcp.Summarize(err))
-		}
-		rows = append(rows, row)
-	}
-	names := make([]string, len(it.Schema))
-	for i, f := range it.Schema {
-		names[i] = f.Name
-	}
 	if err := summarize(v, names, rows, b.Range); err != nil {
 		v.Error = err.Error()
 	}
 	return v, nil
 }
 
-// dryRun asks BigQuery how many bytes the query would process. Quota and
-// server errors are retried here: a dry run costs nothing.
+// dryRun asks BigQuery how many bytes the query would process.
 func (c *Collector) dryRun(ctx context.Context, sql string) (int64, error) {
-	return c.dryRunQuery(ctx, func() *bqclient.Query {
-		q := c.client.Query(sql)
-		q.Location = c.Location
-		return q
-	})
-}
-
-// dryRunQuery dry-runs the query build makes (a fresh one per try), each
-// try within the per-call timeout: the client retries a BigQuery that
-// does not answer (refused connections, 5xx) until its context ends.
-func (c *Collector) dryRunQuery(ctx context.Context, build func() *bqclient.Query) (int64, error) {
-	st, err := gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bqclient.JobStatus, error) {
-		q := build()
-		q.DryRun = true
-		job, err := q.Run(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return job.LastStatus(), nil
-	})
-	switch {
-	case err != nil:
-		return 0, err
-	case st == nil || st.Statistics == nil:
-		return 0, errors.New("dry run answered without statistics")
-	case st.Err() != nil:
-		return 0, st.Err() // the query's own fault (a *bqclient.Error)
-	}
-	return st.Statistics.TotalBytesProcessed, nil
+	return c.dryRunQuery(ctx, query{sql: sql, location: c.Location})
 }
 
 // queryFault reports whether err is the query's own fault (bad SQL, a
@@ -128,6 +79,6 @@ func queryFault(err error) bool {
 	if code := gcp.Code(err); code != 0 {
 		return code == http.StatusBadRequest || code == http.StatusNotFound
 	}
-	var be *bqclient.Error
-	return errors.As(err, &be)
+	var qe *queryError
+	return errors.As(err, &qe)
 }

@@ -44,11 +44,10 @@ func verifier(t *testing.T, f *fakeBQ) *Collector {
 	srv := f.start()
 	c := newCollector(t, srv.URL, "p-one")
 	c.RunValidation = true
-	c.client = nil
+	c.jobs = nil
 	if err := c.Init(testEnv()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
 	return c
 }
 
