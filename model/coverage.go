@@ -175,6 +175,21 @@ func (c Coverage) Full() bool { return c.State() == CoverageOK }
 // Failed reports whether the source answered for no unit at all.
 func (c Coverage) Failed() bool { return c.State() == CoverageFailed }
 
+// UnitErrors are the errors a report lists under the source's own Error:
+// Errors without the whole-source entry that says the same as Error (a
+// source that failed records its error in both), so that a reader sees
+// each error once.
+func (c Coverage) UnitErrors() []ScopeError {
+	out := make([]ScopeError, 0, len(c.Errors))
+	for _, e := range c.Errors {
+		if e.Scope == "" && e.Error == c.Error {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // Answered reports whether the source answered for the unit at scope, so
 // that absence of an object there means it is gone: the source did not
 // fail, and no error names that unit or any unit above it. An error below

@@ -179,3 +179,11 @@ func TestPositionedErrorNamesItsUnit(t *testing.T) {
 		}
 	}
 }
+
+func TestUnitErrorsLeaveOutTheSourcesOwn(t *testing.T) {
+	c := Coverage{Status: CoverageFailed, Error: "refused", Errors: []ScopeError{{Error: "refused"}, {Scope: "a", Error: "refused"}, {Error: "other"}}}
+	got := c.UnitErrors()
+	if len(got) != 2 || got[0].Scope != "a" || got[1].Error != "other" {
+		t.Errorf("unit errors %+v; want the scoped one and the other, not the source's own", got)
+	}
+}

@@ -75,7 +75,7 @@ func (t *Table) Write(_ context.Context, w io.Writer, r *model.Report) error {
 			}
 			p.pad(2)
 			p.para(4, line)
-			for _, e := range c.Errors {
+			for _, e := range c.UnitErrors() {
 				p.pad(4)
 				if e.Scope != "" && !e.Positioned() {
 					p.para(6, "- "+e.Scope+": "+e.Error)

@@ -176,3 +176,21 @@ func TestNotesShown(t *testing.T) {
 		}
 	}
 }
+
+// A source that failed records its error as its own and as its
+// whole-source entry; every report says it once.
+func TestFailedSourceErrorSaidOnce(t *testing.T) {
+	const why = "list silences: connection refused"
+	for _, format := range []string{"table", "markdown", "html"} {
+		r := sampleReport()
+		r.Coverage = []model.Coverage{{Source: "am", System: "alertmanager", Status: model.CoverageFailed, Error: why,
+			Errors: []model.ScopeError{{Error: why}, {Scope: "silences", Error: "one unit alone failed"}}}}
+		out := renderReport(t, format, r)
+		if n := strings.Count(out, why); n != 1 {
+			t.Errorf("%s: the failed source's error appears %d times, want once:\n%s", format, n, out)
+		}
+		if !strings.Contains(out, "one unit alone failed") {
+			t.Errorf("%s: a unit's own error is not listed:\n%s", format, out)
+		}
+	}
+}
