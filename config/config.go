@@ -20,7 +20,6 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -438,7 +437,7 @@ func sourceNodes(root *yaml.Node) []*yaml.Node {
 }
 
 // readError makes viper's parse errors say what they are.
-func readError(err error) error {
+func readError(err error, data []byte) error {
 	var nf viper.ConfigFileNotFoundError
 	if errors.As(err, &nf) {
 		return errors.New("file not found")
@@ -450,18 +449,14 @@ func readError(err error) error {
 	// make each a problem at its line, so it reads path:N: what.
 	var problems []error
 	for _, l := range strings.Split(strings.TrimPrefix(msg, "unmarshal errors:\n"), "\n") {
-		m := yamlLine.FindStringSubmatch(l)
-		if m == nil {
+		n, what := decodeerr.YAMLLine(l, data)
+		if n == 0 {
 			return errors.New(msg)
 		}
-		n, _ := strconv.Atoi(m[1])
-		problems = append(problems, &decodeerr.Problem{Line: n, Msg: m[2]})
+		problems = append(problems, &decodeerr.Problem{Line: n, Msg: what})
 	}
 	if len(problems) == 1 {
 		return problems[0]
 	}
 	return errors.Join(problems...)
 }
-
-// yamlLine is how the YAML decoder places an error.
-var yamlLine = regexp.MustCompile(`^\s*line (\d+): (.*)$`)

@@ -42,6 +42,7 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		name, body, want string
 	}{
 		{"yaml syntax", "sources: [\n", "bfaudit.yaml:1: did not find expected node content"},
+		{"yaml unclosed list", "rules:\n  disabled: [BF001, BF002\nsources: []\n", "bfaudit.yaml:2: did not find expected ',' or ']'"},
 		{"unknown collector", "sources:\n  - type: nosuch\n", "bfaudit.yaml:2: sources[0].type: unknown collector \"nosuch\""},
 		{"missing type", "sources:\n  - name: x\n", "bfaudit.yaml:2: sources[0]: type: missing"},
 		{"collector key typo", "sources:\n  - type: inventory\n    name: inv\n    file: [a]\n", "bfaudit.yaml:4: sources[0].file: unknown key; did you mean files?"},

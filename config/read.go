@@ -52,7 +52,7 @@ func readFile(v *viper.Viper, path string) ([]byte, error) {
 	}
 	v.SetConfigType(typ)
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, readError(err)
+		return nil, readError(err, data)
 	}
 	return data, nil
 }

@@ -163,7 +163,7 @@ func TestUnreadableFileIsAnErrorAtItsScope(t *testing.T) {
 	}
 	for scope, want := range map[string]string{
 		"flags/missing.json": "flagd: flags/missing.json: no such file or directory",
-		"flags/syntax.json":  "flagd: flags/syntax.json:2: did not find expected node content",
+		"flags/syntax.json":  "flagd: flags/syntax.json:3: did not find expected node content", // the } where a value belongs
 		// The list form is read: its flag lacks a state.
 		"flags/list.yaml": "flagd: flags/list.yaml:2: flags[0] (bf-2).state: missing; expected ENABLED or DISABLED",
 		// Named in the config, a file holding no flags at all is an error.

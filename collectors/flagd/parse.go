@@ -3,11 +3,11 @@ package flagd
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/bfaudit/bfaudit/internal/decodeerr"
 	"gopkg.in/yaml.v3"
 )
 
@@ -69,16 +69,7 @@ func (p *parser) syntax(err error) error {
 
 // syntaxParts splits a YAML error into its line (0 when it names none)
 // and what is wrong.
-func syntaxParts(err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n, m[2]
-	}
-	return 0, msg
-}
-
-var lineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
+func syntaxParts(err error) (int, string) { return decodeerr.YAMLSyntax(err, nil) }
 
 // definition reads a definition: a map holding flags (a map of name to
 // flag, or a list of flags with their key) and metadata.

@@ -64,12 +64,8 @@ func Parse(path string, data []byte, defaultSystem string) ([]model.Artifact, []
 	// syntax refuses the file for the YAML parser's error, its "line N:"
 	// moved into the location.
 	syntax := func(msg string) ([]model.Artifact, []error) {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-		if m := typeErrRE.FindStringSubmatch(msg); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return whole(line, "%s", m[2])
-		}
-		return whole(0, "%s", msg)
+		line, what := decodeerr.YAMLLine(msg, data)
+		return whole(line, "%s", what)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return whole(0, "empty file; an inventory file holds {\"artifacts\": [...]} (an empty list when there are none)")

@@ -3,8 +3,6 @@ package records
 import (
 	"errors"
 	"reflect"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -49,14 +47,10 @@ func split(err error) []error {
 	return []error{err}
 }
 
-var lineRE = regexp.MustCompile(`^line (\d+): `)
-
-// splitLine takes "line N: msg" apart.
+// splitLine takes "line N: msg" apart (decodeerr.YAMLLine).
 func splitLine(err error) (int, error) {
-	msg := err.Error()
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n, plainError(strings.TrimPrefix(msg, m[0]))
+	if n, what := decodeerr.YAMLLine(err.Error(), nil); n > 0 {
+		return n, plainError(what)
 	}
 	return 0, err
 }
