@@ -40,8 +40,9 @@ type fakeBQ struct {
 	// result of the validation query: schema fields JSON and rows JSON.
 	schema, rows string
 	// async makes jobs.query answer jobComplete=false, so the client
-	// falls back to jobs.getQueryResults.
-	async bool
+	// falls back to jobs.getQueryResults; neverDone makes that answer
+	// jobComplete=false too, at once, however long it is asked.
+	async, neverDone bool
 
 	// history: project -> its JOBS_BY_PROJECT rows (JSON row objects)
 	// answered to the lineage query; historyFail: project -> status of
@@ -200,8 +201,12 @@ func (f *fakeBQ) getQueryResults(w http.ResponseWriter, q map[string][]string, p
 		bqError(w, http.StatusNotFound, "notFound", "Not found: Job "+project+":"+job)
 		return
 	}
+	if f.neverDone {
+		fmt.Fprintf(w, `{"kind":"bigquery#getQueryResultsResponse","jobReference":{"projectId":%q,"jobId":%q,"location":"US"},"jobComplete":false}`, project, job)
+		return
+	}
 	if first(q["maxResults"]) == "0" {
-		// The client waits with maxResults=0 and reads rows afterwards.
+		// Google's client waits with maxResults=0 and reads rows afterwards.
 		fmt.Fprintf(w, `{"kind":"bigquery#getQueryResultsResponse","schema":{"fields":%s},
 			"jobReference":{"projectId":%q,"jobId":%q,"location":"US"},"totalRows":"%d","jobComplete":true}`,
 			f.schema, project, job, strings.Count(f.rows, `{"f"`))

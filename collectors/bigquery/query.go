@@ -35,6 +35,9 @@ type query struct {
 
 var standardSQL = false // useLegacySql: BigQuery's default is legacy SQL
 
+// pollPause is the least time between two asks of a query not yet done.
+const pollPause = 250 * time.Millisecond
+
 // stringParam, intParam and timeParam are named query parameters.
 func stringParam(name, v string) *bq.QueryParameter { return param(name, "STRING", v) }
 
@@ -110,7 +113,7 @@ func (c *Collector) read(ctx context.Context, q query, columns func(names []stri
 	page := &bq.GetQueryResultsResponse{JobComplete: first.JobComplete, JobReference: first.JobReference,
 		Schema: first.Schema, Rows: first.Rows, PageToken: first.PageToken}
 	pages := remote.Pager{What: "bigquery.jobs.getQueryResults", Max: c.maxPages}
-	named := false
+	named, polled := false, false
 	for {
 		if page.JobComplete {
 			if page.Schema == nil {
@@ -141,6 +144,14 @@ func (c *Collector) read(ctx context.Context, q query, columns func(names []stri
 		if ref == nil || ref.JobId == "" {
 			return errors.New("a query answered without its job")
 		}
+		if !page.JobComplete && polled {
+			// BigQuery waits up to timeoutMs before it answers "not done";
+			// one that answers at once is not asked again at once.
+			if err := remote.SleepContext(ctx, pollPause); err != nil {
+				return err
+			}
+		}
+		polled = !page.JobComplete
 		token := page.PageToken
 		page, err = gcp.Call(ctx, c.retry, c.Timeout, func(ctx context.Context) (*bq.GetQueryResultsResponse, error) {
 			return c.jobs.Jobs.GetQueryResults(ref.ProjectId, ref.JobId).Location(ref.Location).PageToken(token).

@@ -91,6 +91,27 @@ func TestVerifyMissingPartition(t *testing.T) {
 	}
 }
 
+// A query BigQuery never finishes ends at query_timeout, asked again at
+// most every pollPause even when BigQuery answers "not done" at once.
+func TestQueryNeverDoneEndsAtQueryTimeout(t *testing.T) {
+	f := newFakeBQ(t)
+	gappyResult(f)
+	f.async, f.neverDone = true, true
+	c := verifier(t, f)
+	c.QueryTimeout = time.Second
+	start := time.Now()
+	_, err := c.Verify(context.Background(), backfill)
+	if err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("error %v; want the query_timeout's deadline", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %s; query_timeout is 1s", took)
+	}
+	if n := f.count("/queries/job_val1"); n < 2 || n > int(time.Second/pollPause)+2 {
+		t.Errorf("%d polls in 1s; want a few, at most one every %s", n, pollPause)
+	}
+}
+
 func TestVerifyRefusedForCost(t *testing.T) {
 	f := newFakeBQ(t)
 	gappyResult(f)
