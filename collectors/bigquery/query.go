@@ -100,7 +100,9 @@ func parameterMode(q query) string {
 func (c *Collector) read(ctx context.Context, q query, columns func(names []string), row func(cells []any) error) error {
 	id := make([]byte, 16)
 	_, _ = rand.Read(id)
-	wait := max(c.Timeout/2, time.Second).Milliseconds() // BigQuery answers within it, done or not
+	// BigQuery answers within wait, done or not: half the call's timeout,
+	// so that its "not done" arrives before the call is given up.
+	wait := max(c.Timeout/2, 100*time.Millisecond).Milliseconds()
 	req := &bq.QueryRequest{Query: q.sql, UseLegacySql: &standardSQL, Location: q.location, Labels: q.labels,
 		MaximumBytesBilled: q.maxBytes, QueryParameters: q.params, ParameterMode: parameterMode(q),
 		FormatOptions: &bq.DataFormatOptions{UseInt64Timestamp: true}, RequestId: hex.EncodeToString(id), TimeoutMs: wait}
