@@ -47,8 +47,8 @@ func newFake(t *testing.T, objs ...fakestorage.Object) *fakeGCS {
 		t.Fatal(err)
 	}
 	f := &fakeGCS{srv: srv, bucket: map[string]map[string]any{}, holds: map[string]bool{}, fail: map[string]int{}}
-	f.http = httptest.NewServer(f)
-	t.Cleanup(func() { f.http.Close(); srv.Stop() })
+	f.http = serveChecked(t, f)
+	t.Cleanup(srv.Stop)
 	return f
 }
 

@@ -46,16 +46,32 @@ func gcsFixtureDenying(t *testing.T, deny string) (*fakestorage.Server, *Collect
 		t.Fatal(err)
 	}
 	h := srv.HTTPHandler()
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hs := serveChecked(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if deny != "" && r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, url.PathEscape(deny)) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusForbidden)
 			w.Write([]byte(`{"error":{"code":403,"message":"Object is under active Temporary hold and cannot be deleted.","errors":[{"reason":"forbidden"}]}}`))
 			return
 		}
+		if r.Method == http.MethodDelete {
+			// fake-gcs-server answers a delete with a body; Cloud Storage's
+			// description (and the service) with none.
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code/100 == 2 {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
 		h.ServeHTTP(w, r)
 	}))
-	t.Cleanup(func() { hs.Close(); srv.Stop() })
+	t.Cleanup(srv.Stop)
 	client, err := NewClient(context.Background(), hs.URL, storage.DevstorageReadWriteScope, option.WithoutAuthentication())
 	if err != nil {
 		t.Fatal(err)
