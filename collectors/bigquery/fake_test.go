@@ -64,22 +64,11 @@ func newFakeBQ(t *testing.T) *fakeBQ {
 
 func (f *fakeBQ) start() *httptest.Server { return serveChecked(f.t, f) }
 
-// serveChecked serves a fake behind BigQuery's API description: every
-// request the collector or a fix action sends, and every successful
-// answer of the fake's, is checked against it (path, method, parameters,
-// body fields), and what breaks it fails the test at its end. A request
-// the description refuses is answered 400, as BigQuery would.
+// serveChecked serves a fake behind BigQuery's API description
+// (discovery.Serve): every request the collector or a fix action sends,
+// and every successful answer of the fake's, is checked against it.
 func serveChecked(t *testing.T, h http.Handler) *httptest.Server {
-	t.Helper()
-	guard := &discovery.Guard{Doc: bqfake.Description()}
-	srv := httptest.NewServer(guard.Wrap(h))
-	t.Cleanup(func() {
-		srv.Close()
-		for _, v := range guard.Violations() {
-			t.Errorf("BigQuery's API description: %s", v)
-		}
-	})
-	return srv
+	return discovery.Serve(t, bqfake.Description(), "BigQuery's API description", h)
 }
 
 func (f *fakeBQ) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -21,17 +21,11 @@ var (
 )
 
 var (
-	iamDoc = sync.OnceValue(func() *discovery.Doc { return mustLoad("iam-api.json", iamDescription) })
-	crmDoc = sync.OnceValue(func() *discovery.Doc { return mustLoad("cloudresourcemanager-api.json", crmDescription) })
+	iamDoc = sync.OnceValue(func() *discovery.Doc { return discovery.MustLoad("testdata/iam-api.json", iamDescription) })
+	crmDoc = sync.OnceValue(func() *discovery.Doc {
+		return discovery.MustLoad("testdata/cloudresourcemanager-api.json", crmDescription)
+	})
 )
-
-func mustLoad(name string, b []byte) *discovery.Doc {
-	d, err := discovery.Load(b)
-	if err != nil {
-		panic("testdata/" + name + ": " + err.Error())
-	}
-	return d
-}
 
 // serveChecked serves a fake behind the IAM v1 (paths under /v1/) and
 // Resource Manager v3 (under /v3/) descriptions: every request the

@@ -17,27 +17,12 @@ import (
 var storageDescription []byte
 
 var storageDoc = sync.OnceValue(func() *discovery.Doc {
-	d, err := discovery.Load(storageDescription)
-	if err != nil {
-		panic("testdata/storage-api.json: " + err.Error())
-	}
-	return d
+	return discovery.MustLoad("testdata/storage-api.json", storageDescription)
 })
 
-// serveChecked serves a fake behind the Cloud Storage description: every
-// request the collector or the fix sends, and every successful answer of
-// the fake's, is checked against its method, and what breaks it fails the
-// test at its end. A request the description refuses is answered 400, as
-// Google would.
+// serveChecked serves a fake behind the Cloud Storage description
+// (discovery.Serve): every request the collector or the fix sends, and
+// every successful answer of the fake's, is checked against it.
 func serveChecked(t *testing.T, h http.Handler) *httptest.Server {
-	t.Helper()
-	guard := &discovery.Guard{Doc: storageDoc()}
-	srv := httptest.NewServer(guard.Wrap(h))
-	t.Cleanup(func() {
-		srv.Close()
-		for _, v := range guard.Violations() {
-			t.Errorf("Cloud Storage's API description: %s", v)
-		}
-	})
-	return srv
+	return discovery.Serve(t, storageDoc(), "Cloud Storage's API description", h)
 }

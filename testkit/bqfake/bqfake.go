@@ -60,11 +60,7 @@ var description []byte
 
 // Description is BigQuery's API description, loaded once.
 var Description = sync.OnceValue(func() *discovery.Doc {
-	d, err := discovery.Load(description)
-	if err != nil {
-		panic("bqfake: testdata/bigquery-api.json: " + err.Error())
-	}
-	return d
+	return discovery.MustLoad("bqfake: testdata/bigquery-api.json", description)
 })
 
 // Table is a table the fake holds.
