@@ -3,7 +3,10 @@ package rules
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -35,6 +38,9 @@ func TestStagingKeepsEveryField(t *testing.T) {
 		}
 	}
 	f.RuleID, f.RuleName, f.Title, f.Step, f.Remediation = r.ID, r.Name, r.Title, r.Step, r.Remediation
+	// A staged fingerprint is always model.Fingerprint's (Report makes
+	// it), kept as a number: its text must come back.
+	f.Fingerprint = model.Fingerprint(f.RuleID, f.Key, f.ArtifactURI)
 	want := f
 	want.Evidence = append([]string(nil), f.Evidence...)
 	var b findingBlocks
@@ -106,5 +112,54 @@ func TestBigDrainReleasesMemoryAndKeepsOrder(t *testing.T) {
 		if want := n - n/3; got != want || calls != c.calls {
 			t.Errorf("releaseFrom %d: drained %d, want %d, released %d times, want %d", c.from, got, want, calls, c.calls)
 		}
+	}
+}
+
+// The texts of a foldable rule's findings are kept apart until the
+// precedence has folded them, then the survivors' are copied out: no
+// drained finding refers to the texts kept in doubt, which can go, and
+// every text comes back whole.
+func TestFoldableTextsKeptApartUntilTheFold(t *testing.T) {
+	over := &Rule{ID: "BF999", Title: "over", Supersedes: []Supersede{{Rule: "BF998", As: "also"}}}
+	under := &Rule{ID: "BF998", Title: "under"}
+	p := newPrecedence([]*Rule{over, under})
+	b := findingBlocks{foldable: p}
+	add := func(r *Rule, uri, msg string, ev ...string) {
+		f := &model.Finding{RuleID: r.ID, Key: "bf-1", ArtifactURI: uri, Message: msg, Evidence: ev}
+		f.Fingerprint = model.Fingerprint(f.RuleID, f.Key, f.ArtifactURI)
+		b.add(r, f)
+	}
+	add(over, "a://1", "over a1", "state")
+	add(under, "a://1", "under a1", "state", "folded line")
+	add(under, "a://2", "under a2", "state", "standing line")
+	inDoubt := b.doubt.text // the chunk the foldable findings' texts went to
+	if len(inDoubt) == 0 {
+		t.Fatal("the foldable rule's texts were not kept apart")
+	}
+	dead, live, _ := b.settle(p, nil)
+	b.close(dead)
+	if b.doubt.text != nil || b.doubtTexts != nil {
+		t.Error("close kept the texts in doubt")
+	}
+	lo, hi := uintptr(unsafe.Pointer(&inDoubt[:1][0])), uintptr(unsafe.Pointer(&inDoubt[:1][0]))+uintptr(cap(inDoubt))
+	refersToDoubt := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		return s != "" && p >= lo && p < hi
+	}
+	var got []string
+	b.drain(func(f *model.Finding) {
+		for _, s := range append([]string{f.Message, f.Fingerprint}, f.Evidence...) {
+			if refersToDoubt(s) {
+				t.Errorf("%s on %s still refers to a text in doubt: %q", f.RuleID, f.ArtifactURI, s)
+			}
+		}
+		got = append(got, fmt.Sprintf("%s %s %q %q", f.RuleID, f.ArtifactURI, f.Message, f.Evidence))
+	})
+	want := []string{
+		`BF999 a://1 "over a1" ["state" "also (BF998): folded line"]`,
+		`BF998 a://2 "under a2" ["state" "standing line"]`,
+	}
+	if live != 2 || !slices.Equal(got, want) {
+		t.Errorf("drained %d:\n%s\nwant\n%s", live, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
