@@ -307,7 +307,7 @@ func (in *interner) fastArtifact(raw []byte, a *model.Artifact) bool {
 
 // stringMap reads an object of strings (or null) into *m, sharing the
 // interner's copy of a map with the same content.
-func (in *interner) stringMap(p *cursor, m *map[string]string) bool {
+func (in *interner) stringMap(p *cursor, m **model.Tags) bool {
 	if p.literal("null") {
 		*m = nil
 		return true

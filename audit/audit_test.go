@@ -81,7 +81,7 @@ func TestRefreshAfterWaiver(t *testing.T) {
 		Backfills: []model.Backfill{{ID: "BF-1", Origin: model.OriginPlan, Status: model.StatusVerified, Owner: "o",
 			Timeline: model.Timeline{CompletedAt: done, VerifiedAt: done}}},
 		Artifacts: []model.Artifact{{URI: "mon://alert/1", Kind: model.KindAlert, BackfillID: "BF-1", State: model.StateEnabled,
-			Attributes: map[string]string{model.AttrWatchesOnly: "true"}}},
+			Attributes: model.TagsOf(map[string]string{model.AttrWatchesOnly: "true"})}},
 		Coverage: []model.Coverage{{Source: "", Status: model.CoverageOK}},
 	}
 	eng, err := rules.New(rules.Options{})
@@ -116,7 +116,7 @@ func TestRefreshAfterACarriedFinding(t *testing.T) {
 		Backfills: []model.Backfill{{ID: "BF-1", Origin: model.OriginPlan, Status: model.StatusVerified, Owner: "o",
 			Timeline: model.Timeline{CompletedAt: done, VerifiedAt: done}}},
 		Artifacts: []model.Artifact{{URI: "mon://alert/1", Kind: model.KindAlert, BackfillID: "BF-1", State: model.StateEnabled,
-			Attributes: map[string]string{model.AttrWatchesOnly: "true"}}},
+			Attributes: model.TagsOf(map[string]string{model.AttrWatchesOnly: "true"})}},
 		Coverage: []model.Coverage{{Source: "", Status: model.CoverageOK}},
 	}
 	eng, err := rules.New(rules.Options{})

@@ -240,7 +240,7 @@ type interner struct {
 	backfills map[string]model.Backfill
 	records   map[string]model.DecisionRecord
 	strs      map[string]string
-	maps      map[string]map[string]string // by content, see mapKey
+	maps      map[string]*model.Tags // by content, see mapKey
 	key       []byte
 	pairs     []pair
 }
@@ -271,7 +271,7 @@ func newSharedInterner() *interner {
 }
 
 func newInterner() *interner {
-	return &interner{strs: map[string]string{}, maps: map[string]map[string]string{}}
+	return &interner{strs: map[string]string{}, maps: map[string]*model.Tags{}}
 }
 
 // s interns *p.
@@ -311,30 +311,33 @@ func (in *interner) value(v []byte) string {
 	return string(v)
 }
 
-// strmap returns the one copy of a map with m's content (for an entry
+// strmap returns the one copy of tags with t's content (for an entry
 // encoding/json read).
-func (in *interner) strmap(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return m
+func (in *interner) strmap(t *model.Tags) *model.Tags {
+	if t.Len() == 0 {
+		return nil
 	}
 	in.pairs = in.pairs[:0]
-	for k, v := range m {
+	for k, v := range t.All() {
 		in.pairs = append(in.pairs, pair{[]byte(k), []byte(v)})
 	}
-	shared, _ := in.sharedMap(in.pairs) // a Go map has no key twice
+	shared, _ := in.sharedMap(in.pairs) // tags have no key twice
 	return shared
 }
 
 // sharedMap returns the one copy of the map of these entries, made if it
 // is the first; false when a key is given twice (encoding/json's rules
 // then apply).
-func (in *interner) sharedMap(pairs []pair) (map[string]string, bool) {
-	build := func() map[string]string {
-		m := make(map[string]string, len(pairs))
+func (in *interner) sharedMap(pairs []pair) (*model.Tags, bool) {
+	if len(pairs) == 0 {
+		return nil, true
+	}
+	build := func() *model.Tags { // pairs are sorted by then
+		kv := make([]string, 0, 2*len(pairs))
 		for _, p := range pairs {
-			m[in.str(p.k)] = in.value(p.v)
+			kv = append(kv, in.str(p.k), in.value(p.v))
 		}
-		return m
+		return model.SortedTags(kv)
 	}
 	in.key = mapKey(in.key[:0], pairs) // sorts pairs
 	for i := 1; i < len(pairs); i++ {

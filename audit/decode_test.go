@@ -95,8 +95,8 @@ func TestLoadEstateInterns(t *testing.T) {
 	if !same(a.Source, b.Source) || !same(string(a.Kind), string(b.Kind)) {
 		t.Error("source and kind are not interned")
 	}
-	for k := range a.Labels {
-		for k2 := range b.Labels {
+	for k := range a.Labels.All() {
+		for k2 := range b.Labels.All() {
 			if k == k2 && !same(k, k2) {
 				t.Errorf("label key %q is not interned", k)
 			}
@@ -109,7 +109,7 @@ func TestLoadEstateInterns(t *testing.T) {
 		if a.Labels == nil {
 			continue
 		}
-		id := a.Labels["backfill_id"]
+		id := a.Labels.Get("backfill_id")
 		p := reflect.ValueOf(a.Labels).Pointer()
 		if q, ok := byLabels[id]; ok && p != q {
 			t.Fatalf("two artifacts labelled %s hold two maps", id)

@@ -18,7 +18,7 @@ func TestFindingOwners(t *testing.T) {
 	done := now.AddDate(0, -2, 0)
 	alert := func(id, owner string) model.Artifact {
 		return model.Artifact{URI: "mon://alert/" + id, Kind: model.KindAlert, BackfillID: id, State: model.StateEnabled, Owner: owner,
-			Attributes: map[string]string{model.AttrWatchesOnly: "true"}}
+			Attributes: model.TagsOf(map[string]string{model.AttrWatchesOnly: "true"})}
 	}
 	est := &model.Estate{
 		Backfills: []model.Backfill{{ID: "BF-1", Origin: model.OriginPlan, Status: model.StatusVerified, CodeOwners: []string{"@shop/data-platform", "@alice"},

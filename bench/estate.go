@@ -67,46 +67,46 @@ func Estate(artifacts, backfills int) *model.Estate {
 		switch {
 		case i%10 == 9: // not machinery of any backfill
 		case i%20 == 4:
-			a.Labels = map[string]string{"backfill_id": fmt.Sprintf("bf_%d", 900000+i%500)}
+			a.Labels = model.TagsOf(map[string]string{"backfill_id": fmt.Sprintf("bf_%d", 900000+i%500)})
 		default:
-			a.Labels = map[string]string{"backfill_id": fmt.Sprintf("bf_%d", 10000+bf)}
+			a.Labels = model.TagsOf(map[string]string{"backfill_id": fmt.Sprintf("bf_%d", 10000+bf)})
 		}
 		switch k {
 		case model.KindSchedulerJob:
 			a.System, a.Source, a.Scope = "airflow", "airflow", "dags"
 			a.URI = fmt.Sprintf("airflow://s/dags/bf_%d_replay_%d", 10000+bf, i)
 			a.State = []model.State{model.StateEnabled, model.StatePaused}[i%2]
-			a.Attributes = map[string]string{model.AttrCatchup: "true", model.AttrStartDate: "2025-01-01T00:00:00Z", model.AttrPool: "default_pool", model.AttrMaxActiveRuns: "16"}
+			a.Attributes = model.TagsOf(map[string]string{model.AttrCatchup: "true", model.AttrStartDate: "2025-01-01T00:00:00Z", model.AttrPool: "default_pool", model.AttrMaxActiveRuns: "16"})
 		case model.KindJobRun:
 			a.System, a.Source, a.Scope = "airflow", "airflow", "runs"
 			a.URI = fmt.Sprintf("airflow://s/dags/bf_%d_replay/dagRuns/%d", 10000+bf, i)
-			a.Attributes = map[string]string{model.AttrRunType: "backfill", model.AttrRunState: []string{"success", "queued", "running"}[i%3]}
+			a.Attributes = model.TagsOf(map[string]string{model.AttrRunType: "backfill", model.AttrRunState: []string{"success", "queued", "running"}[i%3]})
 		case model.KindTable:
 			a.System, a.Source, a.Scope = "bigquery", "bigquery", fmt.Sprintf("p%d", i%20)
 			a.URI = fmt.Sprintf("bigquery://p%d/d/t_%d", i%20, i)
-			a.Attributes = map[string]string{model.AttrRows: fmt.Sprint(i % 1000), model.AttrBytes: fmt.Sprint(i * 100)}
+			a.Attributes = model.TagsOf(map[string]string{model.AttrRows: fmt.Sprint(i % 1000), model.AttrBytes: fmt.Sprint(i * 100)})
 			if i%3 == 0 {
 				a.ExpiresAt = Now.AddDate(0, 0, 10-i%20)
 			}
 		case model.KindSubscription, model.KindQueue:
 			a.System, a.Source, a.Scope = "pubsub", "pubsub", "p"
 			a.URI = fmt.Sprintf("pubsub://p/subscriptions/s_%d", i)
-			a.Attributes = map[string]string{model.AttrMessages: fmt.Sprint(i % 50), model.AttrConsumers: "1"}
+			a.Attributes = model.TagsOf(map[string]string{model.AttrMessages: fmt.Sprint(i % 50), model.AttrConsumers: "1"})
 		case model.KindGrant:
 			a.System, a.Source, a.Scope = "gcpiam", "gcpiam", "p"
 			a.URI = fmt.Sprintf("gcpiam://p/roles/editor/sa%d", i)
-			a.Attributes = map[string]string{model.AttrPrincipal: fmt.Sprintf("serviceAccount:sa%d@p", i), model.AttrRole: "roles/editor", model.AttrTimeBound: "false"}
+			a.Attributes = model.TagsOf(map[string]string{model.AttrPrincipal: fmt.Sprintf("serviceAccount:sa%d@p", i), model.AttrRole: "roles/editor", model.AttrTimeBound: "false"})
 			if i%4 == 0 {
-				a.Attributes[model.AttrCondition] = fmt.Sprintf(`request.time < timestamp("2026-%02d-01T00:00:00Z")`, i%12+1)
+				a.SetAttr(model.AttrCondition, fmt.Sprintf(`request.time < timestamp("2026-%02d-01T00:00:00Z")`, i%12+1))
 			}
 		case model.KindCredential:
 			a.System, a.Source, a.Scope = "postgres", "postgres", "roles"
 			a.URI = fmt.Sprintf("postgres://w/roles/r%d", i)
-			a.Attributes = map[string]string{model.AttrLogin: "true"}
+			a.Attributes = model.TagsOf(map[string]string{model.AttrLogin: "true"})
 		case model.KindAlert:
 			a.System, a.Source, a.Scope = "inventory", "plans", ""
 			a.URI = fmt.Sprintf("exports://alerts/a%d", i)
-			a.Attributes = map[string]string{model.AttrWatchesOnly: "true"}
+			a.Attributes = model.TagsOf(map[string]string{model.AttrWatchesOnly: "true"})
 		}
 		a.Name = a.URI[len(a.URI)-min(len(a.URI), 24):]
 		if i%3 == 0 {

@@ -73,7 +73,7 @@ func Correlate(est *model.Estate, sel *Selector) *Index {
 	ix.Artifacts = make([]model.Artifact, len(est.Artifacts))
 	for i, a := range est.Artifacts {
 		if a.BackfillID == "" {
-			if id, how, ok := sel.Match(a.URI, a.Name, a.Labels); ok {
+			if id, how, ok := sel.MatchTags(a.URI, a.Name, a.Labels); ok {
 				a.BackfillID, a.Correlation = id, how
 			}
 		} else if a.Correlation == "" {

@@ -12,8 +12,8 @@ func TestSpellingsOfOneBackfillMeet(t *testing.T) {
 	est := &model.Estate{
 		Backfills: []model.Backfill{{ID: "BF-1234", Origin: model.OriginPlan, Owner: "alice"}},
 		Artifacts: []model.Artifact{
-			{URI: "a", Kind: model.KindTable, Labels: map[string]string{"backfill_id": "bf_1234"}},
-			{URI: "b", Kind: model.KindTable, Labels: map[string]string{"Backfill-ID": "bf-1234"}},
+			{URI: "a", Kind: model.KindTable, Labels: model.TagsOf(map[string]string{"backfill_id": "bf_1234"})},
+			{URI: "b", Kind: model.KindTable, Labels: model.TagsOf(map[string]string{"Backfill-ID": "bf-1234"})},
 			{URI: "c", Kind: model.KindTable, Name: "bf_1234_refunds_tmp"},
 			{URI: "d", Kind: model.KindQueue, Name: "replay-BF1234-x"},
 			{URI: "e", Kind: model.KindTable, Name: "daily_revenue"},

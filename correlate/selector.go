@@ -4,6 +4,9 @@
 package correlate
 
 import (
+	"iter"
+	"maps"
+
 	"fmt"
 	"regexp"
 	"sort"
@@ -78,6 +81,11 @@ func MustSelector() *Selector {
 // FromLabels returns the backfill id carried by a label or tag, matching
 // keys case-insensitively with '-' and '_' equivalent.
 func (s *Selector) FromLabels(labels map[string]string) (string, bool) {
+	return s.fromLabels(maps.All(labels))
+}
+
+// fromLabels is FromLabels over a map's or an artifact's tags.
+func (s *Selector) fromLabels(labels iter.Seq2[string, string]) (string, bool) {
 	for _, want := range s.LabelKeys {
 		for k, v := range labels {
 			if v != "" && foldKey(k) == foldKey(want) {
@@ -148,7 +156,16 @@ func (s *Selector) TextIDs(text string) []string {
 // Match says whether an object is backfill machinery and, if so, which
 // backfill, and how the tie was made ("label", "asset" or "name").
 func (s *Selector) Match(uri, name string, labels map[string]string) (id, how string, ok bool) {
-	if id, ok := s.FromLabels(labels); ok {
+	return s.match(uri, name, maps.All(labels))
+}
+
+// MatchTags is Match for an artifact's labels.
+func (s *Selector) MatchTags(uri, name string, labels *model.Tags) (id, how string, ok bool) {
+	return s.match(uri, name, labels.All())
+}
+
+func (s *Selector) match(uri, name string, labels iter.Seq2[string, string]) (id, how string, ok bool) {
+	if id, ok := s.fromLabels(labels); ok {
 		return id, "label", true
 	}
 	if id, ok := s.Assets[uri]; ok {

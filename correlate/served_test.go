@@ -14,8 +14,8 @@ func TestBackfillsOfIgnoresOrderAndSpelling(t *testing.T) {
 	est := &model.Estate{
 		Backfills: []model.Backfill{{ID: "BF-7001", Origin: model.OriginPlan}, {ID: "BF-7002", Origin: model.OriginPlan}},
 		Artifacts: []model.Artifact{
-			{URI: "a", Kind: model.KindAlert, BackfillID: "bf-7001", Attributes: map[string]string{model.AttrOtherBackfills: "bf_7002, BF-9999,bf-7001"}},
-			{URI: "b", Kind: model.KindAlert, BackfillID: "bf-9999", Attributes: map[string]string{model.AttrOtherBackfills: "bf-7002,bf-7001"}},
+			{URI: "a", Kind: model.KindAlert, BackfillID: "bf-7001", Attributes: model.TagsOf(map[string]string{model.AttrOtherBackfills: "bf_7002, BF-9999,bf-7001"})},
+			{URI: "b", Kind: model.KindAlert, BackfillID: "bf-9999", Attributes: model.TagsOf(map[string]string{model.AttrOtherBackfills: "bf-7002,bf-7001"})},
 			{URI: "c", Kind: model.KindAlert, BackfillID: "bf-7002"},
 		},
 	}

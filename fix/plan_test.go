@@ -94,7 +94,7 @@ func TestPlanRetiresAfterArchive(t *testing.T) {
 func TestPlanWaitsForHumanAndDisallowed(t *testing.T) {
 	est := fixtest.Estate(true)
 	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindAlert, System: "prometheus", Source: "prom", State: model.StateEnabled,
-		URI: "prometheus://prom/rules/x/g/alerting/Lag", Name: "Lag", BackfillID: "BF-1234", Attributes: map[string]string{model.AttrWatchesOnly: "true"}})
+		URI: "prometheus://prom/rules/x/g/alerting/Lag", Name: "Lag", BackfillID: "BF-1234", Attributes: model.Attrs(model.AttrWatchesOnly, "true")})
 	est.Coverage = append(est.Coverage, model.Coverage{Source: "prom", Status: model.CoverageOK})
 	p, _ := fix.NewPlan(fixtest.Inputs(t, est), "BF-1234", all)
 	// Access goes first (TestAccessGoesBeforeNormalized); the deletions
@@ -117,7 +117,7 @@ func TestPlanWaitsForHumanAndDisallowed(t *testing.T) {
 func TestPlanHoldsOrphans(t *testing.T) {
 	est := fixtest.Estate(true)
 	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindTable, System: "postgres", Source: "pg", Scope: "analytics", State: model.StateActive,
-		URI: "postgres://pg/analytics/scratch.bf_4242_x", Name: "scratch.bf_4242_x", BackfillID: "BF-4242", Attributes: map[string]string{"object": "table"}})
+		URI: "postgres://pg/analytics/scratch.bf_4242_x", Name: "scratch.bf_4242_x", BackfillID: "BF-4242", Attributes: model.TagsOf(map[string]string{"object": "table"})})
 	p, err := fix.NewPlan(fixtest.Inputs(t, est), "BF-4242", all)
 	if err != nil {
 		t.Fatal(err)

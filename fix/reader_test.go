@@ -17,8 +17,8 @@ func TestReaderHoldsTheDropBack(t *testing.T) {
 	est := fixtest.Estate(true)
 	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindDashboard, System: "grafana", Source: "grafana", Scope: "general",
 		URI: "grafana://grafana/dashboards/rev", Name: "Revenue", State: model.StateActive,
-		Attributes: map[string]string{model.AttrURL: "https://grafana.example.com/d/rev/revenue",
-			model.AttrReads: model.FormatReads([]model.Read{{Identifier: "scratch.bf_1234_tmp", BackfillID: "bf_1234", Where: `panel "Refunds"`}})}})
+		Attributes: model.TagsOf(map[string]string{model.AttrURL: "https://grafana.example.com/d/rev/revenue",
+			model.AttrReads: model.FormatReads([]model.Read{{Identifier: "scratch.bf_1234_tmp", BackfillID: "bf_1234", Where: `panel "Refunds"`}})})})
 	est.Coverage = append(est.Coverage, model.Coverage{Source: "grafana", Status: model.CoverageOK})
 	in := fixtest.Inputs(t, est)
 
@@ -64,7 +64,7 @@ func TestReaderHoldsTheDropBack(t *testing.T) {
 	}
 
 	// Repointed: the dashboard no longer reads the table, the drop is free.
-	est.Artifacts[len(est.Artifacts)-1].Attributes[model.AttrReads] = ""
+	est.Artifacts[len(est.Artifacts)-1].SetAttr(model.AttrReads, "")
 	p, _ = fix.NewPlan(fixtest.Inputs(t, est), "BF-1234", all)
 	if ret := stepOf(t, p.Backfills[0], model.StepRetired); ret.Waits != "" {
 		t.Errorf("retired still waits once the panel is repointed: %q", ret.Waits)
@@ -78,7 +78,7 @@ func TestCheckpointWaitsForTheRecord(t *testing.T) {
 	est := fixtest.Estate(true)
 	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindCheckpoint, System: "kafka", Source: "events", Scope: "bf_1234_replay",
 		URI: "kafka://events/groups/bf_1234_replay", Name: "bf_1234_replay", BackfillID: "BF-1234", State: model.StateActive,
-		Attributes: map[string]string{model.AttrCheckpointType: "consumer_group", model.AttrMembers: "0", model.AttrOffsets: "refunds/0=81234"}})
+		Attributes: model.TagsOf(map[string]string{model.AttrCheckpointType: "consumer_group", model.AttrMembers: "0", model.AttrOffsets: "refunds/0=81234"})})
 	est.Coverage = append(est.Coverage, model.Coverage{Source: "events", Status: model.CoverageOK})
 	p, err := fix.NewPlan(fixtest.Inputs(t, est), "BF-1234", all)
 	if err != nil {

@@ -93,10 +93,10 @@ func urgentEstate() *model.Estate {
 	est.Artifacts = append(est.Artifacts,
 		model.Artifact{Kind: model.KindFeatureFlag, System: "unleash", Source: "unleash", State: model.StateEnabled,
 			Scope: "default/bf-1234-debug", URI: "unleash://unleash/projects/default/features/bf-1234-debug", Name: "bf-1234-debug", BackfillID: "BF-1234",
-			Attributes: map[string]string{model.AttrEnabledIn: "production", model.AttrProduction: "true", model.AttrProject: "default"}},
+			Attributes: model.TagsOf(map[string]string{model.AttrEnabledIn: "production", model.AttrProduction: "true", model.AttrProject: "default"})},
 		model.Artifact{Kind: model.KindDashboard, System: "grafana", Source: "gf", State: model.StateActive, Scope: "analytics/d-1",
 			URI: "grafana://gf/dashboards/d-1", Name: "BF-1234 monitor", BackfillID: "BF-1234",
-			Attributes: map[string]string{"uid": "d-1", model.AttrTemporary: "true", model.AttrAPIURL: "https://grafana.internal"}})
+			Attributes: model.TagsOf(map[string]string{"uid": "d-1", model.AttrTemporary: "true", model.AttrAPIURL: "https://grafana.internal"})})
 	est.Coverage = append(est.Coverage, model.Coverage{Source: "unleash", Status: model.CoverageOK}, model.Coverage{Source: "gf", Status: model.CoverageOK})
 	return est
 }
@@ -202,7 +202,7 @@ func TestScriptRevokesFirst(t *testing.T) {
 func withGuard(est *model.Estate) *model.Estate {
 	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindFeatureFlag, System: "unleash", Source: "unleash", State: model.StateEnabled,
 		Scope: "default/bf-1234-suppress-emails", URI: "unleash://unleash/projects/default/features/bf-1234-suppress-emails", Name: "bf-1234-suppress-emails",
-		BackfillID: "BF-1234", Attributes: map[string]string{model.AttrEnabledIn: "production", model.AttrProduction: "true", model.AttrProject: "default"}})
+		BackfillID: "BF-1234", Attributes: model.TagsOf(map[string]string{model.AttrEnabledIn: "production", model.AttrProduction: "true", model.AttrProject: "default"})})
 	return est
 }
 

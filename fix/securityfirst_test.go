@@ -16,9 +16,9 @@ import (
 func withSpecialAlert(est *model.Estate) *model.Estate {
 	est.Artifacts = append(est.Artifacts,
 		model.Artifact{Kind: model.KindAlert, System: "prometheus", Source: "prom", State: model.StateEnabled,
-			URI: "prometheus://prom/rules/x/g/alerting/Lag", Name: "Lag", BackfillID: "BF-1234", Attributes: map[string]string{model.AttrWatchesOnly: "true"}},
+			URI: "prometheus://prom/rules/x/g/alerting/Lag", Name: "Lag", BackfillID: "BF-1234", Attributes: model.TagsOf(map[string]string{model.AttrWatchesOnly: "true"})},
 		model.Artifact{Kind: model.KindTable, System: "postgres", Source: "pg", Scope: "analytics", State: model.StateActive,
-			URI: "postgres://pg/analytics/scratch.bf_1234_tmp", Name: "scratch.bf_1234_tmp", BackfillID: "BF-1234", Attributes: map[string]string{"object": "table"}})
+			URI: "postgres://pg/analytics/scratch.bf_1234_tmp", Name: "scratch.bf_1234_tmp", BackfillID: "BF-1234", Attributes: model.TagsOf(map[string]string{"object": "table"})})
 	est.Coverage = append(est.Coverage, model.Coverage{Source: "prom", Status: model.CoverageOK}, model.Coverage{Source: "pg", Status: model.CoverageOK})
 	return est
 }

@@ -202,21 +202,21 @@ func FormatReads(reads []Read) string {
 
 // Artifact is one piece of machinery found in a system.
 type Artifact struct {
-	Kind       Kind              `json:"kind"`
-	System     string            `json:"system"`          // airflow, bigquery, postgres, ...
-	Source     string            `json:"source"`          // collector instance that saw it
-	Scope      string            `json:"scope,omitempty"` // project, namespace, vhost, ...
-	URI        string            `json:"uri"`             // stable across runs
-	Name       string            `json:"name,omitempty"`
-	BackfillID string            `json:"backfill_id,omitempty"`
-	Owner      string            `json:"owner,omitempty"`
-	Labels     map[string]string `json:"labels,omitempty"`
-	CreatedAt  time.Time         `json:"created_at,omitzero"`
-	LastUsedAt time.Time         `json:"last_used_at,omitzero"`
-	ModifiedAt time.Time         `json:"modified_at,omitzero"`
-	ExpiresAt  time.Time         `json:"expires_at,omitzero"`
-	State      State             `json:"state,omitempty"`
-	Attributes map[string]string `json:"attributes,omitempty"`
+	Kind       Kind      `json:"kind"`
+	System     string    `json:"system"`          // airflow, bigquery, postgres, ...
+	Source     string    `json:"source"`          // collector instance that saw it
+	Scope      string    `json:"scope,omitempty"` // project, namespace, vhost, ...
+	URI        string    `json:"uri"`             // stable across runs
+	Name       string    `json:"name,omitempty"`
+	BackfillID string    `json:"backfill_id,omitempty"`
+	Owner      string    `json:"owner,omitempty"`
+	Labels     *Tags     `json:"labels,omitempty"`
+	CreatedAt  time.Time `json:"created_at,omitzero"`
+	LastUsedAt time.Time `json:"last_used_at,omitzero"`
+	ModifiedAt time.Time `json:"modified_at,omitzero"`
+	ExpiresAt  time.Time `json:"expires_at,omitzero"`
+	State      State     `json:"state,omitempty"`
+	Attributes *Tags     `json:"attributes,omitempty"`
 	// Correlation says how the artifact was tied to its backfill (label,
 	// name, asset, declared); set by correlate.
 	Correlation string `json:"correlation,omitempty"`
@@ -227,19 +227,21 @@ type Artifact struct {
 }
 
 // Attr returns an attribute, or "" when absent.
-func (a *Artifact) Attr(key string) string { return a.Attributes[key] }
+func (a *Artifact) Attr(key string) string { return a.Attributes.Get(key) }
 
-// SetAttr sets an attribute, allocating the map on first use.
-func (a *Artifact) SetAttr(key, value string) {
-	if a.Attributes == nil {
-		a.Attributes = map[string]string{}
-	}
-	a.Attributes[key] = value
-}
+// SetAttr sets an attribute. The artifact's attributes are copied, not
+// changed: another artifact may share them (Tags).
+func (a *Artifact) SetAttr(key, value string) { a.Attributes = a.Attributes.With(key, value) }
+
+// Label returns a label, or "" when absent.
+func (a *Artifact) Label(key string) string { return a.Labels.Get(key) }
+
+// SetLabel sets a label, on a copy of the labels as SetAttr does.
+func (a *Artifact) SetLabel(key, value string) { a.Labels = a.Labels.With(key, value) }
 
 // IntAttr reads an integer attribute; ok is false when absent or malformed.
 func (a *Artifact) IntAttr(key string) (int64, bool) {
-	v, ok := a.Attributes[key]
+	v, ok := a.Attributes.Lookup(key)
 	if !ok {
 		return 0, false
 	}
@@ -252,7 +254,7 @@ func (a *Artifact) IntAttr(key string) (int64, bool) {
 // attribute is an allocation: rules ask for attributes most artifacts
 // lack, once per artifact.
 func (a *Artifact) BoolAttr(key string) bool {
-	switch v := a.Attributes[key]; v {
+	switch v := a.Attributes.Get(key); v {
 	case "true":
 		return true
 	case "", "false":
@@ -265,22 +267,12 @@ func (a *Artifact) BoolAttr(key string) bool {
 
 // TimeAttr reads an RFC 3339 attribute; zero when absent or malformed.
 func (a *Artifact) TimeAttr(key string) time.Time {
-	v := a.Attributes[key]
+	v := a.Attributes.Get(key)
 	if v == "" {
 		return time.Time{} // without the parse error's allocation
 	}
 	t, _ := time.Parse(time.RFC3339, v)
 	return t
-}
-
-// Attrs makes an attribute map from key, value pairs (a key without a
-// value is dropped), for artifacts written by hand: examples and tests.
-func Attrs(kv ...string) map[string]string {
-	m := make(map[string]string, len(kv)/2)
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return m
 }
 
 // NameOrURI is the artifact's name, or its URI when it has none, for a

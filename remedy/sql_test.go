@@ -103,10 +103,10 @@ func TestSQLAgainstPostgres(t *testing.T) {
 			esc := url.PathEscape
 			grant := model.Artifact{Kind: model.KindGrant, System: "postgres",
 				URI:        "postgres://w/" + esc(db) + "/grant/" + esc(role) + "/table/" + esc(schema+"."+table),
-				Attributes: map[string]string{model.AttrPrincipal: role, model.AttrRole: "INSERT,SELECT", "object": "table"}}
+				Attributes: model.TagsOf(map[string]string{model.AttrPrincipal: role, model.AttrRole: "INSERT,SELECT", "object": "table"})}
 			cred := model.Artifact{Kind: model.KindCredential, System: "postgres", URI: "postgres://w/role/" + esc(role)}
 			tbl := model.Artifact{Kind: model.KindTable, System: "postgres", URI: "postgres://w/" + esc(db) + "/" + esc(schema+"."+table),
-				Attributes: map[string]string{"object": "table"}}
+				Attributes: model.TagsOf(map[string]string{"object": "table"})}
 			for _, c := range []struct {
 				build remedy.Builder
 				a     model.Artifact
@@ -155,7 +155,7 @@ func TestRevokeLeavesNeighbours(t *testing.T) {
 	})
 	a := model.Artifact{Kind: model.KindGrant, System: "postgres",
 		URI:        "postgres://w/" + url.PathEscape(db) + "/grant/" + url.PathEscape(role) + "/table/" + url.PathEscape(schema+".a;b"),
-		Attributes: map[string]string{model.AttrRole: "INSERT,SELECT", "object": "table"}}
+		Attributes: model.TagsOf(map[string]string{model.AttrRole: "INSERT,SELECT", "object": "table"})}
 	r, _ := remedy.BuildWith(remedy.Remove(model.StepAccessRevoked), model.Finding{}, remedy.Facts{Artifact: &a})
 	runPsql(t, env, r.Actions[0].Shell)
 	for table, want := range map[string]bool{"a;b": false, "a": true} {

@@ -70,6 +70,7 @@ var userEnv = sync.OnceValues(func() (*cel.Env, error) {
 			reflect.TypeOf(model.Artifact{}), reflect.TypeOf(model.Backfill{}), reflect.TypeOf(model.DecisionRecord{}),
 			ext.ParseStructTag("json"),
 		),
+		tagFields,
 		cel.Variable("artifact", cel.ObjectType("model.Artifact")),
 		cel.Variable("backfill", cel.ObjectType("model.Backfill")),
 		cel.Variable("record", cel.ObjectType("model.DecisionRecord")),

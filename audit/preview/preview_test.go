@@ -34,7 +34,7 @@ func estate(plan model.Backfill) *model.Estate {
 		Artifacts: []model.Artifact{
 			{Kind: model.KindTable, URI: "bigquery://p/d/monthly", Owner: "ops@x"},
 			{Kind: model.KindSchedulerJob, URI: "airflow://s/dags/orders_daily", Name: "orders_daily",
-				Attributes: map[string]string{model.AttrMaxActiveRuns: "16", model.AttrPool: "default_pool", model.AttrCatchup: "true"}},
+				Attributes: model.TagsOf(map[string]string{model.AttrMaxActiveRuns: "16", model.AttrPool: "default_pool", model.AttrCatchup: "true"})},
 		},
 		Coverage: []model.Coverage{{Source: "dbt", System: "dbt", Status: model.CoverageOK, Lineage: true}},
 	}

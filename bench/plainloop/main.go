@@ -23,6 +23,34 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
+// estate is the estate file with each artifact's labels and attributes
+// decoded into Go maps, as encoding/json reads them: the loop stays the
+// plain baseline it was, whatever shape the model gives them.
+type estate struct {
+	model.Estate
+	Artifacts []artifact `json:"artifacts"` // over model.Estate's
+}
+
+// artifact is model.Artifact with Go maps.
+type artifact struct {
+	Kind        model.Kind        `json:"kind"`
+	System      string            `json:"system"`
+	Source      string            `json:"source"`
+	Scope       string            `json:"scope,omitempty"`
+	URI         string            `json:"uri"`
+	Name        string            `json:"name,omitempty"`
+	BackfillID  string            `json:"backfill_id,omitempty"`
+	Owner       string            `json:"owner,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	CreatedAt   time.Time         `json:"created_at,omitzero"`
+	LastUsedAt  time.Time         `json:"last_used_at,omitzero"`
+	ModifiedAt  time.Time         `json:"modified_at,omitzero"`
+	ExpiresAt   time.Time         `json:"expires_at,omitzero"`
+	State       model.State       `json:"state,omitempty"`
+	Attributes  map[string]string `json:"attributes,omitempty"`
+	Correlation string            `json:"correlation,omitempty"`
+}
+
 type finding struct {
 	RuleID      string `json:"rule_id"`
 	Severity    string `json:"severity"`
@@ -40,7 +68,7 @@ func main() {
 	check(err)
 	b, err := os.ReadFile(*estatePath)
 	check(err)
-	var est model.Estate
+	var est estate
 	check(json.Unmarshal(b, &est))
 	b = nil
 
@@ -66,7 +94,7 @@ func main() {
 	}
 	const day = 24 * time.Hour
 	var fs []finding
-	add := func(rule, sev, bf string, a *model.Artifact, msg string) {
+	add := func(rule, sev, bf string, a *artifact, msg string) {
 		fs = append(fs, finding{rule, sev, bf, a.URI, msg})
 	}
 	for i := range est.Artifacts {
@@ -124,7 +152,7 @@ func main() {
 
 // grantExpiry reads an expiry from the artifact, or from an IAM condition
 // of the form request.time < timestamp("...").
-func grantExpiry(a *model.Artifact) time.Time {
+func grantExpiry(a *artifact) time.Time {
 	if !a.ExpiresAt.IsZero() {
 		return a.ExpiresAt
 	}

@@ -119,7 +119,7 @@ func countBackfills(est *model.Estate, sel *correlate.Selector) int {
 	for _, a := range est.Artifacts {
 		id := a.BackfillID
 		if id == "" {
-			id, _, _ = sel.Match(a.URI, a.Name, a.Labels)
+			id, _, _ = sel.MatchTags(a.URI, a.Name, a.Labels)
 		}
 		if id != "" {
 			ids[model.ParseID(id)] = true

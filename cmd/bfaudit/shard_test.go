@@ -27,7 +27,7 @@ func (f *shardFake) CollectUnit(_ context.Context, u string, sink collectors.Sin
 	sink.AddArtifact(model.Artifact{
 		Kind: model.KindTable, System: "bigquery", Scope: u, Name: "bf_1234_tmp",
 		URI:       "bigquery://" + u + "/scratch/bf_1234_tmp",
-		Labels:    map[string]string{"backfill_id": "bf_1234"},
+		Labels:    model.TagsOf(map[string]string{"backfill_id": "bf_1234"}),
 		CreatedAt: time.Date(2026, 9, 18, 0, 0, 0, 0, time.UTC), State: model.StateActive,
 	})
 	sink.AddRead(u, "tables", 1, 0)

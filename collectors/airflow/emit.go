@@ -64,7 +64,7 @@ func (c *Airflow) dagArtifact(info *dagInfo) model.Artifact {
 		BackfillID:  info.backfillID,
 		Correlation: info.how,
 		Owner:       d.owner(),
-		Labels:      info.labels,
+		Labels:      model.TagsOf(info.labels),
 		State:       model.StateEnabled,
 	}
 	switch {
@@ -108,9 +108,10 @@ func (c *Airflow) runArtifact(r dagRunJSON, info *dagInfo) model.Artifact {
 		a.Owner = info.dag.owner()
 		a.BackfillID, a.Correlation = info.backfillID, info.how
 	}
-	a.Labels = c.confLabels(r.Conf.decode())
+	labels := c.confLabels(r.Conf.decode())
+	a.Labels = model.TagsOf(labels)
 	if a.BackfillID == "" {
-		if id, ok := c.env.Selector.FromLabels(a.Labels); ok {
+		if id, ok := c.env.Selector.FromLabels(labels); ok {
 			a.BackfillID, a.Correlation = id, "label"
 		} else if b := runBackfill(r, info); b != nil {
 			if id := c.confID(b.DagRunConf); id != "" {

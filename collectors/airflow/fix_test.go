@@ -101,7 +101,7 @@ func dagEstate(dag string, paused, archived bool) *model.Estate {
 	}
 	est.Artifacts = []model.Artifact{{Kind: model.KindSchedulerJob, System: "airflow", Source: "scheduler", Scope: dag, State: state,
 		URI: "airflow://scheduler/dags/" + url.PathEscape(dag), Name: dag, BackfillID: "BF-1234",
-		Attributes: map[string]string{AttrPaused: map[bool]string{true: "true", false: "false"}[paused]}}}
+		Attributes: model.TagsOf(map[string]string{AttrPaused: map[bool]string{true: "true", false: "false"}[paused]})}}
 	est.Backfills[0].AssetsToRemove = []string{est.Artifacts[0].URI}
 	return est
 }

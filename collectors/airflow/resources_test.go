@@ -57,7 +57,7 @@ func TestPoolsConnectionsVariables(t *testing.T) {
 				if a.Kind != w.kind || a.Scope != w.scope || a.Correlation != w.how || !model.SameID(a.BackfillID, "BF-7001") {
 					t.Errorf("%s: kind %s scope %q how %q id %q", rel, a.Kind, a.Scope, a.Correlation, a.BackfillID)
 				}
-				if len(a.Attributes) != len(w.attrs) && w.kind != model.KindPool {
+				if a.Attributes.Len() != len(w.attrs) && w.kind != model.KindPool {
 					t.Errorf("%s: attributes %v, want %v", rel, a.Attributes, w.attrs)
 				}
 				for k, v := range w.attrs {

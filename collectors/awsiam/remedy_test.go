@@ -83,7 +83,7 @@ func TestActions(t *testing.T) {
 		key.Actions[1].Name != remedy.DeleteKey || key.Actions[1].Step != model.StepRetired || !remedy.Reversible(remedy.DisableKey) || remedy.Reversible(remedy.DeleteKey) {
 		t.Errorf("key actions %+v", key.Actions)
 	}
-	for _, attrs := range []map[string]string{
+	for _, attrs := range []*model.Tags{
 		model.Attrs(AttrPolicyAfter, `{"Statement":[]}`, AttrStatementsLeft, "1", AttrSharedWith, "BF-77"),
 		nil, // a finding read back from a report
 	} {

@@ -130,7 +130,7 @@ func (c *Collector) tableFromList(project, dataset string, t *bq.TableListTables
 		Name:        dataset + "." + tID,
 		BackfillID:  tt.id,
 		Correlation: tt.how,
-		Labels:      copyLabels(t.Labels),
+		Labels:      model.TagsOf(copyLabels(t.Labels)),
 		Owner:       t.Labels[c.OwnerLabel],
 		CreatedAt:   millis(t.CreationTime),
 		ExpiresAt:   millis(t.ExpirationTime),

@@ -84,7 +84,7 @@ func bqEstate() *model.Estate {
 			URI: "bigquery://p/d/bf_1234_tmp", Name: "d.bf_1234_tmp", BackfillID: "BF-1234"},
 		{Kind: model.KindGrant, System: "bigquery", Source: "wh", Scope: "p/d", State: model.StateActive,
 			URI: "bigquery://p/d/acl/WRITER/serviceAccount:bf-1234@p.iam.gserviceaccount.com", BackfillID: "BF-1234",
-			Attributes: map[string]string{model.AttrPrincipal: "serviceAccount:bf-1234@p.iam.gserviceaccount.com", model.AttrRole: "WRITER", model.AttrTimeBound: "false"}},
+			Attributes: model.TagsOf(map[string]string{model.AttrPrincipal: "serviceAccount:bf-1234@p.iam.gserviceaccount.com", model.AttrRole: "WRITER", model.AttrTimeBound: "false"})},
 	}
 	est.Backfills[0].AssetsToRemove = []string{est.Artifacts[0].URI}
 	est.Backfills[0].ElevatedAccess = []model.ElevatedAccess{{Principal: "serviceAccount:bf-1234@p.iam.gserviceaccount.com", Expiry: fixtest.Now.AddDate(0, -2, 0)}}

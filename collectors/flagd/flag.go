@@ -133,7 +133,7 @@ func (f Flag) meta(keys ...string) (string, bool) {
 // reported under scope; the caller ties it (BackfillID, Correlation).
 func (f Flag) Artifact(system, uri, scope string) model.Artifact {
 	a := model.Artifact{Kind: model.KindFeatureFlag, System: system, Scope: scope, URI: uri, Name: f.Name,
-		Labels: f.Metadata, State: model.StateDisabled}
+		Labels: model.TagsOf(f.Metadata), State: model.StateDisabled}
 	if f.On() {
 		a.State = model.StateEnabled
 	}

@@ -114,7 +114,7 @@ func TestTiedFlagsBecomeArtifacts(t *testing.T) {
 			t.Errorf("%s: file = %q", name, a.Attr(AttrFile))
 		}
 	}
-	if a := got["bf-1234-replay-mode"]; a.Owner != "payments@example.com" || a.Labels["flagSetId"] != "payments/prod" {
+	if a := got["bf-1234-replay-mode"]; a.Owner != "payments@example.com" || a.Labels.Get("flagSetId") != "payments/prod" {
 		t.Errorf("owner %q labels %v: want the flag's owner and the file's metadata", a.Owner, a.Labels)
 	}
 	if a := got["ledger-code-default"]; a.Attr(model.AttrPosition) != "" {

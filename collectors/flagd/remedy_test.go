@@ -21,7 +21,7 @@ func flagdArtifact(file, flag string, attrs map[string]string) model.Artifact {
 		segs[i] = url.PathEscape(segs[i])
 	}
 	return model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: flag,
-		URI: "flagd://flags/" + strings.Join(segs, "/") + "#" + url.PathEscape(flag), Attributes: attrs}
+		URI: "flagd://flags/" + strings.Join(segs, "/") + "#" + url.PathEscape(flag), Attributes: model.TagsOf(attrs)}
 }
 
 // The printed jq command, run by sh with the real jq, deletes exactly the
@@ -143,10 +143,10 @@ func TestFlagdArrayFormRemoval(t *testing.T) {
 func TestFlagdResourceFlagIsManual(t *testing.T) {
 	a := model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: "simple-flag",
 		URI:        "flagd://flags/deploy/end-to-end.yaml#open-feature-demo/featureflag-sample/simple-flag",
-		Attributes: map[string]string{AttrShape: "FeatureFlag", AttrFile: "deploy/end-to-end.yaml", "resource": "open-feature-demo/featureflag-sample"}}
+		Attributes: model.TagsOf(map[string]string{AttrShape: "FeatureFlag", AttrFile: "deploy/end-to-end.yaml", "resource": "open-feature-demo/featureflag-sample"})}
 	cm := model.Artifact{Kind: model.KindFeatureFlag, System: "flagd", Name: "myStringFlag",
 		URI:        "flagd://flags/deploy/flagd.yaml#open-feature-flags/flags/myStringFlag",
-		Attributes: map[string]string{AttrShape: "ConfigMap", "resource": "open-feature-flags", "entry": "flags"}}
+		Attributes: model.TagsOf(map[string]string{AttrShape: "ConfigMap", "resource": "open-feature-flags", "entry": "flags"})}
 	for _, tc := range []struct {
 		a    *model.Artifact
 		want string

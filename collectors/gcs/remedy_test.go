@@ -31,7 +31,7 @@ func TestGCSRemoval(t *testing.T) {
 		t.Errorf("notes %q", r.Notes)
 	}
 
-	held := model.Artifact{URI: "gcs://state/flink-state/savepoints/bf_1234%20final.tar", Attributes: map[string]string{model.AttrHolds: "true"}}
+	held := model.Artifact{URI: "gcs://state/flink-state/savepoints/bf_1234%20final.tar", Attributes: model.TagsOf(map[string]string{model.AttrHolds: "true"})}
 	r = remedy.Remedy{}
 	gcsRemoval(&r, &held)
 	if len(r.Actions) != 1 || r.Actions[0].Shell != "gcloud storage rm 'gs://flink-state/savepoints/bf_1234 final.tar'" {

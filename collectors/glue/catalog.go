@@ -289,7 +289,7 @@ func (r *catalogRead) readTags(ctx context.Context, a *model.Artifact) bool {
 	if len(out.Tags) == 0 {
 		return true
 	}
-	a.Labels = maps.Clone(out.Tags)
+	a.Labels = model.TagsOf(maps.Clone(out.Tags))
 	if id, ok := r.c.Env.Selector.FromLabels(out.Tags); ok {
 		a.BackfillID, a.Correlation = id, "label"
 	}

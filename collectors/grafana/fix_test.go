@@ -101,12 +101,12 @@ func TestApplyGrafana(t *testing.T) {
 			est.Artifacts = []model.Artifact{
 				{Kind: model.KindDashboard, System: "grafana", Source: "gf", State: model.StateActive, Scope: "analytics/d-1",
 					URI: "grafana://gf/dashboards/d-1", Name: "BF-1234 monitor", BackfillID: "BF-1234",
-					Attributes: map[string]string{AttrUID: "d-1", AttrVersion: "3", model.AttrTemporary: "true",
-						model.AttrAPIURL: srv.URL}},
+					Attributes: model.TagsOf(map[string]string{AttrUID: "d-1", AttrVersion: "3", model.AttrTemporary: "true",
+						model.AttrAPIURL: srv.URL})},
 				{Kind: model.KindAlert, System: "grafana", Source: "gf", State: model.StateActive, Scope: "analytics",
 					URI: "grafana://gf/alert-rules/r-1", Name: "BF-1234 lag", BackfillID: "BF-1234", ModifiedAt: updated,
-					Attributes: map[string]string{AttrUID: "r-1", model.AttrWatchesOnly: "true",
-						model.AttrAPIURL: srv.URL}},
+					Attributes: model.TagsOf(map[string]string{AttrUID: "r-1", model.AttrWatchesOnly: "true",
+						model.AttrAPIURL: srv.URL})},
 			}
 			est.Coverage = append(est.Coverage, model.Coverage{Source: "gf", Status: model.CoverageOK})
 			res := fixtest.Apply(t, fixtest.Inputs(t, est), "BF-1234", sys, fixtest.OpenStore(t), remedy.DeleteDashboard, remedy.DeleteAlertRule)

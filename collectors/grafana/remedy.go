@@ -50,7 +50,7 @@ func inferGrafana(a *model.Artifact) {
 	if a.Name == "" {
 		a.Name = uid
 	}
-	if a.Attributes["uid"] == "" {
+	if a.Attributes.Get("uid") == "" {
 		a.SetAttr(AttrUID, uid)
 	}
 }

@@ -32,7 +32,7 @@ func TestGrafanaCurlDeletes(t *testing.T) {
 		want string
 	}{
 		{model.Artifact{Kind: model.KindDashboard, Name: "BF-1234 monitor", URI: "grafana://g/dashboards/d%3B1",
-			Attributes: map[string]string{"uid": "d;1", model.AttrAPIURL: srv.URL}},
+			Attributes: model.TagsOf(map[string]string{"uid": "d;1", model.AttrAPIURL: srv.URL})},
 			"DELETE /api/dashboards/uid/d%3B1 Bearer tok-1"},
 		// from a finding alone: the URI names it, GRAFANA_URL the server
 		{*inferredGrafana(t, "grafana://g/alert-rules/r-'1"), "DELETE /api/v1/provisioning/alert-rules/r-%271 Bearer tok-1"},

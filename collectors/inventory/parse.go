@@ -203,8 +203,8 @@ func linesOf(n *yaml.Node, lines map[int]bool, depth int) {
 func toArtifact(d artifactDoc, defaultSystem string) (model.Artifact, string, error) {
 	a := model.Artifact{
 		Kind: model.Kind(d.Kind), System: firstNonEmpty(d.System, defaultSystem, "inventory"),
-		URI: d.URI, Name: d.Name, BackfillID: d.BackfillID, Owner: d.Owner, Labels: d.Labels,
-		State: model.State(d.State), Attributes: d.Attributes,
+		URI: d.URI, Name: d.Name, BackfillID: d.BackfillID, Owner: d.Owner, Labels: model.TagsOf(d.Labels),
+		State: model.State(d.State), Attributes: model.TagsOf(d.Attributes),
 	}
 	if !a.Kind.IsValid() {
 		if near := decodeerr.Nearest(d.Kind, strings.Split(kindList(), ", ")); near != "" {
@@ -230,13 +230,9 @@ func toArtifact(d artifactDoc, defaultSystem string) (model.Artifact, string, er
 		}
 		*t.out = v
 	}
-	// Entries that share an anchor share their maps; each artifact gets
-	// its own copy before attributes are added to it.
-	a.Labels = cloneMap(a.Labels)
-	a.Attributes = cloneMap(a.Attributes)
 	// A keep label exported with the artifact is read as its system's
 	// collector reads it (docs/rules/waivers.md).
-	a.KeepFromLabels(a.Labels)
+	a.KeepFromLabels(a.Labels.Map())
 	if d.Scope != "" {
 		a.SetAttr(AttrDeclaredScope, d.Scope)
 	}
@@ -280,17 +276,6 @@ func lineOf(n *yaml.Node, key string) int {
 		}
 	}
 	return n.Line
-}
-
-func cloneMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func knownKeys() string {

@@ -167,7 +167,7 @@ artifacts:
 		t.Fatalf("got %d artifacts, want 3", len(arts))
 	}
 	for _, a := range arts[:2] {
-		if a.Kind != model.KindTable || a.System != "bigquery" || a.State != model.StateActive || a.Labels["backfill_id"] != "bf-1" {
+		if a.Kind != model.KindTable || a.System != "bigquery" || a.State != model.StateActive || a.Labels.Get("backfill_id") != "bf-1" {
 			t.Errorf("anchored fields not applied: %+v", a)
 		}
 	}

@@ -39,7 +39,7 @@ func (c *Kubernetes) base(kind model.Kind, resource string, meta metav1.ObjectMe
 		Scope:     model.JoinScope(meta.Namespace),
 		URI:       c.uri(meta.Namespace, resource, meta.Name),
 		Name:      meta.Name,
-		Labels:    meta.Labels,
+		Labels:    model.TagsOf(meta.Labels),
 		CreatedAt: meta.CreationTimestamp.Time.UTC(),
 	}
 	for _, k := range c.LabelKeys {

@@ -120,7 +120,7 @@ func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured, read fun
 			labels[k] = v
 		}
 		if len(labels) > 0 {
-			a.Labels = labels
+			a.Labels = model.TagsOf(labels)
 		}
 		if a.Owner == "" && c.OwnerLabel != "" {
 			a.Owner = holder[c.OwnerLabel]

@@ -21,7 +21,7 @@ func TestFeatureFlagRemoval(t *testing.T) {
 			continue
 		}
 		uri := "kubernetes://k8s/" + url.PathEscape(name) + "/featureflags/" + url.PathEscape(name) + "#" + url.PathEscape(name)
-		only := model.Artifact{Kind: model.KindFeatureFlag, System: "kubernetes", URI: uri, Attributes: map[string]string{"featureflag_flags": "1"}}
+		only := model.Artifact{Kind: model.KindFeatureFlag, System: "kubernetes", URI: uri, Attributes: model.TagsOf(map[string]string{"featureflag_flags": "1"})}
 		r, _ := remedy.BuildWith(remedy.Remove(model.StepNormalized), model.Finding{}, remedy.Facts{Artifact: &only})
 		if len(r.Actions) != 1 || r.Actions[0].Name != remedy.DeleteFlag {
 			t.Fatalf("%q: %+v", name, r)
@@ -32,7 +32,7 @@ func TestFeatureFlagRemoval(t *testing.T) {
 			t.Errorf("%q: delete calls %+v, want %q", name, calls, want)
 		}
 
-		shared := model.Artifact{Kind: model.KindFeatureFlag, System: "kubernetes", URI: uri, Attributes: map[string]string{"featureflag_flags": "3"}}
+		shared := model.Artifact{Kind: model.KindFeatureFlag, System: "kubernetes", URI: uri, Attributes: model.TagsOf(map[string]string{"featureflag_flags": "3"})}
 		inferred := remedy.InferArtifact(model.Finding{RuleID: "BF007", ArtifactURI: uri})
 		for _, a := range []*model.Artifact{&shared, inferred} {
 			r, _ := remedy.BuildWith(remedy.Remove(model.StepNormalized), model.Finding{}, remedy.Facts{Artifact: a})

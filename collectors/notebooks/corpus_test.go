@@ -81,7 +81,7 @@ func noCorpusSecret(t *testing.T, sink *collectors.TestSink) {
 
 func attrValues(a model.Artifact) []string {
 	var out []string
-	for _, v := range a.Attributes {
+	for _, v := range a.Attributes.All() {
 		out = append(out, v)
 	}
 	return out

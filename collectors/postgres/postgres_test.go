@@ -111,7 +111,7 @@ func checkFixture(t *testing.T, f fixture, sink *collectors.TestSink) {
 		if b, ok := a.IntAttr(model.AttrBytes); !ok || b <= 0 {
 			t.Errorf("bytes=%q, want > 0", a.Attr(model.AttrBytes))
 		}
-		if a.Labels["backfill_id"] != f.id || a.Labels["expires"] != "2026-03-01" {
+		if a.Labels.Get("backfill_id") != f.id || a.Labels.Get("expires") != "2026-03-01" {
 			t.Errorf("labels=%v", a.Labels)
 		}
 		if a.Attr(attrLastAnalyzed) == "" {

@@ -120,7 +120,7 @@ func (p *Postgres) emitRoles(rs *roleSet, sink collectors.Sink) {
 			BackfillID:  r.match.id,
 			Correlation: r.match.how,
 			Owner:       r.comment.Owner,
-			Labels:      r.comment.Labels,
+			Labels:      model.TagsOf(r.comment.Labels),
 			ExpiresAt:   r.validUntil,
 			State:       model.StateActive,
 		}

@@ -200,7 +200,7 @@ func (p *Postgres) objectArtifact(db, uri, name string, c parsedComment, m match
 		BackfillID:  m.id,
 		Correlation: m.how,
 		Owner:       c.Owner,
-		Labels:      c.Labels,
+		Labels:      model.TagsOf(c.Labels),
 		ExpiresAt:   c.Expires,
 		State:       model.StateActive,
 	}

@@ -47,7 +47,7 @@ func TestURIRoundTrip(t *testing.T) {
 			{p.membershipURI(a, b), model.KindGrant, nil, PGObject{Object: "membership", Grant: true, Grantee: a, Name: b},
 				map[string]string{model.AttrPrincipal: a, model.AttrRole: b}},
 		} {
-			got, ok := ParsePostgres(&model.Artifact{Kind: tc.kind, URI: tc.uri, Attributes: tc.attrs})
+			got, ok := ParsePostgres(&model.Artifact{Kind: tc.kind, URI: tc.uri, Attributes: model.TagsOf(tc.attrs)})
 			if !ok || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("%q read back as %+v (%v), want %+v", tc.uri, got, ok, tc.want)
 			}
@@ -58,7 +58,7 @@ func TestURIRoundTrip(t *testing.T) {
 				inferred.Kind = model.KindTable
 			}
 			inferPostgres(inferred)
-			if inferred.Kind != tc.kind || !maps.Equal(inferred.Attributes, tc.inferred) {
+			if inferred.Kind != tc.kind || !maps.Equal(inferred.Attributes.Map(), tc.inferred) {
 				t.Errorf("%q inferred as %s %v, want %s %v", tc.uri, inferred.Kind, inferred.Attributes, tc.kind, tc.inferred)
 			}
 		}

@@ -133,7 +133,7 @@ func TestClusterRulesMatchTheFilePath(t *testing.T) {
 		if a == nil {
 			continue
 		}
-		if _, has := a.Attributes[AttrFile]; has {
+		if _, has := a.Attributes.Lookup(AttrFile); has {
 			t.Errorf("%s: a cluster's rule has no file, got %q", uri, a.Attr(AttrFile))
 		}
 	}
@@ -154,7 +154,7 @@ func TestClusterRulesMatchTheFilePath(t *testing.T) {
 			continue
 		}
 		f.URI, f.Scope = c.URI, c.Scope
-		delete(f.Attributes, AttrFile)
+		f.Attributes = f.Attributes.Without(AttrFile)
 		fj, _ := json.Marshal(f)
 		cj, _ := json.Marshal(*c)
 		if string(fj) != string(cj) {
@@ -162,7 +162,7 @@ func TestClusterRulesMatchTheFilePath(t *testing.T) {
 		}
 	}
 	if a := sink.Artifact("prometheus://k8s-rules/prometheusrules/data/ledger/ledger/alert/LedgerReplayBehind"); a != nil &&
-		(a.Attr(AttrObject) != "data/ledger" || a.Attr(AttrFor) != "15m" || a.Labels["severity"] != "critical") {
+		(a.Attr(AttrObject) != "data/ledger" || a.Attr(AttrFor) != "15m" || a.Labels.Get("severity") != "critical") {
 		t.Errorf("LedgerReplayBehind: %+v", a)
 	}
 }

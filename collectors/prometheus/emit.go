@@ -95,10 +95,7 @@ func (p *Prometheus) emit(g group, add func(model.Artifact)) {
 
 func (p *Prometheus) artifact(g group, r rule, uri string, w watched, id, how string, others []string) model.Artifact {
 	a := model.Artifact{Kind: model.KindAlert, System: "prometheus", Scope: g.scope, URI: uri, Name: r.name,
-		BackfillID: id, Correlation: how, Labels: r.labels, State: model.StateEnabled}
-	if len(a.Labels) == 0 {
-		a.Labels = nil
-	}
+		BackfillID: id, Correlation: how, Labels: model.TagsOf(r.labels), State: model.StateEnabled}
 	a.Owner = firstOf(r.labels["owner"], r.annotations["owner"])
 	a.SetAttr(AttrRuleType, r.kind)
 	a.SetAttr(model.AttrExpr, redact.Clip(r.expr, maxExprCharacters))

@@ -98,7 +98,7 @@ func TestRuleFiles(t *testing.T) {
 		"prometheus://rules-repo/files/k8s/list.yaml/monitoring/lag/lag/record/replay:lag:max":            {"BF-2002", "object label", "k8s/list.yaml"},
 	})
 	lag := sink.Artifact("prometheus://rules-repo/files/rules/bf.yml/bf-1234-watch/alert/BF1234ReplayLag")
-	if lag != nil && (lag.Labels["team"] != "data" || lag.Labels["severity"] != "warning" || lag.Attr(AttrFor) != "10m" ||
+	if lag != nil && (lag.Labels.Get("team") != "data" || lag.Labels.Get("severity") != "warning" || lag.Attr(AttrFor) != "10m" ||
 		lag.Attr(model.AttrWatchesOnly) != "true" || lag.Attr(model.AttrAlertState) != "" || lag.Attr(AttrFile) != "rules/bf.yml") {
 		t.Errorf("BF1234ReplayLag from a file: %+v", lag)
 	}

@@ -51,7 +51,7 @@ func TestRulesOfARealAnswer(t *testing.T) {
 	}
 	lag := sink.Artifact(realPrefix + "alert/BF1234ReplayLag")
 	if lag.Attr(model.AttrExpr) != `max(backfill_lag_seconds{backfill_id="bf-1234"}) > 600` || lag.Attr(AttrFor) != "5m" ||
-		lag.Labels["severity"] != "warning" || lag.Attr(AttrLastEvaluation) != "2026-12-01T08:59:56Z" {
+		lag.Labels.Get("severity") != "warning" || lag.Attr(AttrLastEvaluation) != "2026-12-01T08:59:56Z" {
 		t.Errorf("BF1234ReplayLag: %+v", lag)
 	}
 	if stuck := sink.Artifact(realPrefix + "alert/BF1234ReplayStuck"); stuck.Attr(AttrActiveSince) != "2026-12-01T08:59:44Z" {
@@ -156,7 +156,7 @@ func TestSameNameTwice(t *testing.T) {
 		alertingJSON("BF1Lag", `x{backfill_id="bf-1"} > 10`, map[string]string{"severity": "critical"}))})
 	sink, _ := collectortest.Collect(t, newCollector(t, f.URL()))
 	base := "prometheus://prom/rules/%2Fetc%2Fprometheus%2Fbf.yml/bf-1%20watch/alert/BF1Lag"
-	if a, b := sink.Artifact(base), sink.Artifact(base+"#2"); a == nil || b == nil || a.Labels["severity"] != "warning" || b.Labels["severity"] != "critical" {
+	if a, b := sink.Artifact(base), sink.Artifact(base+"#2"); a == nil || b == nil || a.Labels.Get("severity") != "warning" || b.Labels.Get("severity") != "critical" {
 		t.Errorf("have %v", uris(sink))
 	}
 	if sink.Artifacts[0].Scope != "rules/%2Fetc%2Fprometheus%2Fbf.yml/bf-1 watch" {

@@ -46,7 +46,7 @@ func (c *Collector) object(o interface {
 	}
 	a := model.Artifact{
 		Kind: kind, Scope: listingScope(project, part), URI: uri, Name: short,
-		BackfillID: id, Correlation: how, Labels: copyLabels(o.GetLabels()), State: model.StateActive,
+		BackfillID: id, Correlation: how, Labels: model.TagsOf(copyLabels(o.GetLabels())), State: model.StateActive,
 	}
 	a.KeepFromLabels(o.GetLabels())
 	return a, true

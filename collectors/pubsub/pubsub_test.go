@@ -198,7 +198,7 @@ func TestCollect(t *testing.T) {
 				}
 			}
 			for _, k := range tt.absentAttrs {
-				if _, ok := a.Attributes[k]; ok {
+				if _, ok := a.Attributes.Lookup(k); ok {
 					t.Errorf("%s should be unset, is %q", k, a.Attr(k))
 				}
 			}
@@ -210,10 +210,10 @@ func TestCollect(t *testing.T) {
 			}
 		})
 	}
-	if a := sink.Artifact("pubsub://alpha/subscriptions/orders-replay"); a != nil && a.Labels["owner"] != "data-eng" {
+	if a := sink.Artifact("pubsub://alpha/subscriptions/orders-replay"); a != nil && a.Labels.Get("owner") != "data-eng" {
 		t.Errorf("labels not kept: %v", a.Labels)
 	}
-	if a := sink.Artifact("pubsub://alpha/snapshots/bf-1234-seek"); a != nil && a.Labels["owner"] != "data-eng" {
+	if a := sink.Artifact("pubsub://alpha/snapshots/bf-1234-seek"); a != nil && a.Labels.Get("owner") != "data-eng" {
 		t.Errorf("snapshot labels not kept: %v", a.Labels)
 	}
 	for _, gone := range []string{"pubsub://alpha/topics/orders", "pubsub://alpha/subscriptions/orders-warehouse", "pubsub://alpha/topics/events",

@@ -118,7 +118,7 @@ func (r *RabbitMQ) exchangeArtifact(k vhostName, x exchange, uri string, labels 
 		BackfillID:  m.id,
 		Correlation: m.how,
 		Owner:       owner(labels),
-		Labels:      labels,
+		Labels:      model.TagsOf(labels),
 		State:       model.StateActive,
 	}
 	a.SetAttr(attrObject, "exchange")

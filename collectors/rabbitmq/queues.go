@@ -119,7 +119,7 @@ func (r *RabbitMQ) queueArtifacts(found []backfillQueue, bindings []binding) []m
 			BackfillID:  f.m.id,
 			Correlation: f.m.how,
 			Owner:       owner(f.labels),
-			Labels:      f.labels,
+			Labels:      model.TagsOf(f.labels),
 			State:       model.StateActive,
 		}
 		a.SetAttr(attrObject, "queue")

@@ -126,7 +126,7 @@ func checkFixture(t *testing.T, f fixture, sink *collectors.TestSink) {
 	})
 	t.Run("queue tied by x-backfill-id expires an hour after it went idle", func(t *testing.T) {
 		a := get(t, f.queueURI(f.args))
-		if a.Correlation != "label" || a.BackfillID != f.id || a.Labels["x-backfill-id"] != f.id || a.Labels["x-expires"] != "3600000" {
+		if a.Correlation != "label" || a.BackfillID != f.id || a.Labels.Get("x-backfill-id") != f.id || a.Labels.Get("x-expires") != "3600000" {
 			t.Errorf("how=%s id=%s labels=%v", a.Correlation, a.BackfillID, a.Labels)
 		}
 		if a.Attr(attrExpiresAfter) != "1h0m0s" || a.LastUsedAt.IsZero() || !a.ExpiresAt.Equal(a.LastUsedAt.Add(time.Hour)) {

@@ -62,7 +62,7 @@ func TestRabbitmqadminAgainstBroker(t *testing.T) {
 		}
 		t.Cleanup(func() { call(http.MethodDelete, "/", q); call(http.MethodDelete, "/", neighbour) })
 		a := model.Artifact{Kind: model.KindQueue, System: "rabbitmq", URI: "rabbitmq://b/%2F/queue/" + url.PathEscape(q),
-			Attributes: map[string]string{model.AttrAPIURL: u.String()}}
+			Attributes: model.TagsOf(map[string]string{model.AttrAPIURL: u.String()})}
 		r, _ := remedy.BuildWith(remedy.Remove(model.StepRetired), model.Finding{}, remedy.Facts{Artifact: &a})
 		cmd := exec.Command("sh", "-c", "set -eu\n"+r.Actions[0].Shell)
 		cmd.Dir = t.TempDir()

@@ -269,7 +269,7 @@ func (r *regionRead) artifact(s *awsscheduler.GetScheduleOutput, g *group, tt ti
 	name := aws.ToString(s.Name)
 	a := model.Artifact{
 		Kind: model.KindSchedulerJob, Scope: r.scope(g.name), URI: ScheduleURI(r.c.Source(), r.place.Account, r.place.Region, g.name, name),
-		Name: g.name + "/" + name, BackfillID: tt.id, Correlation: tt.how, Owner: awssource.OwnerTag(g.tags), Labels: g.tags,
+		Name: g.name + "/" + name, BackfillID: tt.id, Correlation: tt.how, Owner: awssource.OwnerTag(g.tags), Labels: model.TagsOf(g.tags),
 		State: model.StateEnabled, CreatedAt: utc(s.CreationDate), ModifiedAt: utc(s.LastModificationDate),
 	}
 	if s.State == schedtypes.ScheduleStateDisabled {

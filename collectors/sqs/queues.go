@@ -203,7 +203,7 @@ func (r *regionRead) queueArtifact(ctx context.Context, q *queue) (model.Artifac
 	attrs := out.Attributes
 	a := model.Artifact{
 		Kind: model.KindQueue, Scope: r.queueScope(q.name), URI: QueueURI(r.c.Source(), r.account, r.region, q.name),
-		Name: q.name, BackfillID: q.tie.id, Correlation: q.tie.how, Owner: awssource.OwnerTag(q.tags), Labels: cloneTags(q.tags),
+		Name: q.name, BackfillID: q.tie.id, Correlation: q.tie.how, Owner: awssource.OwnerTag(q.tags), Labels: model.TagsOf(cloneTags(q.tags)),
 		State: model.StateActive, CreatedAt: epoch(attrs[string(sqstypes.QueueAttributeNameCreatedTimestamp)]),
 		ModifiedAt: epoch(attrs[string(sqstypes.QueueAttributeNameLastModifiedTimestamp)]),
 	}

@@ -91,7 +91,7 @@ func (r *regionRead) sns(ctx context.Context) {
 		topicTies[arn] = tie{id, how}
 		a := model.Artifact{
 			Kind: model.KindQueue, Scope: r.topicScope(name), URI: TopicURI(r.c.Source(), r.account, r.region, name),
-			Name: name, BackfillID: id, Correlation: how, Owner: awssource.OwnerTag(tags), Labels: cloneTags(tags), State: model.StateActive,
+			Name: name, BackfillID: id, Correlation: how, Owner: awssource.OwnerTag(tags), Labels: model.TagsOf(cloneTags(tags)), State: model.StateActive,
 		}
 		a.SetKeep(tags[model.KeepUntilKey], tags[model.KeepReasonKey], "")
 		if subsErr == nil {

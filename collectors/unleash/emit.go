@@ -77,7 +77,7 @@ const maxDescriptionChars = 500
 func (u *Unleash) artifact(t tiedFlag, envType map[string]string) model.Artifact {
 	art := model.Artifact{
 		Kind: model.KindFeatureFlag, System: "unleash", Scope: model.JoinScope(t.project, t.Name), URI: t.uri,
-		Name: t.Name, BackfillID: t.backfillID, Correlation: t.how, Labels: tagLabels(t.Tags),
+		Name: t.Name, BackfillID: t.backfillID, Correlation: t.how, Labels: model.TagsOf(tagLabels(t.Tags)),
 		CreatedAt: t.created, LastUsedAt: t.lastSeen,
 	}
 	var on []string

@@ -87,7 +87,7 @@ func TestApplyUnleash(t *testing.T) {
 			est := fixtest.Estate(true)
 			est.Artifacts = []model.Artifact{{Kind: model.KindFeatureFlag, System: "unleash", Source: "unleash", State: model.StateEnabled,
 				Scope: "default/bf-1234-guard", URI: "unleash://unleash/projects/default/features/bf-1234-guard", Name: "bf-1234-guard", BackfillID: "BF-1234",
-				Attributes: map[string]string{model.AttrEnabledIn: "production", model.AttrProduction: "true", model.AttrProject: "default", model.AttrAPIURL: srv.URL}}}
+				Attributes: model.TagsOf(map[string]string{model.AttrEnabledIn: "production", model.AttrProduction: "true", model.AttrProject: "default", model.AttrAPIURL: srv.URL})}}
 			est.Coverage = append(est.Coverage, model.Coverage{Source: "unleash", Status: model.CoverageOK})
 			res := fixtest.Apply(t, fixtest.Inputs(t, est), "BF-1234", map[string]remedy.Actor{"unleash": sys}, fixtest.OpenStore(t))
 			if got := fixtest.StatusOf(res, remedy.ArchiveFlag); got != c.want {

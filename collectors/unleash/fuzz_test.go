@@ -64,7 +64,7 @@ func FuzzSearchAnswer(f *testing.F) {
 			if (art.State == model.StateEnabled) != on || (art.State == model.StateDeleted) != (art.Attr(model.AttrArchived) == "true") {
 				t.Fatalf("state %s disagrees with its attributes %v", art.State, art.Attributes)
 			}
-			for k, v := range art.Attributes {
+			for k, v := range art.Attributes.All() {
 				if strings.ContainsAny(v, "\n\r\x00") {
 					t.Fatalf("attribute %s on more than one line: %q", k, v)
 				}

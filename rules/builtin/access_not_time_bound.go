@@ -50,7 +50,7 @@ func accessNotTimeBound(c *rules.Context) {
 // bound (the finding says so) rather than as a safe grant.
 func unbounded(a *model.Artifact) string {
 	if a.Kind == model.KindCredential {
-		if _, ok := a.Attributes[model.AttrLogin]; ok && !a.BoolAttr(model.AttrLogin) {
+		if _, ok := a.Attributes.Lookup(model.AttrLogin); ok && !a.BoolAttr(model.AttrLogin) {
 			return ""
 		}
 	}

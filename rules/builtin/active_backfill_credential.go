@@ -32,7 +32,7 @@ func init() {
 func activeBackfillCredential(c *rules.Context) {
 	grace := c.Duration("grace")
 	c.Tied(func(b *model.Backfill, a *model.Artifact) {
-		if _, ok := a.Attributes[model.AttrLogin]; ok && !a.BoolAttr(model.AttrLogin) {
+		if _, ok := a.Attributes.Lookup(model.AttrLogin); ok && !a.BoolAttr(model.AttrLogin) {
 			return
 		}
 		until := a.ExpiresAt

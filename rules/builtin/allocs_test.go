@@ -23,15 +23,15 @@ func allocEstate(artifacts, backfills int) *model.Estate {
 		k := extra[i%len(extra)]
 		a := model.Artifact{Kind: k, System: "other", Source: "plans", URI: fmt.Sprintf("other://%s/%d", k, i),
 			Name: fmt.Sprintf("%s_%d", k, i), State: model.StateActive, CreatedAt: bench.Now.AddDate(0, 0, -i%90),
-			Attributes: map[string]string{model.AttrProduction: "true", model.AttrPosition: "enabled", model.AttrReplayPosition: "enabled",
+			Attributes: model.TagsOf(map[string]string{model.AttrProduction: "true", model.AttrPosition: "enabled", model.AttrReplayPosition: "enabled",
 				model.AttrGuard: "true", model.AttrMutesCritical: "true", model.AttrWatchesOnly: "true",
 				model.AttrReads:   fmt.Sprintf("bf_%d_tmp\tbf_%d\tpanel 1", 10000+i%backfills, 10000+i%backfills),
-				model.AttrSecrets: "aws-access-key\tcell 1\tabc123"}}
+				model.AttrSecrets: "aws-access-key\tcell 1\tabc123"})}
 		if i%10 != 9 {
-			a.Labels = map[string]string{"backfill_id": fmt.Sprintf("bf_%d", 10000+i%backfills)}
+			a.Labels = model.TagsOf(map[string]string{"backfill_id": fmt.Sprintf("bf_%d", 10000+i%backfills)})
 		}
 		if i%50 == 0 {
-			a.Attributes[model.AttrKeepUntil] = "someday"
+			a.SetAttr(model.AttrKeepUntil, "someday")
 		}
 		if i%3 == 0 {
 			a.ExpiresAt = bench.Now.AddDate(0, 0, 60)

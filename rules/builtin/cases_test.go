@@ -127,22 +127,22 @@ var firing = []ruleCase{
 	{rule: "BF006", name: "subscription with backlog after completion", want: 1, check: all(severity(model.SeverityHigh), mentions("312 messages")),
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindSubscription, Source: srcWH, URI: "pubsub://p/subscriptions/bf-1-retries",
-				Name: "bf-1-retries", BackfillID: "BF-1", State: model.StateActive, Attributes: map[string]string{model.AttrMessages: "312"}})
+				Name: "bf-1-retries", BackfillID: "BF-1", State: model.StateActive, Attributes: model.TagsOf(map[string]string{model.AttrMessages: "312"})})
 		}},
 	{rule: "BF006", name: "an empty retry queue after completion", want: 1, check: severity(model.SeverityMedium),
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindQueue, Source: srcWH, URI: "sqs://aws/111111111111/eu-west-1/bf-1-retries",
-				Name: "bf-1-retries", BackfillID: "BF-1", State: model.StateActive, Attributes: map[string]string{model.AttrMessages: "0"}})
+				Name: "bf-1-retries", BackfillID: "BF-1", State: model.StateActive, Attributes: model.TagsOf(map[string]string{model.AttrMessages: "0"})})
 		}},
 	{rule: "BF007", name: "alert that only watched the backfill", want: 1,
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindAlert, Source: srcWH, URI: "mon://alerts/bf-1-watch",
-				BackfillID: "BF-1", State: model.StateEnabled, Attributes: map[string]string{model.AttrWatchesOnly: "true"}})
+				BackfillID: "BF-1", State: model.StateEnabled, Attributes: model.TagsOf(map[string]string{model.AttrWatchesOnly: "true"})})
 		}},
 	{rule: "BF007", name: "dashboard made for the backfill", want: 1,
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindDashboard, Source: srcWH, URI: "grafana://g/dashboards/bf-1-replay",
-				BackfillID: "BF-1", State: model.StateActive, Attributes: map[string]string{model.AttrTemporary: "true"}})
+				BackfillID: "BF-1", State: model.StateActive, Attributes: model.TagsOf(map[string]string{model.AttrTemporary: "true"})})
 		}},
 	{rule: "BF008", name: "completed a month ago, no record", want: 1,
 		build: func() *estate { return newEstate().plan(completed) }},
@@ -202,7 +202,7 @@ var firing = []ruleCase{
 	{rule: "BF015", name: "expired with runs queued", want: 1, now: at("2027-01-02T00:00:00Z"), check: mentions("queued"),
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindJobRun, Source: srcSched, URI: "airflow://s/runs/1",
-				Name: "backfill__2026-08-05", BackfillID: "BF-1", State: model.StateActive, Attributes: map[string]string{model.AttrRunState: "queued"}})
+				Name: "backfill__2026-08-05", BackfillID: "BF-1", State: model.StateActive, Attributes: model.TagsOf(map[string]string{model.AttrRunState: "queued"})})
 		}},
 	{rule: "BF101", name: "plan without a cleanup section", want: 1, check: mentions("expiry"),
 		build: func() *estate {
@@ -243,7 +243,7 @@ var firing = []ruleCase{
 	{rule: "BF106", name: "catch-up on and a start date a year old", want: 1,
 		build: func() *estate {
 			return newEstate().artifact(model.Artifact{Kind: model.KindSchedulerJob, Source: srcSched, URI: "airflow://s/dags/daily", Name: "daily",
-				State: model.StatePaused, Attributes: map[string]string{model.AttrCatchup: "true", model.AttrStartDate: "2025-09-01T00:00:00Z"}})
+				State: model.StatePaused, Attributes: model.TagsOf(map[string]string{model.AttrCatchup: "true", model.AttrStartDate: "2025-09-01T00:00:00Z"})})
 		}},
 	{rule: "BF107", name: "append writes", want: 1,
 		build: func() *estate { return newEstate().plan(func(b *model.Backfill) { b.WriteMode = model.WriteAppend }) }},
@@ -316,12 +316,12 @@ var quiet = []ruleCase{
 	{rule: "BF006", name: "subscription detached",
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindSubscription, Source: srcWH, URI: "pubsub://p/subscriptions/bf-1-retries",
-				BackfillID: "BF-1", State: model.StateActive, Attributes: map[string]string{model.AttrDetached: "true"}})
+				BackfillID: "BF-1", State: model.StateActive, Attributes: model.TagsOf(map[string]string{model.AttrDetached: "true"})})
 		}},
 	{rule: "BF007", name: "alert disabled",
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(model.Artifact{Kind: model.KindAlert, Source: srcWH, URI: "mon://alerts/bf-1-watch",
-				BackfillID: "BF-1", State: model.StateDisabled, Attributes: map[string]string{model.AttrWatchesOnly: "true"}})
+				BackfillID: "BF-1", State: model.StateDisabled, Attributes: model.TagsOf(map[string]string{model.AttrWatchesOnly: "true"})})
 		}},
 	{rule: "BF007", name: "alert that watches more than the backfill",
 		build: func() *estate {
@@ -404,12 +404,12 @@ var quiet = []ruleCase{
 	{rule: "BF106", name: "recent start date",
 		build: func() *estate {
 			return newEstate().artifact(model.Artifact{Kind: model.KindSchedulerJob, Source: srcSched, URI: "airflow://s/dags/daily", Name: "daily",
-				State: model.StateEnabled, Attributes: map[string]string{model.AttrCatchup: "true", model.AttrStartDate: "2026-09-20T00:00:00Z"}})
+				State: model.StateEnabled, Attributes: model.TagsOf(map[string]string{model.AttrCatchup: "true", model.AttrStartDate: "2026-09-20T00:00:00Z"})})
 		}},
 	{rule: "BF106", name: "catch-up off",
 		build: func() *estate {
 			return newEstate().artifact(model.Artifact{Kind: model.KindSchedulerJob, Source: srcSched, URI: "airflow://s/dags/daily", Name: "daily",
-				State: model.StateEnabled, Attributes: map[string]string{model.AttrCatchup: "false", model.AttrStartDate: "2020-01-01T00:00:00Z"}})
+				State: model.StateEnabled, Attributes: model.TagsOf(map[string]string{model.AttrCatchup: "false", model.AttrStartDate: "2020-01-01T00:00:00Z"})})
 		}},
 	{rule: "BF107", name: "partition overwrite", build: func() *estate { return newEstate().plan() }},
 	{rule: "BF108", name: "financial data, evidence kept", build: func() *estate { return newEstate().plan(classified) }},
@@ -441,6 +441,6 @@ var quiet = []ruleCase{
 func finishedJob(expires time.Time) model.Artifact {
 	a := model.Artifact{Kind: model.KindJobRun, System: "kubernetes", Source: srcSched, URI: "kubernetes://k/ns/jobs/bf-1-replay-1",
 		Name: "bf-1-replay-1", BackfillID: "BF-1", ModifiedAt: done, ExpiresAt: expires,
-		Attributes: map[string]string{model.AttrFinished: "true", model.AttrRunState: "success"}}
+		Attributes: model.TagsOf(map[string]string{model.AttrFinished: "true", model.AttrRunState: "success"})}
 	return a
 }

@@ -20,8 +20,8 @@ func init() {
 func group(mods ...func(*model.Artifact)) model.Artifact {
 	a := model.Artifact{Kind: model.KindCheckpoint, System: "kafka", Source: srcWH, Scope: "bf_1_replay",
 		URI: "kafka://w/groups/bf_1_replay", Name: "bf_1_replay", BackfillID: "BF-1", State: model.StateActive,
-		Attributes: map[string]string{model.AttrCheckpointType: "consumer_group", model.AttrMembers: "0", model.AttrLag: "40",
-			model.AttrOffsets: "orders/0=81234"}}
+		Attributes: model.TagsOf(map[string]string{model.AttrCheckpointType: "consumer_group", model.AttrMembers: "0", model.AttrLag: "40",
+			model.AttrOffsets: "orders/0=81234"})}
 	for _, m := range mods {
 		m(&a)
 	}
@@ -65,7 +65,7 @@ var checkpointFiring = []ruleCase{
 	{rule: "BF021", name: "snapshot past its expiry", want: 1, check: mentions("snapshot bf-1-seek"),
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) {
-				a.URI, a.Name, a.Attributes = "pubsub://p/snapshots/bf-1-seek", "bf-1-seek", map[string]string{model.AttrCheckpointType: "snapshot"}
+				a.URI, a.Name, a.Attributes = "pubsub://p/snapshots/bf-1-seek", "bf-1-seek", model.TagsOf(map[string]string{model.AttrCheckpointType: "snapshot"})
 				a.ExpiresAt = done.Add(24 * time.Hour)
 			}))
 		}},
@@ -109,7 +109,7 @@ var checkpointFiring = []ruleCase{
 		}},
 	{rule: "BF021", name: "a group whose lag was not read is medium", want: 1, check: severity(model.SeverityMedium),
 		build: func() *estate {
-			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) { delete(a.Attributes, model.AttrLag) }))
+			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) { a.Attributes = a.Attributes.Without(model.AttrLag) }))
 		}},
 	// BF022's ladder and the sources it asks.
 	{rule: "BF022", name: "a revoked key on classified data is critical, like BF004", want: 1, check: all(severity(model.SeverityCritical), mentions("touches financial data")),
@@ -164,7 +164,7 @@ var checkpointQuiet = []ruleCase{
 	{rule: "BF021", name: "a snapshot that expires by itself",
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) {
-				a.Attributes = map[string]string{model.AttrCheckpointType: "snapshot"}
+				a.Attributes = model.TagsOf(map[string]string{model.AttrCheckpointType: "snapshot"})
 				a.ExpiresAt = now.Add(72 * time.Hour)
 			}))
 		}},

@@ -131,12 +131,12 @@ func table() model.Artifact {
 func grant() model.Artifact {
 	return model.Artifact{Kind: model.KindGrant, System: "gcpiam", Source: srcIAM, Scope: "p",
 		URI: "iam://p/roles/editor/sa", Name: "editor", BackfillID: "BF-1", State: model.StateActive,
-		Attributes: map[string]string{model.AttrPrincipal: "serviceAccount:sa@p", model.AttrRole: "roles/editor"}}
+		Attributes: model.TagsOf(map[string]string{model.AttrPrincipal: "serviceAccount:sa@p", model.AttrRole: "roles/editor"})}
 }
 func credential() model.Artifact {
 	return model.Artifact{Kind: model.KindCredential, System: "postgres", Source: srcWH, Scope: "roles",
 		URI: "postgres://w/roles/bf_1_writer", Name: "bf_1_writer", BackfillID: "BF-1", State: model.StateActive,
-		Attributes: map[string]string{model.AttrLogin: "true", model.AttrPrincipal: "bf_1_writer"}}
+		Attributes: model.TagsOf(map[string]string{model.AttrLogin: "true", model.AttrPrincipal: "bf_1_writer"})}
 }
 
 func attr(k, v string) func(*model.Artifact) { return func(a *model.Artifact) { a.SetAttr(k, v) } }

@@ -25,7 +25,7 @@ func flagEstate() *estate {
 func flagOf(name string, mods ...func(*model.Artifact)) model.Artifact {
 	a := model.Artifact{Kind: model.KindFeatureFlag, System: "unleash", Source: srcFlags, Scope: "default",
 		URI: "unleash://flags/projects/default/features/" + name, Name: name, BackfillID: "BF-1", State: model.StateEnabled,
-		Attributes: map[string]string{model.AttrEnabledIn: "staging"}}
+		Attributes: model.TagsOf(map[string]string{model.AttrEnabledIn: "staging"})}
 	for _, m := range mods {
 		m(&a)
 	}
@@ -37,8 +37,8 @@ func flagOf(name string, mods ...func(*model.Artifact)) model.Artifact {
 func reader() model.Artifact {
 	return model.Artifact{Kind: model.KindDashboard, System: "grafana", Source: srcWH, Scope: "general",
 		URI: "grafana://g/dashboards/orders", Name: "Orders", State: model.StateActive,
-		Attributes: map[string]string{model.AttrReads: model.FormatReads([]model.Read{
-			{Identifier: "p.d.bf_1_tmp", BackfillID: "bf_1", Where: `panel "Orders by day"`}})}}
+		Attributes: model.TagsOf(map[string]string{model.AttrReads: model.FormatReads([]model.Read{
+			{Identifier: "p.d.bf_1_tmp", BackfillID: "bf_1", Where: `panel "Orders by day"`}})})}
 }
 
 func sensitive(b *model.Backfill) { b.Classification = model.ClassCustomer; b.KeepEvidence = true }

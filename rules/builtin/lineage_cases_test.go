@@ -129,7 +129,7 @@ var lineageFiring = []ruleCase{
 		build: func() *estate {
 			return newEstate().artifact(model.Artifact{Kind: model.KindJobRun, System: "airflow", Source: srcSched, Scope: "runs/x",
 				URI: "airflow://sched/dags/x/dagRuns/backfill__1", Name: "backfill__1", BackfillID: "BF-77", State: model.StateActive,
-				Attributes: map[string]string{model.AttrRunType: "backfill"}})
+				Attributes: model.TagsOf(map[string]string{model.AttrRunType: "backfill"})})
 		}},
 	{rule: "BF027", name: "a running Kubernetes Job labelled with an id nothing describes", want: 1, check: all(severity(model.SeverityHigh), mentions("BF-88 is running")),
 		build: func() *estate {

@@ -56,11 +56,11 @@ func pgEstate() *estate {
 		URI: db + "/tables/public/bf_1_orders_tmp", Name: "public.bf_1_orders_tmp", BackfillID: "bf_1", Correlation: "name", State: model.StateActive})
 	e.artifact(model.Artifact{Kind: model.KindCredential, System: "postgres", Source: srcWH, Scope: "roles",
 		URI: db + "/roles/bf_1_writer", Name: "bf_1_writer", BackfillID: "bf_1", Correlation: "name", State: model.StateActive,
-		Attributes: map[string]string{model.AttrLogin: "true", model.AttrPrincipal: "bf_1_writer", model.AttrTimeBound: "false"}})
+		Attributes: model.TagsOf(map[string]string{model.AttrLogin: "true", model.AttrPrincipal: "bf_1_writer", model.AttrTimeBound: "false"})})
 	e.artifact(model.Artifact{Kind: model.KindGrant, System: "postgres", Source: srcWH, Scope: "shop/grants",
 		URI: db + "/grant/bf_1_writer/table/public.orders", Name: "INSERT,UPDATE on public.orders to bf_1_writer", BackfillID: "bf_1",
 		Correlation: "name", State: model.StateActive,
-		Attributes: map[string]string{model.AttrPrincipal: "bf_1_writer", model.AttrRole: "INSERT,UPDATE", model.AttrTimeBound: "false"}})
+		Attributes: model.TagsOf(map[string]string{model.AttrPrincipal: "bf_1_writer", model.AttrRole: "INSERT,UPDATE", model.AttrTimeBound: "false"})})
 	return e
 }
 

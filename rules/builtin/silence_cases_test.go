@@ -37,9 +37,9 @@ const silenceID = "3718b247-382c-47fc-8491-e240456fbd7f"
 func silence(ends time.Time) model.Artifact {
 	return model.Artifact{Kind: model.KindSilence, System: "alertmanager", Source: srcAM, Scope: "silences",
 		URI: "alertmanager://am/silences/" + silenceID, Name: silenceID, BackfillID: "bf-1", Correlation: "label",
-		Labels: map[string]string{"backfill_id": "bf-1"}, State: model.StateActive, ExpiresAt: ends,
-		Attributes: map[string]string{model.AttrMatchers: `{backfill_id="bf-1", alertname="OrdersLag"}`,
-			model.AttrCreatedBy: "alice@example.com", model.AttrAPIURL: "http://alertmanager:9093"}}
+		Labels: model.TagsOf(map[string]string{"backfill_id": "bf-1"}), State: model.StateActive, ExpiresAt: ends,
+		Attributes: model.TagsOf(map[string]string{model.AttrMatchers: `{backfill_id="bf-1", alertname="OrdersLag"}`,
+			model.AttrCreatedBy: "alice@example.com", model.AttrAPIURL: "http://alertmanager:9093"})}
 }
 
 // promAlert is a Prometheus alerting rule that watches only BF-1's series.
@@ -47,8 +47,8 @@ func promAlert() model.Artifact {
 	return model.Artifact{Kind: model.KindAlert, System: "prometheus", Source: srcProm, Scope: "rules/bf.yml/bf-1-watch",
 		URI: "prometheus://prom/rules/bf.yml/bf-1-watch/alert/BF1ReplayLag", Name: "BF1ReplayLag", BackfillID: "bf-1",
 		Correlation: "expression", State: model.StateEnabled,
-		Attributes: map[string]string{model.AttrWatchesOnly: "true", model.AttrAlertState: "firing",
-			model.AttrExpr: `max(backfill_lag_seconds{backfill_id="bf-1"}) > 600`}}
+		Attributes: model.TagsOf(map[string]string{model.AttrWatchesOnly: "true", model.AttrAlertState: "firing",
+			model.AttrExpr: `max(backfill_lag_seconds{backfill_id="bf-1"}) > 600`})}
 }
 
 func all(checks ...func(*testing.T, []model.Finding)) func(*testing.T, []model.Finding) {

@@ -72,7 +72,7 @@ func unboundedConcurrency(c *rules.Context) {
 			return
 		}
 		var why []string
-		if pools, ok := a.Attributes[model.AttrPool]; ok && !dedicated(pools) {
+		if pools, ok := a.Attributes.Lookup(model.AttrPool); ok && !dedicated(pools) {
 			why = append(why, fmt.Sprintf("pool %q is not dedicated", pools))
 		}
 		if n, ok := a.IntAttr(model.AttrMaxActiveRuns); ok && (n <= 0 || n > int64(limit)) {

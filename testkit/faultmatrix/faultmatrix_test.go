@@ -35,11 +35,11 @@ func (f fake) CollectUnit(_ context.Context, _ string, sink collectors.Sink) err
 		sink.AddRead(model.JoinScope("p1", "ds"), "tables", 1, 0)
 	}
 	add(model.Artifact{Kind: model.KindTable, Scope: model.JoinScope("p1", "ds"), URI: "fake://p1/ds/bf_7001_tmp",
-		Name: "bf_7001_tmp", Labels: map[string]string{"backfill_id": "bf-7001"}, State: model.StateActive})
+		Name: "bf_7001_tmp", Labels: model.TagsOf(map[string]string{"backfill_id": "bf-7001"}), State: model.StateActive})
 	add(model.Artifact{Kind: model.KindGrant, Scope: "p1", URI: "fake://p1/iam/editor",
-		Name: "editor", Labels: map[string]string{"backfill_id": "bf-7001"}, State: model.StateActive,
-		Attributes: map[string]string{model.AttrPrincipal: "serviceAccount:bf-7001@proj.iam.gserviceaccount.com",
-			model.AttrRole: "roles/bigquery.dataEditor"}})
+		Name: "editor", Labels: model.TagsOf(map[string]string{"backfill_id": "bf-7001"}), State: model.StateActive,
+		Attributes: model.TagsOf(map[string]string{model.AttrPrincipal: "serviceAccount:bf-7001@proj.iam.gserviceaccount.com",
+			model.AttrRole: "roles/bigquery.dataEditor"})})
 	sink.AddRead("", "plans", 1, 0)
 	return nil
 }
