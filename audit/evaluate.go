@@ -83,6 +83,9 @@ func evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now
 		release()
 	}
 	findings := eng.Evaluate(ix, now)
+	if len(ix.Artifacts) >= releaseFrom {
+		release()
+	}
 	r, judged := buildReport(ix, findings, now)
 	a := &Audit{Report: r, index: ix, judged: judged}
 	return a

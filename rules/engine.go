@@ -185,6 +185,7 @@ func (e *Engine) Evaluate(ix *correlate.Index, now time.Time) []model.Finding {
 	}
 	var user []model.Finding
 	e.evaluateUser(ix, now, &found, &user)
+	found.forgetTexts()
 	if found.n >= releaseFrom {
 		// The rules' garbage is collected before the precedence makes
 		// its own (the set of fingerprints, the folds' lines and lists):
