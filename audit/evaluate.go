@@ -84,6 +84,10 @@ func evaluate(est *model.Estate, sel *correlate.Selector, eng *rules.Engine, now
 	}
 	findings := eng.Evaluate(ix, now)
 	if len(ix.Artifacts) >= releaseFrom {
+		// What the rules left (the last of the staged findings) goes
+		// before the report's lifecycles and groups are made beside the
+		// findings and the index: the assembly is one of the run's
+		// peaks (bench/README.md).
 		release()
 	}
 	r, judged := buildReport(ix, findings, now)

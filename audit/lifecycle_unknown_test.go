@@ -78,7 +78,7 @@ type remembering struct{}
 func (remembering) Restore(_ context.Context, est *model.Estate) ([]string, error) {
 	est.Artifacts = append(est.Artifacts, model.Artifact{Kind: model.KindCheckpoint, System: "kafka", Source: "events", Scope: "bf_2001_replay",
 		URI: "kafka://events/groups/bf_2001_replay", Name: "bf_2001_replay", BackfillID: "BF-2001", State: model.StateActive,
-		ExpiresAt:  time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC),
+		ExpiresAt:  model.At(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)),
 		Attributes: model.TagsOf(map[string]string{model.AttrCheckpointType: "consumer_group", model.AttrMembers: "0", model.AttrLag: "0"})})
 	return nil, nil
 }

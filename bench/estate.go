@@ -63,7 +63,7 @@ func Estate(artifacts, backfills int) *model.Estate {
 	for i := 0; i < artifacts; i++ {
 		k := kinds[i%len(kinds)]
 		bf := i % backfills
-		a := model.Artifact{Kind: k, State: model.StateActive, CreatedAt: Now.AddDate(0, 0, -(i % 200))}
+		a := model.Artifact{Kind: k, State: model.StateActive, CreatedAt: model.At(Now.AddDate(0, 0, -(i % 200)))}
 		switch {
 		case i%10 == 9: // not machinery of any backfill
 		case i%20 == 4:
@@ -86,7 +86,7 @@ func Estate(artifacts, backfills int) *model.Estate {
 			a.URI = fmt.Sprintf("bigquery://p%d/d/t_%d", i%20, i)
 			a.Attributes = model.TagsOf(map[string]string{model.AttrRows: fmt.Sprint(i % 1000), model.AttrBytes: fmt.Sprint(i * 100)})
 			if i%3 == 0 {
-				a.ExpiresAt = Now.AddDate(0, 0, 10-i%20)
+				a.ExpiresAt = model.At(Now.AddDate(0, 0, 10-i%20))
 			}
 		case model.KindSubscription, model.KindQueue:
 			a.System, a.Source, a.Scope = "pubsub", "pubsub", "p"

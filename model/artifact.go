@@ -202,21 +202,21 @@ func FormatReads(reads []Read) string {
 
 // Artifact is one piece of machinery found in a system.
 type Artifact struct {
-	Kind       Kind      `json:"kind"`
-	System     string    `json:"system"`          // airflow, bigquery, postgres, ...
-	Source     string    `json:"source"`          // collector instance that saw it
-	Scope      string    `json:"scope,omitempty"` // project, namespace, vhost, ...
-	URI        string    `json:"uri"`             // stable across runs
-	Name       string    `json:"name,omitempty"`
-	BackfillID string    `json:"backfill_id,omitempty"`
-	Owner      string    `json:"owner,omitempty"`
-	Labels     *Tags     `json:"labels,omitempty"`
-	CreatedAt  time.Time `json:"created_at,omitzero"`
-	LastUsedAt time.Time `json:"last_used_at,omitzero"`
-	ModifiedAt time.Time `json:"modified_at,omitzero"`
-	ExpiresAt  time.Time `json:"expires_at,omitzero"`
-	State      State     `json:"state,omitempty"`
-	Attributes *Tags     `json:"attributes,omitempty"`
+	Kind       Kind    `json:"kind"`
+	System     string  `json:"system"`          // airflow, bigquery, postgres, ...
+	Source     string  `json:"source"`          // collector instance that saw it
+	Scope      string  `json:"scope,omitempty"` // project, namespace, vhost, ...
+	URI        string  `json:"uri"`             // stable across runs
+	Name       string  `json:"name,omitempty"`
+	BackfillID string  `json:"backfill_id,omitempty"`
+	Owner      string  `json:"owner,omitempty"`
+	Labels     *Tags   `json:"labels,omitempty"`
+	CreatedAt  Instant `json:"created_at,omitzero"`
+	LastUsedAt Instant `json:"last_used_at,omitzero"`
+	ModifiedAt Instant `json:"modified_at,omitzero"`
+	ExpiresAt  Instant `json:"expires_at,omitzero"`
+	State      State   `json:"state,omitempty"`
+	Attributes *Tags   `json:"attributes,omitempty"`
 	// Correlation says how the artifact was tied to its backfill (label,
 	// name, asset, declared); set by correlate.
 	Correlation string `json:"correlation,omitempty"`

@@ -12,7 +12,7 @@ func (a *Artifact) SetEnd(end time.Time, bounded bool, err error) {
 	case err != nil:
 		a.SetAttr(AttrConditionError, err.Error())
 	case bounded:
-		a.ExpiresAt = end
+		a.ExpiresAt = At(end)
 		a.SetAttr(AttrTimeBound, "true")
 	}
 }

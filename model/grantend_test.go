@@ -11,7 +11,7 @@ func TestSetEnd(t *testing.T) {
 
 	var bounded Artifact
 	bounded.SetEnd(end, true, nil)
-	if !bounded.ExpiresAt.Equal(end) || bounded.Attr(AttrTimeBound) != "true" || bounded.Attr(AttrConditionError) != "" {
+	if !bounded.ExpiresAt.Time().Equal(end) || bounded.Attr(AttrTimeBound) != "true" || bounded.Attr(AttrConditionError) != "" {
 		t.Errorf("bounded: ExpiresAt %v, attributes %v", bounded.ExpiresAt, bounded.Attributes)
 	}
 

@@ -29,7 +29,7 @@ func FolderRead(objects int, latest time.Time) Observed {
 func FolderExpected(a *model.Artifact) map[string]string {
 	out := Saw(a, model.AttrObjects)
 	if !a.ModifiedAt.IsZero() {
-		out[folderModified] = a.ModifiedAt.UTC().Format(time.RFC3339Nano)
+		out[folderModified] = a.ModifiedAt.Time().UTC().Format(time.RFC3339Nano)
 	}
 	return out
 }

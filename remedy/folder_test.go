@@ -12,7 +12,7 @@ import (
 // the same latest write, whatever the time zone either was read in.
 func TestFolderReadMatchesExpected(t *testing.T) {
 	latest := time.Date(2026, 1, 12, 9, 30, 0, 500, time.UTC)
-	a := &model.Artifact{ModifiedAt: latest.In(time.FixedZone("CET", 3600)), Attributes: model.Attrs(model.AttrObjects, "3")}
+	a := &model.Artifact{ModifiedAt: model.At(latest.In(time.FixedZone("CET", 3600))), Attributes: model.Attrs(model.AttrObjects, "3")}
 	got := FolderRead(3, latest.In(time.FixedZone("EST", -5*3600)))
 	if !got.Found || !maps.Equal(got.State, FolderExpected(a)) {
 		t.Errorf("FolderRead = %+v, FolderExpected = %v: an unchanged folder must compare equal", got, FolderExpected(a))

@@ -28,7 +28,7 @@ func (f *shardFake) CollectUnit(_ context.Context, u string, sink collectors.Sin
 		Kind: model.KindTable, System: "bigquery", Scope: u, Name: "bf_1234_tmp",
 		URI:       "bigquery://" + u + "/scratch/bf_1234_tmp",
 		Labels:    model.TagsOf(map[string]string{"backfill_id": "bf_1234"}),
-		CreatedAt: time.Date(2026, 9, 18, 0, 0, 0, 0, time.UTC), State: model.StateActive,
+		CreatedAt: model.At(time.Date(2026, 9, 18, 0, 0, 0, 0, time.UTC)), State: model.StateActive,
 	})
 	sink.AddRead(u, "tables", 1, 0)
 	return nil

@@ -123,10 +123,10 @@ func (c *Airflow) runArtifact(r dagRunJSON, info *dagInfo) model.Artifact {
 		a.State = model.StateActive
 	}
 	if t := first(r.QueuedAt, r.StartDate); t != nil {
-		a.CreatedAt = *t
+		a.CreatedAt = model.At(*t)
 	}
 	if r.EndDate != nil {
-		a.ModifiedAt = *r.EndDate
+		a.ModifiedAt = model.At(*r.EndDate)
 	}
 	a.SetAttr(AttrDagID, r.DagID)
 	a.SetAttr(model.AttrRunType, r.RunType)

@@ -43,7 +43,7 @@ func TestSilencesOfARealAnswer(t *testing.T) {
 		}
 	}
 	if active.Kind != model.KindSilence || active.State != model.StateActive || active.BackfillID != "BF-1234" || active.Correlation != "comment" ||
-		active.Scope != ScopeSilences || !active.ExpiresAt.Equal(time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)) || active.Labels.Get("alertname") != "OrdersLag" {
+		active.Scope != ScopeSilences || !active.ExpiresAt.Time().Equal(time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)) || active.Labels.Get("alertname") != "OrdersLag" {
 		t.Errorf("active silence: %+v", active)
 	}
 	expired := sink.Artifact("alertmanager://am/silences/" + expiredID)

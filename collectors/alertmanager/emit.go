@@ -31,7 +31,7 @@ func (a *Alertmanager) artifact(t tiedSilence, muted map[string]mutedCount) mode
 	art := model.Artifact{
 		Kind: model.KindSilence, System: "alertmanager", Scope: ScopeSilences, URI: t.uri,
 		Name: s.ID, BackfillID: t.backfillID, Correlation: t.how, Labels: model.TagsOf(equalities(s.Matchers)),
-		ModifiedAt: s.updated, ExpiresAt: s.ends, State: state(s.Status.State),
+		ModifiedAt: model.At(s.updated), ExpiresAt: model.At(s.ends), State: state(s.Status.State),
 	}
 	art.SetAttr(model.AttrMatchers, matchersText(s.Matchers))
 	art.SetAttr(AttrSilenceState, s.Status.State)

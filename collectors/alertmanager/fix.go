@@ -57,7 +57,7 @@ func (a *Alertmanager) Expected(art *model.Artifact, _ remedy.Action) map[string
 	if art.ExpiresAt.IsZero() {
 		return map[string]string{}
 	}
-	return map[string]string{"ends": art.ExpiresAt.UTC().Format(time.RFC3339)}
+	return map[string]string{"ends": art.ExpiresAt.Time().UTC().Format(time.RFC3339)}
 }
 
 // Act expires the silence (DELETE /api/v2/silence/{id}).

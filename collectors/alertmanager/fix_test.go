@@ -76,7 +76,7 @@ func TestApplyAlertmanager(t *testing.T) {
 			sys := map[string]remedy.Actor{"am": am}
 			est := fixtest.Estate(true)
 			est.Artifacts = []model.Artifact{{Kind: model.KindSilence, System: "alertmanager", Source: "am", State: model.StateActive,
-				URI: "alertmanager://am/silences/s-1", Name: "s-1", BackfillID: "BF-1234", ExpiresAt: ends,
+				URI: "alertmanager://am/silences/s-1", Name: "s-1", BackfillID: "BF-1234", ExpiresAt: model.At(ends),
 				Attributes: model.Attrs(model.AttrMatchers, `{job="daily_revenue"}`, model.AttrAPIURL, srv.URL)}}
 			est.Backfills[0].AssetsToRemove = []string{est.Artifacts[0].URI}
 			est.Coverage = append(est.Coverage, model.Coverage{Source: "am", Status: model.CoverageOK})

@@ -71,7 +71,7 @@ func TestRealAnswersWithABackfillComment(t *testing.T) {
 			}
 			if a.BackfillID != "BF-1234" || a.Correlation != "comment" || a.State != model.StateActive ||
 				a.Attr(model.AttrMatchers) != `{alertname="Host_Down", cluster="dev"}` || a.Attr(model.AttrCreatedBy) != "john@example.com" ||
-				!a.ExpiresAt.Equal(time.Date(2063, 1, 1, 0, 0, 0, 0, time.UTC)) || a.Labels.Get("cluster") != "dev" ||
+				!a.ExpiresAt.Time().Equal(time.Date(2063, 1, 1, 0, 0, 0, 0, time.UTC)) || a.Labels.Get("cluster") != "dev" ||
 				a.Attr(AttrMutedAlerts) != "0" || a.Attr(model.AttrMutesCritical) != "false" {
 				t.Errorf("%+v", a)
 			}

@@ -131,7 +131,7 @@ func TestRealServerSilences(t *testing.T) {
 	}
 	uri := func(sid string) string { return "alertmanager://am/silences/" + sid }
 	a := sink.Artifact(uri(byLabel))
-	if a == nil || a.BackfillID != label || a.Correlation != "label" || a.State != model.StateActive || !a.ExpiresAt.Equal(ends) ||
+	if a == nil || a.BackfillID != label || a.Correlation != "label" || a.State != model.StateActive || !a.ExpiresAt.Time().Equal(ends) ||
 		a.Attr(model.AttrCreatedBy) != "alice@example.com" || a.Attr(model.AttrMutesCritical) != "true" ||
 		a.Attr(model.AttrMatchers) != fmt.Sprintf(`{backfill_id=%q, severity="critical"}`, label) {
 		t.Errorf("silence by label: %+v", a)

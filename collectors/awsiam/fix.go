@@ -110,7 +110,7 @@ func (s *actor) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
 		if a.CreatedAt.IsZero() {
 			return map[string]string{}
 		}
-		return map[string]string{stateCreated: a.CreatedAt.UTC().Format(time.RFC3339)}
+		return map[string]string{stateCreated: a.CreatedAt.Time().UTC().Format(time.RFC3339)}
 	case o.Statement != "":
 		return map[string]string{stateStatement: a.Attr(AttrStatementHash)}
 	case o.Inline != "" || a.Attr(AttrPolicyType) == policyManaged:

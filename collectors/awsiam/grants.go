@@ -65,7 +65,7 @@ func (c *Collector) emitGrants(account string, p *principal, id, how string, acc
 	}
 	grant := func(uri, role, policyType string, gid, ghow string) model.Artifact {
 		a := c.artifact(model.KindGrant, account, uri, p.kind+" "+p.name+": "+role, gid, ghow)
-		a.LastUsedAt = p.lastUsed
+		a.LastUsedAt = model.At(p.lastUsed)
 		a.SetAttr(model.AttrPrincipal, p.arn)
 		a.SetAttr(model.AttrRole, role)
 		a.SetAttr(AttrPolicyType, policyType)

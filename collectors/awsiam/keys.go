@@ -73,7 +73,7 @@ func (c *Collector) collectKeys(ctx context.Context, client *iam.Client, account
 			a.State = model.StateDisabled
 		}
 		if k.CreateDate != nil {
-			a.CreatedAt = k.CreateDate.UTC()
+			a.CreatedAt = model.At(k.CreateDate.UTC())
 		}
 		used, err := awsconf.Call(ctx, c.Timeout, func(ctx context.Context) (*iam.GetAccessKeyLastUsedOutput, error) {
 			return client.GetAccessKeyLastUsed(ctx, &iam.GetAccessKeyLastUsedInput{AccessKeyId: aws.String(keyID)})
@@ -84,7 +84,7 @@ func (c *Collector) collectKeys(ctx context.Context, client *iam.Client, account
 			partial++
 		case used.AccessKeyLastUsed != nil:
 			if t := used.AccessKeyLastUsed.LastUsedDate; t != nil {
-				a.LastUsedAt = t.UTC()
+				a.LastUsedAt = model.At(t.UTC())
 			}
 			if s := aws.ToString(used.AccessKeyLastUsed.ServiceName); s != "" && s != "N/A" {
 				a.SetAttr(AttrLastUsedService, s)

@@ -160,7 +160,7 @@ func TestCollectTables(t *testing.T) {
 			if a.Kind != model.KindTable || a.Scope != "p-one/"+a.Attr(AttrDataset) || a.BackfillID != tt.id || a.Correlation != tt.how || a.Owner != tt.owner {
 				t.Errorf("kind/scope/id/how/owner = %s/%s/%s/%s/%s", a.Kind, a.Scope, a.BackfillID, a.Correlation, a.Owner)
 			}
-			if a.State != tt.state || !a.ExpiresAt.Equal(tt.expires) || !a.ModifiedAt.Equal(tt.modified) || !a.CreatedAt.Equal(jan2) {
+			if a.State != tt.state || !a.ExpiresAt.Time().Equal(tt.expires) || !a.ModifiedAt.Time().Equal(tt.modified) || !a.CreatedAt.Time().Equal(jan2) {
 				t.Errorf("state/expires/modified/created = %s/%v/%v/%v", a.State, a.ExpiresAt, a.ModifiedAt, a.CreatedAt)
 			}
 			if a.Attr(model.AttrRows) != tt.rows || a.Attr(model.AttrBytes) != tt.bytes {
@@ -214,7 +214,7 @@ func TestCollectACLGrants(t *testing.T) {
 			if a.Kind != model.KindGrant || a.BackfillID != tt.id || a.Correlation != tt.how || a.State != model.StateActive {
 				t.Errorf("kind/id/how/state = %s/%s/%s/%s", a.Kind, a.BackfillID, a.Correlation, a.State)
 			}
-			if a.Attr(model.AttrPrincipal) != tt.principal || a.Attr(model.AttrRole) != tt.role || a.Attr(model.AttrTimeBound) != tt.timeBound || !a.ExpiresAt.Equal(tt.expires) {
+			if a.Attr(model.AttrPrincipal) != tt.principal || a.Attr(model.AttrRole) != tt.role || a.Attr(model.AttrTimeBound) != tt.timeBound || !a.ExpiresAt.Time().Equal(tt.expires) {
 				t.Errorf("principal/role/time_bound/expires = %s/%s/%s/%v", a.Attr(model.AttrPrincipal), a.Attr(model.AttrRole), a.Attr(model.AttrTimeBound), a.ExpiresAt)
 			}
 		})
@@ -280,7 +280,7 @@ func TestWithoutMetadataOrACLs(t *testing.T) {
 	c.DatasetACLs = ACLsNone
 	sink := collect(t, c)
 	a := sink.Artifact("bigquery://p-one/analytics/bf_1234_events_fix")
-	if a == nil || !a.ExpiresAt.Equal(mar1) || a.Attr(model.AttrRows) != "" {
+	if a == nil || !a.ExpiresAt.Time().Equal(mar1) || a.Attr(model.AttrRows) != "" {
 		t.Fatalf("table from the list alone: %+v", a)
 	}
 	if f.count("view=STORAGE_STATS") != 0 || f.count("accessPolicyVersion") != 0 {

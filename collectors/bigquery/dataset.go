@@ -132,8 +132,8 @@ func (c *Collector) tableFromList(project, dataset string, t *bq.TableListTables
 		Correlation: tt.how,
 		Labels:      model.TagsOf(copyLabels(t.Labels)),
 		Owner:       t.Labels[c.OwnerLabel],
-		CreatedAt:   millis(t.CreationTime),
-		ExpiresAt:   millis(t.ExpirationTime),
+		CreatedAt:   model.At(millis(t.CreationTime)),
+		ExpiresAt:   model.At(millis(t.ExpirationTime)),
 		State:       model.StateActive,
 	}
 	a.SetAttr(AttrDataset, dataset)
@@ -152,12 +152,12 @@ func (c *Collector) tableFromList(project, dataset string, t *bq.TableListTables
 func (c *Collector) addStats(a *model.Artifact, t *bq.Table) {
 	a.SetAttr(model.AttrRows, strconv.FormatUint(t.NumRows, 10))
 	a.SetAttr(model.AttrBytes, strconv.FormatInt(t.NumBytes, 10))
-	a.ModifiedAt = millis(int64(t.LastModifiedTime))
+	a.ModifiedAt = model.At(millis(int64(t.LastModifiedTime)))
 	// A keep line in the description ("bfaudit-keep-reason: ..."), for a
 	// reason with spaces a label value cannot hold; labels win.
 	a.KeepFromText(t.Description)
 	if t.ExpirationTime != 0 {
-		a.ExpiresAt = millis(t.ExpirationTime)
+		a.ExpiresAt = model.At(millis(t.ExpirationTime))
 	}
 	c.setExpired(a)
 }
@@ -165,7 +165,7 @@ func (c *Collector) addStats(a *model.Artifact, t *bq.Table) {
 // setExpired marks a table past its expiration: BigQuery deletes it soon
 // after, but until then it still holds data.
 func (c *Collector) setExpired(a *model.Artifact) {
-	if !a.ExpiresAt.IsZero() && !a.ExpiresAt.After(c.now()) {
+	if !a.ExpiresAt.IsZero() && !a.ExpiresAt.Time().After(c.now()) {
 		a.State = model.StateExpired
 	}
 }

@@ -132,9 +132,9 @@ func (s *bqSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]strin
 	if t, ok := ParseBigQuery(a); ok && t.ACL {
 		return map[string]string{}
 	}
-	out := map[string]string{"expires": timeText(a.ExpiresAt)}
+	out := map[string]string{"expires": timeText(a.ExpiresAt.Time())}
 	if !a.ModifiedAt.IsZero() {
-		out["modified"] = timeText(a.ModifiedAt)
+		out["modified"] = timeText(a.ModifiedAt.Time())
 	}
 	return out
 }

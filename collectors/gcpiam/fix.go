@@ -212,7 +212,7 @@ func (s *iamSystem) Expected(a *model.Artifact, _ remedy.Action) map[string]stri
 		if a.CreatedAt.IsZero() {
 			return map[string]string{}
 		}
-		return map[string]string{"created": a.CreatedAt.UTC().Format(time.RFC3339)}
+		return map[string]string{"created": a.CreatedAt.Time().UTC().Format(time.RFC3339)}
 	}
 	return map[string]string{model.AttrCondition: b.Expression, AttrConditionTitle: b.Title}
 }

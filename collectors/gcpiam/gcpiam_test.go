@@ -147,7 +147,7 @@ func TestCollectGrants(t *testing.T) {
 			if a.Kind != model.KindGrant || a.Scope != "p-one" || a.BackfillID != tt.id || a.Correlation != tt.how {
 				t.Errorf("kind/scope/id/how = %s/%s/%s/%s", a.Kind, a.Scope, a.BackfillID, a.Correlation)
 			}
-			if a.State != tt.state || a.Attr(model.AttrTimeBound) != tt.timeBound || !a.ExpiresAt.Equal(tt.expires) {
+			if a.State != tt.state || a.Attr(model.AttrTimeBound) != tt.timeBound || !a.ExpiresAt.Time().Equal(tt.expires) {
 				t.Errorf("state/time_bound/expires = %s/%s/%v; want %s/%s/%v", a.State, a.Attr(model.AttrTimeBound), a.ExpiresAt, tt.state, tt.timeBound, tt.expires)
 			}
 			if a.Attr(model.AttrRole) == "" || a.Attr(model.AttrPrincipal) == "" {
@@ -211,7 +211,7 @@ func TestCollectKeys(t *testing.T) {
 			if a.Kind != model.KindCredential || a.BackfillID != tt.id || a.State != tt.state {
 				t.Errorf("kind/id/state = %s/%s/%s; want credential/%s/%s", a.Kind, a.BackfillID, a.State, tt.id, tt.state)
 			}
-			if !a.CreatedAt.Equal(tt.created) || !a.ExpiresAt.Equal(tt.expires) {
+			if !a.CreatedAt.Time().Equal(tt.created) || !a.ExpiresAt.Time().Equal(tt.expires) {
 				t.Errorf("created/expires = %v/%v; want %v/%v", a.CreatedAt, a.ExpiresAt, tt.created, tt.expires)
 			}
 			wantValid := ""

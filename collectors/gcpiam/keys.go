@@ -144,11 +144,11 @@ func (c *Collector) key(a account, k *iam.ServiceAccountKey) model.Artifact {
 		art.SetAttr(AttrKeyAlgorithm, k.KeyAlgorithm)
 	}
 	if t, err := time.Parse(time.RFC3339Nano, k.ValidAfterTime); err == nil {
-		art.CreatedAt = t.UTC()
+		art.CreatedAt = model.At(t.UTC())
 	}
 	if t, err := time.Parse(time.RFC3339Nano, k.ValidBeforeTime); err == nil && t.Before(noExpiry) {
-		art.ExpiresAt = t.UTC()
-		art.SetAttr(model.AttrValidUntil, art.ExpiresAt.Format(time.RFC3339))
+		art.ExpiresAt = model.At(t.UTC())
+		art.SetAttr(model.AttrValidUntil, art.ExpiresAt.Time().Format(time.RFC3339))
 	}
 	// A key that never expires is access that cannot end by itself, like
 	// a login role without VALID UNTIL: BF102 reads this.
@@ -160,7 +160,7 @@ func (c *Collector) key(a account, k *iam.ServiceAccountKey) model.Artifact {
 	case k.Disabled || a.disabled:
 		// A key of a disabled account cannot authenticate either.
 		art.State = model.StateDisabled
-	case !art.ExpiresAt.IsZero() && !art.ExpiresAt.After(c.now()):
+	case !art.ExpiresAt.IsZero() && !art.ExpiresAt.Time().After(c.now()):
 		art.State = model.StateExpired
 	}
 	return art

@@ -51,17 +51,17 @@ func (c *Collector) group(bucket, prefix string, battrs *storage.Bucket, objs []
 		size, _ := strconv.ParseInt(a.Attr(model.AttrBytes), 10, 64)
 		a.SetAttr(model.AttrObjects, strconv.FormatInt(n+1, 10))
 		a.SetAttr(model.AttrBytes, strconv.FormatInt(size+int64(o.Size), 10))
-		if updated := rfc3339(o.Updated); updated.After(a.ModifiedAt) {
-			a.ModifiedAt = updated
+		if updated := rfc3339(o.Updated); updated.After(a.ModifiedAt.Time()) {
+			a.ModifiedAt = model.At(updated)
 		}
 		if r := o.Retention; r != nil {
-			if until := rfc3339(r.RetainUntilTime); until.After(a.ExpiresAt) {
-				a.ExpiresAt = until
+			if until := rfc3339(r.RetainUntilTime); until.After(a.ExpiresAt.Time()) {
+				a.ExpiresAt = model.At(until)
 			}
 		}
 		if created := rfc3339(o.TimeCreated); period > 0 && !created.IsZero() {
-			if end := created.Add(period); end.After(a.ExpiresAt) {
-				a.ExpiresAt = end.UTC()
+			if end := created.Add(period); end.After(a.ExpiresAt.Time()) {
+				a.ExpiresAt = model.At(end.UTC())
 			}
 		}
 		if o.EventBasedHold || o.TemporaryHold || locked {

@@ -54,7 +54,7 @@ func TestCollectGroupsCheckpointFolders(t *testing.T) {
 	cp := by["gcs://gcs/flink-state/checkpoints/bf_1234_replay/"]
 	if cp.Kind != model.KindCheckpoint || cp.System != "gcs" || cp.Attr(model.AttrCheckpointType) != "object" ||
 		cp.Name != "gs://flink-state/checkpoints/bf_1234_replay/" || cp.BackfillID != "bf_1234" || cp.Correlation != "name" ||
-		cp.Attr(model.AttrBytes) != "350" || cp.Attr(model.AttrObjects) != "3" || !cp.ModifiedAt.Equal(jan12) ||
+		cp.Attr(model.AttrBytes) != "350" || cp.Attr(model.AttrObjects) != "3" || !cp.ModifiedAt.Time().Equal(jan12) ||
 		cp.Scope != PrefixScope("flink-state", "checkpoints/") || cp.Attr(model.AttrHolds) != "" || !cp.ExpiresAt.IsZero() || !cp.State.Live() {
 		t.Errorf("checkpoint folder: %+v", cp)
 	}
@@ -66,7 +66,7 @@ func TestCollectGroupsCheckpointFolders(t *testing.T) {
 	}
 	b := by["gcs://gcs/beam-state/beam/run-1/"]
 	if b.BackfillID != "bf-9" || b.Correlation != "label" || b.Attr(model.AttrHolds) != "true" || b.Attr(model.AttrObjects) != "2" ||
-		!b.ExpiresAt.Equal(jan12.Add(24*time.Hour)) {
+		!b.ExpiresAt.Time().Equal(jan12.Add(24*time.Hour)) {
 		t.Errorf("folder of a labelled bucket with a locked retention policy: %+v", b)
 	}
 }
@@ -81,7 +81,7 @@ func TestObjectRetentionSetsExpiry(t *testing.T) {
 	if err != nil || len(sink.Artifacts) != 1 {
 		t.Fatalf("%v %v %v", err, sink.Artifacts, sink.Errors)
 	}
-	if a := sink.Artifacts[0]; !a.ExpiresAt.Equal(until) {
+	if a := sink.Artifacts[0]; !a.ExpiresAt.Time().Equal(until) {
 		t.Errorf("expires %s; want the object's retainUntil %s", a.ExpiresAt, until)
 	}
 }

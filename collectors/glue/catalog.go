@@ -224,7 +224,7 @@ func (r *catalogRead) artifact(t gluetypes.Table, tt tie) model.Artifact {
 	a := model.Artifact{
 		Kind: model.KindTable, Scope: r.scope(db), URI: TableURI(r.c.Source(), r.place.Account, r.place.Region, db, name),
 		Name: db + "." + name, BackfillID: tt.id, Correlation: tt.how, State: model.StateActive,
-		CreatedAt: utc(t.CreateTime), ModifiedAt: utc(t.UpdateTime), LastUsedAt: utc(t.LastAccessTime),
+		CreatedAt: model.At(utc(t.CreateTime)), ModifiedAt: model.At(utc(t.UpdateTime)), LastUsedAt: model.At(utc(t.LastAccessTime)),
 	}
 	a.SetAttr(AttrDatabase, db)
 	a.SetAttr(AttrTableARN, tableARN(r.place.Region, r.place.Account, db, name))

@@ -90,7 +90,7 @@ func (c *Collector) Expected(a *model.Artifact, _ remedy.Action) map[string]stri
 	if _, ok := ParsePermission(a.URI); ok {
 		return grantState(a.Attr(AttrPermissions), a.Attr(AttrGrantable), a.Attr(AttrLFCondition))
 	}
-	return tableState(a.ModifiedAt, a.Attr(AttrVersionID))
+	return tableState(a.ModifiedAt.Time(), a.Attr(AttrVersionID))
 }
 
 func tableState(updated time.Time, version string) map[string]string {

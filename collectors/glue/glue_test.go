@@ -58,7 +58,7 @@ func TestCollectTiesTables(t *testing.T) {
 	}
 	a := sink.Artifact("glue://aws-catalog/111111111111/eu-west-1/analytics/refunds_bf_1234_tmp")
 	if a.Kind != model.KindTable || a.Scope != "111111111111/eu-west-1/analytics" || a.Name != "analytics.refunds_bf_1234_tmp" ||
-		a.Owner != "data-eng" || !a.CreatedAt.Equal(created) || !a.ModifiedAt.Equal(updated) || !a.ExpiresAt.IsZero() {
+		a.Owner != "data-eng" || !a.CreatedAt.Time().Equal(created) || !a.ModifiedAt.Time().Equal(updated) || !a.ExpiresAt.IsZero() {
 		t.Errorf("scratch table %+v", a)
 	}
 	for k, v := range map[string]string{

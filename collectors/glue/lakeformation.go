@@ -276,7 +276,7 @@ func (r *catalogRead) grantArtifact(g grant, t tie) model.Artifact {
 	a := model.Artifact{
 		Kind: model.KindGrant, Scope: lakeFormationScope(r.place), URI: PermissionURI(r.c.Source(), g.Permission),
 		Name:       cmp.Or(perms, "nothing") + " on " + g.Resource.String() + " to " + g.Principal,
-		BackfillID: t.id, Correlation: t.how, State: model.StateActive, ModifiedAt: g.updated,
+		BackfillID: t.id, Correlation: t.how, State: model.StateActive, ModifiedAt: model.At(g.updated),
 	}
 	a.SetAttr(model.AttrPrincipal, g.Principal)
 	a.SetAttr(model.AttrRole, cmp.Or(perms, "nothing")+" on "+g.Resource.String())

@@ -47,7 +47,7 @@ func TestCollectLakeFormationGrants(t *testing.T) {
 		}
 	}
 	g := sink.Artifact("glue://aws-catalog/111111111111/eu-west-1/lakeformation/arn:aws:iam::111111111111:role%2Fbf-1234-replay/111111111111/table/analytics/orders")
-	if g.Scope != lfScope || g.State != model.StateActive || !g.ModifiedAt.Equal(updated) || !g.ExpiresAt.IsZero() ||
+	if g.Scope != lfScope || g.State != model.StateActive || !g.ModifiedAt.Time().Equal(updated) || !g.ExpiresAt.IsZero() ||
 		g.Name != "ALTER,DROP,INSERT,SELECT on table analytics.orders to "+replayRole {
 		t.Errorf("the replay role's grant %+v", g)
 	}

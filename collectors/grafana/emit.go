@@ -65,7 +65,7 @@ func (g *Grafana) boardArtifact(scope, uid, folderTitle string, h hit, b board) 
 	art := &model.Artifact{
 		Kind: model.KindDashboard, System: "grafana", Scope: scope, URI: uri,
 		Name: clip(title, 200), Labels: model.TagsOf(labels), State: model.StateActive,
-		CreatedAt: b.Meta.Created, ModifiedAt: b.Meta.Updated,
+		CreatedAt: model.At(b.Meta.Created), ModifiedAt: model.At(b.Meta.Updated),
 	}
 	if tied {
 		art.BackfillID, art.Correlation = bf, how
@@ -130,7 +130,7 @@ func (g *Grafana) ruleArtifact(r alertRule, folderTitle string) (art *model.Arti
 	}
 	art = &model.Artifact{
 		Kind: model.KindAlert, System: "grafana", Scope: folderScope(fu), URI: uri,
-		Name: clip(r.Title, 200), Labels: model.TagsOf(r.Labels), State: state, ModifiedAt: parseTime(r.Updated),
+		Name: clip(r.Title, 200), Labels: model.TagsOf(r.Labels), State: state, ModifiedAt: model.At(parseTime(r.Updated)),
 	}
 	if tied {
 		art.BackfillID, art.Correlation = bf, how

@@ -79,7 +79,7 @@ func (g *Grafana) Expected(a *model.Artifact, _ remedy.Action) map[string]string
 	case a.Kind == model.KindDashboard && a.Attr(AttrVersion) != "":
 		return map[string]string{"version": a.Attr(AttrVersion)}
 	case a.Kind == model.KindAlert && !a.ModifiedAt.IsZero():
-		return map[string]string{"updated": a.ModifiedAt.UTC().Format(time.RFC3339)}
+		return map[string]string{"updated": a.ModifiedAt.Time().UTC().Format(time.RFC3339)}
 	}
 	return map[string]string{}
 }

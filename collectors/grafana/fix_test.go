@@ -104,7 +104,7 @@ func TestApplyGrafana(t *testing.T) {
 					Attributes: model.TagsOf(map[string]string{AttrUID: "d-1", AttrVersion: "3", model.AttrTemporary: "true",
 						model.AttrAPIURL: srv.URL})},
 				{Kind: model.KindAlert, System: "grafana", Source: "gf", State: model.StateActive, Scope: "analytics",
-					URI: "grafana://gf/alert-rules/r-1", Name: "BF-1234 lag", BackfillID: "BF-1234", ModifiedAt: updated,
+					URI: "grafana://gf/alert-rules/r-1", Name: "BF-1234 lag", BackfillID: "BF-1234", ModifiedAt: model.At(updated),
 					Attributes: model.TagsOf(map[string]string{AttrUID: "r-1", model.AttrWatchesOnly: "true",
 						model.AttrAPIURL: srv.URL})},
 			}

@@ -221,14 +221,14 @@ func toArtifact(d artifactDoc, defaultSystem string) (model.Artifact, string, er
 	for _, t := range []struct {
 		key string
 		in  string
-		out *time.Time
+		out *model.Instant
 	}{{"created_at", d.CreatedAt, &a.CreatedAt}, {"last_used_at", d.LastUsedAt, &a.LastUsedAt},
 		{"modified_at", d.ModifiedAt, &a.ModifiedAt}, {"expires_at", d.ExpiresAt, &a.ExpiresAt}} {
 		v, err := parseTime(t.in)
 		if err != nil {
 			return a, t.key, fmt.Errorf("%s: %v", t.key, err)
 		}
-		*t.out = v
+		*t.out = model.At(v)
 	}
 	// A keep label exported with the artifact is read as its system's
 	// collector reads it (docs/rules/waivers.md).

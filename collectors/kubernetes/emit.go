@@ -40,7 +40,7 @@ func (c *Kubernetes) base(kind model.Kind, resource string, meta metav1.ObjectMe
 		URI:       c.uri(meta.Namespace, resource, meta.Name),
 		Name:      meta.Name,
 		Labels:    model.TagsOf(meta.Labels),
-		CreatedAt: meta.CreationTimestamp.Time.UTC(),
+		CreatedAt: model.At(meta.CreationTimestamp.Time.UTC()),
 	}
 	for _, k := range c.LabelKeys {
 		if v := meta.Labels[k]; v != "" {
@@ -89,7 +89,7 @@ func (c *Kubernetes) cronJobArtifact(cj batchv1.CronJob) model.Artifact {
 		a.SetAttr(AttrTimeZone, *cj.Spec.TimeZone)
 	}
 	if t := cj.Status.LastScheduleTime; t != nil {
-		a.LastUsedAt = t.Time.UTC()
+		a.LastUsedAt = model.At(t.Time.UTC())
 	}
 	setTime(&a, AttrLastSuccessful, cj.Status.LastSuccessfulTime)
 	a.SetAttr(AttrActiveJobs, strconv.Itoa(len(cj.Status.Active)))
@@ -117,18 +117,18 @@ func (c *Kubernetes) jobArtifact(j batchv1.Job) model.Artifact {
 		a.SetAttr(AttrTTLSeconds, strconv.Itoa(int(*ttl)))
 		a.SetAttr(AttrTTLMissing, "false")
 		if !finishedAt.IsZero() {
-			a.ExpiresAt = finishedAt.Add(time.Duration(*ttl) * time.Second).UTC()
+			a.ExpiresAt = model.At(finishedAt.Add(time.Duration(*ttl) * time.Second).UTC())
 		}
 	} else {
 		a.SetAttr(AttrTTLMissing, "true")
 	}
 	if !finishedAt.IsZero() {
-		a.ModifiedAt = finishedAt.UTC()
+		a.ModifiedAt = model.At(finishedAt.UTC())
 		a.SetAttr(AttrCompletionTime, finishedAt.UTC().Format(time.RFC3339))
 	}
 	setTime(&a, AttrStartTime, j.Status.StartTime)
 	if j.Status.StartTime != nil {
-		a.LastUsedAt = j.Status.StartTime.Time.UTC()
+		a.LastUsedAt = model.At(j.Status.StartTime.Time.UTC())
 	}
 	if p := j.Spec.Parallelism; p != nil {
 		a.SetAttr(model.AttrMaxActiveRuns, strconv.Itoa(int(*p)))

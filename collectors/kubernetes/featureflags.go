@@ -111,7 +111,7 @@ func (c *Kubernetes) featureFlagArtifacts(o *unstructured.Unstructured, read fun
 		}
 		a := fl.Artifact("kubernetes", uri, model.JoinScope(ns, name))
 		a.BackfillID, a.Correlation = id, how
-		a.CreatedAt = o.GetCreationTimestamp().Time.UTC()
+		a.CreatedAt = model.At(o.GetCreationTimestamp().Time.UTC())
 		labels := map[string]string{}
 		for k, v := range o.GetLabels() {
 			labels[k] = v

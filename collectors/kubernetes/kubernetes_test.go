@@ -213,7 +213,7 @@ func TestCollectLabelledCronJobsAndJobs(t *testing.T) {
 		t.Errorf("owner %q from the owner label", a.Owner)
 	}
 	if a := sink.Artifact(base + "batch/jobs/bf-3100-ledger-retry"); a != nil &&
-		!a.ExpiresAt.Equal(time.Date(2026, 10, 11, 6, 0, 0, 0, time.UTC)) {
+		!a.ExpiresAt.Time().Equal(time.Date(2026, 10, 11, 6, 0, 0, 0, time.UTC)) {
 		t.Errorf("failed job expires %v, want failure + 24h ttl", a.ExpiresAt)
 	}
 

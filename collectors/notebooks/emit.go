@@ -64,7 +64,7 @@ func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, nbRef ref, r
 		return nil // not backfill machinery, and no secret in it
 	}
 	art := model.Artifact{Kind: model.KindNotebook, System: "notebooks", URI: u, Name: nbRef.path, Scope: scope(nbRef.path),
-		BackfillID: id, Correlation: how, State: model.StateActive, ModifiedAt: modified}
+		BackfillID: id, Correlation: how, State: model.StateActive, ModifiedAt: model.At(modified)}
 	lines := make([]string, 0, len(found))
 	var keys []string
 	for _, s := range found {

@@ -25,7 +25,7 @@ func TestJupyterWalksTheContentsAPI(t *testing.T) {
 	}
 	a := sink.Artifact("notebooks:///backfills/bf-7001/fix%20refunds.ipynb")
 	if a == nil || a.Name != "backfills/bf-7001/fix refunds.ipynb" || a.Scope != "backfills/bf-7001/fix refunds.ipynb" ||
-		!a.ModifiedAt.Equal(time.Date(2026, 1, 7, 10, 0, 0, 123456000, time.UTC)) ||
+		!a.ModifiedAt.Time().Equal(time.Date(2026, 1, 7, 10, 0, 0, 123456000, time.UTC)) ||
 		!strings.HasPrefix(a.Attr(model.AttrSecrets), "aws-access-token\tcell 1 source line 1\t") {
 		t.Errorf("artifact %+v", a)
 	}

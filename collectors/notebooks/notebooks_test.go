@@ -78,7 +78,7 @@ func TestFilesReportTiedNotebooks(t *testing.T) {
 	}
 	if a.Kind != model.KindNotebook || a.System != "notebooks" || a.State != model.StateActive ||
 		model.ParseID(a.BackfillID) != model.ParseID("BF-7001") || a.Correlation != "name" ||
-		a.Name != "corrections/bf-7001_fix_refunds.ipynb" || a.Scope != "corrections/bf-7001_fix_refunds.ipynb" || !a.ModifiedAt.Equal(mtime) {
+		a.Name != "corrections/bf-7001_fix_refunds.ipynb" || a.Scope != "corrections/bf-7001_fix_refunds.ipynb" || !a.ModifiedAt.Time().Equal(mtime) {
 		t.Errorf("artifact %+v", a)
 	}
 	secrets := a.Attr(model.AttrSecrets)

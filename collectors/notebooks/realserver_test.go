@@ -67,7 +67,7 @@ func TestRealJupyter(t *testing.T) {
 		t.Fatalf("not reported: %+v", sink.Artifacts)
 	}
 	if a.Kind != model.KindNotebook || a.Correlation != "path" || model.ParseID(a.BackfillID) != model.ParseID("BF-7001") ||
-		a.State != model.StateActive || !a.ModifiedAt.Equal(mtime) || a.Attr(model.AttrKeyIDs) != canaryKeyID {
+		a.State != model.StateActive || !a.ModifiedAt.Time().Equal(mtime) || a.Attr(model.AttrKeyIDs) != canaryKeyID {
 		t.Errorf("artifact %+v", a)
 	}
 	secrets := a.Attr(model.AttrSecrets)

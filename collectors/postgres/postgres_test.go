@@ -99,7 +99,7 @@ func checkFixture(t *testing.T, f fixture, sink *collectors.TestSink) {
 	t.Run("table tied by comment carries expiry, owner, size", func(t *testing.T) {
 		a := get(t, f.uri(f.db, "public."+f.commented))
 		want := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-		if a.Kind != model.KindTable || a.BackfillID != f.id || a.Correlation != "label" || !a.ExpiresAt.Equal(want) || a.Owner != "alice" {
+		if a.Kind != model.KindTable || a.BackfillID != f.id || a.Correlation != "label" || !a.ExpiresAt.Time().Equal(want) || a.Owner != "alice" {
 			t.Errorf("got kind=%s id=%s how=%s expires=%s owner=%s", a.Kind, a.BackfillID, a.Correlation, a.ExpiresAt, a.Owner)
 		}
 		if a.Scope != f.db || a.State != model.StateActive {
@@ -149,7 +149,7 @@ func checkFixture(t *testing.T, f fixture, sink *collectors.TestSink) {
 	t.Run("role past VALID UNTIL is expired and time-bound", func(t *testing.T) {
 		a := get(t, f.uri("role", f.oldRole))
 		want := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-		if a.State != model.StateExpired || !a.ExpiresAt.Equal(want) || a.Attr(model.AttrValidUntil) != "2020-01-01T00:00:00Z" ||
+		if a.State != model.StateExpired || !a.ExpiresAt.Time().Equal(want) || a.Attr(model.AttrValidUntil) != "2020-01-01T00:00:00Z" ||
 			a.Attr(model.AttrTimeBound) != "true" || a.BackfillID != f.id || a.Owner != "bob" {
 			t.Errorf("got %+v", a)
 		}

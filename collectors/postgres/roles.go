@@ -121,7 +121,7 @@ func (p *Postgres) emitRoles(rs *roleSet, sink collectors.Sink) {
 			Correlation: r.match.how,
 			Owner:       r.comment.Owner,
 			Labels:      model.TagsOf(r.comment.Labels),
-			ExpiresAt:   r.validUntil,
+			ExpiresAt:   model.At(r.validUntil),
 			State:       model.StateActive,
 		}
 		a.SetAttr(model.AttrPrincipal, r.name)

@@ -201,7 +201,7 @@ func (p *Postgres) objectArtifact(db, uri, name string, c parsedComment, m match
 		Correlation: m.how,
 		Owner:       c.Owner,
 		Labels:      model.TagsOf(c.Labels),
-		ExpiresAt:   c.Expires,
+		ExpiresAt:   model.At(c.Expires),
 		State:       model.StateActive,
 	}
 	if c.Problem != "" {
@@ -248,7 +248,7 @@ func (s *tableStats) apply(a *model.Artifact) {
 		a.SetAttr(attrModsSinceAnalyze, strconv.FormatInt(*s.modsSince, 10))
 	}
 	if s.lastUsed != nil {
-		a.LastUsedAt = s.lastUsed.UTC()
+		a.LastUsedAt = model.At(s.lastUsed.UTC())
 	}
 }
 

@@ -114,7 +114,7 @@ func (c *Collector) snapshot(project string, s *pubsubpb.Snapshot, topics map[st
 	a.SetAttr(model.AttrCheckpointType, "snapshot")
 	a.SetAttr(AttrTopic, s.GetTopic())
 	if s.GetExpireTime() != nil {
-		a.ExpiresAt = s.GetExpireTime().AsTime()
+		a.ExpiresAt = model.At(s.GetExpireTime().AsTime())
 	}
 	return a, true
 }

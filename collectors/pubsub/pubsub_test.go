@@ -202,7 +202,7 @@ func TestCollect(t *testing.T) {
 					t.Errorf("%s should be unset, is %q", k, a.Attr(k))
 				}
 			}
-			if a.Kind == model.KindCheckpoint && (!a.ExpiresAt.Equal(seekExpiry) || a.Scope != strings.Split(tt.uri, "/")[2]+"/snapshots") {
+			if a.Kind == model.KindCheckpoint && (!a.ExpiresAt.Time().Equal(seekExpiry) || a.Scope != strings.Split(tt.uri, "/")[2]+"/snapshots") {
 				t.Errorf("snapshot expires %v, scope %q; want %v, its project's snapshots", a.ExpiresAt, a.Scope, seekExpiry)
 			}
 			if strings.Contains(a.Attr(AttrPushEndpoint), "s3cret") {

@@ -35,7 +35,7 @@ func (p *Pushgateway) Read(ctx context.Context, a *model.Artifact, _ remedy.Acti
 
 // Expected: the last push the audit saw; a group pushed since is left alone.
 func (p *Pushgateway) Expected(a *model.Artifact, _ remedy.Action) map[string]string {
-	return map[string]string{"pushed": a.ModifiedAt.UTC().Format(time.RFC3339Nano)}
+	return map[string]string{"pushed": a.ModifiedAt.Time().UTC().Format(time.RFC3339Nano)}
 }
 
 // Act deletes the group (a group already gone is no error to the API).

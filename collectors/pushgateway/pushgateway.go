@@ -98,7 +98,7 @@ func (p *Pushgateway) CollectUnit(ctx context.Context, _ string, sink collectors
 		if id, how, ok := p.env.Selector.Match(uri, g.Labels["job"], g.Labels); ok {
 			sink.AddArtifact(model.Artifact{Kind: model.KindCheckpoint, System: "pushgateway", Source: p.env.Source, URI: uri,
 				Name: key[1:], BackfillID: id, Correlation: how, Labels: model.TagsOf(g.Labels), State: model.StateActive,
-				ModifiedAt: g.PushTime.At, Attributes: model.Attrs(model.AttrCheckpointType, "metric_group", model.AttrAPIURL, p.client.Base())})
+				ModifiedAt: model.At(g.PushTime.At), Attributes: model.Attrs(model.AttrCheckpointType, "metric_group", model.AttrAPIURL, p.client.Base())})
 		}
 	}
 	return nil

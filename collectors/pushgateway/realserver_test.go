@@ -46,7 +46,7 @@ func TestRealPushgateway(t *testing.T) {
 			t.Fatalf("group %v not reported; artifacts %+v", c.labels, sink.Artifacts)
 		}
 		if a.Kind != model.KindCheckpoint || !model.SameID(a.BackfillID, id) || a.Correlation != c.how || !maps.Equal(a.Labels.Map(), c.labels) ||
-			a.State != model.StateActive || a.Attr(model.AttrAPIURL) != base || time.Since(a.ModifiedAt).Abs() > time.Minute {
+			a.State != model.StateActive || a.Attr(model.AttrAPIURL) != base || time.Since(a.ModifiedAt.Time()).Abs() > time.Minute {
 			t.Errorf("group %v reported as %+v", c.labels, a)
 		}
 	}

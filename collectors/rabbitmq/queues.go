@@ -133,17 +133,17 @@ func (r *RabbitMQ) queueArtifacts(found []backfillQueue, bindings []binding) []m
 		idle, idleKnown := parseIdleSince(q.IdleSince)
 		switch {
 		case idleKnown:
-			a.LastUsedAt = idle
+			a.LastUsedAt = model.At(idle)
 		case q.Messages != nil:
 			// Statistics are in but the queue is not idle: in use now.
-			a.LastUsedAt = now
+			a.LastUsedAt = model.At(now)
 		}
 		if d, ok := expiresAfter(q); ok {
 			a.SetAttr(attrExpiresAfter, d.String())
 			// x-expires counts from the last use, and a consumed queue is
 			// in use: it only has a deadline when idle with no consumer.
 			if idleKnown && q.Consumers != nil && *q.Consumers == 0 {
-				a.ExpiresAt = idle.Add(d)
+				a.ExpiresAt = model.At(idle.Add(d))
 			}
 		}
 		setNonEmpty(&a, attrQueueState, q.State)

@@ -129,7 +129,7 @@ func checkFixture(t *testing.T, f fixture, sink *collectors.TestSink) {
 		if a.Correlation != "label" || a.BackfillID != f.id || a.Labels.Get("x-backfill-id") != f.id || a.Labels.Get("x-expires") != "3600000" {
 			t.Errorf("how=%s id=%s labels=%v", a.Correlation, a.BackfillID, a.Labels)
 		}
-		if a.Attr(attrExpiresAfter) != "1h0m0s" || a.LastUsedAt.IsZero() || !a.ExpiresAt.Equal(a.LastUsedAt.Add(time.Hour)) {
+		if a.Attr(attrExpiresAfter) != "1h0m0s" || a.LastUsedAt.IsZero() || !a.ExpiresAt.Time().Equal(a.LastUsedAt.Time().Add(time.Hour)) {
 			t.Errorf("expires_after=%q last_used=%s expires=%s", a.Attr(attrExpiresAfter), a.LastUsedAt, a.ExpiresAt)
 		}
 	})

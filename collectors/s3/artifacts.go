@@ -127,19 +127,19 @@ func (c *Collector) fill(b *bucketInfo, f *folder) model.Artifact {
 	var size int64
 	for _, o := range f.objs {
 		size += aws.ToInt64(o.Size)
-		if t := aws.ToTime(o.LastModified); t.After(a.ModifiedAt) {
-			a.ModifiedAt = t.UTC()
+		if t := aws.ToTime(o.LastModified); t.After(a.ModifiedAt.Time()) {
+			a.ModifiedAt = model.At(t.UTC())
 		}
 	}
 	a.SetAttr(model.AttrObjects, strconv.Itoa(len(f.objs)))
 	a.SetAttr(model.AttrBytes, strconv.FormatInt(size, 10))
-	a.ExpiresAt = expiry(b.rules, f.objs)
+	a.ExpiresAt = model.At(expiry(b.rules, f.objs))
 	if b.lock != nil {
 		// Objects under lock may be retained or on legal hold: nothing
 		// deletes them while it lasts, a lifecycle rule included.
 		a.SetAttr(model.AttrHolds, "true")
 		a.SetAttr(AttrLockMode, "enabled")
-		if mode, until, ok := retention(b.lock, a.ModifiedAt); ok {
+		if mode, until, ok := retention(b.lock, a.ModifiedAt.Time()); ok {
 			a.SetAttr(AttrLockMode, mode)
 			a.SetAttr(AttrRetainUntil, until.Format(time.RFC3339))
 		}

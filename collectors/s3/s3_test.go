@@ -89,8 +89,8 @@ func TestCollectsFoldersOfBackfills(t *testing.T) {
 			continue
 		}
 		if a.Name != tt.name || !strings.EqualFold(a.BackfillID, tt.backfill) || a.Correlation != tt.how || a.Kind != tt.kind ||
-			a.Attr(model.AttrObjects) != tt.objects || a.Attr(model.AttrBytes) != tt.bytes || !a.ModifiedAt.Equal(tt.modified) ||
-			!a.ExpiresAt.Equal(tt.expires) || a.Attr(AttrRetainUntil) != tt.retainUntil || a.State != model.StateActive {
+			a.Attr(model.AttrObjects) != tt.objects || a.Attr(model.AttrBytes) != tt.bytes || !a.ModifiedAt.Time().Equal(tt.modified) ||
+			!a.ExpiresAt.Time().Equal(tt.expires) || a.Attr(AttrRetainUntil) != tt.retainUntil || a.State != model.StateActive {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.uri, *a, tt)
 		}
 		locked := strings.Contains(tt.uri, "/streaming/")
@@ -169,7 +169,7 @@ func TestLifecycleExpiry(t *testing.T) {
 		"tmp/bf_4/": day("2026-01-13"), // written after its Date: at the next midnight
 	} {
 		a := sink.Artifact("s3://s3/111111111111/us-east-1/bkt/" + path)
-		if a == nil || !a.ExpiresAt.Equal(want) {
+		if a == nil || !a.ExpiresAt.Time().Equal(want) {
 			t.Errorf("%s expires %v, want %s", path, a, want)
 		}
 	}

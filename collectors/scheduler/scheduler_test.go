@@ -54,8 +54,8 @@ func TestCollectTiesSchedules(t *testing.T) {
 	}
 	once := sink.Artifact("scheduler://aws-schedules/111111111111/eu-west-1/default/bf_1234_replay_once")
 	if once.Kind != model.KindSchedulerJob || once.State != model.StateEnabled || once.Scope != "111111111111/eu-west-1/default" ||
-		once.Name != "default/bf_1234_replay_once" || !once.ExpiresAt.Equal(time.Date(2026, 5, 20, 2, 0, 0, 0, time.UTC)) ||
-		!once.CreatedAt.Equal(created) || !once.ModifiedAt.Equal(modified) {
+		once.Name != "default/bf_1234_replay_once" || !once.ExpiresAt.Time().Equal(time.Date(2026, 5, 20, 2, 0, 0, 0, time.UTC)) ||
+		!once.CreatedAt.Time().Equal(created) || !once.ModifiedAt.Time().Equal(modified) {
 		t.Errorf("the one-off: %+v", once)
 	}
 	for k, v := range map[string]string{model.AttrSchedule: "at(2026-05-20T02:00:00)", AttrOneOff: "true", AttrTargetARN: replayMachine,
@@ -65,12 +65,12 @@ func TestCollectTiesSchedules(t *testing.T) {
 		}
 	}
 	ledger := sink.Artifact("scheduler://aws-schedules/111111111111/eu-west-1/bf-1234-replays/ledger_replay")
-	if ledger.State != model.StateDisabled || ledger.Attr(AttrEndDate) != "2026-03-01T00:00:00Z" || !ledger.ExpiresAt.Equal(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)) ||
+	if ledger.State != model.StateDisabled || ledger.Attr(AttrEndDate) != "2026-03-01T00:00:00Z" || !ledger.ExpiresAt.Time().Equal(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)) ||
 		ledger.Attr(model.AttrStartDate) != "2026-01-05T00:00:00Z" || ledger.Attr(AttrOneOff) != "" {
 		t.Errorf("the disabled schedule: %+v", ledger)
 	}
 	berlin := sink.Artifact("scheduler://aws-schedules/111111111111/eu-west-1/finance/ledger_once")
-	if !berlin.ExpiresAt.Equal(time.Date(2026, 2, 1, 2, 0, 0, 0, time.UTC)) || berlin.Owner != "fin-eng" || berlin.Attr(AttrTimeZone) != "Europe/Berlin" {
+	if !berlin.ExpiresAt.Time().Equal(time.Date(2026, 2, 1, 2, 0, 0, 0, time.UTC)) || berlin.Owner != "fin-eng" || berlin.Attr(AttrTimeZone) != "Europe/Berlin" {
 		t.Errorf("a one-off in Berlin time: %+v", berlin)
 	}
 	if n := f.at(baseAccount, mainRegion).gets; n != 4 {

@@ -270,7 +270,7 @@ func (r *regionRead) artifact(s *awsscheduler.GetScheduleOutput, g *group, tt ti
 	a := model.Artifact{
 		Kind: model.KindSchedulerJob, Scope: r.scope(g.name), URI: ScheduleURI(r.c.Source(), r.place.Account, r.place.Region, g.name, name),
 		Name: g.name + "/" + name, BackfillID: tt.id, Correlation: tt.how, Owner: awssource.OwnerTag(g.tags), Labels: model.TagsOf(g.tags),
-		State: model.StateEnabled, CreatedAt: utc(s.CreationDate), ModifiedAt: utc(s.LastModificationDate),
+		State: model.StateEnabled, CreatedAt: model.At(utc(s.CreationDate)), ModifiedAt: model.At(utc(s.LastModificationDate)),
 	}
 	if s.State == schedtypes.ScheduleStateDisabled {
 		a.State = model.StateDisabled
@@ -287,11 +287,11 @@ func (r *regionRead) artifact(s *awsscheduler.GetScheduleOutput, g *group, tt ti
 	}
 	if t := utc(s.EndDate); !t.IsZero() {
 		a.SetAttr(AttrEndDate, t.Format(time.RFC3339))
-		a.ExpiresAt = t
+		a.ExpiresAt = model.At(t)
 	}
 	if at, ok := oneOff(expr, zone); ok {
 		a.SetAttr(AttrOneOff, "true")
-		a.ExpiresAt = at
+		a.ExpiresAt = model.At(at)
 	}
 	if s.Target != nil && aws.ToString(s.Target.Arn) != "" {
 		a.SetAttr(AttrTargetARN, aws.ToString(s.Target.Arn))

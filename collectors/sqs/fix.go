@@ -94,7 +94,7 @@ func (f *actor) Expected(a *model.Artifact, act remedy.Action) map[string]string
 	switch {
 	case o.Queue != "":
 		if !a.CreatedAt.IsZero() {
-			out[stateCreated] = a.CreatedAt.UTC().Format(time.RFC3339)
+			out[stateCreated] = a.CreatedAt.Time().UTC().Format(time.RFC3339)
 		}
 		if act.Name == PurgeQueue {
 			out[model.AttrMessages] = a.Attr(model.AttrMessages)

@@ -204,8 +204,8 @@ func (r *regionRead) queueArtifact(ctx context.Context, q *queue) (model.Artifac
 	a := model.Artifact{
 		Kind: model.KindQueue, Scope: r.queueScope(q.name), URI: QueueURI(r.c.Source(), r.account, r.region, q.name),
 		Name: q.name, BackfillID: q.tie.id, Correlation: q.tie.how, Owner: awssource.OwnerTag(q.tags), Labels: model.TagsOf(cloneTags(q.tags)),
-		State: model.StateActive, CreatedAt: epoch(attrs[string(sqstypes.QueueAttributeNameCreatedTimestamp)]),
-		ModifiedAt: epoch(attrs[string(sqstypes.QueueAttributeNameLastModifiedTimestamp)]),
+		State: model.StateActive, CreatedAt: model.At(epoch(attrs[string(sqstypes.QueueAttributeNameCreatedTimestamp)])),
+		ModifiedAt: model.At(epoch(attrs[string(sqstypes.QueueAttributeNameLastModifiedTimestamp)])),
 	}
 	a.SetKeep(q.tags[model.KeepUntilKey], q.tags[model.KeepReasonKey], "")
 	counts.set(&a)

@@ -115,7 +115,7 @@ func TestQueuesAndSubscriptionsOfABackfill(t *testing.T) {
 			t.Errorf("retry queue %s = %q, want %q", k, retries.Attr(k), want)
 		}
 	}
-	if !retries.CreatedAt.Equal(auditTime.AddDate(0, -1, 0)) {
+	if !retries.CreatedAt.Time().Equal(auditTime.AddDate(0, -1, 0)) {
 		t.Errorf("created %s", retries.CreatedAt)
 	}
 	dlq := got[q+"replay-dlq"]

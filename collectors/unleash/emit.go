@@ -78,7 +78,7 @@ func (u *Unleash) artifact(t tiedFlag, envType map[string]string) model.Artifact
 	art := model.Artifact{
 		Kind: model.KindFeatureFlag, System: "unleash", Scope: model.JoinScope(t.project, t.Name), URI: t.uri,
 		Name: t.Name, BackfillID: t.backfillID, Correlation: t.how, Labels: model.TagsOf(tagLabels(t.Tags)),
-		CreatedAt: t.created, LastUsedAt: t.lastSeen,
+		CreatedAt: model.At(t.created), LastUsedAt: model.At(t.lastSeen),
 	}
 	var on []string
 	production := false

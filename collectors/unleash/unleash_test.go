@@ -61,7 +61,7 @@ func checkRealFlags(t *testing.T, arts []model.Artifact, api string) {
 	seen := time.Date(2026, 12, 1, 21, 26, 23, 40e6, time.UTC)
 	if guard.Kind != model.KindFeatureFlag || guard.System != "unleash" || guard.State != model.StateEnabled || guard.BackfillID != "BF-1234" ||
 		guard.Correlation != "label" || guard.Scope != "default/bf-1234-replay-guard" || guard.Name != "bf-1234-replay-guard" ||
-		!guard.LastUsedAt.Equal(seen) || guard.CreatedAt.IsZero() || guard.Labels.Get("backfill") != "BF-1234" {
+		!guard.LastUsedAt.Time().Equal(seen) || guard.CreatedAt.IsZero() || guard.Labels.Get("backfill") != "BF-1234" {
 		t.Errorf("guard flag: %+v", guard)
 	}
 	dual := by[uri("bf_1234_dual_write")]

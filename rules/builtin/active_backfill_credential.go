@@ -37,9 +37,9 @@ func activeBackfillCredential(c *rules.Context) {
 		}
 		until := a.ExpiresAt
 		if until.IsZero() {
-			until = a.TimeAttr(model.AttrValidUntil)
+			until = model.At(a.TimeAttr(model.AttrValidUntil))
 		}
-		if c.Past(until) {
+		if c.Past(until.Time()) {
 			return
 		}
 		over, why := c.GraceOver(b, grace)
@@ -54,7 +54,7 @@ func activeBackfillCredential(c *rules.Context) {
 			validity = "until " + day(until)
 		}
 		ev := []string{stateNote(a), why, "valid " + validity}
-		if end := b.Timeline.CompletedAt; !end.IsZero() && a.LastUsedAt.After(end) {
+		if end := b.Timeline.CompletedAt; !end.IsZero() && a.LastUsedAt.Time().After(end) {
 			// Still in use: someone or something kept the backfill's
 			// access, and revoking it will be noticed.
 			ev = append(ev, fmt.Sprintf("last used %s, after the backfill completed %s", day(a.LastUsedAt), day(end)))

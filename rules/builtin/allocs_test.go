@@ -22,7 +22,7 @@ func allocEstate(artifacts, backfills int) *model.Estate {
 	for i := range artifacts / 10 {
 		k := extra[i%len(extra)]
 		a := model.Artifact{Kind: k, System: "other", Source: "plans", URI: fmt.Sprintf("other://%s/%d", k, i),
-			Name: fmt.Sprintf("%s_%d", k, i), State: model.StateActive, CreatedAt: bench.Now.AddDate(0, 0, -i%90),
+			Name: fmt.Sprintf("%s_%d", k, i), State: model.StateActive, CreatedAt: model.At(bench.Now.AddDate(0, 0, -i%90)),
 			Attributes: model.TagsOf(map[string]string{model.AttrProduction: "true", model.AttrPosition: "enabled", model.AttrReplayPosition: "enabled",
 				model.AttrGuard: "true", model.AttrMutesCritical: "true", model.AttrWatchesOnly: "true",
 				model.AttrReads:   fmt.Sprintf("bf_%d_tmp\tbf_%d\tpanel 1", 10000+i%backfills, 10000+i%backfills),
@@ -34,7 +34,7 @@ func allocEstate(artifacts, backfills int) *model.Estate {
 			a.SetAttr(model.AttrKeepUntil, "someday")
 		}
 		if i%3 == 0 {
-			a.ExpiresAt = bench.Now.AddDate(0, 0, 60)
+			a.ExpiresAt = model.At(bench.Now.AddDate(0, 0, 60))
 		}
 		est.Artifacts = append(est.Artifacts, a)
 	}

@@ -116,7 +116,7 @@ var firing = []ruleCase{
 		build: func() *estate { return newEstate().plan(completed, classified).artifact(credential()) }},
 	{rule: "BF004", name: "a key used after the backfill completed says so", want: 1, check: mentions("last used 2026-09-25, after the backfill completed 2026-09-01"),
 		build: func() *estate {
-			return newEstate().plan(completed).artifact(credential(), func(a *model.Artifact) { a.LastUsedAt = at("2026-09-25T10:00:00Z") })
+			return newEstate().plan(completed).artifact(credential(), func(a *model.Artifact) { a.LastUsedAt = model.At(at("2026-09-25T10:00:00Z")) })
 		}},
 	{rule: "BF005", name: "temp table with no expiration after grace", want: 1,
 		build: func() *estate { return newEstate().plan(completed).artifact(table()) }},
@@ -161,7 +161,7 @@ var firing = []ruleCase{
 	{rule: "BF010", name: "credential live after every table is gone", want: 1, check: mentions("still live"),
 		build: func() *estate {
 			return newEstate().plan(completed).record(fullRecord("BF-1")).
-				artifact(table(), state(model.StateDeleted), func(a *model.Artifact) { a.ModifiedAt = done.Add(96 * time.Hour) }).
+				artifact(table(), state(model.StateDeleted), func(a *model.Artifact) { a.ModifiedAt = model.At(done.Add(96 * time.Hour)) }).
 				artifact(credential())
 		}},
 	{rule: "BF010", name: "plan retired before the record was archived", want: 1, check: line(1),
@@ -341,7 +341,7 @@ var quiet = []ruleCase{
 	{rule: "BF010", name: "tables deleted after the record was archived",
 		build: func() *estate {
 			return newEstate().plan(completed).record(fullRecord("BF-1")).
-				artifact(table(), state(model.StateDeleted), func(a *model.Artifact) { a.ModifiedAt = done.Add(96 * time.Hour) })
+				artifact(table(), state(model.StateDeleted), func(a *model.Artifact) { a.ModifiedAt = model.At(done.Add(96 * time.Hour)) })
 		}},
 	{rule: "BF010", name: "retired after archiving, in order",
 		build: func() *estate {
@@ -440,7 +440,7 @@ var quiet = []ruleCase{
 // finish + ttlSecondsAfterFinished, zero when it has no TTL.
 func finishedJob(expires time.Time) model.Artifact {
 	a := model.Artifact{Kind: model.KindJobRun, System: "kubernetes", Source: srcSched, URI: "kubernetes://k/ns/jobs/bf-1-replay-1",
-		Name: "bf-1-replay-1", BackfillID: "BF-1", ModifiedAt: done, ExpiresAt: expires,
+		Name: "bf-1-replay-1", BackfillID: "BF-1", ModifiedAt: model.At(done), ExpiresAt: model.At(expires),
 		Attributes: model.TagsOf(map[string]string{model.AttrFinished: "true", model.AttrRunState: "success"})}
 	return a
 }

@@ -66,7 +66,7 @@ var checkpointFiring = []ruleCase{
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) {
 				a.URI, a.Name, a.Attributes = "pubsub://p/snapshots/bf-1-seek", "bf-1-seek", model.TagsOf(map[string]string{model.AttrCheckpointType: "snapshot"})
-				a.ExpiresAt = done.Add(24 * time.Hour)
+				a.ExpiresAt = model.At(done.Add(24 * time.Hour))
 			}))
 		}},
 	{rule: "BF022", name: "notebook with a key", want: 1, check: all(severity(model.SeverityHigh), mentions("gcp-service-account-key in cell 2 line 4 (sha256 3f9a1c0d2b7e)")),
@@ -165,7 +165,7 @@ var checkpointQuiet = []ruleCase{
 		build: func() *estate {
 			return newEstate().plan(completed).artifact(group(func(a *model.Artifact) {
 				a.Attributes = model.TagsOf(map[string]string{model.AttrCheckpointType: "snapshot"})
-				a.ExpiresAt = now.Add(72 * time.Hour)
+				a.ExpiresAt = model.At(now.Add(72 * time.Hour))
 			}))
 		}},
 	{rule: "BF022", name: "notebook without a credential",

@@ -56,10 +56,10 @@ func cleanupOutOfOrder(c *rules.Context) {
 				c.Report(rules.Issue{Backfill: b, Artifact: a,
 					Message:  fmt.Sprintf("%s %s was deleted before the decision record of %s was archived", a.Kind, nameOr(a), b.ID),
 					Evidence: []string{stateNote(a), recordState(rec)}})
-			case !gone.IsZero() && gone.Before(rec.ArchivedAt):
+			case !gone.IsZero() && gone.Time().Before(rec.ArchivedAt):
 				c.Report(rules.Issue{Backfill: b, Artifact: a,
 					Message: fmt.Sprintf("%s %s was deleted %s, before the decision record was archived %s", a.Kind, nameOr(a), day(gone), day(rec.ArchivedAt)),
-					Evidence: []string{stateNote(a), fmt.Sprintf("deleted %s", gone.UTC().Format("2006-01-02 15:04 MST")),
+					Evidence: []string{stateNote(a), fmt.Sprintf("deleted %s", gone.Time().UTC().Format("2006-01-02 15:04 MST")),
 						fmt.Sprintf("record archived %s", rec.ArchivedAt.UTC().Format("2006-01-02 15:04 MST"))}})
 			}
 		}

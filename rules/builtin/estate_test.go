@@ -143,7 +143,9 @@ func attr(k, v string) func(*model.Artifact) { return func(a *model.Artifact) { 
 func state(s model.State) func(*model.Artifact) {
 	return func(a *model.Artifact) { a.State = s }
 }
-func expires(t time.Time) func(*model.Artifact) { return func(a *model.Artifact) { a.ExpiresAt = t } }
+func expires(t time.Time) func(*model.Artifact) {
+	return func(a *model.Artifact) { a.ExpiresAt = model.At(t) }
+}
 
 // evaluate runs the full catalogue (with opts) over the estate at when.
 func evaluate(t *testing.T, e *estate, when time.Time, opts rules.Options) []model.Finding {

@@ -40,7 +40,7 @@ func expiredTemporaryJob(c *rules.Context) {
 		switch {
 		case c.Past(b.Expiry):
 			why = fmt.Sprintf("backfill %s expired %s", b.ID, day(b.Expiry))
-		case c.Past(a.ExpiresAt):
+		case c.Past(a.ExpiresAt.Time()):
 			why = fmt.Sprintf("the job's own expiry passed %s", day(a.ExpiresAt))
 		default:
 			over, ev := c.GraceOver(b, grace)
@@ -69,11 +69,11 @@ func finishedRunsLeftBehind(c *rules.Context, grace time.Duration) {
 		var why string
 		switch {
 		case !a.ExpiresAt.IsZero():
-			if !c.Past(a.ExpiresAt) {
+			if !c.Past(a.ExpiresAt.Time()) {
 				return // its TTL will remove it
 			}
 			why = fmt.Sprintf("its TTL ran out %s but it is still there", day(a.ExpiresAt))
-		case !a.ModifiedAt.IsZero() && c.Past(a.ModifiedAt.Add(grace)):
+		case !a.ModifiedAt.IsZero() && c.Past(a.ModifiedAt.Time().Add(grace)):
 			why = fmt.Sprintf("finished %s with no TTL to remove it", day(a.ModifiedAt))
 		default:
 			return

@@ -15,7 +15,7 @@ import (
 // can say so rather than silently treating the grant as unbounded.
 func grantExpiry(a *model.Artifact) (t time.Time, bounded bool, err error) {
 	if !a.ExpiresAt.IsZero() {
-		return a.ExpiresAt, true, nil
+		return a.ExpiresAt.Time(), true, nil
 	}
 	if t := a.TimeAttr(model.AttrValidUntil); !t.IsZero() {
 		return t, true, nil

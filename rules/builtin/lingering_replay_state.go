@@ -44,7 +44,7 @@ func lingeringReplayState(c *rules.Context) {
 	grace := c.Duration("grace")
 	maxLag := int64(c.Int("lag"))
 	c.Tied(func(b *model.Backfill, a *model.Artifact) {
-		if !a.ExpiresAt.IsZero() && !c.Past(a.ExpiresAt) && a.Attr(model.AttrHolds) != "true" {
+		if !a.ExpiresAt.IsZero() && !c.Past(a.ExpiresAt.Time()) && a.Attr(model.AttrHolds) != "true" {
 			return // it expires by itself
 		}
 		over, why := c.GraceOver(b, grace)

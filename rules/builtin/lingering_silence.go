@@ -55,12 +55,12 @@ func lingeringSilence(c *rules.Context) {
 				ev = lines[:len(lines)-1]
 			}
 		}
-		if exp, ok := latestExpiry(bs); why == "" && ok && a.ExpiresAt.After(exp.Add(overrun)) {
+		if exp, ok := latestExpiry(bs); why == "" && ok && a.ExpiresAt.Time().After(exp.Add(overrun)) {
 			whose := "the backfill's expiry"
 			if len(bs) > 1 {
 				whose = "the latest expiry of its backfills,"
 			}
-			why = fmt.Sprintf("set to end %s after %s %s (more than %s)", span(a.ExpiresAt.Sub(exp)), whose, day(exp.UTC()), span(overrun))
+			why = fmt.Sprintf("set to end %s after %s %s (more than %s)", span(a.ExpiresAt.Time().Sub(exp)), whose, day(exp.UTC()), span(overrun))
 			ev = servesNote(bs)
 		}
 		if why == "" {
@@ -102,7 +102,7 @@ func describeSilence(a *model.Artifact) string {
 		parts = append(parts, "created by "+by)
 	}
 	if !a.ExpiresAt.IsZero() {
-		parts = append(parts, "ends "+stampUTC(a.ExpiresAt))
+		parts = append(parts, "ends "+stampUTC(a.ExpiresAt.Time()))
 	}
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, ", ") + ")"

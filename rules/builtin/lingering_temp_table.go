@@ -34,7 +34,7 @@ func lingeringTempTable(c *rules.Context) {
 		}
 		var why string
 		switch {
-		case c.Past(a.ExpiresAt):
+		case c.Past(a.ExpiresAt.Time()):
 			why = fmt.Sprintf("past its expiration %s", day(a.ExpiresAt))
 		case !a.ExpiresAt.IsZero():
 			return // expiration set and still ahead: it will go by itself

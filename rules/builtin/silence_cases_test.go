@@ -37,7 +37,7 @@ const silenceID = "3718b247-382c-47fc-8491-e240456fbd7f"
 func silence(ends time.Time) model.Artifact {
 	return model.Artifact{Kind: model.KindSilence, System: "alertmanager", Source: srcAM, Scope: "silences",
 		URI: "alertmanager://am/silences/" + silenceID, Name: silenceID, BackfillID: "bf-1", Correlation: "label",
-		Labels: model.TagsOf(map[string]string{"backfill_id": "bf-1"}), State: model.StateActive, ExpiresAt: ends,
+		Labels: model.TagsOf(map[string]string{"backfill_id": "bf-1"}), State: model.StateActive, ExpiresAt: model.At(ends),
 		Attributes: model.TagsOf(map[string]string{model.AttrMatchers: `{backfill_id="bf-1", alertname="OrdersLag"}`,
 			model.AttrCreatedBy: "alice@example.com", model.AttrAPIURL: "http://alertmanager:9093"})}
 }

@@ -50,11 +50,11 @@ func silenceOutlivesPlan(c *rules.Context) {
 				window = r
 			}
 		}
-		if window == nil || !a.ExpiresAt.After(window.Expiry) {
+		if window == nil || !a.ExpiresAt.Time().After(window.Expiry) {
 			return
 		}
 		ev := append(silenceEvidence(a), servesNote(s.Backfills)...)
-		ev = append(ev, fmt.Sprintf("plan %s expires %s; the silence ends %s later", window.Source, day(window.Expiry.UTC()), span(a.ExpiresAt.Sub(window.Expiry))))
+		ev = append(ev, fmt.Sprintf("plan %s expires %s; the silence ends %s later", window.Source, day(window.Expiry.UTC()), span(a.ExpiresAt.Time().Sub(window.Expiry))))
 		c.Report(rules.Issue{Backfill: b, Artifact: a, Evidence: ev,
 			Message: fmt.Sprintf("%s ends after the plan's expiry %s: it would keep muting %s past %s", describeSilence(a), day(window.Expiry.UTC()), orAnyAlert(a), backfillNames(s.Backfills))})
 	})

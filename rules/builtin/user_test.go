@@ -27,12 +27,12 @@ func TestUserRuleExamples(t *testing.T) {
 		return newEstate().
 			plan(completed, func(b *model.Backfill) { b.Classification = model.ClassFinancial; b.Approver = "" }).
 			artifact(table(), attr(model.AttrRows, "0")).
-			artifact(job(model.StateEnabled), func(a *model.Artifact) { a.CreatedAt = done.AddDate(0, 0, -40) })
+			artifact(job(model.StateEnabled), func(a *model.Artifact) { a.CreatedAt = model.At(done.AddDate(0, 0, -40)) })
 	}
 	good := func() *estate {
 		return newEstate().plan(completed).record(fullRecord("BF-1")).
 			artifact(table(), attr(model.AttrRows, "12")).
-			artifact(job(model.StateEnabled), func(a *model.Artifact) { a.CreatedAt = done.AddDate(0, 0, -40) })
+			artifact(job(model.StateEnabled), func(a *model.Artifact) { a.CreatedAt = model.At(done.AddDate(0, 0, -40)) })
 	}
 	opts := userRules(t, docExamples...)
 	fs := evaluate(t, bad(), now, opts)

@@ -12,9 +12,10 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// An artifact's labels and attributes are model.Tags, not Go maps, so
-// CEL's native types would show them as an object with no fields. User
-// rules see them as what they are, maps of strings to strings:
+// An artifact's labels and attributes are model.Tags, not Go maps, and
+// its times model.Instant, not time.Time, so CEL's native types would show
+// an object with no fields and a number. User rules see them as what they
+// are: timestamps, and maps of strings to strings:
 // artifact.labels["team"], "rows" in artifact.attributes,
 // artifact.attributes.exists(k, ...). The map is a view of the tags, made
 // without copying them: a rule reads them for every artifact of its
@@ -39,23 +40,53 @@ func (p *tagsProvider) FindStructFieldType(structType, fieldName string) (*types
 			return tagsField(func(a *model.Artifact) *model.Tags { return a.Labels }), true
 		case "attributes":
 			return tagsField(func(a *model.Artifact) *model.Tags { return a.Attributes }), true
+		case "created_at":
+			return instantField(func(a *model.Artifact) model.Instant { return a.CreatedAt }), true
+		case "last_used_at":
+			return instantField(func(a *model.Artifact) model.Instant { return a.LastUsedAt }), true
+		case "modified_at":
+			return instantField(func(a *model.Artifact) model.Instant { return a.ModifiedAt }), true
+		case "expires_at":
+			return instantField(func(a *model.Artifact) model.Instant { return a.ExpiresAt }), true
 		}
 	}
 	return p.Provider.FindStructFieldType(structType, fieldName)
 }
 
+// asArtifact is the artifact a field is read from.
+func asArtifact(obj any) *model.Artifact {
+	switch a := obj.(type) {
+	case *model.Artifact:
+		return a
+	case model.Artifact:
+		return &a
+	}
+	return nil
+}
+
+// instantField reads one of an artifact's times as a CEL timestamp, as
+// NativeTypes reads a time.Time; has() is true when it is known.
+func instantField(of func(*model.Artifact) model.Instant) *types.FieldType {
+	return &types.FieldType{
+		Type: types.TimestampType,
+		IsSet: func(obj any) bool {
+			a := asArtifact(obj)
+			return a != nil && !of(a).IsZero()
+		},
+		GetFrom: func(obj any) (any, error) {
+			a := asArtifact(obj)
+			if a == nil {
+				return nil, fmt.Errorf("not an artifact: %T", obj)
+			}
+			return types.Timestamp{Time: of(a).Time()}, nil
+		},
+	}
+}
+
 // tagsField reads one of an artifact's tags as a CEL map; has() is true
 // when there is at least one.
 func tagsField(of func(*model.Artifact) *model.Tags) *types.FieldType {
-	artifact := func(obj any) *model.Artifact {
-		switch a := obj.(type) {
-		case *model.Artifact:
-			return a
-		case model.Artifact:
-			return &a
-		}
-		return nil
-	}
+	artifact := asArtifact
 	return &types.FieldType{
 		Type: stringMap,
 		IsSet: func(obj any) bool {
@@ -145,5 +176,5 @@ func (m celTags) Iterator() traits.Iterator {
 	for k := range m.t.Keys() {
 		keys = append(keys, types.String(k))
 	}
-	return types.NewDynamicList(types.DefaultTypeAdapter, keys).(traits.Lister).Iterator()
+	return types.NewDynamicList(types.DefaultTypeAdapter, keys).Iterator()
 }

@@ -55,3 +55,43 @@ func TestUserRulesReadTagsAsMaps(t *testing.T) {
 		}
 	}
 }
+
+// A user rule reads an artifact's times as CEL timestamps, with has()
+// true when one is known.
+func TestUserRulesReadTimesAsTimestamps(t *testing.T) {
+	at := time.Date(2026, 9, 1, 10, 0, 0, 5, time.UTC)
+	est := &model.Estate{Version: model.EstateVersion, Artifacts: []model.Artifact{
+		{Kind: model.KindTable, System: "x", Source: "s", URI: "x://dated", Name: "dated",
+			CreatedAt: model.At(at), ExpiresAt: model.At(at.Add(24 * time.Hour))},
+		{Kind: model.KindTable, System: "x", Source: "s", URI: "x://undated", Name: "undated"},
+	}}
+	ix := correlate.Correlate(est, correlate.MustSelector())
+	for _, c := range []struct {
+		expr string
+		want []string
+	}{
+		{`has(artifact.expires_at) && now >= artifact.expires_at`, []string{"x://dated"}},
+		{`!has(artifact.created_at) && !has(artifact.last_used_at) && !has(artifact.modified_at)`, []string{"x://undated"}},
+		{`has(artifact.created_at) && artifact.created_at == timestamp("2026-09-01T10:00:00.000000005Z")`, []string{"x://dated"}},
+		{`has(artifact.expires_at) && artifact.expires_at - artifact.created_at == duration("24h")`, []string{"x://dated"}},
+		{`has(artifact.created_at) && artifact.created_at.getMonth() == 8`, []string{"x://dated"}},
+	} {
+		rs, err := CompileUserRules([]UserRuleSpec{spec("T2", c.expr)})
+		if err != nil {
+			t.Fatalf("%s: %v", c.expr, err)
+		}
+		eng, err := New(Options{User: rs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range eng.Evaluate(ix, time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
+			if f.RuleID == "T2" {
+				got = append(got, f.ArtifactURI)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: fired on %v, want %v", c.expr, got, c.want)
+		}
+	}
+}
