@@ -35,22 +35,7 @@ func TestUserRulesReadTagsAsMaps(t *testing.T) {
 		{`artifact.attributes == {}`, []string{"x://bare"}},
 		{`artifact.labels.map(k, k).size() == 2`, []string{"x://tagged"}},
 	} {
-		rs, err := CompileUserRules([]UserRuleSpec{spec("T1", c.expr)})
-		if err != nil {
-			t.Fatalf("%s: %v", c.expr, err)
-		}
-		eng, err := New(Options{User: rs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, f := range eng.Evaluate(ix, time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
-			if f.RuleID == "T1" {
-				got = append(got, f.ArtifactURI)
-			}
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, c.want) {
+		if got := firedOn(t, ix, c.expr); !slices.Equal(got, c.want) {
 			t.Errorf("%s: fired on %v, want %v", c.expr, got, c.want)
 		}
 	}
@@ -76,22 +61,30 @@ func TestUserRulesReadTimesAsTimestamps(t *testing.T) {
 		{`has(artifact.expires_at) && artifact.expires_at - artifact.created_at == duration("24h")`, []string{"x://dated"}},
 		{`has(artifact.created_at) && artifact.created_at.getMonth() == 8`, []string{"x://dated"}},
 	} {
-		rs, err := CompileUserRules([]UserRuleSpec{spec("T2", c.expr)})
-		if err != nil {
-			t.Fatalf("%s: %v", c.expr, err)
-		}
-		eng, err := New(Options{User: rs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, f := range eng.Evaluate(ix, time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
-			if f.RuleID == "T2" {
-				got = append(got, f.ArtifactURI)
-			}
-		}
-		if !slices.Equal(got, c.want) {
+		if got := firedOn(t, ix, c.expr); !slices.Equal(got, c.want) {
 			t.Errorf("%s: fired on %v, want %v", c.expr, got, c.want)
 		}
 	}
+}
+
+// firedOn returns the URIs, sorted, of the artifacts a user rule of this
+// expression fires on.
+func firedOn(t *testing.T, ix *correlate.Index, expr string) []string {
+	t.Helper()
+	rs, err := CompileUserRules([]UserRuleSpec{spec("T1", expr)})
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	eng, err := New(Options{User: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range eng.Evaluate(ix, time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
+		if f.RuleID == "T1" {
+			got = append(got, f.ArtifactURI)
+		}
+	}
+	slices.Sort(got)
+	return got
 }

@@ -286,17 +286,7 @@ func (b *findingBlocks) settle(p precedence, user []model.Finding) ([]bool, int,
 }
 
 // text returns the kept copy of s.
-func (b *findingBlocks) text(s string) string {
-	if t, ok := b.texts[s]; ok {
-		return t
-	}
-	if b.texts == nil {
-		b.texts = map[string]string{}
-	}
-	s = b.kept.keep(s)
-	b.texts[s] = s
-	return s
-}
+func (b *findingBlocks) text(s string) string { return keepOnce(&b.kept, &b.texts, s) }
 
 // doubtful returns the kept copy of s for a finding of a foldable rule:
 // kept's when there is one, else one in doubt, so that no finding of
@@ -305,14 +295,20 @@ func (b *findingBlocks) doubtful(s string) string {
 	if t, ok := b.texts[s]; ok {
 		return t
 	}
-	if t, ok := b.doubtTexts[s]; ok {
+	return keepOnce(&b.doubt, &b.doubtTexts, s)
+}
+
+// keepOnce returns the copy of s in c that *seen finds, made when it is
+// the first.
+func keepOnce(c *chunks, seen *map[string]string, s string) string {
+	if t, ok := (*seen)[s]; ok {
 		return t
 	}
-	if b.doubtTexts == nil {
-		b.doubtTexts = map[string]string{}
+	if *seen == nil {
+		*seen = map[string]string{}
 	}
-	s = b.doubt.keep(s)
-	b.doubtTexts[s] = s
+	s = c.keep(s)
+	(*seen)[s] = s
 	return s
 }
 
