@@ -7,12 +7,6 @@ import (
 	"github.com/bfaudit/bfaudit/model"
 )
 
-// SampleConfigurer is implemented by collectors that document their config
-// section; `bfaudit config sample` prints it.
-type SampleConfigurer interface {
-	SampleConfig() string
-}
-
 // Sink receives what a collector found. It is safe for concurrent use.
 type Sink interface {
 	AddBackfill(model.Backfill)

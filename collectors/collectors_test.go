@@ -64,7 +64,7 @@ type decoded struct {
 func (d *decoded) CollectUnit(_ context.Context, _ string, _ Sink) error { return nil }
 
 func TestDecode(t *testing.T) {
-	Register("decode-test", func() Collector { return &decoded{Grace: time.Hour} })
+	Register("decode-test", func() *decoded { return &decoded{Grace: time.Hour} }, "")
 	in, err := Decode(map[string]any{"type": "decode-test", "name": "mine", "path": "p", "grace": "30d"}, Env{})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestDecode(t *testing.T) {
 			t.Error("registering a name twice should panic")
 		}
 	}()
-	Register("decode-test", func() Collector { return &decoded{} })
+	Register("decode-test", func() Collector { return &decoded{} }, "")
 }
 
 // notingCollector answers with nothing and a note, as the prometheus

@@ -145,7 +145,7 @@ func TestUnitsShardedByTheFramework(t *testing.T) {
 
 // Decode hands a collector its Env: its name, a selector and a clock.
 func TestDecodeHandsTheEnv(t *testing.T) {
-	Register("units-test", func() Collector { return &unitsCollector{} })
+	Register("units-test", func() Collector { return &unitsCollector{} }, "")
 	at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	in, err := Decode(map[string]any{"type": "units-test", "name": "mine"}, Env{BaseDir: "/etc/bfaudit", Now: func() time.Time { return at }})
 	if err != nil {

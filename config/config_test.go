@@ -124,7 +124,7 @@ func (c *clockCollector) CollectUnit(context.Context, string, collectors.Sink) e
 // The audit's clock (--now, set on the loaded config) reaches every
 // source through its Env, as do its name and the config's folder.
 func TestSourcesReadTheAuditClock(t *testing.T) {
-	collectors.Register("clock-test", func() collectors.Collector { return &clockCollector{} })
+	collectors.Register("clock-test", func() *clockCollector { return &clockCollector{} }, "")
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
 	os.WriteFile(p, []byte("sources:\n  - {type: clock-test, name: wh}\n"), 0o644)

@@ -52,9 +52,8 @@ their count; exit 2 when there is any.`,
 			}
 			fmt.Fprintln(g.stdout, "\nsources:")
 			for _, name := range collectors.Names() {
-				f, _ := collectors.Lookup(name)
-				if s, ok := f().(collectors.SampleConfigurer); ok {
-					fmt.Fprintln(g.stdout, indent(strings.TrimRight(s.SampleConfig(), "\n"), "  "))
+				if s := collectors.Sample(name); s != "" {
+					fmt.Fprintln(g.stdout, indent(strings.TrimRight(s, "\n"), "  "))
 					fmt.Fprintln(g.stdout)
 				}
 			}

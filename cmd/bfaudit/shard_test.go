@@ -34,7 +34,7 @@ func (f *shardFake) CollectUnit(_ context.Context, u string, sink collectors.Sin
 	return nil
 }
 
-func init() { collectors.Register("shardfake", func() collectors.Collector { return &shardFake{} }) }
+func init() { collectors.Register("shardfake", func() *shardFake { return &shardFake{} }, "") }
 
 // shardedQuickstart is the quickstart plus a source split by unit and a
 // history store.

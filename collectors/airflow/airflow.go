@@ -20,6 +20,7 @@ import (
 	"github.com/bfaudit/bfaudit/collectors"
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
+	"github.com/bfaudit/bfaudit/internal/remote/apiclient"
 )
 
 //go:embed sample.yaml
@@ -51,7 +52,7 @@ const (
 )
 
 func init() {
-	collectors.Register("airflow", func() collectors.Collector { return New() })
+	collectors.Register("airflow", New, sampleConfig)
 }
 
 // New returns an Airflow collector with its defaults filled in.
@@ -142,9 +143,6 @@ type Airflow struct {
 	dags    *dagListing
 }
 
-// SampleConfig returns the documented sample source entry.
-func (c *Airflow) SampleConfig() string { return sampleConfig }
-
 // exportDir is export_dir resolved against the config file's directory.
 func (c *Airflow) exportDir() string { return c.env.Path(c.ExportDir) }
 
@@ -187,12 +185,9 @@ func (c *Airflow) Init(env collectors.Env) error {
 	if c.CatchupMaxAge < 0 || c.RunLookback < 0 {
 		return fmt.Errorf("catchup_max_age / run_lookback: expected a duration of zero or more")
 	}
-	if c.ExportDir != "" {
-		if c.URL != "" {
-			return fmt.Errorf("url and export_dir: set one, not both")
-		}
-		// The directory is checked by Units: Init reads no file.
-		return nil
+	// A saved export's directory is checked by Units: Init reads no file.
+	if saved, err := apiclient.Saved(c.URL, c.ExportDir); saved || err != nil {
+		return err
 	}
 	if c.URL == "" {
 		return fmt.Errorf("url: missing; set url (e.g. https://airflow.example.com) or export_dir")

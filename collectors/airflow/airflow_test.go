@@ -508,7 +508,7 @@ func TestTagLabels(t *testing.T) {
 func TestSampleConfigDecodes(t *testing.T) {
 	t.Setenv("AIRFLOW_PASSWORD", "x")
 	var entries []map[string]any
-	if err := yaml.Unmarshal([]byte(New().SampleConfig()), &entries); err != nil {
+	if err := yaml.Unmarshal([]byte(sampleConfig), &entries); err != nil {
 		t.Fatal(err)
 	}
 	if len(entries) != 1 {

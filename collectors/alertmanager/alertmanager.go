@@ -8,7 +8,6 @@ package alertmanager
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -28,7 +27,7 @@ const ScopeSilences = "silences"
 const readSilences = "silences"
 
 func init() {
-	collectors.Register("alertmanager", func() collectors.Collector { return New() })
+	collectors.Register("alertmanager", New, sampleConfig)
 }
 
 // New returns an Alertmanager collector with its defaults filled in.
@@ -51,25 +50,15 @@ type Alertmanager struct {
 	client *apiclient.Client
 }
 
-// SampleConfig returns the documented sample source entry.
-func (a *Alertmanager) SampleConfig() string { return sampleConfig }
-
 // Init validates the config, reads the secrets it names and builds the
 // client. It does not call the server: one that is down fails the run's
 // coverage, not the config. env names the source (the host part of its
 // URIs) and holds the selector that says which silences are backfill
 // machinery; its Assets are read at collect time.
-func (a *Alertmanager) Init(env collectors.Env) error {
+func (a *Alertmanager) Init(env collectors.Env) (err error) {
 	a.env = env
-	if a.URL == "" {
-		return errors.New("url: missing; set the Alertmanager address, e.g. http://alertmanager:9093")
-	}
-	c, err := apiclient.New(a.Config, nil, a.Retry)
-	if err != nil {
-		return err
-	}
-	a.client = c
-	return nil
+	a.client, err = apiclient.Connect(a.Config, "the Alertmanager address, e.g. http://alertmanager:9093", a.Retry)
+	return err
 }
 
 // Units: the source is one listing, read whole. Its reads and errors are

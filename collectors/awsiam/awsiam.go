@@ -27,7 +27,7 @@ import (
 //go:embed sample.yaml
 var sampleConfig string
 
-func init() { collectors.Register("awsiam", func() collectors.Collector { return New() }) }
+func init() { collectors.Register("awsiam", New, sampleConfig) }
 
 // defaultRegion is where IAM's calls go when no region is set: IAM is
 // global, and a region only picks the partition (aws, aws-cn, aws-us-gov)
@@ -43,9 +43,6 @@ func New() *Collector { return &Collector{Regional: awssource.NewGlobal("awsiam"
 type Collector struct {
 	awssource.Regional `mapstructure:",squash"`
 }
-
-// SampleConfig returns the documented sample source entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // CollectUnit reads one account: every role, user, group and customer
 // managed policy in one paged listing, then the access keys of the users

@@ -51,7 +51,7 @@ func init() {
 			Timeout:            remote.DefaultCallTimeout,
 			OwnerLabel:         defaultOwnerLabel,
 		}
-	})
+	}, sampleConfig)
 }
 
 // Principal is an elevated-access principal of a backfill plan (member in
@@ -114,9 +114,6 @@ type Collector struct {
 	// clientOptions are added to the options Init builds clients with.
 	clientOptions []option.ClientOption
 }
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // ReadsLineage says this source reads lineage: the query jobs are read for lineage only when configured.
 func (c *Collector) ReadsLineage() bool { return c.Lineage.Jobs }

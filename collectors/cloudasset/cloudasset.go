@@ -47,7 +47,7 @@ const (
 func init() {
 	collectors.Register("cloudasset", func() collectors.Collector {
 		return &Collector{OwnerLabel: defaultOwnerLabel, PageSize: maxPageSize, Timeout: remote.DefaultCallTimeout}
-	})
+	}, sampleConfig)
 }
 
 // Principal is an elevated-access principal of a backfill plan (member in
@@ -95,9 +95,6 @@ type Collector struct {
 	// clientOptions are added to the options Init builds the client with.
 	clientOptions []option.ClientOption
 }
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 var (
 	scopeRE  = regexp.MustCompile(`^(organizations/[0-9]+|folders/[0-9]+|projects/[a-z0-9][a-z0-9.:-]*)$`)

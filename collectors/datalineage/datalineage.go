@@ -45,7 +45,7 @@ func init() {
 			Builds:    true,
 			Timeout:   remote.DefaultCallTimeout,
 		}
-	})
+	}, sampleConfig)
 }
 
 // api is the part of the official client the collector calls, so a test
@@ -94,9 +94,6 @@ var (
 	locationPattern = regexp.MustCompile(`^[a-z]+(-[a-z]+[0-9]*)?$`)
 	fqnPattern      = regexp.MustCompile(`^[a-z_]+:[^\s]+$`)
 )
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // ReadsLineage says this source reads lineage: Data Lineage is lineage.
 func (c *Collector) ReadsLineage() bool { return true }

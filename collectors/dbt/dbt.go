@@ -34,7 +34,7 @@ var sample string
 const System = "dbt"
 
 func init() {
-	collectors.Register("dbt", func() collectors.Collector { return &DBT{} })
+	collectors.Register("dbt", func() collectors.Collector { return &DBT{} }, sample)
 }
 
 // maxFileBytes caps one artifact: manifests of large projects reach
@@ -75,9 +75,6 @@ type part struct {
 // Notes says which runs built nothing (a dbt compile, docs generate, test
 // ...): their results are read, and none is a build.
 func (d *DBT) Notes() []string { return d.notes }
-
-// SampleConfig documents the source entry.
-func (d *DBT) SampleConfig() string { return sample }
 
 // ReadsLineage says this source reads lineage: every dbt project is lineage.
 func (d *DBT) ReadsLineage() bool { return true }

@@ -36,7 +36,7 @@ import (
 var sample string
 
 func init() {
-	collectors.Register("flagd", func() collectors.Collector { return &Flagd{} })
+	collectors.Register("flagd", func() collectors.Collector { return &Flagd{} }, sample)
 }
 
 // maxFileBytes caps one definition file: YAML decoding takes many times a
@@ -110,9 +110,6 @@ func (f *Flagd) note(s string) {
 }
 
 var _ collectors.Collector = (*Flagd)(nil)
-
-// SampleConfig documents the source entry.
-func (f *Flagd) SampleConfig() string { return sample }
 
 // Init checks the config.
 func (f *Flagd) Init(env collectors.Env) error {

@@ -31,7 +31,7 @@ var sampleConfig string
 func init() {
 	collectors.Register("gcpiam", func() collectors.Collector {
 		return &Collector{ListServiceAccounts: true, Concurrency: 8, Timeout: remote.DefaultCallTimeout}
-	})
+	}, sampleConfig)
 }
 
 // Collector reads project IAM policies and service-account keys.
@@ -71,9 +71,6 @@ type Collector struct {
 	// tests hand in an HTTP client pointed at their fake.
 	clientOptions []option.ClientOption
 }
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // Init validates the config and builds the API clients with Application
 // Default Credentials unless they were handed in. The selector recognises

@@ -35,7 +35,7 @@ const (
 func init() {
 	collectors.Register("gcs", func() collectors.Collector {
 		return &Collector{Timeout: remote.DefaultCallTimeout, MaxObjects: defaultMaxObjects}
-	})
+	}, sampleConfig)
 }
 
 // Bucket is one bucket and the prefixes listed in it.
@@ -71,9 +71,6 @@ type Collector struct {
 	// (tests: no authentication, a token canary).
 	clientOptions []option.ClientOption
 }
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // Init validates the config, keeps env's selector and source name (the
 // host part of URIs; "gcs" when empty) and builds the client unless one

@@ -23,7 +23,7 @@ import (
 //go:embed sample.yaml
 var sampleConfig string
 
-func init() { collectors.Register("glue", func() collectors.Collector { return New() }) }
+func init() { collectors.Register("glue", New, sampleConfig) }
 
 // New returns a collector with its defaults: Lake Formation read.
 func New() *Collector {
@@ -42,9 +42,6 @@ type Collector struct {
 	// permissions are an error.
 	LakeFormation bool `mapstructure:"lake_formation"`
 }
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // CollectUnit reads one account in one region: its databases (a failed
 // listing fails the unit), then each database's tables (a failed listing

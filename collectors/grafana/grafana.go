@@ -13,7 +13,6 @@ package grafana
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -25,7 +24,7 @@ import (
 var sampleConfig string
 
 func init() {
-	collectors.Register("grafana", func() collectors.Collector { return New() })
+	collectors.Register("grafana", New, sampleConfig)
 }
 
 // Defaults.
@@ -69,9 +68,6 @@ type Grafana struct {
 	run    *run // what Units found for this run's CollectUnit calls
 }
 
-// SampleConfig returns the documented sample source entry.
-func (g *Grafana) SampleConfig() string { return sampleConfig }
-
 // Inputs is the folder of saved API answers, when set.
 func (g *Grafana) Inputs() []collectors.Input {
 	if g.ExportDir == "" {
@@ -100,19 +96,12 @@ func (g *Grafana) Init(env collectors.Env) error {
 			return fmt.Errorf("tags[%d]: empty", i)
 		}
 	}
-	if g.ExportDir != "" {
-		if g.URL != "" {
-			return errors.New("export_dir and url: set one, the saved answers or the server")
-		}
-		if err := remote.CheckTimeout("timeout", g.Timeout); err != nil {
-			return err
-		}
-		return nil
+	if saved, err := apiclient.Saved(g.URL, g.ExportDir); err != nil {
+		return err
+	} else if saved {
+		return remote.CheckTimeout("timeout", g.Timeout)
 	}
-	if g.URL == "" {
-		return errors.New("url: missing; set the Grafana address, e.g. http://grafana:3000 (or export_dir)")
-	}
-	c, err := apiclient.New(g.Config, nil, g.Retry)
+	c, err := apiclient.Connect(g.Config, "the Grafana address, e.g. http://grafana:3000, or export_dir", g.Retry)
 	if err != nil {
 		return err
 	}

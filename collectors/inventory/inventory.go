@@ -26,7 +26,7 @@ import (
 var sample string
 
 func init() {
-	collectors.Register("inventory", func() collectors.Collector { return &Inventory{} })
+	collectors.Register("inventory", func() collectors.Collector { return &Inventory{} }, sample)
 }
 
 // maxFileBytes caps one inventory file: YAML decoding takes many times a
@@ -42,9 +42,6 @@ type Inventory struct {
 
 	env collectors.Env
 }
-
-// SampleConfig documents the source entry.
-func (i *Inventory) SampleConfig() string { return sample }
 
 // Init checks the config.
 func (i *Inventory) Init(env collectors.Env) error {

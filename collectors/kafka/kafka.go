@@ -48,7 +48,7 @@ const (
 )
 
 func init() {
-	collectors.Register("kafka", func() collectors.Collector { return New() })
+	collectors.Register("kafka", New, sampleConfig)
 }
 
 // New returns a Kafka collector with its defaults filled in.
@@ -98,9 +98,6 @@ type Kafka struct {
 	opts     []kgo.Opt
 	sel      *correlate.Selector
 }
-
-// SampleConfig returns the documented sample source entry.
-func (k *Kafka) SampleConfig() string { return sampleConfig }
 
 // sourceName is the host part of the URIs: the cluster's name, else the
 // source's, else the first broker.

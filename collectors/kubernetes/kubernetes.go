@@ -31,7 +31,7 @@ const (
 )
 
 func init() {
-	collectors.Register("kubernetes", func() collectors.Collector { return New() })
+	collectors.Register("kubernetes", New, sampleConfig)
 }
 
 // New returns a Kubernetes collector with its defaults filled in.
@@ -93,9 +93,6 @@ type Kubernetes struct {
 	// something else) and must not read as "nothing there".
 	strict bool
 }
-
-// SampleConfig returns the documented sample source entry.
-func (c *Kubernetes) SampleConfig() string { return sampleConfig }
 
 // Init validates the config and builds the client when none was handed
 // in. URIs are built under the source's name

@@ -371,7 +371,7 @@ func TestSampleConfigDecodes(t *testing.T) {
 	t.Setenv("KUBECONFIG", "testdata/kubeconfig")
 	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not in a cluster
 	var entries []map[string]any
-	if err := yaml.Unmarshal([]byte(New().SampleConfig()), &entries); err != nil {
+	if err := yaml.Unmarshal([]byte(sampleConfig), &entries); err != nil {
 		t.Fatal(err)
 	}
 	if len(entries) != 1 {

@@ -26,7 +26,7 @@ import (
 var sampleConfig string
 
 func init() {
-	collectors.Register("notebooks", func() collectors.Collector { return New() })
+	collectors.Register("notebooks", New, sampleConfig)
 }
 
 // What becomes of a notebook tied to no backfill (Untied).
@@ -86,9 +86,6 @@ type Notebooks struct {
 	// found is what Units found to read, for CollectUnit.
 	found *units
 }
-
-// SampleConfig returns the documented sample source entry.
-func (n *Notebooks) SampleConfig() string { return sampleConfig }
 
 // sourceName names the source in errors: its name, else the server's
 // host.

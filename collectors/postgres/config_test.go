@@ -11,7 +11,7 @@ import (
 func TestSampleConfigDecodes(t *testing.T) {
 	t.Setenv("BFAUDIT_PG_DSN", "postgres://auditor@db.internal:5432/warehouse")
 	var entries []map[string]any
-	if err := yaml.Unmarshal([]byte((&Postgres{}).SampleConfig()), &entries); err != nil {
+	if err := yaml.Unmarshal([]byte(sampleConfig), &entries); err != nil {
 		t.Fatalf("sample.yaml: %v", err)
 	}
 	if len(entries) == 0 {

@@ -35,7 +35,7 @@ const DefaultTimeout = remote.DefaultCallTimeout
 func init() {
 	collectors.Register("postgres", func() collectors.Collector {
 		return &Postgres{StatementTimeout: DefaultStatementTimeout, Timeout: DefaultTimeout}
-	})
+	}, sampleConfig)
 }
 
 // Postgres is one configured PostgreSQL source.
@@ -67,9 +67,6 @@ type Postgres struct {
 	// conf is the parsed DSN; each database gets a copy.
 	conf *pgx.ConnConfig
 }
-
-// SampleConfig returns the documented sample config section.
-func (p *Postgres) SampleConfig() string { return sampleConfig }
 
 // Init validates the config and parses the DSN. It does not connect, so a
 // server that is down fails the run's coverage, not the config check.

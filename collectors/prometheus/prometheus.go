@@ -33,7 +33,7 @@ const (
 )
 
 func init() {
-	collectors.Register("prometheus", func() collectors.Collector { return New() })
+	collectors.Register("prometheus", New, sampleConfig)
 }
 
 // New returns a Prometheus collector with its defaults filled in.
@@ -77,9 +77,6 @@ type Prometheus struct {
 	// skipped lists, by kind of file, the files that held no rules.
 	skipped map[string][]string
 }
-
-// SampleConfig returns the documented sample source entry.
-func (p *Prometheus) SampleConfig() string { return sampleConfig }
 
 // Notes says what the last run found worth saying that is no error: a
 // cluster without the PrometheusRule CRD, files that hold no rules.

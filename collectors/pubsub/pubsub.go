@@ -28,7 +28,7 @@ import (
 var sampleConfig string
 
 func init() {
-	collectors.Register("pubsub", func() collectors.Collector { return &Collector{Timeout: remote.DefaultCallTimeout} })
+	collectors.Register("pubsub", func() collectors.Collector { return &Collector{Timeout: remote.DefaultCallTimeout} }, sampleConfig)
 }
 
 // maxPageSize is the page size asked of the list calls; the service may
@@ -75,9 +75,6 @@ type Collector struct {
 	// tests point it at pstest.
 	clientOptions []option.ClientOption
 }
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // Init validates the config, keeps env's selector and builds the admin
 // clients unless they were handed in.

@@ -6,7 +6,6 @@ package pushgateway
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,7 +18,7 @@ import (
 //go:embed sample.yaml
 var sampleConfig string
 
-func init() { collectors.Register("pushgateway", func() collectors.Collector { return New() }) }
+func init() { collectors.Register("pushgateway", New, sampleConfig) }
 
 // New returns a Pushgateway collector with its defaults filled in.
 func New() *Pushgateway {
@@ -34,17 +33,11 @@ type Pushgateway struct {
 	client           *apiclient.Client
 }
 
-// SampleConfig returns the documented sample source entry.
-func (p *Pushgateway) SampleConfig() string { return sampleConfig }
-
 // Init builds the client without calling the server: one that is down
 // fails the run's coverage, not the config.
 func (p *Pushgateway) Init(env collectors.Env) (err error) {
 	p.env = env
-	if p.URL == "" {
-		return errors.New("url: missing; set the Pushgateway address, e.g. http://pushgateway:9091")
-	}
-	p.client, err = apiclient.New(p.Config, nil, p.Retry)
+	p.client, err = apiclient.Connect(p.Config, "the Pushgateway address, e.g. http://pushgateway:9091", p.Retry)
 	return err
 }
 

@@ -15,7 +15,7 @@ import (
 func TestSampleConfigDecodes(t *testing.T) {
 	t.Setenv("BFAUDIT_RABBITMQ_PASSWORD", "s3cret")
 	var entries []map[string]any
-	if err := yaml.Unmarshal([]byte((&RabbitMQ{}).SampleConfig()), &entries); err != nil {
+	if err := yaml.Unmarshal([]byte(sampleConfig), &entries); err != nil {
 		t.Fatalf("sample.yaml: %v", err)
 	}
 	for _, e := range entries {

@@ -34,7 +34,7 @@ const (
 func init() {
 	collectors.Register("rabbitmq", func() collectors.Collector {
 		return &RabbitMQ{PageSize: DefaultPageSize, Timeout: DefaultTimeout}
-	})
+	}, sampleConfig)
 }
 
 // RabbitMQ is one configured RabbitMQ cluster, read through its management
@@ -76,9 +76,6 @@ type RabbitMQ struct {
 	// vhosts maps each unit Units declared to its vhost.
 	vhosts map[string]string
 }
-
-// SampleConfig returns the documented sample config section.
-func (r *RabbitMQ) SampleConfig() string { return sampleConfig }
 
 func (r *RabbitMQ) sourceName() string {
 	if r.env.Source != "" {

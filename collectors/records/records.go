@@ -29,7 +29,7 @@ import (
 var sample string
 
 func init() {
-	collectors.Register("records", func() collectors.Collector { return &Records{} })
+	collectors.Register("records", func() collectors.Collector { return &Records{} }, sample)
 }
 
 // maxFileBytes caps one plan or record file: far above any real one, far
@@ -56,9 +56,6 @@ type Records struct {
 	// record unit needs it, whichever is read first.
 	owners *ownersRead
 }
-
-// SampleConfig documents the source entry.
-func (r *Records) SampleConfig() string { return sample }
 
 // Init checks that something is configured.
 func (r *Records) Init(env collectors.Env) error {

@@ -40,7 +40,7 @@ const (
 	unitConcurrency = 4
 )
 
-func init() { collectors.Register("s3", func() collectors.Collector { return New() }) }
+func init() { collectors.Register("s3", New, sampleConfig) }
 
 // New returns an S3 collector with its defaults filled in.
 func New() *Collector {
@@ -83,9 +83,6 @@ var (
 	bucketPattern  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{2,254}$`) })
 	accountPattern = regexp.MustCompile(`^\d{12}$`)
 )
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // UnitConcurrency: buckets are read a few at a time.
 func (c *Collector) UnitConcurrency() int { return unitConcurrency }

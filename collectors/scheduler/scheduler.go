@@ -23,7 +23,7 @@ import (
 //go:embed sample.yaml
 var sampleConfig string
 
-func init() { collectors.Register("scheduler", func() collectors.Collector { return New() }) }
+func init() { collectors.Register("scheduler", New, sampleConfig) }
 
 // New returns a collector with its defaults.
 func New() *Collector { return &Collector{Regional: awssource.NewRegional("scheduler")} }
@@ -32,9 +32,6 @@ func New() *Collector { return &Collector{Regional: awssource.NewRegional("sched
 type Collector struct {
 	awssource.Regional `mapstructure:",squash"`
 }
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // CollectUnit reads one account in one region: its schedule groups and
 // schedules (a failed listing fails the unit), each group's tags and each

@@ -19,7 +19,7 @@ import (
 //go:embed sample.yaml
 var sampleConfig string
 
-func init() { collectors.Register("sqs", func() collectors.Collector { return New() }) }
+func init() { collectors.Register("sqs", New, sampleConfig) }
 
 // New returns an SQS collector with its defaults: SNS read too, the
 // standard per-call timeout.
@@ -34,9 +34,6 @@ type Collector struct {
 	// true); false when the role may not read SNS.
 	SNS bool `mapstructure:"sns"`
 }
-
-// SampleConfig returns the documented sources entry.
-func (c *Collector) SampleConfig() string { return sampleConfig }
 
 // CollectUnit reads one account in one region: its queues (a failed
 // listing fails the unit), then its topics and subscriptions (a failed

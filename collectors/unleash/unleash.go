@@ -33,7 +33,7 @@ const (
 )
 
 func init() {
-	collectors.Register("unleash", func() collectors.Collector { return New() })
+	collectors.Register("unleash", New, sampleConfig)
 }
 
 // New returns an Unleash collector with its defaults filled in: the token
@@ -97,9 +97,6 @@ func (u *Unleash) note(s string) {
 	u.notes = append(u.notes, s)
 }
 
-// SampleConfig returns the documented sample source entry.
-func (u *Unleash) SampleConfig() string { return sampleConfig }
-
 // Inputs is the folder of saved API answers, when set.
 func (u *Unleash) Inputs() []collectors.Input {
 	if u.ExportDir == "" {
@@ -117,7 +114,7 @@ func (u *Unleash) exportDir() string { return u.env.Path(u.ExportDir) }
 // URIs), holds the selector that says which flags are backfill machinery
 // (its Assets are read at collect time) and the folder export_dir is
 // relative to.
-func (u *Unleash) Init(env collectors.Env) error {
+func (u *Unleash) Init(env collectors.Env) (err error) {
 	u.env = env
 	if err := remote.CheckTimeout("timeout", u.Timeout); err != nil {
 		return err
@@ -140,23 +137,13 @@ func (u *Unleash) Init(env collectors.Env) error {
 			return fmt.Errorf("projects[%d]: empty project id", i)
 		}
 	}
-	if u.ExportDir != "" {
-		if u.URL != "" {
-			return errors.New("url and export_dir: set one, not both")
-		}
-		// The directory is checked when the source is read: a missing
-		// export fails the run's coverage, not the config.
-		return nil
-	}
-	if u.URL == "" {
-		return errors.New("url: missing; set the Unleash address, e.g. https://unleash.example.com, or export_dir")
-	}
-	c, err := apiclient.New(u.Config, nil, u.Retry)
-	if err != nil {
+	// A saved export's directory is checked when the source is read: a
+	// missing export fails the run's coverage, not the config.
+	if saved, err := apiclient.Saved(u.URL, u.ExportDir); saved || err != nil {
 		return err
 	}
-	u.client = c
-	return nil
+	u.client, err = apiclient.Connect(u.Config, "the Unleash address, e.g. https://unleash.example.com, or export_dir", u.Retry)
+	return err
 }
 
 // where names the source in errors: its address or its export directory.
@@ -168,7 +155,6 @@ func (u *Unleash) where() string {
 }
 
 var (
-	_ collectors.Collector        = (*Unleash)(nil)
-	_ collectors.Noter            = (*Unleash)(nil)
-	_ collectors.SampleConfigurer = (*Unleash)(nil)
+	_ collectors.Collector = (*Unleash)(nil)
+	_ collectors.Noter     = (*Unleash)(nil)
 )

@@ -12,8 +12,8 @@ import (
 )
 
 // DecodeSample reads a collector's sample.yaml (one sources entry), decodes
-// it as the config loader would and checks that SampleConfig returns the
-// same text. It returns the instance for the caller's own checks.
+// it as the config loader would and checks that the collector type was
+// registered with the same text. It returns the instance for the caller's own checks.
 func DecodeSample(t *testing.T, path string) collectors.Instance {
 	t.Helper()
 	raw, err := safefile.Read(path)
@@ -28,8 +28,8 @@ func DecodeSample(t *testing.T, path string) collectors.Instance {
 	if err != nil {
 		t.Fatalf("decode %s: %v", path, err)
 	}
-	if s, ok := inst.Collector.(collectors.SampleConfigurer); !ok || s.SampleConfig() != string(raw) {
-		t.Errorf("SampleConfig does not return %s", path)
+	if collectors.Sample(inst.Type) != string(raw) {
+		t.Errorf("%s is not the sample %q was registered with", path, inst.Type)
 	}
 	return inst
 }

@@ -95,6 +95,31 @@ func New(cfg Config, hc *http.Client, retry remote.RetryPolicy) (*Client, error)
 	return c, nil
 }
 
+// Connect is how a source that reads one server builds its client: the
+// one check of url every such source makes, then New. address is what the
+// message for a missing url asks for, e.g. "the Alertmanager address, e.g.
+// http://alertmanager:9093".
+func Connect(cfg Config, address string, retry remote.RetryPolicy) (*Client, error) {
+	if cfg.URL == "" {
+		return nil, fmt.Errorf("url: missing; set %s", address)
+	}
+	return New(cfg, nil, retry)
+}
+
+// Saved says whether a source that can read either its server (url) or
+// answers saved from it (export_dir) reads the saved ones; both set is
+// refused, the one message every such source gives. Neither set is left to
+// Connect.
+func Saved(url, exportDir string) (bool, error) {
+	if exportDir == "" {
+		return false, nil
+	}
+	if url != "" {
+		return true, errors.New("url and export_dir: set one, the server or the answers saved from it")
+	}
+	return true, nil
+}
+
 func authHeader(cfg Config) (string, error) {
 	switch {
 	case cfg.TokenEnv != "" && (cfg.Username != "" || cfg.PasswordEnv != ""):

@@ -152,3 +152,30 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A source reads its server or the answers saved from it: one of url and
+// export_dir, each missing or doubled one said the same way for every
+// collector.
+func TestConnectOrSaved(t *testing.T) {
+	if _, err := Connect(Config{Timeout: time.Second}, "the X address, e.g. http://x:1", remote.RetryPolicy{}); err == nil ||
+		err.Error() != "url: missing; set the X address, e.g. http://x:1" {
+		t.Errorf("no url: %v", err)
+	}
+	if c, err := Connect(Config{URL: "http://x:1", Timeout: time.Second}, "", remote.RetryPolicy{}); err != nil || c.Base() != "http://x:1" {
+		t.Errorf("url: %v, %v", c, err)
+	}
+	for _, tt := range []struct {
+		url, dir  string
+		saved, ok bool
+	}{
+		{"", "", false, true},
+		{"http://x", "", false, true},
+		{"", "saved", true, true},
+		{"http://x", "saved", true, false},
+	} {
+		saved, err := Saved(tt.url, tt.dir)
+		if saved != tt.saved || (err == nil) != tt.ok || (err != nil && !strings.HasPrefix(err.Error(), "url and export_dir: set one")) {
+			t.Errorf("Saved(%q, %q) = %v, %v", tt.url, tt.dir, saved, err)
+		}
+	}
+}
