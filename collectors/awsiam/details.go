@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/iam/types"
 
+	"github.com/bfaudit/bfaudit/collectors/awssource"
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 )
 
@@ -144,14 +145,7 @@ func complete(p *principal, what string, i int) error {
 }
 
 func tags(ts []types.Tag) map[string]string {
-	if len(ts) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(ts))
-	for _, t := range ts {
-		out[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	return out
+	return awssource.Tags(ts, func(t types.Tag) (*string, *string) { return t.Key, t.Value })
 }
 
 func attached(ps []types.AttachedPolicy) []attachment {

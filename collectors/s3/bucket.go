@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/bfaudit/bfaudit/collectors/awssource"
 	"github.com/bfaudit/bfaudit/internal/awsconf"
 	"github.com/bfaudit/bfaudit/internal/redact"
 )
@@ -64,10 +65,7 @@ func (c *Collector) readBucket(ctx context.Context, account, name string) (*buck
 		// S3 answers NoSuchTagSet rather than an empty set.
 		return fail(notS3("GetBucketTagging", "no TagSet"))
 	case err == nil:
-		b.tags = make(map[string]string, len(tags.TagSet))
-		for _, tag := range tags.TagSet {
-			b.tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
-		}
+		b.tags = awssource.Tags(tags.TagSet, func(t types.Tag) (*string, *string) { return t.Key, t.Value })
 	case awsconf.Code(err) != noTags:
 		return fail(err)
 	}

@@ -188,12 +188,7 @@ func (r *regionRead) readTags(ctx context.Context, g *group) {
 		}
 		return
 	}
-	for _, t := range out.Tags {
-		if g.tags == nil {
-			g.tags = map[string]string{}
-		}
-		g.tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
+	g.tags = awssource.Tags(out.Tags, func(t schedtypes.Tag) (*string, *string) { return t.Key, t.Value })
 }
 
 // untaggable reports an answer that says the group holds no tags: it is

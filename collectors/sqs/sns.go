@@ -189,14 +189,7 @@ func shownEndpoint(protocol, endpoint string) string {
 }
 
 func tagMap(tags []snstypes.Tag) map[string]string {
-	if len(tags) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(tags))
-	for _, t := range tags {
-		out[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	return out
+	return awssource.Tags(tags, func(t snstypes.Tag) (*string, *string) { return t.Key, t.Value })
 }
 
 func listTopics(ctx context.Context, client *awssns.Client, timeout time.Duration) ([]string, error) {

@@ -18,3 +18,16 @@ func TestOwnerTag(t *testing.T) {
 		}
 	}
 }
+
+func TestTags(t *testing.T) {
+	type tag struct{ k, v *string }
+	kv := func(t tag) (*string, *string) { return t.k, t.v }
+	s := func(x string) *string { return &x }
+	got := Tags([]tag{{s("backfill"), s("BF-1")}, {s("owner"), nil}, {nil, s("x")}}, kv)
+	if len(got) != 3 || got["backfill"] != "BF-1" || got["owner"] != "" || got[""] != "x" {
+		t.Errorf("Tags = %v", got)
+	}
+	if got := Tags(nil, kv); got != nil {
+		t.Errorf("no tags: %v, want nil", got)
+	}
+}
