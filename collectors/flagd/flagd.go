@@ -20,7 +20,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,7 +158,7 @@ func (f *Flagd) CollectUnit(ctx context.Context, unit string, sink collectors.Si
 		if f.entryUnit(p) != unit {
 			continue
 		}
-		files, err := f.expand(p, sink)
+		files, err := f.expand(ctx, p, sink)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -183,7 +182,7 @@ func (f *Flagd) CollectUnit(ctx context.Context, unit string, sink collectors.Si
 
 // expand lists the files a configured entry names, resolved paths. Its
 // error is at the entry's unit.
-func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, error) {
+func (f *Flagd) expand(ctx context.Context, p string, sink collectors.Sink) ([]string, error) {
 	path := f.resolve(p)
 	if !safefile.HasMeta(p) {
 		// A path named like a definition file is a file, whatever is
@@ -196,7 +195,7 @@ func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, error) {
 		if err != nil || !info.IsDir() {
 			return []string{path}, nil // reading it says what is wrong
 		}
-		return f.walk(path, sink)
+		return f.walk(ctx, path, sink)
 	}
 	// A glob: its fixed directory must list, or nothing it matched can
 	// be concluded gone.
@@ -222,33 +221,20 @@ func (f *Flagd) expand(p string, sink collectors.Sink) ([]string, error) {
 	return out, nil
 }
 
-// walk lists a directory's definition files; a directory under it that
-// cannot be listed is an error at that directory.
-func (f *Flagd) walk(root string, sink collectors.Sink) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			scope := f.unit(path)
-			sink.AddError(scope, fmt.Errorf("flagd: %s: %w", scope, safefile.PlainError(path, err)))
-			return fs.SkipDir
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if isDefinition(path) {
-			out = append(out, path)
-		}
-		if len(out) > maxFiles {
-			return fmt.Errorf("more than %d definition files", maxFiles)
-		}
-		return nil
+// walk lists a directory's definition files (safefile.Walk: hidden names,
+// such as .github's workflows, passed over); a directory under it that
+// cannot be listed, or an entry that is not a regular file, is an error
+// at its path.
+func (f *Flagd) walk(ctx context.Context, root string, sink collectors.Sink) ([]string, error) {
+	out, err := safefile.Walk(ctx, root, safefile.WalkOptions{
+		Match: isDefinition,
+		Max:   maxFiles,
+		Fail: func(path string, err error) {
+			sink.AddError(f.unit(path), fmt.Errorf("flagd: %s: %w", f.unit(path), err))
+		},
 	})
 	if err != nil {
-		scope := f.unit(root)
-		return nil, fmt.Errorf("flagd: %s: %w", scope, safefile.PlainError(root, err))
+		return nil, fmt.Errorf("flagd: %s: %w", f.unit(root), err)
 	}
 	slices.Sort(out)
 	return out, nil

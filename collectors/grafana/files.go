@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -31,7 +29,7 @@ const maxFiles = 20000
 // listed is the unit of what is below it. A file that holds no dashboard
 // is skipped with a note. Alert rules are not read from such a folder.
 func (g *Grafana) collectFiles(ctx context.Context, dir string, sink collectors.Sink) error {
-	files, err := g.walkFiles(dir, sink)
+	files, err := g.walkFiles(ctx, dir, sink)
 	if err != nil {
 		return fmt.Errorf("grafana source %s: export_dir: %w", g.env.Source, err)
 	}
@@ -91,65 +89,33 @@ func (g *Grafana) collectFiles(ctx context.Context, dir string, sink collectors.
 	return nil
 }
 
-// walkFiles lists the dashboard files under dir, sorted, as slash paths
-// relative to it; hidden directories (.git) are not entered. A directory
-// that cannot be listed, and an entry that is not a regular file, are
-// errors at their own scope; dir itself not being a directory fails the
-// source.
-func (g *Grafana) walkFiles(dir string, sink collectors.Sink) ([]string, error) {
-	if err := isDir(dir); err != nil {
+// walkFiles lists the dashboard files under dir (safefile.Walk: hidden
+// names passed over), as slash paths relative to it. A directory that
+// cannot be listed, and an entry that is not a regular file, are errors at
+// their own scope; dir itself not being a directory fails the source.
+func (g *Grafana) walkFiles(ctx context.Context, dir string, sink collectors.Sink) ([]string, error) {
+	rel := func(path string) string {
+		r, _ := filepath.Rel(dir, path)
+		return filepath.ToSlash(r)
+	}
+	paths, err := safefile.Walk(ctx, dir, safefile.WalkOptions{
+		Match: isDashboardFile,
+		Max:   maxFiles,
+		Fail: func(path string, err error) {
+			sink.AddError(fileScope(rel(path)), fmt.Errorf("grafana source %s: %s: %w", g.env.Source, rel(path), err))
+		},
+	})
+	if errors.Is(err, safefile.ErrTooMany) {
+		sink.AddError("", fmt.Errorf("grafana source %s: export_dir holds more than %d dashboard files: the rest not read", g.env.Source, maxFiles))
+	} else if err != nil {
 		return nil, err
 	}
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if err != nil {
-			if rel == "." {
-				return err
-			}
-			sink.AddError(fileScope(rel), fmt.Errorf("grafana source %s: %s: %w", g.env.Source, rel, safefile.PlainError(p, err)))
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if rel != "." && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !isDashboardFile(d.Name()) || strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		if !safefile.IsRegular(p, d) {
-			sink.AddError(fileScope(rel), fmt.Errorf("grafana source %s: %s: not a regular file: not read", g.env.Source, rel))
-			return nil
-		}
-		if len(out) >= maxFiles {
-			sink.AddError("", fmt.Errorf("grafana source %s: export_dir holds more than %d dashboard files: the rest not read", g.env.Source, maxFiles))
-			return fs.SkipAll
-		}
-		out = append(out, rel)
-		return nil
-	})
-	if err != nil {
-		return nil, safefile.PlainError(dir, err)
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = rel(p)
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-func isDir(dir string) error {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return safefile.PlainError(dir, err)
-	}
-	if !st.IsDir() {
-		return errors.New("not a directory")
-	}
-	return nil
 }
 
 // fileScope is a file's unit: its path under export_dir, one scope

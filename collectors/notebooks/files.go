@@ -97,26 +97,21 @@ func (f *fileWalk) walk(ctx context.Context, display, full, root string) {
 	if root == "" {
 		root = full
 	}
-	var files []string
-	err = filepath.WalkDir(full, func(path string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		rel, _ := filepath.Rel(full, path)
-		if err != nil {
-			f.found.fail(scope(filepath.ToSlash(filepath.Join(display, rel))), scrubbed(pathError(err)))
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(path), ".ipynb") {
-			files = append(files, rel)
-		}
-		return nil
+	// Hidden: checkpoint copies in .ipynb_checkpoints are read too.
+	paths, err := safefile.Walk(ctx, full, safefile.WalkOptions{
+		Match:  func(name string) bool { return strings.EqualFold(filepath.Ext(name), ".ipynb") },
+		Hidden: true,
+		Fail: func(path string, err error) {
+			rel, _ := filepath.Rel(full, path)
+			f.found.fail(scope(filepath.ToSlash(filepath.Join(display, rel))), scrubbed(err))
+		},
 	})
 	if err != nil {
 		f.found.fail(scope(display), scrubbed(err))
+	}
+	files := make([]string, len(paths))
+	for i, p := range paths {
+		files[i], _ = filepath.Rel(full, p)
 	}
 	sort.Strings(files)
 	for _, rel := range files {

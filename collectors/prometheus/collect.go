@@ -24,7 +24,7 @@ func (p *Prometheus) Units(ctx context.Context) ([]string, error) {
 	case p.client != nil:
 		return []string{""}, nil
 	}
-	return p.fileUnits(), nil
+	return p.fileUnits(ctx), nil
 }
 
 // CollectUnit reads one unit and reports the rules tied to a backfill.
@@ -74,10 +74,10 @@ const (
 // and each folder or glob that could not be listed. When there is nothing
 // to read at all (globs that match nothing in folders that exist), the
 // whole source is the unit: it answers that it read no rule file.
-func (p *Prometheus) fileUnits() []string {
+func (p *Prometheus) fileUnits(ctx context.Context) []string {
 	var units []string // the framework reads a unit declared twice once
 	p.ruleFiles, p.listErrs = map[string]ruleFile{}, map[string][]error{}
-	files := p.files(func(scope string, err error) {
+	files := p.files(ctx, func(scope string, err error) {
 		units = append(units, scope)
 		p.listErrs[scope] = append(p.listErrs[scope], err)
 	})

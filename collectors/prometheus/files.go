@@ -2,10 +2,10 @@ package prometheus
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -35,7 +35,7 @@ type ruleFile struct{ unit, path string }
 // matches nothing answers "no files" when its directory exists, and fails
 // at that directory when it does not, so a mistyped directory is never
 // read as "every rule was deleted".
-func (p *Prometheus) files(addErr func(scope string, err error)) []ruleFile {
+func (p *Prometheus) files(ctx context.Context, addErr func(scope string, err error)) []ruleFile {
 	var out []ruleFile
 	seen := map[string]bool{}
 	add := func(f ruleFile) {
@@ -48,7 +48,7 @@ func (p *Prometheus) files(addErr func(scope string, err error)) []ruleFile {
 		resolved := p.env.Path(pattern)
 		if !hasMeta(pattern) {
 			if fi, err := os.Stat(resolved); err == nil && fi.IsDir() {
-				for _, f := range p.dirFiles(pattern, resolved, addErr) {
+				for _, f := range p.dirFiles(ctx, pattern, resolved, addErr) {
 					add(f)
 				}
 				continue
@@ -76,33 +76,28 @@ func (p *Prometheus) files(addErr func(scope string, err error)) []ruleFile {
 }
 
 // dirFiles lists the YAML files (.yml, .yaml) under a directory the config
-// names, at any depth, in lexical order; a folder that cannot be listed is
-// an error at that folder. Hidden folders (.git) are not entered.
-func (p *Prometheus) dirFiles(pattern, dir string, addErr func(scope string, err error)) []ruleFile {
-	var out []ruleFile
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// names, at any depth, in lexical order (safefile.Walk: hidden names passed
+// over); a folder that cannot be listed is an error at that folder.
+func (p *Prometheus) dirFiles(ctx context.Context, pattern, dir string, addErr func(scope string, err error)) []ruleFile {
+	unit := func(path string) string {
 		rel, _ := filepath.Rel(dir, path)
-		unit := unitOf(filepath.Join(pattern, rel))
-		if err != nil {
-			addErr(unit, fmt.Errorf("prometheus source %s: %w", p.sourceName(), safefile.PlainError(path, err)))
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if path != dir && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if ext := strings.ToLower(filepath.Ext(path)); ext == ".yml" || ext == ".yaml" {
-			out = append(out, ruleFile{unit: unit, path: path})
-		}
-		return nil
+		return unitOf(filepath.Join(pattern, rel))
+	}
+	paths, err := safefile.Walk(ctx, dir, safefile.WalkOptions{
+		Match: func(name string) bool {
+			ext := strings.ToLower(filepath.Ext(name))
+			return ext == ".yml" || ext == ".yaml"
+		},
+		Fail: func(path string, err error) {
+			addErr(unit(path), fmt.Errorf("prometheus source %s: %s: %w", p.sourceName(), unit(path), err))
+		},
 	})
 	if err != nil {
-		addErr(unitOf(pattern), fmt.Errorf("prometheus source %s: %w", p.sourceName(), safefile.PlainError(dir, err)))
+		addErr(unitOf(pattern), fmt.Errorf("prometheus source %s: %w", p.sourceName(), err))
+	}
+	var out []ruleFile
+	for _, path := range paths {
+		out = append(out, ruleFile{unit: unit(path), path: path})
 	}
 	return out
 }

@@ -113,7 +113,8 @@ func TestEmptyRuleFilesAsMixinsWriteThem(t *testing.T) {
 }
 
 // rule_files may name a folder: every .yml and .yaml under it is read, at
-// any depth, hidden folders left out; each file is its own unit, named
+// any depth, names starting with "." left out (a .git folder, a linter's
+// .yamllint.yaml: read, it was a skipped file on every run); each file is its own unit, named
 // under the folder as the config writes it.
 func TestRuleFilesFromAFolder(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
@@ -122,6 +123,7 @@ func TestRuleFilesFromAFolder(t *testing.T) {
 		"rules/team-b/bf_test.yml":      notRuleFiles["rules/bf_test.yml"],
 		"rules/README.md":               "# rules\nkey: value: not yaml\n",
 		"rules/.git/config.yml":         "groups: [",
+		"rules/.yamllint.yaml":          "extends: default\nrules:\n  line-length: disable\n",
 		"rules/team-c/broken.yml":       "groups:\n  - name: [\n",
 		"rules/team-c/deeper/rules.YML": "groups: []\n",
 	})
@@ -137,6 +139,11 @@ func TestRuleFilesFromAFolder(t *testing.T) {
 	}
 	if n, _ := sink.Read("rules/team-b/bf_test.yml", readSkipped); n != 1 {
 		t.Errorf("the promtool test file: %+v", sink.Reads)
+	}
+	for _, r := range sink.Reads {
+		if strings.Contains(r.Scope, ".yamllint") {
+			t.Errorf("the linter's file was read: %+v", r)
+		}
 	}
 	if a := sink.Artifact("prometheus://rules-repo/files/rules/team-a/bf.yml/bf-1234-watch/alert/BF1234ReplayLag"); a == nil || a.Scope != "rules/team-a/bf.yml" {
 		t.Errorf("the folder's rule file: %v", uris(sink))

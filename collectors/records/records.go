@@ -170,7 +170,7 @@ func (r *Records) collectKind(ctx context.Context, sink collectors.Sink, unit st
 		if c.unit != unit || c.plan != plan {
 			continue
 		}
-		fs, err := r.files(sink, c, exts)
+		fs, err := r.files(ctx, sink, c, exts)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -262,7 +262,7 @@ func (r *Records) read(sink collectors.Sink, f string) (unit string, b []byte, o
 // cannot be listed is the unit's error, returned; a subdirectory that
 // cannot be listed and an entry that is not a regular file (a named pipe,
 // a device) are errors at their own path.
-func (r *Records) files(sink collectors.Sink, c configured, exts []string) ([]string, error) {
+func (r *Records) files(ctx context.Context, sink collectors.Sink, c configured, exts []string) ([]string, error) {
 	st, err := os.Stat(c.path)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", r.configuredPathError(c.key, c.path, err))
@@ -270,47 +270,17 @@ func (r *Records) files(sink collectors.Sink, c configured, exts []string) ([]st
 	if !st.IsDir() {
 		return []string{c.path}, nil
 	}
-	var out []string
-	var rootErr error
-	// The trailing separator makes WalkDir enter a configured path that
-	// is a symlink to a directory; symlinks below it are not followed.
-	root := c.path + string(filepath.Separator)
-	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			err := fmt.Errorf("records: list %s: %w", r.display(path), safefile.PlainError(path, err))
-			if path == root {
-				rootErr = err
-			} else {
-				sink.AddError(r.display(path), err)
-			}
-			if d != nil && d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			// Hidden directories (.git, a Kubernetes volume's ..data
-			// and ..<timestamp>) hold copies, not more plans.
-			if path != root && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !hasExt(path, exts) {
-			return nil
-		}
-		if !safefile.IsRegular(path, d) {
-			sink.AddError(r.display(path), fmt.Errorf("records: %s: skipped: %w", r.display(path), notRegular(path)))
-			return nil
-		}
-		out = append(out, path)
-		return nil
+	// Hidden names (.git, a Kubernetes volume's ..data and ..<timestamp>)
+	// hold copies or tools' files, not more plans: safefile.Walk passes
+	// them over.
+	out, err := safefile.Walk(ctx, c.path, safefile.WalkOptions{
+		Match: func(name string) bool { return hasExt(name, exts) },
+		Fail: func(path string, err error) {
+			sink.AddError(r.display(path), fmt.Errorf("records: %s: %w", r.display(path), err))
+		},
 	})
-	if walkErr != nil {
-		return nil, fmt.Errorf("records: %w", walkErr)
-	}
-	if rootErr != nil {
-		return nil, rootErr
+	if err != nil {
+		return nil, fmt.Errorf("records: list %s: %w", r.display(c.path), err)
 	}
 	return out, nil
 }
@@ -325,14 +295,6 @@ func (r *Records) configuredPathError(key, path string, err error) error {
 		return fmt.Errorf("%s: no such file or folder: %s", r.env.Place(key), path)
 	}
 	return fmt.Errorf("%s: %s: %w", r.env.Place(key), path, safefile.PlainError(path, err))
-}
-
-// notRegular says what an odd entry is, without its absolute path.
-func notRegular(path string) error {
-	if err := safefile.Check(path); err != nil {
-		return safefile.PlainError(path, err)
-	}
-	return safefile.ErrNotRegular
 }
 
 func (r *Records) resolve(p string) string {
