@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -192,14 +191,14 @@ func (c *Airflow) Init(env collectors.Env) error {
 	if c.URL == "" {
 		return fmt.Errorf("url: missing; set url (e.g. https://airflow.example.com) or export_dir")
 	}
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url: %q is not an http(s) URL", redact.URL(c.URL))
+	u, err := remote.ParseAddress("url", c.URL)
+	if err != nil {
+		return err
 	}
 	if u.User != nil {
 		return fmt.Errorf("url: must not carry credentials; use username and password_env")
 	}
-	c.URL = strings.TrimRight(c.URL, "/")
+	c.URL = u.String()
 	if err := c.readSecrets(); err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -196,20 +195,7 @@ func (c *Collector) Init(env collectors.Env) error {
 
 // endpointOptions points the clients at Endpoint when it is set.
 func (c *Collector) endpointOptions() ([]option.ClientOption, error) {
-	if c.Endpoint == "" {
-		return nil, nil
-	}
-	u, err := url.Parse(c.Endpoint)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("endpoint: %q is not a URL (expected e.g. https://bigquery.example.com)", c.Endpoint)
-	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/bigquery/v2/"
-	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-	}
-	return []option.ClientOption{option.WithEndpoint(u.String())}, nil
+	return gcp.Endpoint("endpoint", c.Endpoint, "/bigquery/v2/")
 }
 
 // httpClient authenticates for scope as clientOptions say (Application

@@ -18,7 +18,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -190,11 +189,11 @@ func (c *Collector) newClient() error {
 	ctx := context.Background()
 	opts := []option.ClientOption{}
 	if c.Endpoint != "" {
-		u, err := url.Parse(c.Endpoint)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return fmt.Errorf("endpoint: %q is not a URL (expected e.g. https://cloudasset.example.com)", c.Endpoint)
+		u, err := remote.ParseAddress("endpoint", c.Endpoint)
+		if err != nil {
+			return err
 		}
-		opts = append(opts, option.WithEndpoint(strings.TrimSuffix(c.Endpoint, "/")))
+		opts = append(opts, option.WithEndpoint(u.String()))
 	}
 	// The HTTP client caps answers; deadlines come with each call.
 	hc, err := gcp.HTTPClient(ctx, append([]option.ClientOption{option.WithScopes(cloudPlatformScope)}, c.clientOptions...)...)

@@ -109,14 +109,22 @@ func (c *Collector) Init(env collectors.Env) error {
 		hc = option.WithHTTPClient(client)
 	}
 	if c.crm == nil {
-		svc, err := crm.NewService(ctx, c.endpoint(c.ResourceManagerEndpoint, hc)...)
+		opts, err := c.endpoint("resource_manager_endpoint", c.ResourceManagerEndpoint, hc)
+		if err != nil {
+			return err
+		}
+		svc, err := crm.NewService(ctx, opts...)
 		if err != nil {
 			return fmt.Errorf("gcpiam: resource manager client: %w", err)
 		}
 		c.crm = svc
 	}
 	if c.iam == nil {
-		svc, err := iam.NewService(ctx, c.endpoint(c.IAMEndpoint, hc)...)
+		opts, err := c.endpoint("iam_endpoint", c.IAMEndpoint, hc)
+		if err != nil {
+			return err
+		}
+		svc, err := iam.NewService(ctx, opts...)
 		if err != nil {
 			return fmt.Errorf("gcpiam: IAM client: %w", err)
 		}
@@ -129,20 +137,15 @@ func (c *Collector) Init(env collectors.Env) error {
 // has no narrower one.
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
 
-// endpoint adds the base URL override for one API to its client option.
-func (c *Collector) endpoint(specific string, hc option.ClientOption) []option.ClientOption {
-	opts := []option.ClientOption{hc}
-	endpoint := specific
-	if endpoint == "" {
-		endpoint = c.Endpoint
+// endpoint adds the base URL override for one API (its own setting, key,
+// else endpoint) to its client option. Both APIs serve from the host's
+// root.
+func (c *Collector) endpoint(key, specific string, hc option.ClientOption) ([]option.ClientOption, error) {
+	if specific == "" {
+		key, specific = "endpoint", c.Endpoint
 	}
-	if endpoint != "" {
-		if !strings.HasSuffix(endpoint, "/") {
-			endpoint += "/"
-		}
-		opts = append(opts, option.WithEndpoint(endpoint))
-	}
-	return opts
+	opts, err := gcp.Endpoint(key, specific, "")
+	return append([]option.ClientOption{hc}, opts...), err
 }
 
 // survey is what Units read: each project's policy and account listing,

@@ -9,7 +9,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -115,19 +114,9 @@ func (c *Collector) Init(env collectors.Env) error {
 // before any bucket is read (bench/README.md), for calls this collector
 // never makes.
 func NewClient(ctx context.Context, endpoint, scope string, extra ...option.ClientOption) (*storage.Service, error) {
-	var opts []option.ClientOption
-	if endpoint != "" {
-		u, err := url.Parse(endpoint)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("endpoint: %q is not a URL (expected e.g. https://storage.example.com)", endpoint)
-		}
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/storage/v1/"
-		}
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-		opts = append(opts, option.WithEndpoint(u.String()))
+	opts, err := gcp.Endpoint("endpoint", endpoint, "/storage/v1/")
+	if err != nil {
+		return nil, err
 	}
 	hc, err := gcp.HTTPClient(ctx, append([]option.ClientOption{option.WithScopes(scope)}, extra...)...)
 	if err != nil {

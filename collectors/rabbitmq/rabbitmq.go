@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/bfaudit/bfaudit/collectors"
@@ -98,9 +97,9 @@ func (r *RabbitMQ) Init(env collectors.Env) error {
 	if r.URL == "" {
 		return errors.New("url: missing; set the management API address, e.g. http://rabbitmq:15672")
 	}
-	u, err := url.Parse(r.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url: %q is not an http(s) address of the management API", redact.URL(r.URL))
+	u, err := remote.ParseAddress("url", r.URL)
+	if err != nil {
+		return err
 	}
 	// Credentials in the URL are accepted (handy locally) but the
 	// explicit keys win, and the URL kept for requests carries none.
@@ -111,8 +110,6 @@ func (r *RabbitMQ) Init(env collectors.Env) error {
 		r.password, _ = u.User.Password()
 		u.User = nil
 	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
 	r.base = u
 	if r.Username == "" {
 		return errors.New("username: missing; set the management user to log in as")

@@ -3,7 +3,6 @@ package awsconf
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -82,8 +81,10 @@ func (s Settings) Check() error {
 		}
 	}
 	if s.Endpoint != "" {
-		if u, err := url.Parse(s.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
-			return fmt.Errorf("endpoint: %q is not a URL (expected e.g. http://127.0.0.1:4566)", s.Endpoint)
+		if u, err := remote.ParseAddress("endpoint", s.Endpoint); err != nil {
+			return err
+		} else if u.User != nil {
+			return errors.New("endpoint: must not carry credentials; set them as the SDK reads them (profile, environment)")
 		}
 	}
 	if s.ExportDir != "" {

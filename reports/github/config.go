@@ -3,7 +3,6 @@ package github
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/bfaudit/bfaudit/internal/duration"
 	"github.com/bfaudit/bfaudit/internal/redact"
+	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
 )
 
@@ -113,9 +113,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("github.waiver_label: must differ from github.label (%q)", c.Label))
 	}
 	if c.BaseURL != "" {
-		u, err := url.Parse(c.BaseURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("github.base_url: %q is not an http(s) URL", redact.URL(c.BaseURL)))
+		u, err := remote.ParseAddress("github.base_url", c.BaseURL)
+		if err != nil {
+			errs = append(errs, err)
 		} else if u.User != nil {
 			errs = append(errs, errors.New("github.base_url: must not carry credentials; use github.token_env"))
 		}

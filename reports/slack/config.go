@@ -2,11 +2,9 @@ package slack
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
-	secrets "github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/slack-go/slack"
 )
@@ -85,9 +83,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("slack.channel: required (or set slack.webhook_url_env to post through an incoming webhook)")
 	}
 	if c.APIURL != "" {
-		u, err := url.Parse(c.APIURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("slack.api_url: %q is not an http(s) URL", secrets.URL(c.APIURL))
+		if _, err := remote.ParseAddress("slack.api_url", c.APIURL); err != nil {
+			return err
 		}
 	}
 	return remote.CheckTimeout("slack.timeout", *c.Timeout)

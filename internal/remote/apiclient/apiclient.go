@@ -65,18 +65,13 @@ func New(cfg Config, hc *http.Client, retry remote.RetryPolicy) (*Client, error)
 	if err := remote.CheckTimeout("timeout", cfg.Timeout); err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("url: %q is not an http(s) address", redact.URL(cfg.URL))
+	u, err := remote.ParseAddress("url", cfg.URL)
+	if err != nil {
+		return nil, err
 	}
 	if u.User != nil {
 		return nil, errors.New("url: must not carry credentials; use username and password_env, or token_env")
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("url: %q: a query or fragment has no place in a base address", redact.URL(cfg.URL))
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
 	c := &Client{base: u, retry: retry, timeout: cfg.Timeout}
 	if c.auth, err = authHeader(cfg); err != nil {
 		return nil, err
