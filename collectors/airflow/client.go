@@ -1,12 +1,10 @@
 package airflow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -149,24 +147,7 @@ func (a *httpAPI) send(ctx context.Context, method, path string, q url.Values, b
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}
-	return remote.DoHTTP(ctx, a.c.HTTPClient, a.c.Retry, func() (*http.Request, error) {
-		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body)
-		}
-		req, err := http.NewRequest(method, target, rd)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		return req, nil
-	})
+	return remote.Send(ctx, a.c.HTTPClient, a.c.Retry, remote.Call{Method: method, URL: target, Body: body, Auth: auth})
 }
 
 // authHeader returns the Authorization header for a call: basic auth on
@@ -179,9 +160,7 @@ func (a *httpAPI) authHeader(ctx context.Context, path string) (string, error) {
 	case a.c.password == "":
 		return "", nil
 	case a.version == versionV1:
-		req, _ := http.NewRequest(http.MethodGet, "/", nil)
-		req.SetBasicAuth(a.c.Username, a.c.password)
-		return req.Header.Get("Authorization"), nil
+		return remote.BasicAuth(a.c.Username, a.c.password), nil
 	case path == "/version":
 		return "", nil
 	}
@@ -207,15 +186,7 @@ func (a *httpAPI) mintToken(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	resp, err := remote.DoHTTP(ctx, a.c.HTTPClient, a.c.Retry, func() (*http.Request, error) {
-		req, err := http.NewRequest(http.MethodPost, a.c.URL+"/auth/token", bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
+	resp, err := remote.Send(ctx, a.c.HTTPClient, a.c.Retry, remote.Call{Method: http.MethodPost, URL: a.c.URL + "/auth/token", Body: body})
 	if err != nil {
 		return "", fmt.Errorf("get a token: %w", err)
 	}

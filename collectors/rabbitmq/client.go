@@ -43,15 +43,7 @@ func (r *RabbitMQ) get(ctx context.Context, path string, query url.Values, out a
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
-	resp, err := remote.DoHTTP(ctx, r.HTTP, r.Retry, func() (*http.Request, error) {
-		req, err := http.NewRequest(http.MethodGet, u, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.SetBasicAuth(r.Username, r.password)
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
+	resp, err := remote.Send(ctx, r.HTTP, r.Retry, remote.Call{Method: http.MethodGet, URL: u, Auth: remote.BasicAuth(r.Username, r.password)})
 	if err != nil {
 		return err
 	}

@@ -51,17 +51,11 @@ func (s *rabbitSystem) do(ctx context.Context, method, path string, query url.Va
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
-	return remote.DoHTTP(ctx, s.client, s.retry, func() (*http.Request, error) {
-		req, err := http.NewRequest(method, target, nil)
-		if err != nil {
-			return nil, err
-		}
-		if s.user != "" {
-			req.SetBasicAuth(s.user, s.pass)
-		}
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
+	var auth string
+	if s.user != "" {
+		auth = remote.BasicAuth(s.user, s.pass)
+	}
+	return remote.Send(ctx, s.client, s.retry, remote.Call{Method: method, URL: target, Auth: auth})
 }
 
 func (s *rabbitSystem) Read(ctx context.Context, a *model.Artifact, _ remedy.Action) (remedy.Observed, error) {

@@ -8,11 +8,9 @@
 package apiclient
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -143,9 +141,7 @@ func authHeader(cfg Config) (string, error) {
 			return "", fmt.Errorf("password_env: environment variable %s is empty or unset", cfg.PasswordEnv)
 		}
 		redact.Add(pw)
-		req, _ := http.NewRequest(http.MethodGet, "/", nil)
-		req.SetBasicAuth(cfg.Username, pw)
-		h := req.Header.Get("Authorization")
+		h := remote.BasicAuth(cfg.Username, pw)
 		redact.Add(strings.TrimPrefix(h, "Basic "))
 		return h, nil
 	case cfg.Username != "":
@@ -220,24 +216,7 @@ func named(method, where string, err error) error {
 }
 
 func (c *Client) send(ctx context.Context, method, target, contentType string, body []byte) (*http.Response, error) {
-	return remote.DoHTTP(ctx, c.http, c.retry, func() (*http.Request, error) {
-		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(body)
-		}
-		req, err := http.NewRequest(method, target, rd)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
-		if c.auth != "" {
-			req.Header.Set("Authorization", c.auth)
-		}
-		return req, nil
-	})
+	return remote.Send(ctx, c.http, c.retry, remote.Call{Method: method, URL: target, Body: body, ContentType: contentType, Auth: c.auth})
 }
 
 // Get calls GET base+path?query and decodes the JSON answer into out,
