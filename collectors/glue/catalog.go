@@ -2,9 +2,9 @@ package glue
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,9 +40,9 @@ const maxResults = 100
 // (counted as read in part).
 const maxTagReads = 1000
 
-// errNotGlue is an answer without the list Glue always gives (an empty
-// list when there is nothing): never read as "nothing there".
-var errNotGlue = errors.New("the answer holds no list (not an answer of Glue)")
+// service is Glue's name in an error about an answer that is not its: it
+// always answers with its list, an empty catalog with an empty one.
+const service = "Glue"
 
 // tie is a backfill id and how it was found (docs/correlation.md).
 type tie struct{ id, how string }
@@ -93,28 +93,12 @@ func (r *catalogRead) scope(database string) string {
 // account that holds them.
 func (r *catalogRead) databases(ctx context.Context) ([]gluetypes.Database, error) {
 	pager := awsglue.NewGetDatabasesPaginator(r.client, &awsglue.GetDatabasesInput{MaxResults: aws.Int32(maxResults)})
-	seen := map[string]bool{}
-	var out []gluetypes.Database
-	err := awsconf.Pages(ctx, r.c.Timeout, pager.HasMorePages,
+	out, err := awsconf.List(ctx, r.c.Timeout, pager.HasMorePages,
 		func(ctx context.Context) (*awsglue.GetDatabasesOutput, error) { return pager.NextPage(ctx) },
-		func(p *awsglue.GetDatabasesOutput) error {
-			if p.DatabaseList == nil {
-				return errNotGlue // an empty catalog answers an empty list
-			}
-			for _, db := range p.DatabaseList {
-				name := aws.ToString(db.Name)
-				if name == "" {
-					return errors.New("a database without a name (not an answer of Glue)")
-				}
-				if seen[name] || db.TargetDatabase != nil {
-					continue
-				}
-				seen[name] = true
-				out = append(out, db)
-			}
-			return nil
-		})
-	return out, err
+		awsconf.Listing[*awsglue.GetDatabasesOutput, gluetypes.Database]{Service: service,
+			Items: func(p *awsglue.GetDatabasesOutput) []gluetypes.Database { return p.DatabaseList },
+			Key:   func(db gluetypes.Database) string { return aws.ToString(db.Name) }})
+	return slices.DeleteFunc(out, func(db gluetypes.Database) bool { return db.TargetDatabase != nil }), err
 }
 
 // database reads one database's tables and reports those tied to a
@@ -150,27 +134,11 @@ func (r *catalogRead) database(ctx context.Context, db gluetypes.Database) error
 // tables lists a database's tables, each once.
 func (r *catalogRead) tables(ctx context.Context, database string) ([]gluetypes.Table, error) {
 	pager := awsglue.NewGetTablesPaginator(r.client, &awsglue.GetTablesInput{DatabaseName: aws.String(database), MaxResults: aws.Int32(maxResults)})
-	seen := map[string]bool{}
-	var out []gluetypes.Table
-	err := awsconf.Pages(ctx, r.c.Timeout, pager.HasMorePages,
+	return awsconf.List(ctx, r.c.Timeout, pager.HasMorePages,
 		func(ctx context.Context) (*awsglue.GetTablesOutput, error) { return pager.NextPage(ctx) },
-		func(p *awsglue.GetTablesOutput) error {
-			if p.TableList == nil {
-				return errNotGlue
-			}
-			for _, t := range p.TableList {
-				name := aws.ToString(t.Name)
-				if name == "" {
-					return errors.New("a table without a name (not an answer of Glue)")
-				}
-				if !seen[name] {
-					seen[name] = true
-					out = append(out, t)
-				}
-			}
-			return nil
-		})
-	return out, err
+		awsconf.Listing[*awsglue.GetTablesOutput, gluetypes.Table]{Service: service,
+			Items: func(p *awsglue.GetTablesOutput) []gluetypes.Table { return p.TableList },
+			Key:   func(t gluetypes.Table) string { return aws.ToString(t.Name) }})
 }
 
 // databaseTie is what a database says of the backfill its tables belong

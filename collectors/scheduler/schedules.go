@@ -36,9 +36,9 @@ const correlationTarget = "target"
 // maxResults is the largest page ListScheduleGroups and ListSchedules answer.
 const maxResults = 100
 
-// errNotScheduler is an answer without the list the service always gives
-// (empty when there is nothing): never read as "nothing there".
-var errNotScheduler = errors.New("the answer holds no list (not an answer of EventBridge Scheduler)")
+// service is EventBridge Scheduler's name in an error about an answer that
+// is not its: it always answers with its list, and names every entry.
+const service = "EventBridge Scheduler"
 
 type tie struct{ id, how string }
 
@@ -119,53 +119,34 @@ func (r *regionRead) read(ctx context.Context) error {
 // groups lists the unit's schedule groups, each once.
 func (r *regionRead) groups(ctx context.Context) ([]*group, error) {
 	pager := awsscheduler.NewListScheduleGroupsPaginator(r.client, &awsscheduler.ListScheduleGroupsInput{MaxResults: aws.Int32(maxResults)})
-	seen := map[string]bool{}
-	var out []*group
-	err := awsconf.Pages(ctx, r.c.Timeout, pager.HasMorePages,
+	listed, err := awsconf.List(ctx, r.c.Timeout, pager.HasMorePages,
 		func(ctx context.Context) (*awsscheduler.ListScheduleGroupsOutput, error) { return pager.NextPage(ctx) },
-		func(p *awsscheduler.ListScheduleGroupsOutput) error {
-			if p.ScheduleGroups == nil {
-				return errNotScheduler
-			}
-			for _, g := range p.ScheduleGroups {
-				name := aws.ToString(g.Name)
-				if name == "" {
-					return errors.New("a schedule group without a name (not an answer of EventBridge Scheduler)")
-				}
-				if !seen[name] {
-					seen[name] = true
-					out = append(out, &group{name: name, arn: aws.ToString(g.Arn)})
-				}
-			}
-			return nil
-		})
+		awsconf.Listing[*awsscheduler.ListScheduleGroupsOutput, schedtypes.ScheduleGroupSummary]{Service: service,
+			Items: func(p *awsscheduler.ListScheduleGroupsOutput) []schedtypes.ScheduleGroupSummary {
+				return p.ScheduleGroups
+			},
+			Key: func(g schedtypes.ScheduleGroupSummary) string { return aws.ToString(g.Name) }})
+	out := make([]*group, len(listed))
+	for i, g := range listed {
+		out[i] = &group{name: aws.ToString(g.Name), arn: aws.ToString(g.Arn)}
+	}
 	return out, err
 }
 
 // schedules lists every schedule of the unit, of every group, each once.
 func (r *regionRead) schedules(ctx context.Context) ([]schedtypes.ScheduleSummary, error) {
 	pager := awsscheduler.NewListSchedulesPaginator(r.client, &awsscheduler.ListSchedulesInput{MaxResults: aws.Int32(maxResults)})
-	seen := map[string]bool{}
-	var out []schedtypes.ScheduleSummary
-	err := awsconf.Pages(ctx, r.c.Timeout, pager.HasMorePages,
+	return awsconf.List(ctx, r.c.Timeout, pager.HasMorePages,
 		func(ctx context.Context) (*awsscheduler.ListSchedulesOutput, error) { return pager.NextPage(ctx) },
-		func(p *awsscheduler.ListSchedulesOutput) error {
-			if p.Schedules == nil {
-				return errNotScheduler
-			}
-			for _, s := range p.Schedules {
+		awsconf.Listing[*awsscheduler.ListSchedulesOutput, schedtypes.ScheduleSummary]{Service: service,
+			Items: func(p *awsscheduler.ListSchedulesOutput) []schedtypes.ScheduleSummary { return p.Schedules },
+			Key: func(s schedtypes.ScheduleSummary) string {
 				name, g := aws.ToString(s.Name), aws.ToString(s.GroupName)
 				if name == "" || g == "" {
-					return errors.New("a schedule without a name or group (not an answer of EventBridge Scheduler)")
+					return ""
 				}
-				if !seen[g+"/"+name] {
-					seen[g+"/"+name] = true
-					out = append(out, s)
-				}
-			}
-			return nil
-		})
-	return out, err
+				return g + "/" + name
+			}})
 }
 
 // readTags reads a group's tags (ListTagsForResource on its ARN): a

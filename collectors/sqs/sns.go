@@ -194,38 +194,29 @@ func tagMap(tags []snstypes.Tag) map[string]string {
 
 func listTopics(ctx context.Context, client *awssns.Client, timeout time.Duration) ([]string, error) {
 	pager := awssns.NewListTopicsPaginator(client, &awssns.ListTopicsInput{})
-	var out []string
-	seen := map[string]bool{}
-	err := awsconf.Pages(ctx, timeout, pager.HasMorePages,
+	topics, err := awsconf.List(ctx, timeout, pager.HasMorePages,
 		func(ctx context.Context) (*awssns.ListTopicsOutput, error) { return pager.NextPage(ctx) },
-		func(p *awssns.ListTopicsOutput) error {
-			for _, t := range p.Topics {
-				if arn := aws.ToString(t.TopicArn); !seen[arn] {
-					seen[arn] = true
-					out = append(out, arn)
-				}
-			}
-			return nil
-		})
+		awsconf.Listing[*awssns.ListTopicsOutput, snstypes.Topic]{
+			Items: func(p *awssns.ListTopicsOutput) []snstypes.Topic { return p.Topics },
+			Key:   func(t snstypes.Topic) string { return aws.ToString(t.TopicArn) }})
+	out := make([]string, len(topics))
+	for i, t := range topics {
+		out[i] = aws.ToString(t.TopicArn)
+	}
 	return out, err
 }
 
 func listSubscriptions(ctx context.Context, client *awssns.Client, timeout time.Duration) ([]snstypes.Subscription, error) {
 	pager := awssns.NewListSubscriptionsPaginator(client, &awssns.ListSubscriptionsInput{})
-	var out []snstypes.Subscription
-	seen := map[string]bool{}
-	err := awsconf.Pages(ctx, timeout, pager.HasMorePages,
+	return awsconf.List(ctx, timeout, pager.HasMorePages,
 		func(ctx context.Context) (*awssns.ListSubscriptionsOutput, error) { return pager.NextPage(ctx) },
-		func(p *awssns.ListSubscriptionsOutput) error {
-			for _, s := range p.Subscriptions {
-				arn := aws.ToString(s.SubscriptionArn)
-				if arn != "PendingConfirmation" && seen[arn] {
-					continue
+		awsconf.Listing[*awssns.ListSubscriptionsOutput, snstypes.Subscription]{
+			Items: func(p *awssns.ListSubscriptionsOutput) []snstypes.Subscription { return p.Subscriptions },
+			// Every subscription still pending is "PendingConfirmation": each is kept.
+			Key: func(s snstypes.Subscription) string {
+				if arn := aws.ToString(s.SubscriptionArn); arn != "PendingConfirmation" {
+					return arn
 				}
-				seen[arn] = true
-				out = append(out, s)
-			}
-			return nil
-		})
-	return out, err
+				return ""
+			}})
 }

@@ -195,3 +195,43 @@ func Code(err error) string {
 	}
 	return ""
 }
+
+// Listing says how List reads one listing's pages.
+type Listing[P, T any] struct {
+	// Items are a page's entries.
+	Items func(P) []T
+	// Key names an entry: each is kept once, in the listing's order. An
+	// entry Key names "" is refused when Service is set, kept otherwise.
+	Key func(T) string
+	// Service, when set, is the service every answer must be from (Glue,
+	// EventBridge Scheduler): its answers always hold the list, even an
+	// empty one, and name every entry, so a page without its list or an
+	// entry without a name is not its answer.
+	Service string
+}
+
+// List reads every page of a listing (Pages: more and next are an SDK
+// paginator's) and returns its entries, each once.
+func List[P, T any](ctx context.Context, timeout time.Duration, more func() bool, next func(context.Context) (P, error), l Listing[P, T]) ([]T, error) {
+	var out []T
+	seen := map[string]bool{}
+	err := Pages(ctx, timeout, more, next, func(page P) error {
+		items := l.Items(page)
+		if items == nil && l.Service != "" {
+			return fmt.Errorf("the answer holds no list (not an answer of %s)", l.Service)
+		}
+		for _, it := range items {
+			k := l.Key(it)
+			switch {
+			case k == "" && l.Service != "":
+				return fmt.Errorf("an entry without a name (not an answer of %s)", l.Service)
+			case k != "" && seen[k]:
+				continue
+			}
+			seen[k] = true
+			out = append(out, it)
+		}
+		return nil
+	})
+	return out, err
+}
