@@ -206,14 +206,11 @@ type digestRow struct {
 
 // digestTx runs fn with the current row of k under the writers' lock.
 func (s *Store) digestTx(ctx context.Context, k DigestKey, fn func(*sql.Tx, *digestRow) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.writeTx(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	if err := s.lockWriters(ctx, tx); err != nil {
-		return err
-	}
 	var cur digestRow
 	var claimedAt string
 	var first sql.NullString

@@ -124,19 +124,8 @@ func (s *Store) dueChanges(ctx context.Context, q querier, since, until time.Tim
 // databases' parameter limits.
 func (s *Store) loadSightings(ctx context.Context, q querier, fps []string) (map[string]sighting, error) {
 	out := make(map[string]sighting, len(fps))
-	const batch = 500
-	for len(fps) > 0 {
-		n := min(batch, len(fps))
-		args := make([]any, n)
-		for i, fp := range fps[:n] {
-			args[i] = fp
-		}
-		fps = fps[n:]
-		if err := s.readSightings(ctx, q, args, out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	err := inBatches(fps, func(args []any) error { return s.readSightings(ctx, q, args, out) })
+	return out, err
 }
 
 func (s *Store) readSightings(ctx context.Context, q querier, args []any, out map[string]sighting) error {

@@ -46,14 +46,11 @@ func (s *Store) RecordFix(ctx context.Context, a FixAction) error {
 	if err != nil {
 		return err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.writeTx(ctx)
 	if err != nil {
-		return fmt.Errorf("history: %s: begin: %w", s.dbLabel, err)
+		return fmt.Errorf("history: %s: %w", s.dbLabel, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	if err := s.lockWriters(ctx, tx); err != nil {
-		return fmt.Errorf("history: %s: lock: %w", s.dbLabel, err)
-	}
 	if _, err := tx.ExecContext(ctx, s.bind(`INSERT INTO fix_actions (id, run_id, at, actor, backfill_id, fingerprint, rule_id,
 		artifact_uri, source, action, command, before_state, result, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		id, a.RunID, fmtTime(a.At), a.Actor, a.BackfillID, a.Fingerprint, a.RuleID, a.ArtifactURI, a.Source, a.Action,
@@ -121,14 +118,11 @@ var ErrFixClaimed = errors.New("another bfaudit fix --apply is acting on this ba
 // taken over. release gives it back.
 func (s *Store) ClaimFix(ctx context.Context, backfillID string) (release func(context.Context) error, err error) {
 	now := s.now()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.writeTx(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("history: %s: begin: %w", s.dbLabel, err)
+		return nil, fmt.Errorf("history: %s: %w", s.dbLabel, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	if err := s.lockWriters(ctx, tx); err != nil {
-		return nil, fmt.Errorf("history: %s: lock: %w", s.dbLabel, err)
-	}
 	var holder, at string
 	err = tx.QueryRowContext(ctx, s.bind(`SELECT holder, claimed_at FROM fix_claims WHERE backfill_id = ?`), backfillID).Scan(&holder, &at)
 	switch {

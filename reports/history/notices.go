@@ -60,17 +60,8 @@ func (s *Store) Notices(ctx context.Context, fingerprint string) ([]Notice, erro
 // findings, not one per finding.
 func (s *Store) NoticesOf(ctx context.Context, fps []string) (map[string][]Notice, error) {
 	out := map[string][]Notice{}
-	const batch = 500
-	for len(fps) > 0 {
-		n := min(batch, len(fps))
-		args := make([]any, n)
-		for i, fp := range fps[:n] {
-			args[i] = fp
-		}
-		fps = fps[n:]
-		if err := s.readNotices(ctx, args, out); err != nil {
-			return nil, err
-		}
+	if err := inBatches(fps, func(args []any) error { return s.readNotices(ctx, args, out) }); err != nil {
+		return nil, err
 	}
 	for _, ns := range out {
 		slices.SortStableFunc(ns, func(a, b Notice) int { return a.SentAt.Compare(b.SentAt) })

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -51,14 +52,11 @@ func (s *Store) record(ctx context.Context, r *model.Report, commit bool, then f
 		return fmt.Errorf("history: record: report has no time (Now)")
 	}
 	now := r.Now.UTC()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.writeTx(ctx)
 	if err != nil {
-		return fmt.Errorf("history: %s: begin: %w", s.dbLabel, err)
+		return fmt.Errorf("history: %s: %w", s.dbLabel, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	if err := s.lockWriters(ctx, tx); err != nil {
-		return fmt.Errorf("history: %s: lock: %w", s.dbLabel, err)
-	}
 
 	hist := &model.History{}
 	var prev sql.NullString
@@ -305,23 +303,12 @@ func (s *Store) loadRows(ctx context.Context, q querier, where string, args []an
 // both databases' parameter limits.
 func (s *Store) loadClosed(ctx context.Context, tx *sql.Tx, fps []string) (map[string]row, error) {
 	out := map[string]row{}
-	const batch = 500
-	for len(fps) > 0 {
-		n := min(batch, len(fps))
-		args := make([]any, n)
-		for i, fp := range fps[:n] {
-			args[i] = fp
-		}
-		got, err := s.loadRows(ctx, tx, `resolved_at IS NOT NULL AND fingerprint IN (?`+strings.Repeat(", ?", n-1)+`)`, args)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range got {
-			out[k] = v
-		}
-		fps = fps[n:]
-	}
-	return out, nil
+	err := inBatches(fps, func(args []any) error {
+		got, err := s.loadRows(ctx, tx, `resolved_at IS NOT NULL AND fingerprint IN (?`+strings.Repeat(", ?", len(args)-1)+`)`, args)
+		maps.Copy(out, got)
+		return err
+	})
+	return out, err
 }
 
 // finding rebuilds the finding as last seen, with its history times.

@@ -228,6 +228,38 @@ func (s *Store) bind(query string) string {
 // lockWriters serializes writers across processes within tx. SQLite already
 // holds its database lock from BEGIN (immediate mode); PostgreSQL takes a
 // transaction-scoped advisory lock named after the schema.
+// writeTx begins a transaction under the writers' lock; the caller defers
+// its Rollback and commits.
+func (s *Store) writeTx(ctx context.Context) (*sql.Tx, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	if err := s.lockWriters(ctx, tx); err != nil {
+		tx.Rollback() //nolint:errcheck // the lock's error is the one to report
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return tx, nil
+}
+
+// inBatches hands fps to fn as query arguments, at most 500 at a time:
+// under both databases' parameter limits.
+func inBatches(fps []string, fn func(args []any) error) error {
+	const batch = 500
+	for len(fps) > 0 {
+		n := min(batch, len(fps))
+		args := make([]any, n)
+		for i, fp := range fps[:n] {
+			args[i] = fp
+		}
+		fps = fps[n:]
+		if err := fn(args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *Store) lockWriters(ctx context.Context, tx *sql.Tx) error {
 	if s.driver != DriverPostgres {
 		return nil
