@@ -1,6 +1,7 @@
 package notebooks
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -172,4 +173,20 @@ func uris(sink *collectors.TestSink) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, " ")
+}
+
+// A configured folder that is a link to a folder (a repository checked
+// out elsewhere, a mounted volume) is walked like the folder itself.
+// Before, the walk stopped at the link and read no notebook, and the
+// source said it had read none.
+func TestALinkedFolderIsWalked(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "repo/corrections/bf-7001_fix.ipynb", v4(nil, code("k = '"+canaryAWS+"'\n")))
+	if err := os.Symlink(filepath.Join(dir, "repo", "corrections"), filepath.Join(dir, "nb")); err != nil {
+		t.Fatal(err)
+	}
+	sink := collect(t, fileCollector(t, dir, "nb"))
+	if n, _ := sink.Read("nb/bf-7001_fix.ipynb", "notebooks"); n != 1 || len(sink.Errors) != 0 {
+		t.Errorf("read %d through the link, errors %+v; reads %+v", n, sink.Errors, sink.Reads)
+	}
 }
