@@ -1,6 +1,8 @@
 package prometheus
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -153,6 +155,23 @@ func TestRuleFilesFromAFolder(t *testing.T) {
 	sink, err = collectortest.Collect(t, fileCollector(t, empty, "rules"))
 	if err != nil || len(sink.Errors) > 0 {
 		t.Errorf("an empty folder is an answer (no rules there): %v %+v", err, sink.Errors)
+	}
+}
+
+// A configured folder that is a link to a folder (git-sync's swapped
+// link, a checkout kept elsewhere) is read like the folder. Before, the
+// walk stopped at the link and the source said "ok, read 0 rule files".
+func TestALinkedRuleFolderIsRead(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"checkout/rules/bf.yml": bfRules})
+	if err := os.Symlink(filepath.Join(dir, "checkout", "rules"), filepath.Join(dir, "rules")); err != nil {
+		t.Fatal(err)
+	}
+	sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := sink.Read("", readRuleFiles); n != 1 || sink.Artifact("prometheus://rules-repo/files/rules/bf.yml/bf-1234-watch/alert/BF1234ReplayLag") == nil {
+		t.Errorf("read %d rule files through the link, want 1 with its rule: %v", n, uris(sink))
 	}
 }
 
