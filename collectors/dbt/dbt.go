@@ -269,7 +269,7 @@ func (d *DBT) expand(entries []string, artifact string, failed func(scope string
 			failed(scope, fmt.Errorf("%w (listing the directory of %s)", safefile.PlainError(dir, err), e))
 			continue
 		}
-		matches, err := filepath.Glob(path)
+		matches, err := safefile.Glob(path, false)
 		switch {
 		case err != nil:
 			failed(scope, fmt.Errorf("%s: %w", e, err))

@@ -204,7 +204,7 @@ func (f *Flagd) expand(ctx context.Context, p string, sink collectors.Sink) ([]s
 		scope := f.unit(dir)
 		return nil, fmt.Errorf("flagd: %s: %w (listing the directory of %s)", scope, safefile.PlainError(dir, err), p)
 	}
-	matches, err := filepath.Glob(path)
+	matches, err := safefile.Glob(path, false)
 	if err != nil {
 		return nil, fmt.Errorf("flagd: %s: %w", p, err)
 	}

@@ -42,7 +42,8 @@ func (n *Notebooks) findFiles(ctx context.Context) {
 			f.walk(ctx, p, full, entryRoot)
 			continue
 		}
-		matches, err := filepath.Glob(full)
+		// Hidden too: a glob reaches checkpoint copies as a folder does.
+		matches, err := safefile.Glob(full, true)
 		if err != nil {
 			f.found.fail(scope(p), scrubbed(fmt.Errorf("paths %q: %w", p, err)))
 			continue

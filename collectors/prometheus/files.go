@@ -56,7 +56,7 @@ func (p *Prometheus) files(ctx context.Context, addErr func(scope string, err er
 			add(ruleFile{unit: unitOf(pattern), path: resolved})
 			continue
 		}
-		matches, err := filepath.Glob(resolved)
+		matches, err := safefile.Glob(resolved, false)
 		if err != nil { // checked at Init; kept for safety
 			addErr(unitOf(staticDir(pattern)), fmt.Errorf("prometheus source %s: rule_files %q: %v", p.sourceName(), pattern, err))
 			continue

@@ -158,6 +158,28 @@ func TestRuleFilesFromAFolder(t *testing.T) {
 	}
 }
 
+// A glob's wildcards pass over hidden names as a shell's do: rules/*.yaml
+// does not read the linter's rules/.yamllint.yaml. Before, it did, and the
+// source was degraded on every run ("not a rule file").
+func TestAGlobPassesOverHiddenFiles(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"rules/bf.yaml":        bfRules,
+		"rules/.yamllint.yaml": "extends: default\nrules:\n  line-length: disable\n",
+	})
+	sink, err := collectortest.Collect(t, fileCollector(t, dir, "rules/*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := sink.Read("", readRuleFiles); n != 1 || len(sink.Errors) != 0 {
+		t.Errorf("read %d rule files, errors %+v; want 1 and none", n, sink.Errors)
+	}
+	for _, r := range sink.Reads {
+		if strings.Contains(r.Scope, ".yamllint") {
+			t.Errorf("the linter's file was read: %+v", r)
+		}
+	}
+}
+
 // A configured folder that is a link to a folder (git-sync's swapped
 // link, a checkout kept elsewhere) is read like the folder. Before, the
 // walk stopped at the link and the source said "ok, read 0 rule files".

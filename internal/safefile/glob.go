@@ -34,3 +34,39 @@ func PlainError(path string, err error) error {
 	}
 	return err
 }
+
+// Glob is filepath.Glob read as a shell reads a pattern: a wildcard does
+// not match a name starting with "." unless the pattern's own segment
+// starts with "." (rules/*.yaml leaves out rules/.yamllint.yaml,
+// rules/.*.yaml takes it). It is the rule Walk follows for folders;
+// hidden keeps every match (notebooks read .ipynb_checkpoints).
+func Glob(pattern string, hidden bool) ([]string, error) {
+	pattern = filepath.Clean(pattern)
+	matches, err := filepath.Glob(pattern)
+	if err != nil || hidden {
+		return matches, err
+	}
+	sep := string(filepath.Separator)
+	pat := strings.Split(pattern, sep)
+	out := matches[:0]
+	for _, m := range matches {
+		if !wildcardHidden(pat, strings.Split(m, sep)) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// wildcardHidden reports whether a wildcard segment of pat matched a
+// hidden name in match, segment by segment.
+func wildcardHidden(pat, match []string) bool {
+	if len(pat) != len(match) {
+		return false // not segment for segment: keep it
+	}
+	for i, p := range pat {
+		if HasMeta(p) && !strings.HasPrefix(p, ".") && strings.HasPrefix(match[i], ".") {
+			return true
+		}
+	}
+	return false
+}

@@ -76,3 +76,40 @@ func TestWalk(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// A glob's wildcards do not match a hidden name, as in a shell, unless
+// the pattern's segment starts with "." itself or hidden is asked for.
+func TestGlob(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"rules/a.yaml", "rules/.yamllint.yaml", ".github/w.yaml", "rules/sub/b.yaml"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		pattern string
+		hidden  bool
+		want    []string
+	}{
+		{"rules/*.yaml", false, []string{"rules/a.yaml"}},
+		{"rules/*.yaml", true, []string{"rules/.yamllint.yaml", "rules/a.yaml"}},
+		{"rules/.*.yaml", false, []string{"rules/.yamllint.yaml"}},
+		{"*/*.yaml", false, []string{"rules/a.yaml"}},
+		{".github/*.yaml", false, []string{".github/w.yaml"}},
+		{"rules/./*/b.yaml", false, []string{"rules/sub/b.yaml"}},
+	} {
+		got, err := Glob(filepath.Join(dir, tt.pattern), tt.hidden)
+		var rel []string
+		for _, g := range got {
+			r, _ := filepath.Rel(dir, g)
+			rel = append(rel, filepath.ToSlash(r))
+		}
+		if err != nil || !slices.Equal(rel, tt.want) {
+			t.Errorf("Glob(%q, %v) = %q, %v; want %q", tt.pattern, tt.hidden, rel, err, tt.want)
+		}
+	}
+}
