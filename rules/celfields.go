@@ -86,15 +86,14 @@ func instantField(of func(*model.Artifact) model.Instant) *types.FieldType {
 // tagsField reads one of an artifact's tags as a CEL map; has() is true
 // when there is at least one.
 func tagsField(of func(*model.Artifact) *model.Tags) *types.FieldType {
-	artifact := asArtifact
 	return &types.FieldType{
 		Type: stringMap,
 		IsSet: func(obj any) bool {
-			a := artifact(obj)
+			a := asArtifact(obj)
 			return a != nil && of(a).Len() > 0
 		},
 		GetFrom: func(obj any) (any, error) {
-			a := artifact(obj)
+			a := asArtifact(obj)
 			if a == nil {
 				return nil, fmt.Errorf("not an artifact: %T", obj)
 			}

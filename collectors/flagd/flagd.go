@@ -230,7 +230,8 @@ func (f *Flagd) walk(ctx context.Context, root string, sink collectors.Sink) ([]
 		Match: isDefinition,
 		Max:   maxFiles,
 		Fail: func(path string, err error) {
-			sink.AddError(f.unit(path), fmt.Errorf("flagd: %s: %w", f.unit(path), err))
+			u := f.unit(path)
+			sink.AddError(u, fmt.Errorf("flagd: %s: %w", u, err))
 		},
 	})
 	if err != nil {

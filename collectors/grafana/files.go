@@ -102,7 +102,8 @@ func (g *Grafana) walkFiles(ctx context.Context, dir string, sink collectors.Sin
 		Match: isDashboardFile,
 		Max:   maxFiles,
 		Fail: func(path string, err error) {
-			sink.AddError(fileScope(rel(path)), fmt.Errorf("grafana source %s: %s: %w", g.env.Source, rel(path), err))
+			r := rel(path)
+			sink.AddError(fileScope(r), fmt.Errorf("grafana source %s: %s: %w", g.env.Source, r, err))
 		},
 	})
 	if errors.Is(err, safefile.ErrTooMany) {

@@ -46,7 +46,7 @@ func (p *Prometheus) files(ctx context.Context, addErr func(scope string, err er
 	}
 	for _, pattern := range p.RuleFiles {
 		resolved := p.env.Path(pattern)
-		if !hasMeta(pattern) {
+		if !safefile.HasMeta(pattern) {
 			if fi, err := os.Stat(resolved); err == nil && fi.IsDir() {
 				for _, f := range p.dirFiles(ctx, pattern, resolved, addErr) {
 					add(f)
@@ -58,11 +58,11 @@ func (p *Prometheus) files(ctx context.Context, addErr func(scope string, err er
 		}
 		matches, err := safefile.Glob(resolved, false)
 		if err != nil { // checked at Init; kept for safety
-			addErr(unitOf(staticDir(pattern)), fmt.Errorf("prometheus source %s: rule_files %q: %v", p.sourceName(), pattern, err))
+			addErr(unitOf(safefile.FixedDir(pattern)), fmt.Errorf("prometheus source %s: rule_files %q: %v", p.sourceName(), pattern, err))
 			continue
 		}
 		if len(matches) == 0 {
-			dir := staticDir(pattern)
+			dir := safefile.FixedDir(pattern)
 			if fi, err := os.Stat(p.env.Path(dir)); err != nil || !fi.IsDir() {
 				addErr(unitOf(dir), fmt.Errorf("prometheus source %s: rule_files %q: the directory does not exist or cannot be read", p.sourceName(), pattern))
 			}
@@ -89,7 +89,8 @@ func (p *Prometheus) dirFiles(ctx context.Context, pattern, dir string, addErr f
 			return ext == ".yml" || ext == ".yaml"
 		},
 		Fail: func(path string, err error) {
-			addErr(unit(path), fmt.Errorf("prometheus source %s: %s: %w", p.sourceName(), unit(path), err))
+			u := unit(path)
+			addErr(u, fmt.Errorf("prometheus source %s: %s: %w", p.sourceName(), u, err))
 		},
 	})
 	if err != nil {
@@ -115,17 +116,6 @@ func (p *Prometheus) unitOfMatch(pattern, match string) string {
 }
 
 func unitOf(path string) string { return filepath.ToSlash(filepath.Clean(path)) }
-
-func hasMeta(path string) bool { return strings.ContainsAny(path, `*?[\`) }
-
-// staticDir is the directory part of a glob before its first wildcard.
-func staticDir(pattern string) string {
-	dir := filepath.Dir(pattern)
-	for hasMeta(dir) {
-		dir = filepath.Dir(dir)
-	}
-	return dir
-}
 
 // fileRead is what one file held: its rule groups and the PrometheusRule
 // objects they came from, or, for a file that holds no rules, what it is

@@ -8,8 +8,14 @@ import (
 )
 
 // HasMeta reports whether a configured path is a glob pattern (it holds
-// *, ? or [), as filepath.Match reads them.
-func HasMeta(p string) bool { return strings.ContainsAny(p, `*?[`) }
+// *, ? or [, or the \ that escapes them outside Windows), as
+// filepath.Match reads them.
+func HasMeta(p string) bool {
+	if filepath.Separator == '\\' {
+		return strings.ContainsAny(p, `*?[`)
+	}
+	return strings.ContainsAny(p, `*?[\`)
+}
 
 // FixedDir is the directory above a glob's first pattern segment: the
 // unit a glob that cannot be listed, or matches nothing, is reported at.
