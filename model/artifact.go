@@ -146,11 +146,14 @@ const (
 	AttrObjects        = "objects"         // objects in a folder of an object store (checkpoint state, temporary data)
 	// AttrSecrets lists the credentials found in a notebook, one per line:
 	// "rule<TAB>where<TAB>hash" (the detection rule that matched, the cell
-	// and line, a short hash of the value: never the value). AttrKeyIDs
-	// lists the cloud key ids among them (comma-separated), so a rule can
-	// ask whether a key is still active.
+	// and line, the value's ShortHash: never the value). AttrKeyIDs lists
+	// the Google service-account key ids among them (their public ids), and
+	// AttrAWSKeys the AWS access keys by the ShortHash of their access key
+	// id (a scanner matches the id itself, so it is not shown), each
+	// comma-separated, so a rule can ask whether a key is still active.
 	AttrSecrets = "secrets"
 	AttrKeyIDs  = "key_ids"
+	AttrAWSKeys = "aws_keys"
 
 	// Keep labels: an opt-out written on the artifact itself (a BigQuery
 	// label, a Kubernetes annotation, a PostgreSQL comment line; see

@@ -77,3 +77,11 @@ func Fingerprint(ruleID string, backfill BackfillID, artifactURI string) string 
 	var sum [sha256.Size]byte
 	return hex.EncodeToString(h.Sum(sum[:0])[:8])
 }
+
+// ShortHash is what reports show in place of a secret's value: the first
+// 12 hex digits of its SHA-256, enough to tell two secrets apart or to
+// match one against a key another source lists, nothing of the value.
+func ShortHash(value string) string {
+	sum := sha256.Sum256([]byte(value))
+	return hex.EncodeToString(sum[:])[:12]
+}

@@ -31,11 +31,11 @@ var (
 var corpusCredentials = map[string][]string{
 	"notebooks:///bf-1234/IntelTensorFlow_AMX_BF16_Training.ipynb": {
 		"aws-key-pair\tcell 5 output 1 stdout line 2, cell 6 output 1 text/html line 26, cell 6 output 1 text/plain line 2 (access key id); " +
-			"cell 5 output 1 stdout line 3 (secret access key)\t" + hashOf(corpusAWSKeyID)},
+			"cell 5 output 1 stdout line 3 (secret access key)\t" + model.ShortHash(corpusAWSKeyID)},
 	"notebooks:///bf-1234/pytorch_lightning_training_bf16.ipynb": {
-		"gcp-service-account-key\tcell 11 output 1 text/plain lines 3, 4, cell 12 output 1 stdout lines 4, 5\t" + hashOf(corpusPEMBody)},
+		"gcp-service-account-key\tcell 11 output 1 text/plain lines 3, 4, cell 12 output 1 stdout lines 4, 5\t" + model.ShortHash(corpusPEMBody)},
 	"notebooks:///scratch/05-Yuan2.0-2B%20Lora-bf16.ipynb": {
-		"huggingface-access-token\tcell 2 source line 1\t" + hashOf(corpusHFToken)},
+		"huggingface-access-token\tcell 2 source line 1\t" + model.ShortHash(corpusHFToken)},
 }
 
 // checkCorpusCredentials checks a collection of the case: each notebook by

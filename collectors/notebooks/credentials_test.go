@@ -51,7 +51,7 @@ func TestOneCredentialIsCountedOnce(t *testing.T) {
 	sink := collect(t, fileCollector(t, dir, "."))
 	lines := secretLines(t, sink.Artifact("notebooks:///bf-7001_fix.ipynb"))
 	want := []string{
-		"aws-key-pair\tcell 1 source line 1, cell 2 output 1 text/html line 1, cell 2 output 1 text/plain line 1 (access key id); cell 1 source line 2 (secret access key)\t" + hashOf(canaryAWS),
+		"aws-key-pair\tcell 1 source line 1, cell 2 output 1 text/html line 1, cell 2 output 1 text/plain line 1 (access key id); cell 1 source line 2 (secret access key)\t" + model.ShortHash(canaryAWS),
 		"gcp-service-account-key\tcell 3 output 1 stdout line 1, cell 3 output 2 text/plain line 1\t",
 	}
 	if len(lines) != len(want) {
@@ -61,6 +61,11 @@ func TestOneCredentialIsCountedOnce(t *testing.T) {
 		if !strings.HasPrefix(lines[i], w) {
 			t.Errorf("credential %d:\n got %q\nwant %q", i+1, lines[i], w)
 		}
+	}
+	// The pair's key is named by its id's hash, so BF022 can ask AWS IAM
+	// whether it is still active; the id itself is not shown.
+	if got, want := sink.Artifact("notebooks:///bf-7001_fix.ipynb").Attr(model.AttrAWSKeys), model.ShortHash(canaryAWS); got != want {
+		t.Errorf("aws_keys = %q, want %q", got, want)
 	}
 	noCanary(t, sink)
 }
@@ -80,12 +85,17 @@ func TestDistinctCredentialsAreCountedApart(t *testing.T) {
 	sink := collect(t, fileCollector(t, dir, "."))
 	lines := secretLines(t, sink.Artifact("notebooks:///bf-7001_two.ipynb"))
 	want := []string{
-		"aws-access-token\tcell 1 source line 1, cell 2 output 1 stdout line 1\t" + hashOf(canaryAWS),
-		"aws-access-token\tcell 1 source line 2, cell 2 output 1 stdout line 1\t" + hashOf(otherKey),
-		"aws-secret-access-key\tcell 3 source line 1\t" + hashOf(canaryAWSSecret),
+		"aws-access-token\tcell 1 source line 1, cell 2 output 1 stdout line 1\t" + model.ShortHash(canaryAWS),
+		"aws-access-token\tcell 1 source line 2, cell 2 output 1 stdout line 1\t" + model.ShortHash(otherKey),
+		"aws-secret-access-key\tcell 3 source line 1\t" + model.ShortHash(canaryAWSSecret),
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("credentials:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	// An access key id with no secret next to it is not a key anyone can
+	// use: it is not listed among the keys to check.
+	if got := sink.Artifact("notebooks:///bf-7001_two.ipynb").Attr(model.AttrAWSKeys); got != "" {
+		t.Errorf("aws_keys = %q, want none (no pair)", got)
 	}
 	noCanary(t, sink)
 }
@@ -106,7 +116,7 @@ func TestWhereNamesTheCellOutputAndPart(t *testing.T) {
 	sink := collect(t, fileCollector(t, dir, "."))
 	lines := secretLines(t, sink.Artifact("notebooks:///bf-7001_where.ipynb"))
 	// The metadata is as the file keeps it, indented: its line 2.
-	want := "aws-access-token\tmetadata line 2, cell 1 source line 3, cell 2 output 1 stderr line 2, cell 2 output 2 text/markdown line 3, cell 2 output 3 error line 3\t" + hashOf(canaryAWS)
+	want := "aws-access-token\tmetadata line 2, cell 1 source line 3, cell 2 output 1 stderr line 2, cell 2 output 2 text/markdown line 3, cell 2 output 3 error line 3\t" + model.ShortHash(canaryAWS)
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("credentials:\n%s\nwant:\n%s", strings.Join(lines, "\n"), want)
 	}
@@ -125,7 +135,7 @@ func TestWhereInNBFormat3(t *testing.T) {
 	 ]}]}`))
 	sink := collect(t, fileCollector(t, dir, "."))
 	lines := secretLines(t, sink.Artifact("notebooks:///bf-7001-v3.ipynb"))
-	want := "aws-access-token\tcell 1 output 1 stdout line 2, cell 1 output 2 text/html line 1\t" + hashOf(canaryAWS)
+	want := "aws-access-token\tcell 1 output 1 stdout line 2, cell 1 output 2 text/html line 1\t" + model.ShortHash(canaryAWS)
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("credentials:\n%s\nwant:\n%s", strings.Join(lines, "\n"), want)
 	}
@@ -141,7 +151,7 @@ func TestFilesReadNBFormat2(t *testing.T) {
 	write(t, dir, "bf-7001-v9.ipynb", []byte(`{"nbformat": 9, "cells": []}`))
 	sink := collect(t, fileCollector(t, dir, "."))
 	lines := secretLines(t, sink.Artifact("notebooks:///bf-7001-v2.ipynb"))
-	if want := "aws-access-token\tcell 1 output 1 stdout line 1\t" + hashOf(canaryAWS); len(lines) != 1 || lines[0] != want {
+	if want := "aws-access-token\tcell 1 output 1 stdout line 1\t" + model.ShortHash(canaryAWS); len(lines) != 1 || lines[0] != want {
 		t.Errorf("credentials %q, want %q", lines, want)
 	}
 	if len(sink.Errors) != 1 || sink.Errors[0].Scope != "bf-7001-v9.ipynb" || !strings.Contains(sink.Errors[0].Error, "nbformat 9: only versions 2, 3 and 4") {
@@ -160,7 +170,7 @@ func TestLinesWithoutNewlines(t *testing.T) {
 	 ]}]}`))
 	sink := collect(t, fileCollector(t, dir, "."))
 	lines := secretLines(t, sink.Artifact("notebooks:///bf-7001-old.ipynb"))
-	if want := "aws-access-token\tcell 1 source line 2, cell 1 output 1 stdout line 5\t" + hashOf(canaryAWS); len(lines) != 1 || lines[0] != want {
+	if want := "aws-access-token\tcell 1 source line 2, cell 1 output 1 stdout line 5\t" + model.ShortHash(canaryAWS); len(lines) != 1 || lines[0] != want {
 		t.Errorf("credentials %q, want %q", lines, want)
 	}
 }

@@ -66,11 +66,14 @@ func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, nbRef ref, r
 	art := model.Artifact{Kind: model.KindNotebook, System: "notebooks", URI: u, Name: nbRef.path, Scope: scope(nbRef.path),
 		BackfillID: id, Correlation: how, State: model.StateActive, ModifiedAt: model.At(modified)}
 	lines := make([]string, 0, len(found))
-	var keys []string
+	var keys, awsKeys []string
 	for _, s := range found {
 		lines = append(lines, s.line())
 		if s.keyID != "" && !contains(keys, s.keyID) {
 			keys = append(keys, s.keyID)
+		}
+		if s.rule == RuleAWSKeyPair {
+			awsKeys = append(awsKeys, s.hash) // a pair is named by its id's hash, once
 		}
 	}
 	if len(lines) > 0 {
@@ -79,6 +82,10 @@ func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, nbRef ref, r
 	if len(keys) > 0 {
 		sort.Strings(keys)
 		art.SetAttr(model.AttrKeyIDs, strings.Join(keys, ","))
+	}
+	if len(awsKeys) > 0 {
+		sort.Strings(awsKeys)
+		art.SetAttr(model.AttrAWSKeys, strings.Join(awsKeys, ","))
 	}
 	art.SetAttr(AttrNBFormat, strconv.Itoa(nb.format))
 	if total > len(found) {

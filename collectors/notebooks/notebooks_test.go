@@ -69,7 +69,7 @@ func TestFilesReportTiedNotebooks(t *testing.T) {
 	}
 	// A notebook tied to no backfill is reported when it keeps a secret.
 	if s := sink.Artifact("notebooks:///scratch.ipynb"); s == nil || s.BackfillID != "" ||
-		s.Attr(model.AttrSecrets) != "aws-access-token\tcell 1 source line 1\t"+hashOf(canaryAWS) {
+		s.Attr(model.AttrSecrets) != "aws-access-token\tcell 1 source line 1\t"+model.ShortHash(canaryAWS) {
 		t.Errorf("the untied notebook keeping a key: %+v", s)
 	}
 	a := sink.Artifact("notebooks:///bf-7001_fix_refunds.ipynb")
@@ -83,7 +83,7 @@ func TestFilesReportTiedNotebooks(t *testing.T) {
 	}
 	secrets := a.Attr(model.AttrSecrets)
 	for _, want := range []string{
-		"aws-access-token\tcell 2 source line 2\t" + hashOf(canaryAWS),
+		"aws-access-token\tcell 2 source line 2\t" + model.ShortHash(canaryAWS),
 		"gcp-service-account-key\tcell 3 output 1 stdout line 2\t",
 	} {
 		if !strings.Contains(secrets, want) {

@@ -71,7 +71,7 @@ func TestRealJupyter(t *testing.T) {
 		t.Errorf("artifact %+v", a)
 	}
 	secrets := a.Attr(model.AttrSecrets)
-	for _, want := range []string{"aws-access-token\tcell 3 source line 1\t" + hashOf(canaryAWS), "gcp-service-account-key\tcell 2 output 1 stdout line 1\t"} {
+	for _, want := range []string{"aws-access-token\tcell 3 source line 1\t" + model.ShortHash(canaryAWS), "gcp-service-account-key\tcell 2 output 1 stdout line 1\t"} {
 		if !strings.Contains(secrets, want) {
 			t.Errorf("secrets %q lack %q", secrets, want)
 		}

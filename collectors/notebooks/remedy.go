@@ -37,6 +37,10 @@ func notebookManual(a *model.Artifact, step model.Step) *remedy.Human {
 	if ids := a.Attr(model.AttrKeyIDs); ids != "" {
 		what += fmt.Sprintf(" Service-account key id(s) to delete: %s.", strings.ReplaceAll(ids, ",", ", "))
 	}
+	if a.Attr(model.AttrAWSKeys) != "" {
+		what += " For an AWS key pair, take the access key id from the cell it is in, find its user with `aws iam get-access-key-last-used --access-key-id ID`," +
+			" then `aws iam update-access-key --user-name USER --access-key-id ID --status Inactive` and, once nothing breaks, `aws iam delete-access-key`."
+	}
 	if s := a.Attr(model.AttrSecrets); s != "" {
 		var where []string
 		for _, line := range strings.Split(s, "\n") {

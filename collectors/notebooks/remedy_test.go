@@ -38,6 +38,14 @@ func TestNotebookRemedyIsManual(t *testing.T) {
 			t.Errorf("human %q: want the key id and where each secret is, no hash", h.What)
 		}
 	}
+	// An AWS key pair: its id is not shown (the hash names it), so the act
+	// says how to find the key's user from the id in the cell and deactivate it.
+	a.SetAttr(model.AttrAWSKeys, "0123456789ab")
+	r, _ := remedy.BuildWith(remedy.Remove(model.StepAccessRevoked), f, remedy.Facts{Artifact: &a})
+	if r.Human == nil || !strings.Contains(r.Human.What, "aws iam get-access-key-last-used --access-key-id ID") ||
+		!strings.Contains(r.Human.What, "--status Inactive") || strings.Contains(r.Human.What, "0123456789ab") {
+		t.Errorf("human for an AWS key pair: %+v", r.Human)
+	}
 	// A notebook's URI names no source: its path below the source's root.
 	if got := remedy.InferArtifact(model.Finding{RuleID: "BF022", ArtifactURI: "notebooks:///bf-1234/fix%20refunds.ipynb"}); got == nil ||
 		got.Kind != model.KindNotebook || got.Name != "bf-1234/fix refunds.ipynb" {

@@ -3,8 +3,6 @@ package notebooks
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bfaudit/bfaudit/model"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
@@ -45,13 +44,6 @@ type secret struct {
 
 // line is how AttrSecrets writes a secret.
 func (s secret) line() string { return s.rule + "\t" + s.where + "\t" + s.hash }
-
-// hashOf is the first 12 hex characters of the value's SHA-256: enough to
-// tell two findings of one key apart from two keys, nothing of the value.
-func hashOf(value string) string {
-	sum := sha256.Sum256([]byte(value))
-	return hex.EncodeToString(sum[:])[:12]
-}
 
 var (
 	detectorOnce sync.Once
@@ -184,7 +176,7 @@ func scan(ctx context.Context, nb *notebook) (found []secret, total int, err err
 	byHash := map[string]*credential{}
 	var creds []*credential
 	keep := func(rule, value, keyID string, at place) *credential {
-		h := hashOf(normalized(value))
+		h := model.ShortHash(normalized(value))
 		c := byHash[h]
 		if c == nil {
 			c = &credential{rule: rule, hash: h}
@@ -399,7 +391,7 @@ func scrubbed(err error) error {
 	for _, f := range found {
 		for _, v := range []string{f.Secret, f.Match} {
 			if v != "" {
-				text = strings.ReplaceAll(text, v, "[credential "+hashOf(v)+"]")
+				text = strings.ReplaceAll(text, v, "[credential "+model.ShortHash(v)+"]")
 			}
 		}
 	}

@@ -49,6 +49,27 @@ func gcpKey(id string, s model.State) model.Artifact {
 		URI: "gcpiam://p/serviceAccounts/sa@p.iam.gserviceaccount.com/keys/" + id, Name: "key " + id, State: s}
 }
 
+// awsKeyID is an AWS access key id as an IAM listing gives it; a notebook
+// names it by its hash only.
+const awsKeyID = "AKIAQ7ZBX4MJWGTK2VNS"
+
+func withAWSKey(a *model.Artifact) {
+	h := model.ShortHash(awsKeyID)
+	a.SetAttr(model.AttrSecrets, "aws-key-pair\tcell 1 source line 1 (access key id); cell 1 source line 2 (secret access key)\t"+h)
+	a.SetAttr(model.AttrAWSKeys, h)
+}
+
+// awsIAM adds an AWS IAM source, as the awsiam collector reports it, with
+// the key of awsKeyID in state s (none when s is "").
+func awsIAM(e *estate, status model.CoverageStatus, s model.State) *estate {
+	e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: "aws", System: "awsiam", Status: status})
+	if s == "" {
+		return e
+	}
+	return e.artifact(model.Artifact{Kind: model.KindCredential, System: "awsiam", Source: "aws", Scope: "123456789012",
+		URI: "awsiam://aws/123456789012/user/bf-runner/key/" + awsKeyID, Name: "bf-runner key", State: s})
+}
+
 func checkpointRecord(r *model.DecisionRecord) {
 	r.Checkpoint = &model.CheckpointRecord{FinalRange: "orders/0=81234", ReplayID: "bf_1_replay"}
 }
@@ -77,7 +98,8 @@ var checkpointFiring = []ruleCase{
 		build: func() *estate {
 			return newEstate().plan(running).artifact(notebook(withKey("8a1f"))).artifact(gcpKey("8a1f", model.StateActive))
 		}},
-	{rule: "BF022", name: "the key is seen nowhere and every source answered: high", want: 1, check: severity(model.SeverityHigh),
+	{rule: "BF022", name: "the key is seen nowhere and every source answered: high, and not claimed revoked", want: 1,
+		check: all(severity(model.SeverityHigh), mentions("key 8a1f: not among the service-account keys that source iam listed: revoked, or of an account whose keys were not read")),
 		build: func() *estate { return newEstate().plan(completed).artifact(notebook(withKey("8a1f"))) }},
 	{rule: "BF022", name: "the key is seen nowhere and a source did not answer: not known revoked, critical", want: 1,
 		check: all(severity(model.SeverityCritical), mentions("not known to be revoked")),
@@ -135,6 +157,23 @@ var checkpointFiring = []ruleCase{
 			e.est.Coverage = slices.DeleteFunc(e.est.Coverage, func(c model.Coverage) bool { return c.Source == srcIAM })
 			return e
 		}},
+	{rule: "BF022", name: "an AWS key pair whose key IAM lists active: critical, the key named by its hash", want: 1,
+		check: all(severity(model.SeverityCritical), mentions("AWS access key with id hash "+model.ShortHash(awsKeyID)+" is still active (awsiam://aws/")),
+		build: func() *estate {
+			return awsIAM(newEstate().plan(completed).artifact(notebook(withAWSKey)), model.CoverageOK, model.StateActive)
+		}},
+	{rule: "BF022", name: "an AWS key IAM lists inactive: high", want: 1, check: all(severity(model.SeverityHigh), notMentions("still active"), notMentions("not known"), notMentions("not among")),
+		build: func() *estate {
+			return awsIAM(newEstate().plan(completed).artifact(notebook(withAWSKey)), model.CoverageOK, model.StateDisabled)
+		}},
+	{rule: "BF022", name: "an AWS key not seen while AWS IAM did not answer fully: not known revoked, critical", want: 1,
+		check: all(severity(model.SeverityCritical), mentions("source aws, which can list AWS access keys, did not answer fully")),
+		build: func() *estate {
+			return awsIAM(newEstate().plan(completed).artifact(notebook(withAWSKey)), model.CoverageDegraded, "")
+		}},
+	{rule: "BF022", name: "Google IAM answering says nothing of an AWS key: unknown, high", want: 1,
+		check: all(severity(model.SeverityHigh), mentions("no source of this run lists AWS access keys")),
+		build: func() *estate { return newEstate().plan(completed).artifact(notebook(withAWSKey)) }},
 	{rule: "BF022", name: "an inventory that exported keys can see them: failing, the key is not known to be revoked", want: 1,
 		check: all(severity(model.SeverityCritical), mentions("source exports")),
 		build: func() *estate {

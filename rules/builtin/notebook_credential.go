@@ -16,7 +16,8 @@ func init() {
 		ID: "BF022", Name: "notebook-credential", Title: "Correction notebook keeps a credential",
 		Rationale: "A correction notebook keeps credentials long after the data has been fixed: in a cell or a saved output, it is read by everyone who can open the notebook or its repository. " +
 			"A credential that still works (a key a source of cloud keys reports active), or one whose key is not known to be revoked because the source that lists cloud keys did not answer, is critical, and so is any credential on classified data, as for its sibling BF004. " +
-			"Whether a key is revoked is asked only of the sources that can list cloud keys (gcpiam, cloudasset, or any source that reported one this run, such as an inventory): another source failing says nothing about a key. " +
+			"Whether a key is revoked is asked only of the sources that can list that kind of key: gcpiam and cloudasset for a Google service-account key, awsiam for an AWS access key whose secret sits next to its id, or any source that reported such a key this run, such as an inventory. Another source failing says nothing about a key. " +
+			"An AWS key is matched by the hash of its access key id, which the finding shows in place of the id. " +
 			"With no such source at all the finding says the key's state is unknown, and its severity comes from the notebook's own content and its backfill's classification.",
 		Practice:    rules.PracticeInventory,
 		Kinds:       []model.Kind{model.KindNotebook, model.KindCredential},
@@ -62,8 +63,7 @@ const attrUnscanned = "unscanned"
 // detection rule, where each credential is and a short hash, never the
 // value. A key the IAM collector reports active makes it critical.
 func notebookCredential(c *rules.Context) {
-	var keys map[string][]*model.Artifact // cloud keys by id, read once when a notebook names one
-	var sources keySourceSet
+	lookups := make([]*keyLookup, len(keyFamilies)) // each family's keys, read once when a notebook names one
 	judge := func(b *model.Backfill, a *model.Artifact) {
 		secrets := a.Attr(model.AttrSecrets)
 		if secrets == "" || a.Kind != model.KindNotebook {
@@ -86,19 +86,28 @@ func notebookCredential(c *rules.Context) {
 			ev = append(ev, fmt.Sprintf("%d more credential(s) not listed", total-n))
 			n = total
 		}
-		if keys == nil && a.Attr(model.AttrKeyIDs) != "" {
-			keys = cloudKeys(c)
-			sources = keySources(c, keys)
+		var ks keyState
+		for i, fam := range keyFamilies {
+			ids := a.Attr(fam.attr)
+			if ids == "" {
+				continue
+			}
+			if lookups[i] == nil {
+				lookups[i] = fam.lookup(c)
+			}
+			ks.add(fam, lookups[i], ids)
 		}
-		ks := keyStates(keys, sources, a.Attr(model.AttrKeyIDs))
 		for _, k := range ks.live {
-			ev = append(ev, fmt.Sprintf("key %s is still active (%s)", keyID(k.URI), k.URI))
+			ev = append(ev, fmt.Sprintf("%s is still active (%s)", k.name, k.key.URI))
 		}
-		for _, id := range ks.unconfirmed {
-			ev = append(ev, fmt.Sprintf("key %s: not seen, and %s, which can list cloud keys, did not answer fully this run, so it is not known to be revoked", id, sourcesText(sources.silent)))
+		for _, k := range ks.unconfirmed {
+			ev = append(ev, fmt.Sprintf("%s: not seen, and %s, which can list %s, did not answer fully this run, so it is not known to be revoked", k.name, sourcesText(k.sources), k.what))
 		}
-		for _, id := range ks.unknown {
-			ev = append(ev, fmt.Sprintf("key %s: no source of this run lists cloud keys, so whether it is revoked is unknown", id))
+		for _, k := range ks.unseen {
+			ev = append(ev, fmt.Sprintf("%s: not among the %s that %s listed: revoked, or of an account whose keys were not read", k.name, k.what, sourcesText(k.sources)))
+		}
+		for _, k := range ks.unknown {
+			ev = append(ev, fmt.Sprintf("%s: no source of this run lists %s, so whether it is revoked is unknown", k.name, k.what))
 		}
 		var msg string
 		switch {
@@ -115,7 +124,7 @@ func notebookCredential(c *rules.Context) {
 		case len(ks.unconfirmed) > 0:
 			msg += ", and a key among them is not known to be revoked"
 		case len(ks.unknown) > 0:
-			msg += ", and whether its key is revoked is unknown (no source lists cloud keys)"
+			msg += ", and whether its key is revoked is unknown (no source lists such keys)"
 		}
 		sev := accessSeverity(b)
 		if len(ks.live)+len(ks.unconfirmed) > 0 {
@@ -141,92 +150,139 @@ func notebookCredential(c *rules.Context) {
 	}
 }
 
-// cloudKeys indexes the estate's credentials whose URI ends in
-// /keys/<id> by that id.
-func cloudKeys(c *rules.Context) map[string][]*model.Artifact {
-	out := map[string][]*model.Artifact{}
-	for k := range c.Artifacts() {
-		if k.Kind == model.KindCredential {
-			if id := keyID(k.URI); id != "" {
-				out[id] = append(out[id], k)
+// keyFamily is a kind of cloud key a notebook can name, and the sources
+// that can say whether it still exists.
+type keyFamily struct {
+	attr    string          // the notebook's attribute that lists the keys it names
+	what    string          // the keys, as evidence names them
+	label   string          // one key, as evidence names it, before its id
+	systems map[string]bool // the systems whose collectors list these keys
+	// id is a key artifact's id as the notebook's attribute lists it, from
+	// its URI; "" when the URI names no key of this family.
+	id func(uri string) string
+}
+
+// keyFamilies: Google service-account keys, named by their public key id;
+// AWS access keys, named by the short hash of their access key id (the
+// notebooks collector does not show the id, which scanners match).
+var keyFamilies = []keyFamily{
+	{attr: model.AttrKeyIDs, what: "service-account keys", label: "key ", systems: map[string]bool{"gcpiam": true, "cloudasset": true},
+		id: func(uri string) string { return lastSegmentAfter(uri, "/keys/") }},
+	{attr: model.AttrAWSKeys, what: "AWS access keys", label: "AWS access key with id hash ", systems: map[string]bool{"awsiam": true},
+		id: func(uri string) string {
+			if !strings.HasPrefix(uri, "awsiam://") {
+				return ""
 			}
-		}
+			if id := lastSegmentAfter(uri, "/key/"); id != "" {
+				return model.ShortHash(id)
+			}
+			return ""
+		}},
+}
+
+// lastSegmentAfter is the URI's last segment when the one before it is
+// marker's ("…/keys/<id>"); "" otherwise.
+func lastSegmentAfter(uri, marker string) string {
+	i := strings.LastIndex(uri, marker)
+	if i < 0 {
+		return ""
 	}
-	return out
+	id := uri[i+len(marker):]
+	if id == "" || strings.Contains(id, "/") {
+		return ""
+	}
+	return id
 }
 
-// keySystems are the systems whose collectors list cloud keys.
-var keySystems = map[string]bool{"gcpiam": true, "cloudasset": true}
-
-// keySourceSet is what the run says about who can see cloud keys: whether
-// any source can, and which of them did not answer fully.
-type keySourceSet struct {
-	any    bool
-	silent []string
+// keyLookup is what the run says about one family of keys: the keys seen,
+// by id, whether any source can list them, and which of those did not
+// answer fully.
+type keyLookup struct {
+	keys    map[string][]*model.Artifact
+	sources []string // the sources that can list such keys
+	silent  []string // those of them that did not answer fully
 }
 
-// keySources finds the sources that can list cloud keys: those of a
-// system that lists them, and any source that reported one this run (an
-// inventory exporting keys). Only they can say a key is gone; a source of
-// flags or of consumer groups failing says nothing about a key. A key's
-// unit within them is not known from the notebook (it names the key's id,
-// not its project), so any of their units not answering leaves a key not
-// seen unconfirmed.
-func keySources(c *rules.Context, keys map[string][]*model.Artifact) keySourceSet {
+// lookup indexes the estate's credentials of the family by id, and finds
+// the sources that can list them: those of a system that lists them, and
+// any source that reported one this run (an inventory exporting keys).
+// Only they can say a key is gone; a source of flags or of consumer groups
+// failing says nothing about a key. A key's unit within them is not known
+// from the notebook (it names the key's id, not its project or account),
+// so any of their units not answering leaves a key not seen unconfirmed.
+func (fam keyFamily) lookup(c *rules.Context) *keyLookup {
+	out := &keyLookup{keys: map[string][]*model.Artifact{}}
 	listed := map[string]bool{}
-	for _, ks := range keys {
-		for _, k := range ks {
+	for k := range c.Artifacts() {
+		if k.Kind != model.KindCredential {
+			continue
+		}
+		if id := fam.id(k.URI); id != "" {
+			out.keys[id] = append(out.keys[id], k)
 			listed[k.Source] = true
 		}
 	}
-	var out keySourceSet
 	for _, cv := range c.Index.Estate.Coverage {
-		if !keySystems[cv.System] && !listed[cv.Source] {
+		if !fam.systems[cv.System] && !listed[cv.Source] {
 			continue
 		}
-		out.any = true
+		out.sources = append(out.sources, cv.Source)
 		if !cv.Full() {
 			out.silent = append(out.silent, cv.Source)
 		}
 	}
+	sort.Strings(out.sources)
 	sort.Strings(out.silent)
 	return out
 }
 
-// keyState sorts the cloud key ids a notebook names.
+// keyState sorts the cloud keys a notebook names.
 type keyState struct {
-	live        []*model.Artifact // seen, and still usable
-	unconfirmed []string          // not seen while a source of keys did not answer fully
-	unknown     []string          // not seen, and no source of the run lists keys
+	live        []namedKey // seen, and still usable
+	unconfirmed []namedKey // not seen while a source of such keys did not answer fully
+	unseen      []namedKey // not seen, every source of such keys answering: revoked, or of an account they do not read
+	unknown     []namedKey // not seen, and no source of the run lists such keys
 }
 
-// keyStates sorts the cloud key ids of a notebook (comma-separated). A key
-// not seen is taken as revoked only when every source that can list keys
-// answered fully: never conclude "gone" from a source that did not.
-func keyStates(keys map[string][]*model.Artifact, sources keySourceSet, ids string) keyState {
-	var out keyState
-	for _, id := range strings.Split(ids, ",") {
+// namedKey is one key a notebook names, as evidence names it.
+type namedKey struct {
+	name, what string
+	key        *model.Artifact // the key seen, when live
+	sources    []string        // the sources of such keys (all of them, or those that did not answer fully)
+}
+
+// add sorts the keys of one family that a notebook names (ids,
+// comma-separated). A key not seen is taken as revoked only when every
+// source that can list such keys answered fully: never conclude "gone"
+// from a source that did not.
+func (ks *keyState) add(fam keyFamily, l *keyLookup, ids string) {
+	list := strings.Split(ids, ",")
+	sort.Strings(list)
+	for _, id := range list {
 		if id = strings.TrimSpace(id); id == "" {
 			continue
 		}
-		if len(keys[id]) == 0 {
+		k := namedKey{name: fam.label + id, what: fam.what}
+		if len(l.keys[id]) == 0 {
 			switch {
-			case !sources.any:
-				out.unknown = append(out.unknown, id)
-			case len(sources.silent) > 0:
-				out.unconfirmed = append(out.unconfirmed, id)
+			case len(l.sources) == 0:
+				ks.unknown = append(ks.unknown, k)
+			case len(l.silent) > 0:
+				k.sources = l.silent
+				ks.unconfirmed = append(ks.unconfirmed, k)
+			default:
+				k.sources = l.sources
+				ks.unseen = append(ks.unseen, k)
 			}
 			continue
 		}
-		for _, k := range keys[id] {
-			if k.State.Live() && k.State != model.StateDisabled {
-				out.live = append(out.live, k)
+		for _, art := range l.keys[id] {
+			if art.State.Live() && art.State != model.StateDisabled {
+				k.key = art
+				ks.live = append(ks.live, k)
 			}
 		}
 	}
-	sort.Strings(out.unconfirmed)
-	sort.Strings(out.unknown)
-	return out
 }
 
 func sourcesText(names []string) string {
@@ -234,14 +290,6 @@ func sourcesText(names []string) string {
 		return "source " + names[0]
 	}
 	return "sources " + joinAnd(names)
-}
-
-func keyID(uri string) string {
-	_, id, ok := strings.Cut(uri, "/keys/")
-	if !ok {
-		return ""
-	}
-	return id
 }
 
 // lingeringNotebook reports a notebook without credentials tied to a
