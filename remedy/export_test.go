@@ -4,6 +4,5 @@ package remedy
 // registration through collectors/all) read of the package's inside.
 var (
 	ExampleBackfill  = exampleBackfill
-	ExampleArtifacts = exampleArtifacts
 	HeredocDelimiter = heredocDelimiter
 )

@@ -2,12 +2,12 @@ package remedy_test
 
 import (
 	"encoding/json"
-	_ "github.com/bfaudit/bfaudit/collectors/all"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
+	_ "github.com/bfaudit/bfaudit/collectors/all"
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 	"github.com/bfaudit/bfaudit/testkit/remedytest"
@@ -184,12 +184,12 @@ func TestActionFlags(t *testing.T) {
 	if !r.Actions[0].Late || r.Actions[0].SQL != `DROP SCHEMA "scratch";` {
 		t.Errorf("schema drop: %+v", r.Actions[0])
 	}
-	role := remedy.ExampleArtifacts["pg-role"]
+	role, _ := remedy.ExampleArtifact("pg-role")
 	r, _ = remedy.BuildWith(remedy.Remove(model.StepAccessRevoked), model.Finding{}, remedy.Facts{Artifact: &role})
 	if !r.Actions[0].Reversible {
 		t.Errorf("expire_role should be reversible")
 	}
-	table := remedy.ExampleArtifacts["bq-table"]
+	table, _ := remedy.ExampleArtifact("bq-table")
 	r, _ = remedy.BuildWith(remedy.Remove(model.StepRetired), model.Finding{}, remedy.Facts{Artifact: &table})
 	if r.Actions[0].Reversible || len(r.Alternatives) != 1 || !strings.Contains(r.Alternatives[0], "bq update --expiration 604800 shop-analytics:revenue.bf_1234_refunds_tmp") {
 		t.Errorf("bq rm: %+v", r)

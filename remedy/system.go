@@ -33,6 +33,10 @@ type System struct {
 	// commands through the system's API (`fix --apply`); nil where they
 	// are only printed. Build it with ActsOn.
 	Acts func(collector any) (Actor, error)
+	// Examples are artifacts as the system's collector emits them, by a
+	// name unique across systems, on which docs/rules.md shows the rules'
+	// fixes (ExampleOn).
+	Examples map[string]model.Artifact
 }
 
 var (
@@ -54,7 +58,26 @@ func RegisterSystem(name string, s System) {
 			panic(fmt.Sprintf("remedy: system %q declares the shared action %q", name, action))
 		}
 	}
+	for key, a := range s.Examples {
+		if a.System != name {
+			panic(fmt.Sprintf("remedy: system %q's example %q is of system %q", name, key, a.System))
+		}
+		if _, dup := exampleArtifact(key); dup {
+			panic(fmt.Sprintf("remedy: example %q registered twice", key))
+		}
+	}
 	systems[name] = s
+}
+
+// exampleArtifact is the registered example named key. The caller holds
+// systemsMu.
+func exampleArtifact(key string) (model.Artifact, bool) {
+	for _, s := range systems {
+		if a, ok := s.Examples[key]; ok {
+			return a, true
+		}
+	}
+	return model.Artifact{}, false
 }
 
 // SystemNamed returns the registered cleanup of a system (a collector

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("airflow", remedy.System{Remove: airflowRemoval, Pause: airflowPause, Infer: airflowInfer,
+	remedy.RegisterSystem("airflow", remedy.System{Examples: examples, Remove: airflowRemoval, Pause: airflowPause, Infer: airflowInfer,
 		Acts: remedy.ActsOn(func(a *Airflow) (remedy.Actor, error) {
 			// A source that reads saved API answers has nothing to act
 			// through.
@@ -40,4 +40,19 @@ func airflowRemoval(r *remedy.Remedy, a *model.Artifact) {
 	r.Actions = append(r.Actions, remedy.Action{Name: remedy.DeleteJob, Step: model.StepRetired, Resolves: true,
 		Summary: "delete DAG " + dag + " and its run history", Shell: remedy.Command([]string{"airflow", "dags", "delete"}, []string{"--yes"}, dag)})
 	r.Notes = append(r.Notes, "remove the DAG's file from the dags folder first: the scheduler parses it again and the DAG comes back otherwise")
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"airflow-dag": {Kind: model.KindSchedulerJob, System: "airflow", Source: "scheduler", State: model.StateEnabled,
+		URI: "airflow://scheduler/dags/bf_1234_refund_replay", Name: "bf_1234_refund_replay"},
+	"airflow-paused": {Kind: model.KindSchedulerJob, System: "airflow", Source: "scheduler", State: model.StatePaused,
+		URI: "airflow://scheduler/dags/bf_1234_refund_replay", Name: "bf_1234_refund_replay"},
+	"airflow-pool": {Kind: model.KindPool, System: "airflow", Source: "scheduler", State: model.StateActive,
+		URI: "airflow://scheduler/pools/bf_1234_backfill", Name: "bf_1234_backfill"},
+	"airflow-variable": {Kind: model.KindVariable, System: "airflow", Source: "scheduler", State: model.StateActive,
+		URI: "airflow://scheduler/variables/bf_1234_cutoff", Name: "bf_1234_cutoff"},
+	"airflow-catchup": {Kind: model.KindSchedulerJob, System: "airflow", Source: "scheduler", State: model.StateEnabled,
+		URI: "airflow://scheduler/dags/daily_revenue", Name: "daily_revenue"},
 }

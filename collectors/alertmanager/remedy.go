@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("alertmanager", remedy.System{Remove: silenceRemoval, Bound: silenceBound, Infer: inferAlertmanager,
+	remedy.RegisterSystem("alertmanager", remedy.System{Examples: examples, Remove: silenceRemoval, Bound: silenceBound, Infer: inferAlertmanager,
 		Acts: remedy.ActsOn(newActor)})
 }
 
@@ -97,4 +97,12 @@ func silenceBound(a *model.Artifact, end string) (template, what string) {
 	}
 	return strings.Join(parts, " ") + "\n" + silenceCommand(a),
 		", then expire the old one (or move the plan's expiry if the replay truly needs longer)."
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"silence": {Kind: model.KindSilence, System: "alertmanager", Source: "alertmanager", State: model.StateActive,
+		URI: "alertmanager://alertmanager/silences/7d3c6e1a-4a3b-4f7e-9a55-0b9a1c2d3e4f", Name: "7d3c6e1a-4a3b-4f7e-9a55-0b9a1c2d3e4f",
+		Attributes: model.Attrs(model.AttrAPIURL, "http://alertmanager:9093", model.AttrMatchers, `{alertname="RevenueLate", job="daily_revenue"}`)},
 }

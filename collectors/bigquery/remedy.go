@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("bigquery", remedy.System{Remove: bigqueryRemoval, Infer: inferBigQuery, Acts: remedy.ActsOn(newBigQuery)})
+	remedy.RegisterSystem("bigquery", remedy.System{Examples: examples, Remove: bigqueryRemoval, Infer: inferBigQuery, Acts: remedy.ActsOn(newBigQuery)})
 }
 
 // Spec is the table as bq names it: project:dataset.table.
@@ -85,4 +85,17 @@ func inferBigQuery(a *model.Artifact) {
 	a.Kind = model.KindGrant
 	a.SetAttr(model.AttrRole, role)
 	a.SetAttr(model.AttrPrincipal, member)
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"bq-acl": {Kind: model.KindGrant, System: "bigquery", Source: "warehouse-bq", State: model.StateActive,
+		URI:        "bigquery://shop-analytics/revenue/acl/WRITER/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com",
+		Name:       "serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com WRITER on revenue",
+		Attributes: model.Attrs(model.AttrPrincipal, "serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com", model.AttrRole, "WRITER", "dataset", "revenue")},
+	"bq-table": {Kind: model.KindTable, System: "bigquery", Source: "warehouse-bq", State: model.StateActive,
+		URI: "bigquery://shop-analytics/revenue/bf_1234_refunds_tmp", Name: "revenue.bf_1234_refunds_tmp"},
+	"bq-table-deleted": {Kind: model.KindTable, System: "bigquery", Source: "warehouse-bq", State: model.StateDeleted,
+		URI: "bigquery://shop-analytics/revenue/bf_1234_refunds_tmp", Name: "revenue.bf_1234_refunds_tmp"},
 }

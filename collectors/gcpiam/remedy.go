@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("gcpiam", remedy.System{Remove: gcpiamRemoval, Bound: gcpiamBound, Infer: inferIAM,
+	remedy.RegisterSystem("gcpiam", remedy.System{Examples: examples, Remove: gcpiamRemoval, Bound: gcpiamBound, Infer: inferIAM,
 		Acts: remedy.ActsOn(newIAM)})
 }
 
@@ -85,4 +85,16 @@ func gcpiamBound(a *model.Artifact, end string) (template, what string) {
 			[]string{remedy.Flag("--member", g.Member), remedy.Flag("--role", g.Role), remedy.Flag("--condition", cond)}, g.Project) + "\n" +
 			g.removeBinding(),
 		" Add the binding again with a time condition, then remove the one without."
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"gcp-binding": {Kind: model.KindGrant, System: "gcpiam", Source: "iam", State: model.StateActive,
+		URI:        "gcpiam://shop-analytics/bindings/roles/bigquery.dataEditor/serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com",
+		Name:       "serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com roles/bigquery.dataEditor",
+		Attributes: model.Attrs(model.AttrPrincipal, "serviceAccount:backfill-runner@shop-analytics.iam.gserviceaccount.com", model.AttrRole, "roles/bigquery.dataEditor")},
+	"gcp-key": {Kind: model.KindCredential, System: "gcpiam", Source: "iam", State: model.StateActive,
+		URI:  "gcpiam://shop-analytics/serviceAccounts/backfill-runner@shop-analytics.iam.gserviceaccount.com/keys/8a1f0c2d9e",
+		Name: "backfill-runner@shop-analytics.iam.gserviceaccount.com key 8a1f0c2d9e"},
 }

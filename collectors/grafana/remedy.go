@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("grafana", remedy.System{Remove: grafanaRemoval, Infer: inferGrafana,
+	remedy.RegisterSystem("grafana", remedy.System{Examples: examples, Remove: grafanaRemoval, Infer: inferGrafana,
 		Acts: remedy.ActsOn(newActor)})
 }
 
@@ -53,4 +53,16 @@ func inferGrafana(a *model.Artifact) {
 	if a.Attributes.Get("uid") == "" {
 		a.SetAttr(AttrUID, uid)
 	}
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"grafana-dashboard": {Kind: model.KindDashboard, System: "grafana", Source: "grafana", State: model.StateActive,
+		URI: "grafana://grafana/dashboards/bf-1234-replay", Name: "BF-1234 refund replay",
+		Attributes: model.Attrs("uid", "bf-1234-replay", model.AttrTemporary, "true", model.AttrAPIURL, "https://grafana.example.com", model.AttrURL, "https://grafana.example.com/d/bf-1234-replay/bf-1234-refund-replay")},
+	"grafana-reader": {Kind: model.KindDashboard, System: "grafana", Source: "grafana", State: model.StateActive,
+		URI: "grafana://grafana/dashboards/rev-daily", Name: "Revenue daily",
+		Attributes: model.Attrs(model.AttrURL, "https://grafana.example.com/d/rev-daily/revenue-daily",
+			model.AttrReads, model.FormatReads([]model.Read{{Identifier: "revenue.bf_1234_refunds_tmp", BackfillID: "BF-1234", Where: `panel "Refunds by day"`}}))},
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("kafka", remedy.System{Remove: kafkaRemoval, Infer: inferKafka, Acts: remedy.ActsOn(newKafka)})
+	remedy.RegisterSystem("kafka", remedy.System{Examples: examples, Remove: kafkaRemoval, Infer: inferKafka, Acts: remedy.ActsOn(newKafka)})
 }
 
 // kafkaBootstrapVar is what the command reads when the artifact does not
@@ -51,4 +51,13 @@ func inferKafka(a *model.Artifact) {
 		a.Kind, a.Name = model.KindCheckpoint, g.Group
 		a.SetAttr(model.AttrCheckpointType, CheckpointConsumerGroup)
 	}
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"kafka-group": {Kind: model.KindCheckpoint, System: "kafka", Source: "events", State: model.StateActive,
+		URI: "kafka://events/groups/bf_1234_replay", Name: "bf_1234_replay",
+		Attributes: model.Attrs(model.AttrCheckpointType, "consumer_group", model.AttrMembers, "0", model.AttrLag, "1200000",
+			model.AttrOffsets, "refunds/0=81234,refunds/1=80991", "bootstrap", "kafka-1.internal:9092")},
 }

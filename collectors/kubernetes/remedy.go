@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("kubernetes", remedy.System{Remove: kubernetesRemoval, Pause: kubernetesPause, Infer: inferKubernetes,
+	remedy.RegisterSystem("kubernetes", remedy.System{Examples: examples, Remove: kubernetesRemoval, Pause: kubernetesPause, Infer: inferKubernetes,
 		Acts: remedy.ActsOn(func(k *Kubernetes) (remedy.Actor, error) {
 			if k.Client == nil {
 				return nil, nil
@@ -105,4 +105,13 @@ func inferKubernetes(a *model.Artifact) {
 	case o.Resource == "jobs" && a.Kind == model.KindSchedulerJob:
 		a.Kind = model.KindJobRun
 	}
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"k8s-cronjob": {Kind: model.KindSchedulerJob, System: "kubernetes", Source: "cluster", State: model.StateEnabled,
+		URI: "kubernetes://cluster/data-jobs/cronjobs/bf-1234-replay", Name: "bf-1234-replay"},
+	"k8s-job": {Kind: model.KindJobRun, System: "kubernetes", Source: "cluster", State: model.StateEnabled,
+		URI: "kubernetes://cluster/data-jobs/jobs/bf-1234-replay-29340", Name: "bf-1234-replay-29340", Attributes: model.Attrs(model.AttrFinished, "true")},
 }

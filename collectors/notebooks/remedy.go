@@ -13,7 +13,7 @@ import (
 // moved next to the decision record or deleted by hand. There is no fix
 // --apply for either.
 func init() {
-	remedy.RegisterSystem("notebooks", remedy.System{Manual: notebookManual, Infer: inferNotebook})
+	remedy.RegisterSystem("notebooks", remedy.System{Examples: examples, Manual: notebookManual, Infer: inferNotebook})
 }
 
 // notebookManual says what to do with a notebook by hand. One that keeps
@@ -60,4 +60,14 @@ func inferNotebook(a *model.Artifact) {
 	if path, ok := parseURI(a.URI); ok {
 		a.Kind, a.Name = model.KindNotebook, path
 	}
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"notebook-key": {Kind: model.KindNotebook, System: "notebooks", Source: "analytics", State: model.StateActive,
+		URI: "notebooks:///bf_1234_refund_fix.ipynb", Name: "corrections/bf_1234_refund_fix.ipynb",
+		Attributes: model.Attrs(model.AttrSecrets, "gcp-service-account-key\tcell 2 output 1 stdout line 4\t3f9a1c0d2b7e", model.AttrKeyIDs, "8a1f0c2d9e")},
+	"notebook": {Kind: model.KindNotebook, System: "notebooks", Source: "analytics", State: model.StateActive,
+		URI: "notebooks:///bf_1234_refund_fix.ipynb", Name: "corrections/bf_1234_refund_fix.ipynb"},
 }

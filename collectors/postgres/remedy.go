@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("postgres", remedy.System{Remove: postgresRemoval, Bound: postgresBound, Infer: inferPostgres,
+	remedy.RegisterSystem("postgres", remedy.System{Examples: examples, Remove: postgresRemoval, Bound: postgresBound, Infer: inferPostgres,
 		Acts: remedy.ActsOn(newPostgres)})
 }
 
@@ -160,4 +160,16 @@ func postgresBound(a *model.Artifact, end string) (template, what string) {
 		return "", ""
 	}
 	return remedy.PsqlBlock(o.Database, fmt.Sprintf("ALTER ROLE %s VALID UNTIL %s;", remedy.Ident(o.Name), remedy.Literal(end))), ""
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"pg-grant": {Kind: model.KindGrant, System: "postgres", Source: "warehouse", State: model.StateActive,
+		URI:  "postgres://warehouse/analytics/grant/bf_1234_loader/table/revenue.daily",
+		Name: "INSERT,UPDATE on table revenue.daily to bf_1234_loader", Attributes: model.Attrs(model.AttrPrincipal, "bf_1234_loader", model.AttrRole, "INSERT,UPDATE", "object", "table")},
+	"pg-role": {Kind: model.KindCredential, System: "postgres", Source: "warehouse", State: model.StateActive,
+		URI: "postgres://warehouse/role/bf_1234_loader", Name: "bf_1234_loader", Attributes: model.Attrs(model.AttrPrincipal, "bf_1234_loader", model.AttrLogin, "true")},
+	"pg-table": {Kind: model.KindTable, System: "postgres", Source: "warehouse", State: model.StateActive,
+		URI: "postgres://warehouse/analytics/scratch.bf_1234_refunds", Name: "scratch.bf_1234_refunds", Attributes: model.Attrs("object", "table")},
 }

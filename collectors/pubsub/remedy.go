@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("pubsub", remedy.System{Remove: pubsubRemoval, Infer: inferPubSub, Acts: remedy.ActsOn(newPubSub)})
+	remedy.RegisterSystem("pubsub", remedy.System{Examples: examples, Remove: pubsubRemoval, Infer: inferPubSub, Acts: remedy.ActsOn(newPubSub)})
 }
 
 func pubsubRemoval(r *remedy.Remedy, a *model.Artifact) {
@@ -43,4 +43,11 @@ func inferPubSub(a *model.Artifact) {
 		a.Kind, a.Name = model.KindCheckpoint, o.Name
 		a.SetAttr(model.AttrCheckpointType, "snapshot")
 	}
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"pubsub-sub": {Kind: model.KindSubscription, System: "pubsub", Source: "events", State: model.StateActive,
+		URI: "pubsub://shop-analytics/subscriptions/bf-1234-retries", Name: "bf-1234-retries", Attributes: model.Attrs(model.AttrMessages, "0")},
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	remedy.RegisterSystem("rabbitmq", remedy.System{Remove: rabbitmqRemoval, Acts: remedy.ActsOn(newRabbitMQ)})
+	remedy.RegisterSystem("rabbitmq", remedy.System{Examples: examples, Remove: rabbitmqRemoval, Acts: remedy.ActsOn(newRabbitMQ)})
 }
 
 // rabbitFlags points rabbitmqadmin at the management API the artifact was
@@ -49,4 +49,12 @@ func rabbitmqRemoval(r *remedy.Remedy, a *model.Artifact) {
 	if !o.Exchange && a.Attr(model.AttrMessages) != "" && a.Attr(model.AttrMessages) != "0" {
 		r.Notes = append(r.Notes, "messages still in the queue are lost with it: drain them first if anyone needs them")
 	}
+}
+
+// examples are artifacts as this collector emits them, on which
+// docs/rules.md shows the rules' fixes (remedy.ExampleOn names them).
+var examples = map[string]model.Artifact{
+	"rabbit-queue": {Kind: model.KindQueue, System: "rabbitmq", Source: "broker", State: model.StateActive,
+		URI: "rabbitmq://broker/%2F/queue/bf_1234.retry", Name: "bf_1234.retry",
+		Attributes: model.Attrs(model.AttrMessages, "0", model.AttrAPIURL, "http://rabbitmq.internal:15672")},
 }
