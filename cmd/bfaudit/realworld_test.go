@@ -48,8 +48,9 @@ type findingMatch struct {
 	Backfill string `yaml:"backfill"`
 	URI      string `yaml:"uri"`
 	Severity string `yaml:"severity"`
-	Message  string `yaml:"message"`
-	Count    *int   `yaml:"count"`
+	Message  string  `yaml:"message"`
+	Owner    *string `yaml:"owner"` // "" for none
+	Count    *int    `yaml:"count"`
 }
 
 func (m findingMatch) String() string {
@@ -59,6 +60,9 @@ func (m findingMatch) String() string {
 			parts = append(parts, p[0]+"="+p[1])
 		}
 	}
+	if m.Owner != nil {
+		parts = append(parts, fmt.Sprintf("owner=%q", *m.Owner))
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -67,7 +71,8 @@ func (m findingMatch) matches(f model.Finding) bool {
 		(m.Backfill == "" || model.SameID(m.Backfill, f.BackfillID)) &&
 		(m.URI == "" || strings.Contains(f.ArtifactURI, m.URI)) &&
 		(m.Severity == "" || f.Severity.String() == m.Severity) &&
-		(m.Message == "" || strings.Contains(f.Message, m.Message))
+		(m.Message == "" || strings.Contains(f.Message, m.Message)) &&
+		(m.Owner == nil || f.Owner == *m.Owner)
 }
 
 func (m findingMatch) count(fs []model.Finding) int {
