@@ -7,7 +7,8 @@
 // stay within a path segment, "**" spans segments; "dir/*" matches the
 // files directly in dir only; "\#" starts a pattern with "#". Negation
 // ("!") and character ranges ("[...]") are not supported by GitHub, and
-// are bad lines here too. Owners are @user, @org/team or e-mail addresses;
+// are bad lines here too. Owners are @user (a managed user's login ends in
+// its enterprise's "_shortcode"), @org/team or e-mail addresses;
 // a pattern with no owners leaves its paths unowned.
 package codeowners
 
@@ -16,6 +17,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/bfaudit/bfaudit/internal/ghname"
 )
 
 // Rule is one line of the file.
@@ -76,14 +79,13 @@ func parseLine(line string) (*Rule, error) {
 	return r, nil
 }
 
-var (
-	userRe  = regexp.MustCompile(`^@[A-Za-z0-9][A-Za-z0-9-]*$`)
-	teamRe  = regexp.MustCompile(`^@[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	emailRe = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
-)
+var emailRe = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
 
 func validOwner(o string) bool {
-	return userRe.MatchString(o) || teamRe.MatchString(o) || emailRe.MatchString(o)
+	if name, ok := strings.CutPrefix(o, "@"); ok {
+		return ghname.IsLogin(name) || ghname.IsTeam(name)
+	}
+	return emailRe.MatchString(o)
 }
 
 // compile turns a pattern into a regular expression over slash-separated

@@ -12,6 +12,7 @@ const sample = `# Default owners, unless a later match takes precedence.
 *.js    @js-owner #This is an inline comment.
 *.go docs@example.com
 *.txt @octo-org/octocats
+*.sql @mona-cat_octo
 /build/logs/ @doctocat
 docs/*  docs@example.com
 apps/ @octocat
@@ -34,6 +35,7 @@ func TestOwners(t *testing.T) {
 		{"src/app.js", "@js-owner"},
 		{"main.go", "docs@example.com"},
 		{"a/b/notes.txt", "@octo-org/octocats"},
+		{"etl/fix.sql", "@mona-cat_octo"},  // a managed user: login, "_", the enterprise's short code
 		{"build/logs/x/y.log", "@octocat"}, // **/logs comes later and wins
 		{"build/logsx", "@global-owner1 @global-owner2"},
 		{"docs/getting-started.md", "@doctocat"},                       // /docs/ after docs/*

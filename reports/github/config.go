@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bfaudit/bfaudit/internal/duration"
+	"github.com/bfaudit/bfaudit/internal/ghname"
 	"github.com/bfaudit/bfaudit/internal/redact"
 	"github.com/bfaudit/bfaudit/internal/remote"
 	"github.com/bfaudit/bfaudit/model"
@@ -134,19 +135,12 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("github.accept_max_severity: %w", err))
 	}
 	for i, who := range c.AcceptFrom {
-		if !loginPattern.MatchString(who) && !teamPattern.MatchString(who) {
+		if !ghname.IsLogin(who) && !ghname.IsTeam(who) {
 			errs = append(errs, fmt.Errorf("github.accept_from[%d]: %q is neither a GitHub login nor a team as \"org/team-slug\"", i, who))
 		}
 	}
 	return errors.Join(errs...)
 }
-
-// GitHub logins: letters, digits and single hyphens, at most 39; teams are
-// named by their organisation and slug.
-var (
-	loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
-	teamPattern  = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9_.-]+$`)
-)
 
 func durationPtr(d time.Duration) *time.Duration { return &d }
 

@@ -166,6 +166,7 @@ func TestConfigValidate(t *testing.T) {
 		{"accept_days negative", Config{Repo: "a/b", AcceptDays: intPtr(-3)}, "github.accept_days"},
 		{"accept_days too far", Config{Repo: "a/b", AcceptDays: intPtr(1 << 40)}, "github.accept_days"},
 		{"accept_from", Config{Repo: "a/b", AcceptFrom: []string{"alice", "acme/platform-leads"}}, ""},
+		{"accept_from a managed user", Config{Repo: "a/b", AcceptFrom: []string{"alice_acme"}}, ""},
 		{"accept_from not a login", Config{Repo: "a/b", AcceptFrom: []string{"alice", "@bob"}}, "github.accept_from[1]"},
 		{"accept_max_severity", Config{Repo: "a/b", AcceptMaxSeverity: "critical"}, ""},
 		{"accept_max_severity unknown", Config{Repo: "a/b", AcceptMaxSeverity: "severe"}, "github.accept_max_severity"},
