@@ -80,6 +80,17 @@ func ExampleOrphan(key string) ExampleOf {
 	}
 }
 
+// ExampleUntied is a finding on the example artifact named key, tied to
+// no backfill.
+func ExampleUntied(key string) ExampleOf {
+	return func(rule string) Example {
+		e := ExampleOn(key)(rule)
+		e.Finding.BackfillID, e.Finding.Key, e.Facts.Backfill = "", "", nil
+		e.Finding.Fingerprint = model.Fingerprint(rule, e.Finding.Key, e.Finding.ArtifactURI)
+		return e
+	}
+}
+
 // exampleWhole is a finding about the whole of BF-1234, at loc, with its
 // decision record rec (each nil when none).
 func exampleWhole(rule string, loc *model.Location, rec *model.DecisionRecord) Example {

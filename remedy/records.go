@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -229,6 +230,15 @@ func CatchupRisk(r *Remedy, f model.Finding, facts Facts) {
 	if dag != "" {
 		where = "the file of DAG " + dag
 	}
+	if b := facts.Backfill; b != nil && !b.Range.Start.IsZero() && !b.Range.End.IsZero() {
+		// A backfill's replay job that starts before its plan's range:
+		// catching up is the replay, over the range and no further.
+		r.Human = &Human{Step: model.StepPlan, Where: where,
+			What: fmt.Sprintf("Start the replay job where the plan's range starts and end it where the range ends, so that catching up replays %s's range and nothing else.", b.ID),
+			Template: fmt.Sprintf("DAG(\n    dag_id=%q,\n    start_date=%s,  # the plan's range start\n    end_date=%s,  # the last moment before the range ends (%s)\n    catchup=True,\n    ...\n)",
+				first(dag, "TODO"), pendulumAt(b.Range.Start), pendulumAt(b.Range.End.Add(-time.Second)), b.Range.End.UTC().Format("2006-01-02"))}
+		return
+	}
 	r.Human = &Human{Step: model.StepPlan, Where: where,
 		What:     "Give the job an explicit, recent start date and turn catch-up off where it does not need history.",
 		Template: fmt.Sprintf("DAG(\n    dag_id=%q,\n    start_date=pendulum.datetime(2026, 1, 1, tz=\"UTC\"),  # TODO: a recent start date\n    catchup=False,\n    ...\n)", first(dag, "TODO"))}
@@ -358,4 +368,13 @@ func MissingPlan(r *Remedy, f model.Finding, facts Facts) {
 	}
 	r.Human = &Human{Step: model.StepPlan, Where: where, Template: d.String(),
 		What: "Find who started this backfill; while it runs unplanned, pause it in the scheduler, then write its plan (range, owner, concurrency, pool, side effects) and have it approved."}
+}
+
+// pendulumAt writes t as the pendulum call a DAG file gives its dates in.
+func pendulumAt(t time.Time) string {
+	t = t.UTC()
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
+		return fmt.Sprintf("pendulum.datetime(%d, %d, %d, tz=\"UTC\")", t.Year(), t.Month(), t.Day())
+	}
+	return fmt.Sprintf("pendulum.datetime(%d, %d, %d, %d, %d, %d, tz=\"UTC\")", t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second())
 }

@@ -50,8 +50,8 @@ func TestNothingTickedOnPartialFailure(t *testing.T) {
 		{"inventory file empty", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, "inventory/warehouse.yaml"), "")
 		}, "exports / inventory/warehouse.yaml"},
-		{"one DAG's details unreadable", func(t *testing.T, dir string) {
-			write(t, filepath.Join(dir, "airflow/dags/bf_3100_ledger_replay/details.json"), "{not json")
+		{"one DAG's tasks unreadable", func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, "airflow/dags/bf_3100_ledger_replay/tasks.json"), "{not json")
 		}, "scheduler / dags/bf_3100_ledger_replay"},
 		{"plan unparseable, record still reads", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, "plans/bf-1234-refund-fix.yaml"), "id: BF-1234\npurpose: [unclosed\n")

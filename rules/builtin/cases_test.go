@@ -20,6 +20,14 @@ type ruleCase struct {
 	check func(t *testing.T, fs []model.Finding) // on the rule's findings
 }
 
+// catchupJob is BF-1's replay job, enabled, catching up from start.
+func catchupJob(start string) model.Artifact {
+	a := job(model.StateEnabled)
+	a.SetAttr(model.AttrCatchup, "true")
+	a.SetAttr(model.AttrStartDate, start)
+	return a
+}
+
 func severity(want model.Severity) func(*testing.T, []model.Finding) {
 	return func(t *testing.T, fs []model.Finding) {
 		t.Helper()
@@ -245,6 +253,11 @@ var firing = []ruleCase{
 			return newEstate().artifact(model.Artifact{Kind: model.KindSchedulerJob, Source: srcSched, URI: "airflow://s/dags/daily", Name: "daily",
 				State: model.StatePaused, Attributes: model.TagsOf(map[string]string{model.AttrCatchup: "true", model.AttrStartDate: "2025-09-01T00:00:00Z"})})
 		}},
+	{rule: "BF106", name: "a replay job starting before its plan's range", want: 1,
+		check: all(severity(model.SeverityMedium), mentions("replay job bf_1_replay of BF-1 has catch-up on and starts 2025-01-01, before its plan's range starts (2026-08-01)")),
+		build: func() *estate {
+			return newEstate().plan().artifact(catchupJob("2025-01-01T00:00:00Z"))
+		}},
 	{rule: "BF107", name: "append writes", want: 1,
 		build: func() *estate { return newEstate().plan(func(b *model.Backfill) { b.WriteMode = model.WriteAppend }) }},
 	{rule: "BF108", name: "financial data without evidence kept", want: 1,
@@ -400,6 +413,10 @@ var quiet = []ruleCase{
 	{rule: "BF105", name: "side effects disabled",
 		build: func() *estate {
 			return newEstate().plan(func(b *model.Backfill) { b.SideEffects = []string{"emails"}; b.SideEffectsDisabled = true })
+		}},
+	{rule: "BF106", name: "a backfill's replay job catching up from its plan's range start: the replay itself",
+		build: func() *estate {
+			return newEstate().plan().artifact(catchupJob("2026-08-01T00:00:00Z"))
 		}},
 	{rule: "BF106", name: "recent start date",
 		build: func() *estate {
