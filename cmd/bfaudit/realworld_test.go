@@ -44,10 +44,10 @@ type realWorldCase struct {
 // the artifact's URI, the severity and a part of the message, each optional; Count, when set, is
 // how many findings must match.
 type findingMatch struct {
-	Rule     string `yaml:"rule"`
-	Backfill string `yaml:"backfill"`
-	URI      string `yaml:"uri"`
-	Severity string `yaml:"severity"`
+	Rule     string  `yaml:"rule"`
+	Backfill string  `yaml:"backfill"`
+	URI      string  `yaml:"uri"`
+	Severity string  `yaml:"severity"`
 	Message  string  `yaml:"message"`
 	Owner    *string `yaml:"owner"` // "" for none
 	Count    *int    `yaml:"count"`
