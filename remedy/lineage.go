@@ -46,10 +46,11 @@ func Rebuild(r *Remedy, f model.Finding, facts Facts) {
 	if order > 0 {
 		summary = fmt.Sprintf("rebuild %s (%d of %d in the rebuild order)", table, order, of)
 	}
+	rebuild := SystemNamed(node.System).Rebuild
 	switch {
-	case node.System == "dbt" && node.Node != "":
+	case rebuild != nil && node.Node != "":
 		r.Actions = append(r.Actions, Action{Name: RebuildTable, Step: model.StepVerified, Summary: summary, Order: order, Resolves: true,
-			Shell: "dbt build --select " + Quote(node.Node)})
+			Shell: rebuild(node.Node)})
 	case node.Node != "":
 		r.Human = &Human{Step: model.StepVerified, What: fmt.Sprintf("%s: re-run %s (%s), which last wrote it.", capitalize(summary), node.Node, orSystem(node.System))}
 	default:

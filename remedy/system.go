@@ -33,6 +33,10 @@ type System struct {
 	// commands through the system's API (`fix --apply`); nil where they
 	// are only printed. Build it with ActsOn.
 	Acts func(collector any) (Actor, error)
+	// Rebuild is the command that rebuilds a derived table, given the node
+	// that last wrote it (a dbt model); nil where a rebuild is a re-run by
+	// hand. It is printed only (see PrintOnly).
+	Rebuild func(node string) string
 	// Examples are artifacts as the system's collector emits them, by a
 	// name unique across systems, on which docs/rules.md shows the rules'
 	// fixes (ExampleOn).
