@@ -220,28 +220,25 @@ func NotTimeBound(r *Remedy, f model.Finding, facts Facts) {
 	r.Human = h
 }
 
-// CatchupRisk: a recent start date and catch-up off, in the DAG.
+// CatchupRisk: a recent start date and catch-up off, or, for a backfill's
+// replay job, a start and end at its plan's range; in the job's definition
+// where its scheduler says how (Catchup).
 func CatchupRisk(r *Remedy, f model.Finding, facts Facts) {
-	dag := ""
-	if a := facts.Artifact; a != nil && a.Kind == model.KindSchedulerJob && systemOf(a) == "airflow" {
-		dag = a.Name
-	}
-	where := f.ArtifactURI
-	if dag != "" {
-		where = "the file of DAG " + dag
-	}
+	var start, end time.Time
+	h := &Human{Step: model.StepPlan, Where: f.ArtifactURI,
+		What: "Give the job an explicit, recent start date and turn catch-up off where it does not need history."}
 	if b := facts.Backfill; b != nil && !b.Range.Start.IsZero() && !b.Range.End.IsZero() {
 		// A backfill's replay job that starts before its plan's range:
 		// catching up is the replay, over the range and no further.
-		r.Human = &Human{Step: model.StepPlan, Where: where,
-			What: fmt.Sprintf("Start the replay job where the plan's range starts and end it where the range ends, so that catching up replays %s's range and nothing else.", b.ID),
-			Template: fmt.Sprintf("DAG(\n    dag_id=%q,\n    start_date=%s,  # the plan's range start\n    end_date=%s,  # the last moment before the range ends (%s)\n    catchup=True,\n    ...\n)",
-				first(dag, "TODO"), pendulumAt(b.Range.Start), pendulumAt(b.Range.End.Add(-time.Second)), b.Range.End.UTC().Format("2006-01-02"))}
-		return
+		start, end = b.Range.Start, b.Range.End
+		h.What = fmt.Sprintf("Start the replay job where the plan's range starts and end it where the range ends, so that catching up replays %s's range and nothing else.", b.ID)
 	}
-	r.Human = &Human{Step: model.StepPlan, Where: where,
-		What:     "Give the job an explicit, recent start date and turn catch-up off where it does not need history.",
-		Template: fmt.Sprintf("DAG(\n    dag_id=%q,\n    start_date=pendulum.datetime(2026, 1, 1, tz=\"UTC\"),  # TODO: a recent start date\n    catchup=False,\n    ...\n)", first(dag, "TODO"))}
+	if a := facts.Artifact; a != nil && a.Kind == model.KindSchedulerJob {
+		if catchup := commandsOf(a).Catchup; catchup != nil {
+			h.Where, h.Template = catchup(a, start, end)
+		}
+	}
+	r.Human = h
 }
 
 // ConsumersNotInformed: the notice to send downstream, then the plan
@@ -368,13 +365,4 @@ func MissingPlan(r *Remedy, f model.Finding, facts Facts) {
 	}
 	r.Human = &Human{Step: model.StepPlan, Where: where, Template: d.String(),
 		What: "Find who started this backfill; while it runs unplanned, pause it in the scheduler, then write its plan (range, owner, concurrency, pool, side effects) and have it approved."}
-}
-
-// pendulumAt writes t as the pendulum call a DAG file gives its dates in.
-func pendulumAt(t time.Time) string {
-	t = t.UTC()
-	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
-		return fmt.Sprintf("pendulum.datetime(%d, %d, %d, tz=\"UTC\")", t.Year(), t.Month(), t.Day())
-	}
-	return fmt.Sprintf("pendulum.datetime(%d, %d, %d, %d, %d, %d, tz=\"UTC\")", t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second())
 }

@@ -3,6 +3,7 @@ package remedy
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 )
@@ -33,6 +34,11 @@ type System struct {
 	// commands through the system's API (`fix --apply`); nil where they
 	// are only printed. Build it with ActsOn.
 	Acts func(collector any) (Actor, error)
+	// Catchup is where a scheduled job's start, end and catch-up are set,
+	// and the template that sets them: catching up from start to end (a
+	// backfill's replay over its plan's range) or, with zero times, a
+	// recent start and catch-up off.
+	Catchup func(a *model.Artifact, start, end time.Time) (where, template string)
 	// Rebuild is the command that rebuilds a derived table, given the node
 	// that last wrote it (a dbt model); nil where a rebuild is a re-run by
 	// hand. It is printed only (see PrintOnly).

@@ -1,12 +1,15 @@
 package airflow
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
 )
 
 func init() {
-	remedy.RegisterSystem("airflow", remedy.System{Examples: examples, Remove: airflowRemoval, Pause: airflowPause, Infer: airflowInfer,
+	remedy.RegisterSystem("airflow", remedy.System{Examples: examples, Remove: airflowRemoval, Pause: airflowPause, Infer: airflowInfer, Catchup: airflowCatchup,
 		Acts: remedy.ActsOn(func(a *Airflow) (remedy.Actor, error) {
 			// A source that reads saved API answers has nothing to act
 			// through.
@@ -15,6 +18,31 @@ func init() {
 			}
 			return newAirflow(a), nil
 		})})
+}
+
+// airflowCatchup sets a DAG's start, end and catch-up in its file: from
+// start to end with catch-up on (a backfill's replay over its plan's
+// range), or a recent start and catch-up off when no range is given.
+func airflowCatchup(a *model.Artifact, start, end time.Time) (where, template string) {
+	dag := a.Name
+	if dag == "" {
+		dag = "TODO"
+	}
+	where = "the file of DAG " + dag
+	if start.IsZero() || end.IsZero() {
+		return where, fmt.Sprintf("DAG(\n    dag_id=%q,\n    start_date=pendulum.datetime(2026, 1, 1, tz=\"UTC\"),  # TODO: a recent start date\n    catchup=False,\n    ...\n)", dag)
+	}
+	return where, fmt.Sprintf("DAG(\n    dag_id=%q,\n    start_date=%s,  # the plan's range start\n    end_date=%s,  # the last moment before the range ends (%s)\n    catchup=True,\n    ...\n)",
+		dag, pendulumAt(start), pendulumAt(end.Add(-time.Second)), end.UTC().Format("2006-01-02"))
+}
+
+// pendulumAt writes t as the pendulum call a DAG file gives its dates in.
+func pendulumAt(t time.Time) string {
+	t = t.UTC()
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
+		return fmt.Sprintf("pendulum.datetime(%d, %d, %d, tz=\"UTC\")", t.Year(), t.Month(), t.Day())
+	}
+	return fmt.Sprintf("pendulum.datetime(%d, %d, %d, %d, %d, %d, tz=\"UTC\")", t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second())
 }
 
 // airflowPause stops a replay job that should no longer run. It belongs

@@ -3,6 +3,7 @@ package airflow
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bfaudit/bfaudit/model"
 	"github.com/bfaudit/bfaudit/remedy"
@@ -57,5 +58,23 @@ func TestAirflowObjectFromFinding(t *testing.T) {
 	r, _ = remedy.BuildWith(remedy.Remove(model.StepRetired), model.Finding{}, remedy.Facts{Artifact: a})
 	if len(r.Actions) != 1 || !strings.HasPrefix(r.Actions[0].Shell, "airflow connections delete ") {
 		t.Errorf("remedy %+v", r)
+	}
+}
+
+// BF106's fix is in the DAG's file: a recent start and catch-up off, or,
+// for a backfill's replay DAG, a start and an end at its plan's half-open
+// range, so catching up replays the range and no further.
+func TestCatchupTemplates(t *testing.T) {
+	dag := model.Artifact{Kind: model.KindSchedulerJob, System: "airflow", URI: "airflow://prod/dags/bf_7001_replay", Name: "bf_7001_replay"}
+	where, tpl := airflowCatchup(&dag, time.Time{}, time.Time{})
+	if where != "the file of DAG bf_7001_replay" || !strings.Contains(tpl, `dag_id="bf_7001_replay"`) || !strings.Contains(tpl, "catchup=False") {
+		t.Errorf("no range: %s\n%s", where, tpl)
+	}
+	start, end := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 8, 30, 0, 0, 0, 0, time.UTC)
+	_, tpl = airflowCatchup(&dag, start, end)
+	for _, want := range []string{`start_date=pendulum.datetime(2026, 6, 1, tz="UTC")`, `end_date=pendulum.datetime(2026, 8, 29, 23, 59, 59, tz="UTC")`, "(2026-08-30)", "catchup=True"} {
+		if !strings.Contains(tpl, want) {
+			t.Errorf("range template lacks %q:\n%s", want, tpl)
+		}
 	}
 }
