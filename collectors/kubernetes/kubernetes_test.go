@@ -187,7 +187,7 @@ func TestCollectLabelledCronJobsAndJobs(t *testing.T) {
 			AttrCompletionTime: "2026-09-20T02:40:00Z", AttrCronJob: "bf-1234-replay", model.AttrMaxActiveRuns: "4"}},
 		{base + "batch/jobs/bf-3100-ledger", model.KindJobRun, "bf-3100", model.StateActive, map[string]string{
 			model.AttrRunState: "running", AttrTTLMissing: "false", AttrTTLSeconds: "3600", model.AttrPool: "backfill-low",
-			AttrFinished: "false"}},
+			AttrFinished: "false", model.AttrRunType: "backfill"}}, // a labelled Job is a backfill's run (BF027)
 		{base + "batch/jobs/bf-3100-ledger-retry", model.KindJobRun, "bf-3100", "", map[string]string{
 			model.AttrRunState: "failed", AttrCompletionTime: "2026-10-10T06:00:00Z", AttrFailed: "3"}},
 		{base + "batch/jobs/bf-3100-ledger-next", model.KindJobRun, "bf-3100", model.StateActive, map[string]string{

@@ -134,7 +134,8 @@ var lineageFiring = []ruleCase{
 	{rule: "BF027", name: "a running Kubernetes Job labelled with an id nothing describes", want: 1, check: all(severity(model.SeverityHigh), mentions("BF-88 is running")),
 		build: func() *estate {
 			return newEstate().artifact(model.Artifact{Kind: model.KindJobRun, System: "kubernetes", Source: srcSched, Scope: "batch",
-				URI: "kubernetes://c/data-jobs/jobs/bf-88-replay", Name: "bf-88-replay", BackfillID: "bf-88", State: model.StateActive})
+				URI: "kubernetes://c/data-jobs/jobs/bf-88-replay", Name: "bf-88-replay", BackfillID: "bf-88", State: model.StateActive,
+				Attributes: model.Attrs(model.AttrRunType, "backfill")}) // as the kubernetes collector emits a Job
 		}},
 	{rule: "BF114", name: "a downstream owner missing from notified", want: 1, check: mentions("finance-team, who owns tables derived"),
 		build: func() *estate {

@@ -63,13 +63,14 @@ func unplannedBackfill(c *rules.Context) {
 	}
 }
 
-// backfillRun reports whether an artifact is a run of a backfill: a
-// scheduler run of type backfill, or a Kubernetes Job.
+// backfillRun reports whether an artifact is a run of a backfill: a run
+// its collector typed backfill (an Airflow backfill run; every Kubernetes
+// Job the kubernetes collector reads, since it reads only labelled ones).
 func backfillRun(a *model.Artifact) bool {
 	if a.Kind != model.KindJobRun {
 		return false
 	}
-	return a.Attr(model.AttrRunType) == "backfill" || a.System == "kubernetes"
+	return a.Attr(model.AttrRunType) == "backfill"
 }
 
 func runningText(run bool) string {
