@@ -7,10 +7,14 @@ import (
 
 // Input is a local file or folder a collector reads: Key is its config key
 // within the source entry ("plans[0]", "export_dir"), Path the path as the
-// collector opens it (a glob when it holds *, ? or [).
+// collector opens it (a glob when it holds *, ? or [). Hidden says that a
+// glob's wildcards match names starting with "." too, as the collector's
+// own glob does (safefile.Glob); otherwise they pass over them, as a
+// shell's do.
 type Input struct {
-	Key  string
-	Path string
+	Key    string
+	Path   string
+	Hidden bool
 }
 
 // InputLister is implemented by collectors that read local files, so

@@ -26,7 +26,7 @@ func (c *Config) checkPaths(col *collector) {
 		for _, p := range l.Inputs() {
 			key := joinKey(fmt.Sprintf("sources[%d]", i), p.Key)
 			if !col.failed(key) {
-				col.add(key, checkInput(p.Path))
+				col.add(key, checkInput(p))
 			}
 		}
 	}
@@ -42,10 +42,12 @@ func (c *Config) checkPaths(col *collector) {
 }
 
 // checkInput says what is wrong with a path a source reads, nil when it
-// is there (a glob: when it matches something).
-func checkInput(path string) error {
+// is there (a glob: when it matches something, as the collector's own glob
+// matches: hidden names only when it reads them).
+func checkInput(in collectors.Input) error {
+	path := in.Path
 	if safefile.HasMeta(path) {
-		m, err := filepath.Glob(path)
+		m, err := safefile.Glob(path, in.Hidden)
 		if err != nil {
 			return fmt.Errorf("bad pattern %s: %w", path, err)
 		}

@@ -90,6 +90,28 @@ func TestValidateCases(t *testing.T) {
 	}
 }
 
+// A glob matches in validate as in the run: a rules/*.yaml that finds only
+// the linter's .yamllint.yaml finds nothing, since the collector would read
+// nothing; a notebooks glob matches a checkpoint folder, since the
+// notebooks collector reads checkpoint copies.
+func TestValidateGlobsAsTheRunDoes(t *testing.T) {
+	p := write(t, "sources:\n  - type: prometheus\n    rule_files: [rules/*.yaml]\n  - type: notebooks\n    paths: [nb/*/*.ipynb]\n")
+	dir := filepath.Dir(p)
+	for _, f := range []string{"rules/.yamllint.yaml", "nb/.ipynb_checkpoints/fix-checkpoint.ipynb"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Validate(NewViper(), p)
+	want := p + ":3: sources[0].rule_files[0]: no such file or folder matches " + filepath.Join(dir, "rules/*.yaml")
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n%v\nwant:\n%s", err, want)
+	}
+}
+
 // Load, unlike Validate, does not look at the files a source reads: the
 // audit runs from a saved estate where they are not, and a folder missing
 // at run time is a failed source, not a refusal to run.

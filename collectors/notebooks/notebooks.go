@@ -93,7 +93,11 @@ func (n *Notebooks) sourceName() string { return n.env.Name(n.JupyterURL, "noteb
 
 // Inputs are the notebook files, folders or globs.
 func (n *Notebooks) Inputs() []collectors.Input {
-	return collectors.Inputs(n.env.BaseDir, "paths", n.Paths)
+	in := collectors.Inputs(n.env.BaseDir, "paths", n.Paths)
+	for i := range in {
+		in[i].Hidden = true // checkpoint copies in .ipynb_checkpoints are read too
+	}
+	return in
 }
 
 // Init validates the config and, for a Jupyter server, reads the token
