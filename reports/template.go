@@ -215,7 +215,18 @@ func htmlFuncs() htmltemplate.FuncMap {
 	f["weeklyOpenChart"] = func(w *model.Weekly) htmltemplate.HTML { return htmltemplate.HTML(WeeklyOpenChart(w)) }
 	f["weeklyFlowChart"] = func(w *model.Weekly) htmltemplate.HTML { return htmltemplate.HTML(WeeklyFlowChart(w)) }
 	f["funnelChart"] = func(w *model.Weekly) htmltemplate.HTML { return htmltemplate.HTML(FunnelChart(w)) }
+	f["breakAfterColons"] = breakAfterColons
 	return f
+}
+
+// breakAfterColons lets a narrow cell wrap an id after its colons
+// (airflow:scheduler:daily_revenue:63) rather than inside a word.
+func breakAfterColons(s string) htmltemplate.HTML {
+	parts := strings.Split(s, ":")
+	for i, p := range parts {
+		parts[i] = htmltemplate.HTMLEscapeString(p)
+	}
+	return htmltemplate.HTML(strings.Join(parts, ":<wbr>"))
 }
 
 // firstLine is a message's first line, which a folded finding shows;

@@ -27,3 +27,17 @@ func TestCheckTemplate(t *testing.T) {
 		}
 	}
 }
+
+// An id breaks after its colons in a narrow cell, and stays escaped: an
+// id is read from the estate, where anyone who can name a run writes it.
+func TestBreakAfterColons(t *testing.T) {
+	for in, want := range map[string]string{
+		"BF-1234":                            "BF-1234",
+		"airflow:scheduler:daily_revenue:63": "airflow:<wbr>scheduler:<wbr>daily_revenue:<wbr>63",
+		`x:<script>alert(1)</script>`:        "x:<wbr>&lt;script&gt;alert(1)&lt;/script&gt;",
+	} {
+		if got := string(breakAfterColons(in)); got != want {
+			t.Errorf("breakAfterColons(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
