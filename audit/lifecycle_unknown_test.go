@@ -146,3 +146,28 @@ func TestLifecycleSilentLineageHoldsVerified(t *testing.T) {
 		t.Errorf("dbt silent, no targets: want unknown at retired, got %+v", lc)
 	}
 }
+
+// A decision record whose file did not answer is not "missing": with the
+// record unread, the archived step is unknown, naming the records source,
+// and BF008 does not say there is none (a history store carries it).
+func TestLifecycleUnreadRecordIsUnknown(t *testing.T) {
+	eng, err := rules.New(rules.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	est := cleanEstate("")
+	est.Records = nil
+	est.Coverage[0].Status = model.CoverageDegraded
+	est.Coverage[0].Errors = []model.ScopeError{{Scope: "records/bf-2001.md", Error: "not read: not a regular file (a named pipe)"}}
+	a := Evaluate(est, correlate.MustSelector(), eng, now)
+	lc := lifecycleOf(t, a, "BF-2001")
+	if lc.Done || lc.State() != "unknown" || lc.Next != model.StepArchived || !slices.Equal(lc.Unknown, []string{"plans"}) {
+		t.Errorf("record unread: want unknown at archived naming plans, got %+v (state %s)", lc, lc.State())
+	}
+	for _, f := range a.Report.Findings {
+		if f.RuleID == "BF008" {
+			t.Errorf("BF008 from a record that was not read: %s", f.Message)
+		}
+	}
+}

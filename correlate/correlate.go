@@ -38,6 +38,8 @@ type Index struct {
 	Remembered bool
 	coverage   map[string]model.Coverage
 	lineage    lazyLineage
+	// recordSources are the sources that reported a decision record.
+	recordSources map[string]bool
 }
 
 // Correlate builds the index. The selector ties artifacts that collectors
@@ -49,11 +51,12 @@ func Correlate(est *model.Estate, sel *Selector) *Index {
 		sel = MustSelector()
 	}
 	ix := &Index{
-		Estate:     est,
-		Backfills:  map[model.BackfillID]*model.Backfill{},
-		ByBackfill: map[model.BackfillID][]int{},
-		Records:    map[model.BackfillID]*model.DecisionRecord{},
-		coverage:   map[string]model.Coverage{},
+		Estate:        est,
+		Backfills:     map[model.BackfillID]*model.Backfill{},
+		ByBackfill:    map[model.BackfillID][]int{},
+		Records:       map[model.BackfillID]*model.DecisionRecord{},
+		coverage:      map[string]model.Coverage{},
+		recordSources: map[string]bool{},
 	}
 	for _, c := range est.Coverage {
 		ix.coverage[c.Source] = c
@@ -64,6 +67,7 @@ func Correlate(est *model.Estate, sel *Selector) *Index {
 	for i, r := range est.Records {
 		r.Key = model.ParseID(r.BackfillID)
 		ix.AllRecords[i] = r
+		ix.recordSources[r.Source.Source] = true
 		if old, ok := ix.Records[r.Key]; !ok || (!old.Archived() && r.Archived()) {
 			ix.Records[r.Key] = &ix.AllRecords[i]
 		}

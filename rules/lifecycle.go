@@ -39,7 +39,9 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 	if b.Status.Rank() < model.StatusVerified.Rank() && (b.Validation == nil || b.Validation.Error != "") {
 		evidence[model.StepVerified] = append(evidence[model.StepVerified], "no verification recorded: run the validation query and mark the plan verified")
 	}
-	if r := ix.Record(b.Key); r == nil || !r.Archived() {
+	r := ix.Record(b.Key)
+	unreadRecords := ix.RecordsUnread()
+	if r != nil && !r.Archived() || r == nil && len(unreadRecords) == 0 {
 		evidence[model.StepArchived] = append(evidence[model.StepArchived], "decision record not archived")
 	}
 	// Silence, by step: what it says and which sources.
@@ -49,6 +51,13 @@ func Lifecycle(ix *correlate.Index, b *model.Backfill, findings []model.Finding)
 		if !slices.Contains(silentBy[s], source) {
 			silentBy[s] = append(silentBy[s], source)
 			silence[s] = append(silence[s], text)
+		}
+	}
+	if r == nil && len(unreadRecords) > 0 {
+		// The record may be in a unit that did not answer: neither done
+		// nor known to be missing.
+		for _, u := range unreadRecords {
+			hush(model.StepArchived, u.Source, fmt.Sprintf("%s did not answer: cannot tell whether this backfill's decision record is there and archived", u.Unit))
 		}
 	}
 	for _, a := range ix.ArtifactsOf(b.Key) {

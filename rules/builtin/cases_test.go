@@ -154,6 +154,14 @@ var firing = []ruleCase{
 		}},
 	{rule: "BF008", name: "completed a month ago, no record", want: 1,
 		build: func() *estate { return newEstate().plan(completed) }},
+	{rule: "BF008", name: "no record read while a records unit did not answer: not called missing",
+		build: func() *estate {
+			e := newEstate().plan(completed)
+			e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: "records", System: "records", Status: model.CoverageOK})
+			return e.degrade("records", "records/bf-1.md")
+		}},
+	{rule: "BF008", name: "a source that reads no records failing changes nothing", want: 1, check: mentions("no decision record for BF-1"),
+		build: func() *estate { return newEstate().plan(completed).degrade(srcSched, "dags") }},
 	{rule: "BF008", name: "record exists but is not archived", want: 1, check: mentions("not archived"),
 		build: func() *estate {
 			return newEstate().plan(completed).record(fullRecord("BF-1"), func(r *model.DecisionRecord) { r.ArchivedAt = time.Time{} })

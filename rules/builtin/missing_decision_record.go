@@ -24,6 +24,7 @@ func init() {
 
 func missingDecisionRecord(c *rules.Context) {
 	days := c.Int("days")
+	unread := c.Index.RecordsUnread()
 	for _, id := range c.Index.IDs {
 		b := c.Index.Backfills[id]
 		if !b.Status.Completed() {
@@ -35,6 +36,12 @@ func missingDecisionRecord(c *rules.Context) {
 		}
 		done, known := rules.Completed(b)
 		if known && !c.Past(done.AddDate(0, 0, days)) {
+			continue
+		}
+		if r == nil && len(unread) > 0 {
+			// Never "no record" from a unit that did not answer: one may
+			// be there. The lifecycle says the step is unknown, and a
+			// history store carries this finding as last seen.
 			continue
 		}
 		state := "no decision record"

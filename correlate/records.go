@@ -1,0 +1,28 @@
+package correlate
+
+import "github.com/bfaudit/bfaudit/model"
+
+// UnreadUnit is a unit that did not answer: its source, and the unit as
+// reports name it ("plans / records/bf-1234.md", or the source alone).
+type UnreadUnit struct{ Source, Unit string }
+
+// RecordsUnread lists the units of the sources that read decision records
+// which did not answer this run: a backfill whose record is not in the
+// estate may have one there, unread. A source reads decision records when
+// it is the records collector or it reported one this run.
+func (ix *Index) RecordsUnread() []UnreadUnit {
+	var out []UnreadUnit
+	for _, c := range ix.Estate.Coverage {
+		if c.Full() || c.System != "records" && !ix.recordSources[c.Source] {
+			continue
+		}
+		if c.Failed() {
+			out = append(out, UnreadUnit{c.Source, c.Source})
+			continue
+		}
+		for _, e := range c.Errors {
+			out = append(out, UnreadUnit{c.Source, model.Unit(c.Source, e.Scope)})
+		}
+	}
+	return out
+}
