@@ -154,12 +154,6 @@ var firing = []ruleCase{
 		}},
 	{rule: "BF008", name: "completed a month ago, no record", want: 1,
 		build: func() *estate { return newEstate().plan(completed) }},
-	{rule: "BF008", name: "no record read while a records unit did not answer: not called missing",
-		build: func() *estate {
-			e := newEstate().plan(completed)
-			e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: "records", System: "records", Status: model.CoverageOK})
-			return e.degrade("records", "records/bf-1.md")
-		}},
 	{rule: "BF008", name: "a source that reads no records failing changes nothing", want: 1, check: mentions("no decision record for BF-1"),
 		build: func() *estate { return newEstate().plan(completed).degrade(srcSched, "dags") }},
 	{rule: "BF008", name: "record exists but is not archived", want: 1, check: mentions("not archived"),
@@ -293,6 +287,19 @@ var firing = []ruleCase{
 
 // quiet cases: the rule stays silent.
 var quiet = []ruleCase{
+	// A decision record may be in a records unit that did not answer: no
+	// rule says there is none, or what it lacks (a history store carries
+	// their last verdicts).
+	{rule: "BF008", name: "no record read while a records unit did not answer",
+		build: func() *estate { return newEstate().plan(completed).recordsUnread("records/bf-1.md") }},
+	{rule: "BF010", name: "table deleted while a records unit did not answer",
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(table(), state(model.StateDeleted)).recordsUnread("records/bf-1.md")
+		}},
+	{rule: "BF020", name: "group held while a records unit did not answer",
+		build: func() *estate { return newEstate().plan(completed).artifact(group()).recordsUnread("records/bf-1.md") }},
+	{rule: "BF027", name: "a scheduler backfill while a records unit did not answer",
+		build: func() *estate { return newEstate().scheduled("BF-9", schedulerView()).recordsUnread("records") }},
 	{rule: "BF001", name: "one second before the grace ends", now: done.Add(7*24*time.Hour - time.Second),
 		build: func() *estate { return newEstate().plan(completed).artifact(job(model.StateEnabled)) }},
 	{rule: "BF001", name: "finished Job whose TTL is still ahead", now: done.Add(30 * time.Minute),

@@ -30,9 +30,11 @@ func init() {
 // the state's removal (retired): the range is written down first.
 func checkpointNotRecorded(c *rules.Context) {
 	grace := c.Duration("grace")
+	recordsUnread := len(c.Index.RecordsUnread()) > 0
 	c.Tied(func(b *model.Backfill, a *model.Artifact) {
-		if r := c.Index.Record(b.Key); r != nil && r.HoldsCheckpoint() {
-			return
+		r := c.Index.Record(b.Key)
+		if r != nil && r.HoldsCheckpoint() || r == nil && recordsUnread {
+			return // recorded, or its record may be in a unit that did not answer
 		}
 		over, why := c.GraceOver(b, grace)
 		if !over {

@@ -26,6 +26,7 @@ func init() {
 // only ever taken from a source that answered for the artifact's scope and
 // reported it deleted: absence, or a source that failed, proves nothing.
 func cleanupOutOfOrder(c *rules.Context) {
+	recordsUnread := len(c.Index.RecordsUnread()) > 0
 	for _, id := range c.Index.IDs {
 		b := c.Index.Backfills[id]
 		rec := c.Index.Record(id)
@@ -52,6 +53,9 @@ func cleanupOutOfOrder(c *rules.Context) {
 		for _, a := range deleted {
 			gone := a.ModifiedAt
 			switch {
+			case rec == nil && recordsUnread:
+				// Its record may be in a unit that did not answer: which
+				// came first cannot be told.
 			case !archived:
 				c.Report(rules.Issue{Backfill: b, Artifact: a,
 					Message:  fmt.Sprintf("%s %s was deleted before the decision record of %s was archived", a.Kind, nameOr(a), b.ID),

@@ -98,6 +98,13 @@ func (e *estate) degrade(source, scope string) *estate {
 	return e
 }
 
+// recordsUnread adds a records source whose unit scope did not answer: a
+// decision record may be there, unread.
+func (e *estate) recordsUnread(scope string) *estate {
+	e.est.Coverage = append(e.est.Coverage, model.Coverage{Source: "records", System: "records", Status: model.CoverageOK})
+	return e.degrade("records", scope)
+}
+
 // Plan modifiers.
 func completed(b *model.Backfill) {
 	b.Status = model.StatusReplayed
