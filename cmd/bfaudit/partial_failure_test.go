@@ -53,6 +53,9 @@ func TestNothingTickedOnPartialFailure(t *testing.T) {
 		{"one DAG's tasks unreadable", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, "airflow/dags/bf_3100_ledger_replay/tasks.json"), "{not json")
 		}, "scheduler / dags/bf_3100_ledger_replay"},
+		{"decision record unreadable", func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, "records/bf-1234.md"), "---\nbackfill_id: [unclosed\n---\n")
+		}, "plans / records/bf-1234.md"},
 		{"plan unparseable, record still reads", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, "plans/bf-1234-refund-fix.yaml"), "id: BF-1234\npurpose: [unclosed\n")
 		}, "plans / plans/bf-1234-refund-fix.yaml"},

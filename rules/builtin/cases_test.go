@@ -156,6 +156,16 @@ var firing = []ruleCase{
 		build: func() *estate { return newEstate().plan(completed) }},
 	{rule: "BF008", name: "a source that reads no records failing changes nothing", want: 1, check: mentions("no decision record for BF-1"),
 		build: func() *estate { return newEstate().plan(completed).degrade(srcSched, "dags") }},
+	// Findings on an artifact stay reported while the record may be unread
+	// (a missing one would be resolved), saying only what is known.
+	{rule: "BF010", name: "table deleted while a records unit did not answer", want: 1,
+		check: all(mentions("was deleted, and no archived decision record of BF-1 was read"), notMentions("before the decision record")),
+		build: func() *estate {
+			return newEstate().plan(completed).artifact(table(), state(model.StateDeleted)).recordsUnread("records/bf-1.md")
+		}},
+	{rule: "BF020", name: "group held while a records unit did not answer", want: 1,
+		check: all(mentions("no decision record saying its final range and replay id was read"), notMentions("does not say")),
+		build: func() *estate { return newEstate().plan(completed).artifact(group()).recordsUnread("records/bf-1.md") }},
 	{rule: "BF008", name: "record exists but is not archived", want: 1, check: mentions("not archived"),
 		build: func() *estate {
 			return newEstate().plan(completed).record(fullRecord("BF-1"), func(r *model.DecisionRecord) { r.ArchivedAt = time.Time{} })
@@ -288,16 +298,10 @@ var firing = []ruleCase{
 // quiet cases: the rule stays silent.
 var quiet = []ruleCase{
 	// A decision record may be in a records unit that did not answer: no
-	// rule says there is none, or what it lacks (a history store carries
-	// their last verdicts).
+	// rule says about the whole backfill that there is none (a history
+	// store carries their last verdicts).
 	{rule: "BF008", name: "no record read while a records unit did not answer",
 		build: func() *estate { return newEstate().plan(completed).recordsUnread("records/bf-1.md") }},
-	{rule: "BF010", name: "table deleted while a records unit did not answer",
-		build: func() *estate {
-			return newEstate().plan(completed).artifact(table(), state(model.StateDeleted)).recordsUnread("records/bf-1.md")
-		}},
-	{rule: "BF020", name: "group held while a records unit did not answer",
-		build: func() *estate { return newEstate().plan(completed).artifact(group()).recordsUnread("records/bf-1.md") }},
 	{rule: "BF027", name: "a scheduler backfill while a records unit did not answer",
 		build: func() *estate { return newEstate().scheduled("BF-9", schedulerView()).recordsUnread("records") }},
 	{rule: "BF001", name: "one second before the grace ends", now: done.Add(7*24*time.Hour - time.Second),

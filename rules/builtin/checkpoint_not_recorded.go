@@ -33,16 +33,22 @@ func checkpointNotRecorded(c *rules.Context) {
 	recordsUnread := len(c.Index.RecordsUnread()) > 0
 	c.Tied(func(b *model.Backfill, a *model.Artifact) {
 		r := c.Index.Record(b.Key)
-		if r != nil && r.HoldsCheckpoint() || r == nil && recordsUnread {
-			return // recorded, or its record may be in a unit that did not answer
+		if r != nil && r.HoldsCheckpoint() {
+			return
 		}
 		over, why := c.GraceOver(b, grace)
 		if !over {
 			return
 		}
+		msg, lacks := "the decision record does not say its final range and replay id", "record lacks checkpoint.final_range and checkpoint.replay_id"
+		if r == nil && recordsUnread {
+			// Still reported, so that it is not resolved while the record
+			// may be unread; it says only what is known.
+			msg, lacks = "no decision record saying its final range and replay id was read", "a unit that reads decision records did not answer: the record may hold them"
+		}
 		c.Report(rules.Issue{Backfill: b, Artifact: a,
-			Message:  fmt.Sprintf("%s %s of backfill %s is held, and the decision record does not say its final range and replay id", checkpointWhat(a), nameOr(a), b.ID),
-			Evidence: []string{stateNote(a), why, "record lacks checkpoint.final_range and checkpoint.replay_id"}})
+			Message:  fmt.Sprintf("%s %s of backfill %s is held, and %s", checkpointWhat(a), nameOr(a), b.ID, msg),
+			Evidence: []string{stateNote(a), why, lacks}})
 	})
 }
 

@@ -54,8 +54,11 @@ func cleanupOutOfOrder(c *rules.Context) {
 			gone := a.ModifiedAt
 			switch {
 			case rec == nil && recordsUnread:
-				// Its record may be in a unit that did not answer: which
-				// came first cannot be told.
+				// Its record may be in a unit that did not answer: still
+				// reported, so that it is not resolved, saying only what is known.
+				c.Report(rules.Issue{Backfill: b, Artifact: a,
+					Message:  fmt.Sprintf("%s %s was deleted, and no archived decision record of %s was read", a.Kind, nameOr(a), b.ID),
+					Evidence: []string{stateNote(a), "a unit that reads decision records did not answer: the record may be there"}})
 			case !archived:
 				c.Report(rules.Issue{Backfill: b, Artifact: a,
 					Message:  fmt.Sprintf("%s %s was deleted before the decision record of %s was archived", a.Kind, nameOr(a), b.ID),

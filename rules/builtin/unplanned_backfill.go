@@ -27,14 +27,14 @@ func init() {
 // record describes, and backfill ids found on backfill runs (an Airflow
 // run of type backfill, a Kubernetes Job) that nothing describes.
 func unplannedBackfill(c *rules.Context) {
-	if len(c.Index.RecordsUnread()) > 0 {
-		// A decision record in a unit that did not answer may describe
-		// it: "nothing describes it" cannot be said this run.
-		return
-	}
+	recordsUnread := len(c.Index.RecordsUnread()) > 0
 	for _, id := range c.Index.IDs {
 		b := c.Index.Backfills[id]
-		if b.Origin != model.OriginScheduler || c.Index.Record(id) != nil {
+		if b.Origin != model.OriginScheduler || c.Index.Record(id) != nil || recordsUnread {
+			// A decision record in a unit that did not answer may describe
+			// it: "nothing describes it" cannot be said this run. The
+			// finding is about the whole backfill, so a history store
+			// carries it as last seen.
 			continue
 		}
 		run := b.Status == model.StatusRunning
