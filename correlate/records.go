@@ -1,7 +1,5 @@
 package correlate
 
-import "github.com/bfaudit/bfaudit/model"
-
 // UnreadUnit is a unit that did not answer: its source, and the unit as
 // reports name it ("plans / records/bf-1234.md", or the source alone).
 type UnreadUnit struct{ Source, Unit string }
@@ -16,12 +14,8 @@ func (ix *Index) RecordsUnread() []UnreadUnit {
 		if c.Full() || c.System != "records" && !ix.recordSources[c.Source] {
 			continue
 		}
-		if c.Failed() {
-			out = append(out, UnreadUnit{c.Source, c.Source})
-			continue
-		}
-		for _, e := range c.Errors {
-			out = append(out, UnreadUnit{c.Source, model.Unit(c.Source, e.Scope)})
+		for _, u := range c.UnansweredUnits() {
+			out = append(out, UnreadUnit{c.Source, u})
 		}
 	}
 	return out

@@ -379,8 +379,10 @@ func (a Answers) addFailed(add func(string), source, scope string) {
 		if len(a.bySource) == 0 {
 			add("every source (none ran)")
 		}
-		for name, c := range a.bySource {
-			a.addFailedOf(add, name, c, "", true)
+		for _, c := range a.bySource {
+			for _, u := range c.UnansweredUnits() {
+				add(u)
+			}
 		}
 		return
 	}
@@ -389,17 +391,27 @@ func (a Answers) addFailed(add func(string), source, scope string) {
 		add(source + " (did not run)")
 		return
 	}
-	a.addFailedOf(add, source, c, scope, false)
-}
-
-func (a Answers) addFailedOf(add func(string), name string, c Coverage, scope string, any bool) {
 	if c.Failed() {
-		add(name)
+		add(source)
 		return
 	}
 	for _, e := range c.Errors {
-		if any || ScopeWithin(scope, e.Scope) {
-			add(Unit(name, e.Scope))
+		if ScopeWithin(scope, e.Scope) {
+			add(Unit(source, e.Scope))
 		}
 	}
+}
+
+// UnansweredUnits names the units of c that did not answer, as reports
+// name them: the whole source when it failed, else each unit with an
+// error ("plans / records/bf-1234.md"); none when it answered fully.
+func (c Coverage) UnansweredUnits() []string {
+	if c.Failed() {
+		return []string{c.Source}
+	}
+	out := make([]string, 0, len(c.Errors))
+	for _, e := range c.Errors {
+		out = append(out, Unit(c.Source, e.Scope))
+	}
+	return out
 }
