@@ -2,6 +2,7 @@ package notebooks
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,7 +70,7 @@ func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, nbRef ref, r
 	var keys, awsKeys []string
 	for _, s := range found {
 		lines = append(lines, s.line())
-		if s.keyID != "" && !contains(keys, s.keyID) {
+		if s.keyID != "" && !slices.Contains(keys, s.keyID) {
 			keys = append(keys, s.keyID)
 		}
 		if s.rule == RuleAWSKeyPair {
@@ -96,15 +97,6 @@ func (n *Notebooks) emit(ctx context.Context, sink collectors.Sink, nbRef ref, r
 	}
 	sink.AddArtifact(art)
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // tie says which backfill a notebook belongs to, the most deliberate
